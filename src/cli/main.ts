@@ -1,0 +1,58 @@
+import { UsageError } from './errors.js'
+import { CoreInputError } from '../core/errors.js'
+
+/** A CLI command: gets its own arguments (after the command words), returns the exit code. */
+export type Command = (argv: string[]) => Promise<number>
+
+/**
+ * Command words → lazily imported modules, so `fairdeal vectors check` does not load libp2p.
+ * Multi-word commands (`log export`, `beacon verify`) are keyed by their words joined by a space.
+ */
+const commands: Record<string, () => Promise<{ run: Command }>> = {
+  'vectors check': async () => await import('./commands/vectors-check.js'),
+  deal: async () => await import('./commands/deal.js')
+}
+
+const USAGE = `usage: fairdeal <command> [options]
+
+commands:
+${Object.keys(commands).sort().map(c => `  ${c}`).join('\n')}
+
+Run a command with --help for its options.`
+
+export async function main (argv: string[]): Promise<number> {
+  const words = argv.filter(a => !a.startsWith('-'))
+  let key: string | undefined
+  for (let n = Math.min(2, words.length); n >= 1; n--) {
+    const candidate = argv.slice(0, n).join(' ')
+    if (candidate in commands) { key = candidate; break }
+  }
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(USAGE + '\n')
+    return argv.length === 0 ? 2 : 0
+  }
+  if (key === undefined) {
+    process.stderr.write(`fairdeal: unknown command '${argv.slice(0, 2).join(' ')}' (run 'fairdeal --help')\n`)
+    return 2
+  }
+  const rest = argv.slice(key.split(' ').length)
+  try {
+    const mod = await commands[key]()
+    return await mod.run(rest)
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof CoreInputError) {
+      process.stderr.write(`fairdeal ${key}: ${err.message}\n`)
+      return 2
+    }
+    if (isParseArgsError(err)) {
+      process.stderr.write(`fairdeal ${key}: ${(err as Error).message}\n`)
+      return 2
+    }
+    throw err
+  }
+}
+
+function isParseArgsError (err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')
+}

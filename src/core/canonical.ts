@@ -1,0 +1,41 @@
+import { CoreInputError } from './errors.js'
+import { utf8 } from './bytes.js'
+
+/** The JSON values a canonical document may hold: no floats, no undefined, no -0. */
+export type Canonical = string | number | boolean | null | Canonical[] | { [key: string]: Canonical }
+
+/**
+ * The one canonical encoding of fairdeal documents (receipts, signed messages, log entries):
+ * JSON with object keys sorted by UTF-16 code unit order, no whitespace, integers only (safe range),
+ * strings escaped as JSON.stringify does. Everything that is hashed or signed goes through here,
+ * so a document has exactly one byte form and every byte of it is covered.
+ */
+export function canonicalJson (value: unknown): string {
+  return encode(value, '$')
+}
+
+export function canonicalBytes (value: unknown): Uint8Array {
+  return utf8(canonicalJson(value))
+}
+
+function encode (value: unknown, path: string): string {
+  if (value === null) return 'null'
+  switch (typeof value) {
+    case 'string': return JSON.stringify(value)
+    case 'boolean': return value ? 'true' : 'false'
+    case 'number':
+      if (!Number.isSafeInteger(value) || Object.is(value, -0)) {
+        throw new CoreInputError(`canonical JSON allows only safe integers; ${path} is ${String(value)}`)
+      }
+      return String(value)
+    case 'object': {
+      if (Array.isArray(value)) return '[' + value.map((v, i) => encode(v, `${path}[${i}]`)).join(',') + ']'
+      if (value instanceof Uint8Array) throw new CoreInputError(`canonical JSON has no bytes type; encode ${path} as hex`)
+      const obj = value as Record<string, unknown>
+      const keys = Object.keys(obj).filter(k => obj[k] !== undefined).sort()
+      return '{' + keys.map(k => JSON.stringify(k) + ':' + encode(obj[k], `${path}.${k}`)).join(',') + '}'
+    }
+    default:
+      throw new CoreInputError(`canonical JSON cannot encode ${typeof value} at ${path}`)
+  }
+}

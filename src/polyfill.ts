@@ -1,0 +1,24 @@
+// libp2p 3 targets Node 22+. Node 20 lacks Promise.withResolvers and a global WebSocket;
+// both shims are guarded so this module is a no-op where the platform already has them.
+import { WebSocket as WsWebSocket } from 'ws'
+
+interface PromiseWithResolversShape<T> {
+  promise: Promise<T>
+  resolve: (value: T | PromiseLike<T>) => void
+  reject: (reason?: unknown) => void
+}
+
+const P = Promise as unknown as { withResolvers?: <T>() => PromiseWithResolversShape<T> }
+if (typeof P.withResolvers !== 'function') {
+  P.withResolvers = function withResolvers<T> (): PromiseWithResolversShape<T> {
+    let resolve!: (value: T | PromiseLike<T>) => void
+    let reject!: (reason?: unknown) => void
+    const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej })
+    return { promise, resolve, reject }
+  }
+}
+
+const g = globalThis as unknown as { WebSocket?: unknown }
+if (typeof g.WebSocket === 'undefined') {
+  g.WebSocket = WsWebSocket
+}
