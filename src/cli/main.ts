@@ -10,7 +10,10 @@ export type Command = (argv: string[]) => Promise<number>
  */
 const commands: Record<string, () => Promise<{ run: Command }>> = {
   'vectors check': async () => await import('./commands/vectors-check.js'),
-  deal: async () => await import('./commands/deal.js')
+  deal: async () => await import('./commands/deal.js'),
+  init: async () => await import('./commands/init.js'),
+  'beacon verify': async () => await import('./commands/beacon-verify.js'),
+  'beacon serve': async () => await import('./commands/beacon-serve.js')
 }
 
 const USAGE = `usage: fairdeal <command> [options]

@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util'
+import { UsageError } from '../errors.js'
+import { NetInputError } from '../../net/errors.js'
+import { loadOrCreateIdentity } from '../../net/identity.js'
+import { dialAddress, parseListenAddress } from '../../net/addresses.js'
+import { DEFAULT_LISTEN } from '../../net/limits.js'
+
+const HELP = `usage: fairdeal init --data DIR [--listen MULTIADDR]... [--json]
+
+Creates the node's identity (DIR/identity.key, mode 0600) unless it exists, then prints the peer id
+and the addresses the node will listen on, as others should dial them.
+
+  --data DIR          the node's data directory (created with mode 0700 if missing)
+  --listen MULTIADDR  an address to listen on, repeatable
+                      (default: ${DEFAULT_LISTEN.join(' and ')})
+  --json              print one JSON object instead of text`
+
+export async function run (argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      data: { type: 'string' },
+      listen: { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' }
+    }
+  })
+  if (values.help === true) {
+    process.stdout.write(HELP + '\n')
+    return 0
+  }
+  if (values.data === undefined || values.data === '') throw new UsageError('--data DIR is required')
+  try {
+    // Addresses first: a typo should not leave a fresh key behind.
+    const listen = (values.listen ?? DEFAULT_LISTEN).map(a => parseListenAddress(a))
+    const identity = await loadOrCreateIdentity(values.data)
+    const addresses = listen.map(a => dialAddress(a, identity.peerId).toString())
+    if (values.json === true) {
+      process.stdout.write(JSON.stringify({
+        peerId: identity.peerId, created: identity.created, keyFile: identity.path, listen: addresses
+      }) + '\n')
+      return 0
+    }
+    process.stdout.write([
+      identity.created ? `created a new identity in ${identity.path}` : `identity already exists in ${identity.path}`,
+      `peer id: ${identity.peerId}`,
+      'listen addresses:',
+      ...addresses.map(a => `  ${a}`)
+    ].join('\n') + '\n')
+    return 0
+  } catch (err) {
+    if (err instanceof NetInputError) throw new UsageError(err.message)
+    throw err
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * @packageDocumentation
+ *
+ * drand beacons, pure and browser-safe: chain info validation (with drand's chain-hash formula),
+ * round arithmetic, and offline verification of beacon entries for every scheme drand uses
+ * (BLS12-381 chained/unchained on G2, unchained on G1 with both hash-to-curve tags, BN254).
+ * Fetching rounds over HTTP lives in `src/beacon/` (Node).
+ *
+ * @example
+ * ```ts
+ * import { parseChainInfo, firstRoundAfter, verifyBoundBeacon } from './core/beacon/index.js'
+ *
+ * const chain = parseChainInfo(infoJson)                  // throws CoreInputError if inconsistent
+ * const round = firstRoundAfter(chain, deadlineMs, 2_000) // the round a COMMIT names
+ * // ... later, with the entry from the receipt:
+ * const verdict = verifyBoundBeacon(chain, { chainHash: chain.hash, round }, entry)
+ * if (!verdict.ok) console.log(verdict.reason, verdict.message)
+ * ```
+ */
+export { SCHEME_IDS, SCHEMES, isSchemeId, type SchemeId, type SchemeSpec } from './schemes.js'
+export { parseChainInfo, computeChainHash, sameChain, MAX_PERIOD_SECONDS, type ChainInfo } from './chain-info.js'
+export { parseBeaconEntry, type BeaconEntry } from './entry.js'
+export { roundAt, roundTime, firstRoundAfter, checkRound } from './rounds.js'
+export {
+  verifyBeaconEntry, verifyBoundBeacon, assertBeaconEntry, beaconMessage, roundBytes,
+  type BeaconVerdict, type BeaconRejection, type BeaconBinding
+} from './verify.js'
+export {
+  BeaconError, BeaconTimeoutError, BeaconUnavailableError, BeaconInvalidError, isBeaconError,
+  type BeaconFailureKind, type RelayFailure
+} from './errors.js'
+export { parseBeaconConfig, beaconConfigJson, MAX_RELAYS, type BeaconConfig, type DrandBeaconConfig, type NoBeacon } from './config.js'
+export {
+  LOCAL_BEACON_TRUST, LOCAL_BEACON_ID, localBeaconSecretKey, localChainInfo, signLocalRound, secretKeyFromHex,
+  type LocalChainParams
+} from './local-signer.js'

@@ -1,0 +1,177 @@
+import * as z from 'zod'
+import type { Signed } from '../signed.js'
+
+/**
+ * The bodies of the signed documents a hand is made of. They are both the wire messages of the
+ * table protocol and the parts of a receipt, so a receipt is nothing but the hand's own evidence.
+ * Every document is a Signed<Body> (src/core/signed.ts): the signature covers a type tag and the
+ * canonical bytes of the body.
+ */
+
+export const ROBOT = 'robot'
+export const HEX32 = /^[0-9a-f]{64}$/
+const PEER_ID = /^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/
+
+const hex32 = z.string().regex(HEX32, 'must be 64 lowercase hex characters')
+const peerId = z.string().regex(PEER_ID, 'must be an Ed25519 libp2p peer id (12D3KooW…)')
+const seatRef = z.union([peerId, z.literal(ROBOT)])
+const shortText = z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
+const index = z.number().int().min(0).max(15)
+const handNo = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+const card = z.string().min(1).max(8)
+const nonce = z.string().max(256)
+
+/** Game-level parameters that choose who gets which cards; they never change the deck. */
+export const dealParamsSchema = z.object({
+  dealer: index,
+  taker: index.optional()
+}).strict()
+export type DealParams = z.infer<typeof dealParamsSchema>
+
+export const beaconBindingSchema = z.object({
+  chainHash: hex32,
+  round: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  /** drand's chain info JSON: with it the receipt verifies offline; its hash must equal chainHash. */
+  info: z.record(z.string(), z.unknown())
+}).strict()
+export type BeaconBinding = z.infer<typeof beaconBindingSchema>
+
+export const beaconEntrySchema = z.object({
+  round: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  randomness: hex32,
+  signature: z.string().regex(/^[0-9a-f]{96,512}$/),
+  previous_signature: z.string().regex(/^[0-9a-f]{96,512}$/).optional()
+}).strict()
+export type BeaconEntry = z.infer<typeof beaconEntrySchema>
+
+const handRef = {
+  table: shortText,
+  hand: handNo
+}
+
+/** COMMIT, dealer → seats: everything the deal depends on except the secret and the nonces. */
+export const commitBodySchema = z.object({
+  ...handRef,
+  prev: hex32,
+  scheme: shortText,
+  game: shortText,
+  seats: z.array(seatRef).min(2).max(8),
+  dealer: peerId,
+  params: dealParamsSchema,
+  commitment: hex32,
+  beacon: beaconBindingSchema.nullable(),
+  /** Epoch ms: contributions after this are refused and the hand aborts. */
+  deadline: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+}).strict()
+export type CommitBody = z.infer<typeof commitBodySchema>
+
+/** PLEDGE, seat → dealer: the hash of the seat's nonce, answering one exact COMMIT. */
+export const pledgeBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  seat: index,
+  nonceHash: hex32
+}).strict()
+export type PledgeBody = z.infer<typeof pledgeBodySchema>
+
+const signedOf = <T extends z.ZodType>(type: string, body: T) => z.object({
+  type: z.literal(type),
+  signer: peerId,
+  body,
+  sig: z.string().regex(/^[0-9a-f]{128}$/)
+}).strict()
+
+export const signedCommitSchema = signedOf('commit', commitBodySchema)
+export const signedPledgeSchema = signedOf('pledge', pledgeBodySchema)
+
+/** PLEDGES, dealer → seats: every seat's pledge, so each seat sees them all before it reveals. */
+export const pledgesBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  pledges: z.array(signedPledgeSchema).max(8)
+}).strict()
+export type PledgesBody = z.infer<typeof pledgesBodySchema>
+
+/** NONCE, seat → dealer: the nonce itself, sent only once the seat has seen every pledge. */
+export const nonceBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  seat: index,
+  nonce
+}).strict()
+export type NonceBody = z.infer<typeof nonceBodySchema>
+export const signedNonceSchema = signedOf('nonce', nonceBodySchema)
+
+/** CARDS, dealer → one seat (private) or every seat (public): one stage of the deal. */
+export const cardsBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  stage: shortText,
+  /** The seat the cards belong to; null for cards that lie on the table (turned-up card, dog). */
+  seat: index.nullable(),
+  public: z.boolean(),
+  cards: z.array(card).max(416),
+  params: dealParamsSchema
+}).strict()
+export type CardsBody = z.infer<typeof cardsBodySchema>
+
+/** REVEAL, dealer → seats at the end of the hand: all that is needed to recompute the deal. */
+export const revealBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  secret: z.string().max(256),
+  nonces: z.array(signedNonceSchema).max(8),
+  beacon: beaconEntrySchema.nullable(),
+  params: dealParamsSchema,
+  /** Stages delivered during the hand, in order. */
+  stages: z.array(shortText).max(8)
+}).strict()
+export type RevealBody = z.infer<typeof revealBodySchema>
+export const signedRevealSchema = signedOf('reveal', revealBodySchema)
+
+/** ACK, seat → dealer: the seat's own check passed (its "shield"); digest of the cards it held. */
+export const ackBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  reveal: hex32,
+  seat: index,
+  cards: hex32
+}).strict()
+export type AckBody = z.infer<typeof ackBodySchema>
+export const signedAckSchema = signedOf('ack', ackBodySchema)
+
+export const ABORT_REASONS = [
+  'missing-pledge', 'missing-nonce', 'missing-reveal', 'missing-deal', 'equivocation', 'beacon-unavailable',
+  'invalid-reveal', 'dealer-stopped'
+] as const
+export type AbortReason = typeof ABORT_REASONS[number]
+
+/** ABORT: who stopped the hand and why, with the signed documents that show it. */
+export const abortBodySchema = z.object({
+  ...handRef,
+  reason: z.enum(ABORT_REASONS),
+  /** Peer ids of the parties that failed to act (or whose documents conflict). */
+  blame: z.array(peerId).max(8),
+  commit: signedCommitSchema.nullable(),
+  evidence: z.array(z.object({ type: z.string(), signer: peerId, body: z.unknown(), sig: z.string() }).strict()).max(24),
+  detail: z.string().max(512)
+}).strict()
+export type AbortBody = z.infer<typeof abortBodySchema>
+export const signedAbortSchema = signedOf('abort', abortBodySchema)
+
+/** A finished hand: the dealer's commit and reveal, every pledge and every seat's countersignature. */
+export const receiptSchema = z.object({
+  v: z.literal(1),
+  commit: signedCommitSchema,
+  pledges: z.array(signedPledgeSchema).max(8),
+  reveal: signedRevealSchema,
+  acks: z.array(signedAckSchema).max(8)
+}).strict()
+export type Receipt = z.infer<typeof receiptSchema>
+
+export type SignedCommit = Signed<CommitBody>
+export type SignedPledge = Signed<PledgeBody>
+export type SignedNonce = Signed<NonceBody>
+export type SignedReveal = Signed<RevealBody>
+export type SignedAck = Signed<AckBody>
+export type SignedAbort = Signed<AbortBody>

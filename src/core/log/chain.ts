@@ -1,0 +1,194 @@
+import type { LineCheck } from './check.js'
+
+/** One failed entry (or missing range, or the head), as reported to the user. */
+export interface LogFailure {
+  /**
+   * Sequence number of the failed entry, or of the first entry of a missing range; null for the
+   * head. An entry whose signature does not verify is named by its position (the seq it should
+   * have), since the seq it claims may be the very byte that was changed.
+   */
+  seq: number | null
+  /** Last seq of a missing range (only for missing ranges). */
+  toSeq?: number
+  /** 1-based line number in the input, when the failure is about a line that is there. */
+  line?: number
+  problems: string[]
+  /** How many entries this failure stands for: 1, or the length of a missing range. */
+  count: number
+}
+
+export interface ChainOptions {
+  /** The first seq the input must hold. Default 0 (a whole log). */
+  from?: number
+  /**
+   * The last seq the input must hold. Default: the seq named by the signed head, which is then
+   * required; with `to` the head may be absent (a partial export) and must not be below `to`.
+   */
+  to?: number
+  /** The peer id that must own the log (for a log fetched from a peer: that peer). */
+  expectOwner?: string
+}
+
+export interface LogVerdict {
+  /** Entries that passed every check. */
+  passed: number
+  /** Failed entries, plus missing entries, plus 1 if the head check failed. */
+  failed: number
+  /** Lines read (head included). */
+  lines: number
+  owner: string | null
+  /** The signed head, when present and authentic. */
+  head: { seq: number, hash: string } | null
+  /** Highest seq reached in the input, or null when it held no entry. */
+  lastSeq: number | null
+}
+
+interface Anchor {
+  seq: number
+  /** null when the entry at `seq` is absent or not authentic: the next link cannot be checked. */
+  hash: string | null
+}
+
+/**
+ * The in-order half of verification: sequence numbers, links, owner, head. It sees each line's
+ * {@link LineCheck} once, in input order, and keeps O(1) state, so logs of any length verify in
+ * constant memory.
+ *
+ * Blame goes to the entry that is wrong: after an entry that fails its own checks the next link is
+ * not checked (the tampered entry is the one at fault, not its successor); an authentic entry that
+ * jumps ahead makes the skipped range "missing"; one that goes back is "out of order" or a repeat.
+ */
+export class ChainVerifier {
+  private readonly from: number
+  private readonly to: number | undefined
+  private owner: string | undefined
+  private readonly report: (failure: LogFailure) => void
+  private anchor: Anchor | null = null
+  private head: { seq: number, hash: string } | null = null
+  private headPresent = false
+  private lines = 0
+  private passed = 0
+  private failed = 0
+
+  constructor (options: ChainOptions, report: (failure: LogFailure) => void) {
+    this.from = options.from ?? 0
+    this.to = options.to
+    this.owner = options.expectOwner
+    this.report = report
+  }
+
+  private fail (failure: LogFailure): void {
+    this.failed += failure.count
+    this.report(failure)
+  }
+
+  private missing (first: number, last: number, why: string): void {
+    const n = last - first + 1
+    this.fail({ seq: first, toSeq: last, problems: [`missing${n > 1 ? ` (${n} entries)` : ''}: ${why}`], count: n })
+  }
+
+  push (check: LineCheck): void {
+    const line = ++this.lines
+    if (check.type === 'head') { this.pushHead(check, line); return }
+
+    const expected = this.anchor === null ? this.from : this.anchor.seq + 1
+    const claims = check.seq !== undefined && check.seq !== expected ? [`the line claims seq ${check.seq}`] : []
+    if (!check.authentic) {
+      this.fail({ seq: expected, line, problems: [...check.problems, ...claims], count: 1 })
+      this.anchor = { seq: expected, hash: null }
+      return
+    }
+    if (this.owner === undefined) this.owner = check.owner
+    else if (check.owner !== this.owner) {
+      this.fail({ seq: expected, line, problems: [`signed by ${check.owner ?? '?'}, not by the log owner ${this.owner}`, ...claims], count: 1 })
+      this.anchor = { seq: expected, hash: null }
+      return
+    }
+
+    const seq = check.seq as number
+    if (seq < expected) {
+      const problem = this.anchor === null
+        ? `before the start of the range (seq ${this.from})`
+        : seq === this.anchor.seq && check.hash === this.anchor.hash
+          ? 'repeats the previous line'
+          : `out of order: found after seq ${this.anchor.seq}`
+      this.fail({ seq, line, problems: [problem], count: 1 })
+      return
+    }
+    if (seq > expected) {
+      this.missing(expected, seq - 1, `the line after ${this.anchor === null ? 'the start' : `seq ${this.anchor.seq}`} is seq ${seq}`)
+      this.anchor = { seq: seq - 1, hash: null }
+    }
+
+    const problems: string[] = []
+    if (this.to !== undefined && seq > this.to) problems.push(`beyond the end of the range (seq ${this.to})`)
+    else if (this.head !== null && seq > this.head.seq) problems.push(`beyond the signed head (seq ${this.head.seq})`)
+    const anchor = this.anchor
+    if (seq > 0 && anchor !== null && anchor.seq === seq - 1 && anchor.hash !== null && check.prev !== anchor.hash) {
+      problems.push(`prev does not match the hash of seq ${seq - 1}`)
+    }
+    if (this.head !== null && seq === this.head.seq && check.hash !== this.head.hash) {
+      problems.push('its hash does not match the signed head')
+    }
+    problems.push(...check.problems)
+    if (problems.length > 0) this.fail({ seq, line, problems, count: 1 })
+    else this.passed++
+    this.anchor = { seq, hash: check.hash ?? null }
+  }
+
+  private pushHead (check: LineCheck, line: number): void {
+    if (line !== 1 || this.headPresent) {
+      this.fail({ seq: null, line, problems: ['a head is only allowed as the first line'], count: 1 })
+      return
+    }
+    this.headPresent = true
+    if (!check.authentic) {
+      this.fail({ seq: null, line, problems: check.problems, count: 1 })
+      return
+    }
+    if (this.owner !== undefined && check.owner !== this.owner) {
+      this.fail({ seq: null, line, problems: [`signed by ${check.owner ?? '?'}, not by the log owner ${this.owner}`], count: 1 })
+      return
+    }
+    this.owner = check.owner
+    this.head = { seq: check.seq as number, hash: check.hash as string }
+    if (this.to !== undefined && this.head.seq < this.to) {
+      this.fail({ seq: null, line, problems: [`the signed head is at seq ${this.head.seq}, before the end of the range (seq ${this.to})`], count: 1 })
+    }
+  }
+
+  finish (): LogVerdict {
+    const last = this.anchor === null ? this.from - 1 : this.anchor.seq
+    const entries = this.anchor !== null
+    if (this.to !== undefined) {
+      if (last < this.to) this.missing(last + 1, this.to, `the range ends at seq ${this.to}`)
+    } else if (this.head !== null) {
+      if (last < this.head.seq) {
+        this.missing(last + 1, this.head.seq, `the signed head says the log ends at seq ${this.head.seq}` +
+          (entries ? ` (to check a partial export, pass the range it holds: --to ${last})` : ''))
+      }
+    } else if (!this.headPresent && (entries || this.lines > 0)) {
+      this.fail({
+        seq: null,
+        problems: ['missing: the input does not start with the signed head, so nothing proves where the log ends (to check a partial export, pass the range it holds: --to SEQ)'],
+        count: 1
+      })
+    }
+    return {
+      passed: this.passed,
+      failed: this.failed,
+      lines: this.lines,
+      owner: this.owner ?? null,
+      head: this.head,
+      lastSeq: entries ? last : null
+    }
+  }
+}
+
+/** "seq 5: …", "seq 5..9: missing …", "head: …": one line per failure. */
+export function formatFailure (failure: LogFailure): string {
+  const where = failure.seq === null
+    ? 'head'
+    : failure.toSeq !== undefined && failure.toSeq !== failure.seq ? `seq ${failure.seq}..${failure.toSeq}` : `seq ${failure.seq}`
+  return `${where}: ${failure.problems.join('; ')}`
+}

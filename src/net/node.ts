@@ -1,0 +1,83 @@
+import { createLibp2p } from 'libp2p'
+import { noise } from '@chainsafe/libp2p-noise'
+import { yamux } from '@libp2p/yamux'
+import { tcp } from '@libp2p/tcp'
+import { webSockets } from '@libp2p/websockets'
+import type { Libp2p, PrivateKey } from '@libp2p/interface'
+import type { Logger } from 'pino'
+import { parseListenAddress } from './addresses.js'
+import { NetInputError } from './errors.js'
+import { membershipGater, type Membership } from './gater.js'
+import {
+  DEFAULT_LISTEN, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS,
+  MAX_INCOMING_PENDING_CONNECTIONS, MAX_STREAMS_PER_CONNECTION, STREAM_WINDOW_MAX_BYTES
+} from './limits.js'
+
+export interface NodeInit {
+  /** The node's Ed25519 key (from loadOrCreateIdentity); its peer id is the node's name. */
+  privateKey: PrivateKey
+  /**
+   * Multiaddrs to listen on: `/ip4|ip6/HOST/tcp/PORT` and `/ip4|ip6/HOST/tcp/PORT/ws`.
+   * Default: DEFAULT_LISTEN (127.0.0.1, TCP 7400 and WebSockets 7401). Pass `[]` for a node
+   * that only dials out.
+   */
+  listen?: readonly string[]
+  /**
+   * Peer ids allowed to connect in or be dialled; everyone else is refused and logged.
+   * Default 'anyone' (no gating): a table's node should always pass its membership list.
+   */
+  members?: Membership
+  /** Refusals are logged here at warn. */
+  logger: Logger
+}
+
+/**
+ * A started libp2p node: TCP and WebSockets transports, noise encryption, yamux multiplexing, the
+ * membership gater, no discovery and no services. Stop it with `node.stop()`.
+ *
+ * @example
+ * ```ts
+ * const id = await loadOrCreateIdentity(dataDir)
+ * const node = await createNode({ privateKey: id.privateKey, members: new Set([dealer, ...seats]), logger })
+ * const messenger = await createMessenger(node, { protocol: '/fairdeal/deal/1', maxFrameBytes: 65536, logger })
+ * ```
+ */
+export async function createNode (init: NodeInit): Promise<Libp2p> {
+  const listen = (init.listen ?? DEFAULT_LISTEN).map(a => parseListenAddress(a).toString())
+  const members = init.members ?? 'anyone'
+  const logger = init.logger.child({ component: 'net' })
+  try {
+    return await createLibp2p({
+      privateKey: init.privateKey,
+      addresses: { listen },
+      // Plain ws is accepted in both directions: @libp2p/websockets 10 has no filter that drops
+      // insecure addresses, so a loopback /ws address dials as is.
+      transports: [tcp(), webSockets()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux({
+        maxInboundStreams: MAX_STREAMS_PER_CONNECTION,
+        maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
+        streamOptions: { maxStreamWindowSize: STREAM_WINDOW_MAX_BYTES }
+      })],
+      connectionGater: membershipGater(members, logger),
+      connectionManager: {
+        maxConnections: MAX_CONNECTIONS,
+        maxIncomingPendingConnections: MAX_INCOMING_PENDING_CONNECTIONS,
+        inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD,
+        dialTimeout: DIAL_TIMEOUT_MS
+      },
+      // No peerDiscovery, peerRouters or services: peers are known from the table, nothing is
+      // announced, and multistream-select needs no identify to open a stream.
+      peerDiscovery: [],
+      services: {}
+    })
+  } catch (err) {
+    const message = (err as Error).message
+    // libp2p lists every failed address with its stack; keep the system's one-line reason.
+    const reason = /\b(E[A-Z]{3,}): ([^\n]*)/.exec(message)
+    if (reason !== null) {
+      throw new NetInputError(`cannot listen on ${listen.join(', ')}: ${reason[2]} (${reason[1]})`, { cause: err })
+    }
+    throw err
+  }
+}

@@ -1,0 +1,401 @@
+import { sha256Hex, toHex } from '../core/bytes.js'
+import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
+import type { Signer } from '../core/identity.js'
+import { firstRoundAfter } from '../core/beacon/index.js'
+import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
+import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from '../core/hand/recompute.js'
+import type {
+  AbortBody, AbortReason, AckBody, BeaconEntry, CardsBody, CommitBody, DealParams, NonceBody, PledgeBody, PledgesBody,
+  Receipt, RevealBody, SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
+} from '../core/hand/messages.js'
+import type { Deal } from '../core/schemes/types.js'
+import { Rejection, type BeaconBindingConfig, type Effect, type TableSpec, type Timeouts } from './types.js'
+import { INITIAL_STAGES } from './stages.js'
+
+export interface DealerInit {
+  table: TableSpec
+  signer: Signer
+  timeouts: Timeouts
+  beacon: BeaconBindingConfig | null
+  now: () => number
+  /** Source of the dealer's secrets; 32 bytes per hand. */
+  random: (bytes: number) => Uint8Array
+  /** Signature check for incoming documents (the host may pass a faster native one). */
+  verifyDoc?: (doc: Signed<unknown>) => boolean
+}
+
+type Phase = 'pledging' | 'contributing' | 'beacon' | 'dealt' | 'revealed' | 'done' | 'aborted'
+
+/** The durable part of a hand: enough to reveal, and to finish, after a restart. */
+export interface DealerHandSnapshot {
+  hand: number
+  secret: string
+  commit: SignedCommit
+  phase: Phase
+  pledges: SignedPledge[]
+  nonces: SignedNonce[]
+  beacon: BeaconEntry | null
+  params: DealParams
+  stages: string[]
+}
+
+interface DealerHand extends DealerHandSnapshot {
+  digest: string
+  deal?: Deal
+  reveal?: SignedReveal
+  acks: Map<number, SignedAck>
+  ackDeadline: number
+}
+
+export interface DealerMeta {
+  nextHand: number
+  prevCommit: string
+}
+
+export const dealerHandKey = (table: string, hand: number): string => `dealer/${table}/hand/${String(hand).padStart(16, '0')}`
+export const dealerMetaKey = (table: string): string => `dealer/${table}/meta`
+
+/**
+ * The dealer's side of the table protocol, pure: documents in, effects out, time and randomness
+ * injected. Several hands may be in flight at once (pipelining); each is independent.
+ */
+export class DealerMachine {
+  readonly #init: DealerInit
+  readonly #hands = new Map<number, DealerHand>()
+  readonly #humans: number[]
+  readonly #verify: (doc: Signed<unknown>) => boolean
+  #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
+
+  constructor (init: DealerInit) {
+    this.#init = init
+    this.#humans = humanSeats(init.table.seats)
+    this.#verify = init.verifyDoc ?? verifyDocument
+    if (init.signer.peerId !== init.table.dealer) throw new Error('the dealer machine must run on the table\'s dealer node')
+    // Fails early (CoreInputError) when the scheme cannot deal this game with this many seats.
+    cardSchemeFor({ scheme: init.table.scheme, game: init.table.game, seats: init.table.seats, beacon: init.beacon === null ? null : { chainHash: init.beacon.chain.hash, round: 1, info: {} } } as CommitBody)
+  }
+
+  /** Brings back hands in flight and the hand counter after a restart. */
+  restore (meta: DealerMeta | undefined, snapshots: DealerHandSnapshot[]): void {
+    if (meta !== undefined) this.#meta = { ...meta }
+    for (const s of snapshots) {
+      const hand: DealerHand = { ...s, digest: docDigest(s.commit), acks: new Map(), ackDeadline: 0 }
+      if (s.phase === 'dealt' || s.phase === 'revealed') {
+        hand.phase = 'dealt'
+        hand.deal = this.#recompute(hand)
+      }
+      this.#hands.set(s.hand, hand)
+    }
+  }
+
+  status (): Array<{ hand: number, phase: Phase, stages: string[], pledges: number, nonces: number, acks: number }> {
+    return [...this.#hands.values()].map(h => ({
+      hand: h.hand, phase: h.phase, stages: h.stages, pledges: h.pledges.length, nonces: h.nonces.length, acks: h.acks.size
+    }))
+  }
+
+  get inFlight (): number { return this.#hands.size }
+
+  /** COMMIT a new hand: the secret is persisted before the commitment is sent anywhere. */
+  startHand (params: DealParams): { hand: number, effects: Effect[] } {
+    const { table, timeouts, signer } = this.#init
+    const hand = this.#meta.nextHand
+    const secret = toHex(this.#init.random(32))
+    const deadline = this.#init.now() + timeouts.contributeMs
+    let beacon: CommitBody['beacon'] = null
+    if (this.#init.beacon !== null) {
+      const { chain, marginMs } = this.#init.beacon
+      beacon = { chainHash: chain.hash, round: firstRoundAfter(chain, deadline, marginMs), info: { ...chain } as Record<string, unknown> }
+    }
+    const body: CommitBody = {
+      table: table.id,
+      hand,
+      prev: this.#meta.prevCommit,
+      scheme: table.scheme,
+      game: table.game,
+      seats: table.seats,
+      dealer: table.dealer,
+      params,
+      commitment: sha256Hex(secret),
+      beacon,
+      deadline
+    }
+    const commit = signDocument('commit', body, signer)
+    const state: DealerHand = {
+      hand, secret, commit, phase: 'pledging', pledges: [], nonces: [], beacon: null, params, stages: [],
+      digest: docDigest(commit), acks: new Map(), ackDeadline: 0
+    }
+    this.#hands.set(hand, state)
+    this.#meta = { nextHand: hand + 1, prevCommit: state.digest }
+    const effects: Effect[] = [
+      { kind: 'persist', key: dealerHandKey(table.id, hand), value: snapshot(state) },
+      { kind: 'persist', key: dealerMetaKey(table.id), value: this.#meta },
+      { kind: 'event', hand, event: { type: 'committed', commitment: body.commitment, beaconRound: beacon?.round ?? null } },
+      ...this.#toHumans(commit)
+    ]
+    if (this.#humans.length === 0) effects.push(...this.#afterNonces(state))
+    return { hand, effects }
+  }
+
+  receive (from: string, doc: Signed<unknown>): Effect[] {
+    switch (doc.type) {
+      case 'pledge': return this.#onPledge(from, doc as Signed<PledgeBody>)
+      case 'nonce': return this.#onNonce(from, doc as Signed<NonceBody>)
+      case 'ack': return this.#onAck(from, doc as Signed<AckBody>)
+      case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
+      default: throw new Rejection(`a dealer does not accept ${doc.type} messages`)
+    }
+  }
+
+  /** The beacon round the COMMIT named arrived, verified by the host; or it could not be had. */
+  beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined || hand.phase !== 'beacon') return []
+    if ('error' in result) return this.#abort(hand, 'beacon-unavailable', [], result.error)
+    if (result.entry.round !== hand.commit.body.beacon?.round) {
+      return this.#abort(hand, 'beacon-unavailable', [], `the beacon gave round ${result.entry.round}, not the bound round`)
+    }
+    hand.beacon = result.entry
+    return this.#dealInitial(hand)
+  }
+
+  /** Delivers a later stage of the deal (belote's take, duo's face-up packets, tarot's dog). */
+  deliverStage (handNo: number, stage: string, taker?: number): Effect[] {
+    const hand = this.#handIn(handNo, ['dealt'])
+    if (hand.stages.includes(stage)) throw new Rejection(`stage ${stage} of hand ${handNo} was already delivered`)
+    const stages = cardSchemeFor(hand.commit.body).stagesFor(hand.commit.body.game)
+    if (!stages.includes(stage)) throw new Rejection(`${hand.commit.body.game} has no stage ${stage} (it has: ${stages.join(', ')})`)
+    if (taker !== undefined) {
+      if (!Number.isInteger(taker) || taker < 0 || taker >= hand.commit.body.seats.length) throw new Rejection(`taker must be a seat from 0 to ${hand.commit.body.seats.length - 1}`)
+      if (hand.params.taker !== undefined && hand.params.taker !== taker) throw new Rejection(`the taker of hand ${handNo} is already seat ${hand.params.taker}`)
+      hand.params = { ...hand.params, taker }
+      hand.deal = this.#recompute(hand)
+    }
+    const deliveries = (hand.deal as Deal).deliveries.filter(d => d.stage === stage)
+    if (deliveries.length === 0) throw new Rejection(`stage ${stage} needs more input (belote's take needs --taker)`)
+    hand.stages.push(stage)
+    return [
+      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) },
+      ...this.#sendDeliveries(hand, stage)
+    ]
+  }
+
+  /** REVEAL: the secret, every nonce and the beacon entry go to every seat. */
+  end (handNo: number): Effect[] {
+    const hand = this.#handIn(handNo, ['dealt'])
+    const body: RevealBody = {
+      table: hand.commit.body.table,
+      hand: hand.hand,
+      commit: hand.digest,
+      secret: hand.secret,
+      nonces: [...hand.nonces].sort((a, b) => a.body.seat - b.body.seat),
+      beacon: hand.beacon,
+      params: hand.params,
+      stages: hand.stages
+    }
+    hand.reveal = signDocument('reveal', body, this.#init.signer)
+    hand.phase = 'revealed'
+    hand.ackDeadline = this.#init.now() + this.#init.timeouts.ackMs
+    const effects: Effect[] = [{ kind: 'event', hand: hand.hand, event: { type: 'revealed' } }, ...this.#toHumans(hand.reveal)]
+    if (this.#humans.length === 0) effects.push(...this.#finalize(hand))
+    return effects
+  }
+
+  /** Deadlines: missing contributions abort the hand; missing countersignatures finalise without them. */
+  tick (now: number): Effect[] {
+    const effects: Effect[] = []
+    for (const hand of [...this.#hands.values()]) {
+      const { deadline, seats } = hand.commit.body
+      if (hand.phase === 'pledging' && now > deadline) {
+        const missing = this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s))
+        effects.push(...this.#abort(hand, 'missing-pledge', missing.map(s => seats[s]), `no pledge from seat ${missing.join(', ')} by the deadline`))
+      } else if (hand.phase === 'contributing' && now > deadline) {
+        const missing = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
+        effects.push(...this.#abort(hand, 'missing-nonce', missing.map(s => seats[s]), `no nonce from seat ${missing.join(', ')} by the deadline`))
+      } else if (hand.phase === 'revealed' && now > hand.ackDeadline) {
+        effects.push(...this.#finalize(hand))
+      }
+    }
+    return effects
+  }
+
+  /** The earliest time tick() has something to do, for the host's timer. */
+  nextDeadline (): number | undefined {
+    let next: number | undefined
+    for (const h of this.#hands.values()) {
+      const t = h.phase === 'pledging' || h.phase === 'contributing' ? h.commit.body.deadline : h.phase === 'revealed' ? h.ackDeadline : undefined
+      if (t !== undefined && (next === undefined || t < next)) next = t
+    }
+    return next
+  }
+
+  /** Stops a hand on the host's request (shutdown): recorded with the dealer as the one who stopped. */
+  abortHand (handNo: number, detail: string): Effect[] {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined) return []
+    if (hand.phase === 'dealt') return this.end(handNo)
+    return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], detail)
+  }
+
+  #onPledge (from: string, doc: Signed<PledgeBody>): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'pledging')
+    if (hand.pledges.some(p => p.body.seat === doc.body.seat)) throw new Rejection(`replayed pledge of seat ${doc.body.seat} for hand ${hand.hand}`)
+    hand.pledges.push(doc)
+    if (hand.pledges.length < this.#humans.length) return []
+    hand.phase = 'contributing'
+    const body: PledgesBody = {
+      table: hand.commit.body.table,
+      hand: hand.hand,
+      commit: hand.digest,
+      pledges: [...hand.pledges].sort((a, b) => a.body.seat - b.body.seat)
+    }
+    return this.#toHumans(signDocument('pledges', body, this.#init.signer))
+  }
+
+  #onNonce (from: string, doc: Signed<NonceBody>): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'contributing')
+    if (hand.nonces.some(n => n.body.seat === doc.body.seat)) throw new Rejection(`replayed nonce of seat ${doc.body.seat} for hand ${hand.hand}`)
+    const pledge = hand.pledges.find(p => p.body.seat === doc.body.seat)
+    if (pledge === undefined || sha256Hex(doc.body.nonce) !== pledge.body.nonceHash) {
+      throw new Rejection(`nonce of seat ${doc.body.seat} for hand ${hand.hand} does not match its pledge`)
+    }
+    hand.nonces.push(doc)
+    if (hand.nonces.length < this.#humans.length) return []
+    return this.#afterNonces(hand)
+  }
+
+  #afterNonces (hand: DealerHand): Effect[] {
+    const persist: Effect = { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) }
+    const round = hand.commit.body.beacon?.round
+    if (round !== undefined) {
+      hand.phase = 'beacon'
+      return [persist, { kind: 'fetchBeacon', hand: hand.hand, round }]
+    }
+    return [persist, ...this.#dealInitial(hand)]
+  }
+
+  #dealInitial (hand: DealerHand): Effect[] {
+    hand.deal = this.#recompute(hand)
+    hand.phase = 'dealt'
+    const stages = cardSchemeFor(hand.commit.body).stagesFor(hand.commit.body.game).filter(s => INITIAL_STAGES.has(s))
+    const effects: Effect[] = []
+    for (const stage of stages) {
+      hand.stages.push(stage)
+      effects.push(...this.#sendDeliveries(hand, stage))
+    }
+    // The snapshot now holds the nonces and the beacon entry: a restart can reveal this exact deal.
+    return [{ kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) }, ...effects]
+  }
+
+  #recompute (hand: DealerHand): Deal {
+    return recomputeDeal(hand.commit.body, hand.secret, noncesBySeat(hand.commit.body, hand.nonces), hand.beacon, hand.params).deal
+  }
+
+  #sendDeliveries (hand: DealerHand, stage: string): Effect[] {
+    const { seats } = hand.commit.body
+    const effects: Effect[] = []
+    for (const d of (hand.deal as Deal).deliveries) {
+      if (d.stage !== stage) continue
+      const body: CardsBody = {
+        table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, stage, seat: d.seat, public: d.public, cards: d.cards, params: hand.params
+      }
+      const doc = signDocument('cards', body, this.#init.signer)
+      if (d.public) effects.push(...this.#toHumans(doc))
+      // A robot's private cards stay in the dealer: they are never sent anywhere.
+      else if (d.seat !== null && seats[d.seat] !== 'robot') effects.push({ kind: 'send', to: seats[d.seat], doc })
+    }
+    return effects
+  }
+
+  #onAck (from: string, doc: Signed<AckBody>): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'revealed')
+    if (hand.acks.has(doc.body.seat)) throw new Rejection(`replayed countersignature of seat ${doc.body.seat} for hand ${hand.hand}`)
+    if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection(`countersignature of seat ${doc.body.seat} names another reveal`)
+    if (doc.body.cards !== seatCardsDigest((hand.deal as Deal).deliveries, doc.body.seat, hand.stages)) {
+      throw new Rejection(`countersignature of seat ${doc.body.seat} names cards it was not dealt`)
+    }
+    hand.acks.set(doc.body.seat, doc)
+    return hand.acks.size === this.#humans.length ? this.#finalize(hand) : []
+  }
+
+  #onSeatAbort (from: string, doc: Signed<AbortBody>): Effect[] {
+    const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for unknown hand ${doc.body.hand}`)
+    const seat = hand.commit.body.seats.indexOf(from)
+    if (seat < 0 || doc.signer !== from || !this.#verify(doc)) throw new Rejection('abort not signed by a seat of that hand')
+    // The seat's own signed record is the evidence; the dealer keeps it and tells the other seats.
+    this.#hands.delete(hand.hand)
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from),
+      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: null }
+    ]
+  }
+
+  #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): DealerHand {
+    const body = doc.body
+    if (body.table !== this.#init.table.id) throw new Rejection(`${doc.type} for another table (${body.table})`)
+    const hand = this.#hands.get(body.hand)
+    if (hand === undefined) throw new Rejection(`${doc.type} for hand ${body.hand}, which is not in play (replayed or late)`)
+    if (doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by ${from}`)
+    if (hand.commit.body.seats[body.seat] !== from) throw new Rejection(`${doc.type} for seat ${body.seat}, which is not ${from}'s seat`)
+    if (body.commit !== hand.digest) throw new Rejection(`${doc.type} of seat ${body.seat} answers another commit`)
+    if (hand.phase !== phase) throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} arrived in phase ${hand.phase}`)
+    if (!this.#verify(doc)) throw new Rejection(`${doc.type} of seat ${body.seat}: bad signature`)
+    return hand
+  }
+
+  #handIn (handNo: number, phases: Phase[]): DealerHand {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined) throw new Rejection(`hand ${handNo} is not in play`)
+    if (!phases.includes(hand.phase)) throw new Rejection(`hand ${handNo} is ${hand.phase}, not ${phases.join(' or ')}`)
+    return hand
+  }
+
+  #finalize (hand: DealerHand): Effect[] {
+    const receipt: Receipt = {
+      v: 1,
+      commit: hand.commit,
+      pledges: [...hand.pledges].sort((a, b) => a.body.seat - b.body.seat),
+      reveal: hand.reveal as SignedReveal,
+      acks: [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat)
+    }
+    hand.phase = 'done'
+    this.#hands.delete(hand.hand)
+    const final = signDocument('final', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, receipt }, this.#init.signer)
+    return [
+      { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
+      { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } },
+      ...this.#toHumans(final),
+      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: null }
+    ]
+  }
+
+  #abort (hand: DealerHand, reason: AbortReason, blame: string[], detail: string): Effect[] {
+    const body: AbortBody = {
+      table: hand.commit.body.table, hand: hand.hand, reason, blame, commit: hand.commit, evidence: [...hand.pledges, ...hand.nonces], detail
+    }
+    const doc = signDocument('abort', body, this.#init.signer)
+    hand.phase = 'aborted'
+    this.#hands.delete(hand.hand)
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      ...this.#toHumans(doc),
+      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: null }
+    ]
+  }
+
+  #toHumans (doc: Signed<unknown>): Effect[] {
+    return this.#humans.map(s => ({ kind: 'send', to: this.#init.table.seats[s], doc }))
+  }
+}
+
+function snapshot (h: DealerHand): DealerHandSnapshot {
+  return {
+    hand: h.hand, secret: h.secret, commit: h.commit, phase: h.phase, pledges: h.pledges, nonces: h.nonces,
+    beacon: h.beacon, params: h.params, stages: h.stages
+  }
+}
+

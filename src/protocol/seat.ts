@@ -1,0 +1,339 @@
+import { sha256Hex, toHex } from '../core/bytes.js'
+import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
+import type { Signer } from '../core/identity.js'
+import { roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
+import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
+import { humanSeats } from '../core/hand/recompute.js'
+import { verifyAbort, verifyReceipt } from '../core/hand/verify.js'
+import type {
+  AbortBody, AbortReason, AckBody, CardsBody, CommitBody, NonceBody, PledgeBody, PledgesBody, Receipt, RevealBody,
+  SignedAck, SignedCommit, SignedPledge, SignedReveal
+} from '../core/hand/messages.js'
+import { Rejection, type BeaconBindingConfig, type Effect, type TableSpec, type Timeouts } from './types.js'
+
+export interface SeatInit {
+  table: TableSpec
+  signer: Signer
+  timeouts: Timeouts
+  /** The beacon the table config binds; a COMMIT naming another chain (or none) is refused. */
+  beacon: BeaconBindingConfig | null
+  now: () => number
+  random: (bytes: number) => Uint8Array
+  verifyDoc?: (doc: Signed<unknown>) => boolean
+}
+
+type Phase = 'pledged' | 'contributed' | 'dealt' | 'acked' | 'done' | 'aborted'
+
+export interface SeatHandSnapshot {
+  hand: number
+  commit: SignedCommit
+  nonce: string
+  phase: Phase
+}
+
+interface SeatHand extends SeatHandSnapshot {
+  digest: string
+  pledges?: SignedPledge[]
+  cards: Array<Signed<CardsBody>>
+  reveal?: SignedReveal
+  ack?: SignedAck
+  /** When the seat stops waiting for the next step and records who stopped. */
+  waitUntil: number
+}
+
+export interface SeatMeta { lastHand: number }
+
+export const seatHandKey = (table: string, hand: number): string => `seat/${table}/hand/${String(hand).padStart(16, '0')}`
+export const seatMetaKey = (table: string): string => `seat/${table}/meta`
+
+/**
+ * A seat's side of the table protocol, pure. It contributes a nonce only after it has seen every
+ * seat's pledge for the exact COMMIT it saw, and at the reveal checks alone (its "shield"):
+ * commitment, its own nonce used, every nonce as pledged, the beacon round, the deck, its cards.
+ */
+export class SeatMachine {
+  readonly #init: SeatInit
+  readonly #seat: number
+  readonly #hands = new Map<number, SeatHand>()
+  readonly #verify: (doc: Signed<unknown>) => boolean
+  #meta: SeatMeta = { lastHand: 0 }
+
+  constructor (init: SeatInit) {
+    this.#init = init
+    this.#seat = init.table.seats.indexOf(init.signer.peerId)
+    if (this.#seat < 0) throw new Error(`${init.signer.peerId} holds no seat at table ${init.table.id}`)
+    this.#verify = init.verifyDoc ?? verifyDocument
+  }
+
+  get seat (): number { return this.#seat }
+
+  restore (meta: SeatMeta | undefined, snapshots: SeatHandSnapshot[]): void {
+    if (meta !== undefined) this.#meta = { ...meta }
+    for (const s of snapshots) {
+      this.#hands.set(s.hand, { ...s, digest: docDigest(s.commit), cards: [], waitUntil: this.#init.now() + this.#init.timeouts.revealMs })
+    }
+  }
+
+  /** Cards this seat holds in a hand in play, by stage; public cards included. */
+  cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
+    const hand = this.#hands.get(handNo)
+    return hand === undefined ? [] : hand.cards.map(c => ({ stage: c.body.stage, seat: c.body.seat, public: c.body.public, cards: c.body.cards }))
+  }
+
+  status (): Array<{ hand: number, phase: Phase }> {
+    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase }))
+  }
+
+  receive (from: string, doc: Signed<unknown>): Effect[] {
+    if (from !== this.#init.table.dealer) throw new Rejection(`${doc.type} from ${from}, who is not the dealer`)
+    if (doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by the dealer`)
+    switch (doc.type) {
+      case 'commit': return this.#onCommit(doc as SignedCommit)
+      case 'pledges': return this.#onPledges(doc as Signed<PledgesBody>)
+      case 'cards': return this.#onCards(doc as Signed<CardsBody>)
+      case 'reveal': return this.#onReveal(doc as SignedReveal)
+      case 'final': return this.#onFinal(doc as Signed<{ table: string, hand: number, commit: string, receipt: Receipt }>)
+      case 'abort': return this.#onAbort(doc as Signed<AbortBody>)
+      default: throw new Rejection(`a seat does not accept ${doc.type} messages`)
+    }
+  }
+
+  tick (now: number): Effect[] {
+    const effects: Effect[] = []
+    for (const hand of [...this.#hands.values()]) {
+      if (now <= hand.waitUntil) continue
+      const dealer = [this.#init.table.dealer]
+      if (hand.phase === 'pledged' || hand.phase === 'contributed') {
+        effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, []))
+      } else if (hand.phase === 'dealt') {
+        effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, hand.cards))
+      } else if (hand.phase === 'acked') {
+        // Verified, but the dealer never sent the countersigned receipt: keep our own.
+        effects.push(...this.#keepOwnReceipt(hand))
+      }
+    }
+    return effects
+  }
+
+  nextDeadline (): number | undefined {
+    let next: number | undefined
+    for (const h of this.#hands.values()) if (next === undefined || h.waitUntil < next) next = h.waitUntil
+    return next
+  }
+
+  #onCommit (doc: SignedCommit): Effect[] {
+    const body = doc.body
+    const { table } = this.#init
+    if (body.table !== table.id) throw new Rejection(`commit for another table (${body.table})`)
+    if (body.hand <= this.#meta.lastHand) throw new Rejection(`commit for hand ${body.hand} replayed (hands up to ${this.#meta.lastHand} were already committed)`)
+    if (body.dealer !== table.dealer) throw new Rejection('commit names another dealer')
+    if (body.scheme !== table.scheme || body.game !== table.game) throw new Rejection(`commit is for ${body.scheme}/${body.game}, the table plays ${table.scheme}/${table.game}`)
+    if (body.seats.length !== table.seats.length || body.seats.some((s, i) => s !== table.seats[i])) throw new Rejection('commit seats differ from the table\'s')
+    if (body.params.dealer >= body.seats.length) throw new Rejection('commit names a dealer seat the table does not have')
+    this.#checkBeaconBinding(body)
+    if (body.deadline < this.#init.now()) throw new Rejection(`commit for hand ${body.hand} arrived after its deadline`)
+    if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
+    const nonce = toHex(this.#init.random(32))
+    const hand: SeatHand = {
+      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [],
+      waitUntil: body.deadline + this.#init.timeouts.contributeMs
+    }
+    this.#hands.set(body.hand, hand)
+    this.#meta = { lastHand: body.hand }
+    const pledge: PledgeBody = { table: body.table, hand: body.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(nonce) }
+    return [
+      { kind: 'persist', key: seatHandKey(table.id, body.hand), value: snapshot(hand) },
+      { kind: 'persist', key: seatMetaKey(table.id), value: this.#meta },
+      { kind: 'event', hand: body.hand, event: { type: 'committed', commitment: body.commitment, beaconRound: body.beacon?.round ?? null } },
+      { kind: 'send', to: table.dealer, doc: signDocument('pledge', pledge, this.#init.signer) }
+    ]
+  }
+
+  #checkBeaconBinding (body: CommitBody): void {
+    const want = this.#init.beacon
+    if (want === null) {
+      if (body.beacon !== null) throw new Rejection('commit binds a beacon the table does not use')
+      return
+    }
+    if (body.beacon === null) throw new Rejection('commit binds no beacon round, the table requires one')
+    let chain
+    try { chain = parseChainInfo(body.beacon.info) } catch (err) { throw new Rejection(`commit beacon chain info: ${(err as Error).message}`) }
+    if (!sameChain(chain, want.chain) || body.beacon.chainHash !== want.chain.hash) throw new Rejection('commit binds another drand chain than the table\'s')
+    // The round must not be known while contributions can still change: it is published after the deadline.
+    if (roundTime(chain, body.beacon.round) <= body.deadline) {
+      throw new Rejection(`commit binds drand round ${body.beacon.round}, published before the contribution deadline`)
+    }
+  }
+
+  #onPledges (doc: Signed<PledgesBody>): Effect[] {
+    const hand = this.#handFor(doc.body, 'pledged')
+    const { seats } = hand.commit.body
+    const humans = humanSeats(seats)
+    const pledges = doc.body.pledges
+    if (!this.#verify(doc)) throw new Rejection('pledges: bad signature')
+    // Equivocation: a pledge signed by its seat but answering another commit shows that seat saw another COMMIT.
+    const conflicting = pledges.filter(p => p.body.commit !== hand.digest && p.signer === seats[p.body.seat] && p.body.hand === hand.hand && this.#verify(p))
+    if (conflicting.length > 0) {
+      return this.#abort(hand, 'equivocation', [this.#init.table.dealer], `seat ${conflicting.map(p => p.body.seat).join(', ')} answered another commit for hand ${hand.hand}`, conflicting)
+    }
+    const seen = new Set<number>()
+    for (const p of pledges) {
+      if (seats[p.body.seat] !== p.signer || seen.has(p.body.seat) || p.body.table !== hand.commit.body.table || p.body.hand !== hand.hand) {
+        throw new Rejection(`pledges: bad pledge for seat ${p.body.seat}`)
+      }
+      if (!this.#verify(p)) throw new Rejection(`pledges: bad signature on the pledge of seat ${p.body.seat}`)
+      seen.add(p.body.seat)
+    }
+    if (humans.some(s => !seen.has(s)) || seen.size !== humans.length) throw new Rejection('pledges: not exactly one pledge per human seat')
+    const mine = pledges.find(p => p.body.seat === this.#seat)
+    if (mine?.body.nonceHash !== sha256Hex(hand.nonce)) throw new Rejection('pledges: my own pledge was altered')
+    hand.pledges = pledges
+    hand.phase = 'contributed'
+    const body: NonceBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonce: hand.nonce }
+    return [
+      { kind: 'event', hand: hand.hand, event: { type: 'contributed' } },
+      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('nonce', body, this.#init.signer) }
+    ]
+  }
+
+  #onCards (doc: Signed<CardsBody>): Effect[] {
+    const hand = this.#handFor(doc.body, 'contributed', 'dealt')
+    const body = doc.body
+    if (!body.public && body.seat !== this.#seat) throw new Rejection(`cards of seat ${String(body.seat)} sent privately to seat ${this.#seat}`)
+    if (hand.cards.some(c => c.body.stage === body.stage && c.body.seat === body.seat)) throw new Rejection(`replayed ${body.stage} cards for hand ${hand.hand}`)
+    if (!this.#verify(doc)) throw new Rejection('cards: bad signature')
+    hand.cards.push(doc)
+    if (hand.phase !== 'dealt') {
+      hand.phase = 'dealt'
+      hand.waitUntil = this.#init.now() + this.#init.timeouts.revealMs
+    }
+    return [{ kind: 'event', hand: hand.hand, event: { type: 'cards', stage: body.stage, seat: body.seat, public: body.public, cards: body.cards } }]
+  }
+
+  #onReveal (doc: SignedReveal): Effect[] {
+    const hand = this.#handFor(doc.body, 'dealt')
+    if (!this.#verify(doc)) throw new Rejection('reveal: bad signature')
+    const problems = this.#shield(hand, doc)
+    if (problems.length > 0) {
+      const effects = [{ kind: 'event', hand: hand.hand, event: { type: 'shield', ok: false, problems } } satisfies Effect]
+      return [...effects, ...this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems.join('; ').slice(0, 500), [doc, ...hand.cards])]
+    }
+    hand.reveal = doc
+    const ack: AckBody = {
+      table: hand.commit.body.table,
+      hand: hand.hand,
+      commit: hand.digest,
+      reveal: docDigest(doc),
+      seat: this.#seat,
+      cards: this.#ownCardsDigest(hand, doc.body)
+    }
+    hand.ack = signDocument('ack', ack, this.#init.signer)
+    hand.phase = 'acked'
+    hand.waitUntil = this.#init.now() + this.#init.timeouts.ackMs * 2
+    return [
+      { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: true, problems: [] } },
+      { kind: 'send', to: this.#init.table.dealer, doc: hand.ack }
+    ]
+  }
+
+  /** The seat's own check of the reveal, against what it saw and kept itself. */
+  #shield (hand: SeatHand, reveal: SignedReveal): string[] {
+    const mine = reveal.body.nonces.find(n => n.body.seat === this.#seat)
+    if (mine === undefined || mine.body.nonce !== hand.nonce) return ['my own nonce is not the one used']
+    const receipt: Receipt = { v: 1, commit: hand.commit, pledges: hand.pledges ?? [], reveal, acks: [] }
+    const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
+    const problems = [...verdict.problems]
+    if (verdict.ok) {
+      // Same deck: every card message the dealer sent must be the deal's, for every stage delivered.
+      const expected = verdict.summary?.deliveries ?? []
+      for (const c of hand.cards) {
+        const want = expected.find(d => d.stage === c.body.stage && d.seat === c.body.seat && d.public === c.body.public)
+        if (want === undefined || want.cards.join() !== c.body.cards.join()) problems.push(`the ${c.body.stage} cards I was shown are not this deck's`)
+      }
+      if (!hand.cards.some(c => c.body.seat === this.#seat && !c.body.public) && expected.some(d => d.seat === this.#seat && !d.public)) {
+        problems.push('I never received my own cards')
+      }
+    }
+    return problems
+  }
+
+  #ownCardsDigest (hand: SeatHand, reveal: RevealBody): string {
+    const deliveries = hand.cards.filter(c => !c.body.public && c.body.seat === this.#seat)
+      .map(c => ({ stage: c.body.stage, seat: c.body.seat, public: false, cards: c.body.cards }))
+    return seatCardsDigest(deliveries, this.#seat, reveal.stages)
+  }
+
+  #onFinal (doc: Signed<{ table: string, hand: number, commit: string, receipt: Receipt }>): Effect[] {
+    const hand = this.#handFor(doc.body, 'acked', 'dealt')
+    if (!this.#verify(doc)) throw new Rejection('final: bad signature')
+    const receipt = doc.body.receipt
+    if (docDigest(receipt.commit) !== hand.digest) throw new Rejection('final: the receipt is for another commit')
+    const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
+    if (!verdict.ok) throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0]}`)
+    if (hand.ack !== undefined && !receipt.acks.some(a => docDigest(a) === docDigest(hand.ack))) {
+      throw new Rejection('final: the receipt leaves out my countersignature')
+    }
+    return this.#done(hand, receipt)
+  }
+
+  #keepOwnReceipt (hand: SeatHand): Effect[] {
+    const receipt: Receipt = { v: 1, commit: hand.commit, pledges: hand.pledges ?? [], reveal: hand.reveal as SignedReveal, acks: [hand.ack as SignedAck] }
+    return this.#done(hand, receipt)
+  }
+
+  #done (hand: SeatHand, receipt: Receipt): Effect[] {
+    hand.phase = 'done'
+    this.#hands.delete(hand.hand)
+    return [
+      { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
+      { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } },
+      { kind: 'persist', key: seatHandKey(this.#init.table.id, hand.hand), value: null }
+    ]
+  }
+
+  #onAbort (doc: Signed<AbortBody>): Effect[] {
+    const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
+    const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
+    if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
+    hand.phase = 'aborted'
+    this.#hands.delete(hand.hand)
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      { kind: 'persist', key: seatHandKey(this.#init.table.id, hand.hand), value: null }
+    ]
+  }
+
+  #abort (hand: SeatHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
+    const body: AbortBody = {
+      table: hand.commit.body.table, hand: hand.hand, reason, blame, commit: hand.commit,
+      evidence: evidence as AbortBody['evidence'], detail
+    }
+    const doc = signDocument('abort', body, this.#init.signer)
+    hand.phase = 'aborted'
+    this.#hands.delete(hand.hand)
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      { kind: 'send', to: this.#init.table.dealer, doc },
+      { kind: 'persist', key: seatHandKey(this.#init.table.id, hand.hand), value: null }
+    ]
+  }
+
+  #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): SeatHand {
+    if (body.table !== this.#init.table.id) throw new Rejection(`message for another table (${body.table})`)
+    const hand = this.#hands.get(body.hand)
+    if (hand === undefined) throw new Rejection(`message for hand ${body.hand}, which is not in play here (replayed or late)`)
+    if (body.commit !== hand.digest) {
+      throw new Rejection(`message for hand ${body.hand} answers another commit`)
+    }
+    if (!phases.includes(hand.phase)) throw new Rejection(`message for hand ${body.hand} arrived in phase ${hand.phase}`)
+    return hand
+  }
+}
+
+function snapshot (h: SeatHand): SeatHandSnapshot {
+  return { hand: h.hand, commit: h.commit, nonce: h.nonce, phase: h.phase }
+}
+

@@ -1,0 +1,53 @@
+import type { Signed } from '../core/signed.js'
+import type { ChainInfo } from '../core/beacon/index.js'
+
+/** The table as the config defines it: every node of the table must agree on all of it. */
+export interface TableSpec {
+  id: string
+  game: string
+  scheme: string
+  /** One entry per seat, seat 0 first: a peer id, or 'robot' (played by the dealer node). */
+  seats: string[]
+  /** The dealer node's peer id. */
+  dealer: string
+}
+
+export interface Timeouts {
+  /** From COMMIT to the last NONCE: seats that have not contributed by then are named in an abort. */
+  contributeMs: number
+  /** From REVEAL to the last countersignature; the receipt is finalised with the ones that came. */
+  ackMs: number
+  /** A seat waits this long after its cards for the REVEAL before it records the dealer's refusal. */
+  revealMs: number
+}
+
+export interface BeaconBindingConfig {
+  chain: ChainInfo
+  /** The bound round is the first one published at least this long after the contribution deadline. */
+  marginMs: number
+}
+
+/**
+ * What a state machine asks its host to do, in order. A `persist` must be durable before any
+ * later effect runs: the dealer's secret is on disk before its commitment leaves the node.
+ */
+export type Effect =
+  | { kind: 'persist', key: string, value: unknown }
+  | { kind: 'send', to: string, doc: Signed<unknown> }
+  | { kind: 'fetchBeacon', hand: number, round: number }
+  | { kind: 'append', entry: 'receipt' | 'abort', hand: number, payload: unknown }
+  | { kind: 'event', hand: number, event: HandEvent }
+
+export type HandEvent =
+  | { type: 'committed', commitment: string, beaconRound: number | null }
+  | { type: 'contributed' }
+  | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
+  | { type: 'revealed' }
+  | { type: 'shield', ok: boolean, problems: string[] }
+  | { type: 'receipt', acked: number[] }
+  | { type: 'aborted', reason: string, blame: string[], detail: string }
+
+/** A message the state machine refuses: logged with its reason, state unchanged. */
+export class Rejection extends Error {
+  override name = 'Rejection'
+}

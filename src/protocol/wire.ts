@@ -1,0 +1,65 @@
+import * as z from 'zod'
+import { fromUtf8 } from '../core/bytes.js'
+import { canonicalBytes } from '../core/canonical.js'
+import {
+  abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
+  pledgesBodySchema, receiptSchema, revealBodySchema
+} from '../core/hand/messages.js'
+import type { Signed } from '../core/signed.js'
+
+/** The libp2p protocol id of the table protocol. */
+export const TABLE_PROTOCOL = '/fairdeal/table/1.0.0'
+/** Largest frame accepted: a whole receipt of an 8-seat table with a beacon entry fits in well under this. */
+export const MAX_FRAME_BYTES = 64 * 1024
+
+const peerId = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/)
+const sig = z.string().regex(/^[0-9a-f]{128}$/)
+const signed = <T extends z.ZodType>(type: string, body: T) =>
+  z.object({ type: z.literal(type), signer: peerId, body, sig }).strict()
+
+/** FINAL, dealer → seats: the finished receipt, countersigned by the seats that acknowledged. */
+export const finalBodySchema = z.object({
+  table: z.string().max(64),
+  hand: z.number().int().min(0),
+  commit: z.string().regex(/^[0-9a-f]{64}$/),
+  receipt: receiptSchema
+}).strict()
+
+/** Every document that may arrive on the table protocol, by its type tag. */
+export const wireSchema = z.discriminatedUnion('type', [
+  signed('commit', commitBodySchema),
+  signed('pledge', pledgeBodySchema),
+  signed('pledges', pledgesBodySchema),
+  signed('nonce', nonceBodySchema),
+  signed('cards', cardsBodySchema),
+  signed('reveal', revealBodySchema),
+  signed('ack', ackBodySchema),
+  signed('abort', abortBodySchema),
+  signed('final', finalBodySchema)
+])
+export type WireDoc = z.infer<typeof wireSchema>
+
+export class WireError extends Error {
+  override name = 'WireError'
+}
+
+/** Bytes from the network → a schema-checked document, or a WireError saying what is wrong. */
+export function decodeFrame (frame: Uint8Array): WireDoc {
+  if (frame.length > MAX_FRAME_BYTES) throw new WireError(`frame of ${frame.length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`)
+  let value: unknown
+  try {
+    value = JSON.parse(fromUtf8(frame))
+  } catch {
+    throw new WireError('frame is not UTF-8 JSON')
+  }
+  const parsed = wireSchema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new WireError(`invalid message: ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+  }
+  return parsed.data
+}
+
+export function encodeFrame (doc: Signed<unknown>): Uint8Array {
+  return canonicalBytes(doc)
+}

@@ -1,0 +1,23 @@
+/** The LevelDB directory is locked by another process (usually: the node is running). */
+export class LogInUseError extends Error {
+  override name = 'LogInUseError'
+  constructor (readonly path: string, options?: { cause?: unknown }) {
+    super(`${path} is already in use by another process (is the node running?)`, options)
+  }
+}
+
+/** There is no log database where one was expected (and creating one was not asked for). */
+export class LogNotFoundError extends Error {
+  override name = 'LogNotFoundError'
+  constructor (readonly path: string) {
+    super(`no log database at ${path}`)
+  }
+}
+
+/**
+ * What is on disk contradicts itself or the node: a head whose entry is missing, a log signed by
+ * another identity. Opening refuses rather than append to a log it cannot vouch for.
+ */
+export class LogStateError extends Error {
+  override name = 'LogStateError'
+}

@@ -1,0 +1,241 @@
+import { stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Level } from 'level'
+import { checkLine } from '../core/log/check.js'
+import { GENESIS_PREV, makeEntry, makeHead, type LogEntry, type LogHead } from '../core/log/format.js'
+import type { Signer } from '../core/identity.js'
+import { LogInUseError, LogNotFoundError, LogStateError } from './errors.js'
+
+/** The LevelDB directory of a node's data directory (`DIR/db`), where its log lives. */
+export function logDbPath (dataDir: string): string {
+  return join(dataDir, 'db')
+}
+
+export interface OpenLogOptions {
+  /** A LevelDB directory of the log's own. */
+  path?: string
+  /**
+   * Or a database shared with other node data: the log keeps to its sublevel, so one atomic batch
+   * can never interleave with the other data's keys. Not closed by {@link Log.close}.
+   */
+  db?: Level<any, any>
+  /** Sublevel name inside `db` (or inside the database at `path`). Default `log`. */
+  sublevel?: string
+  /** The node's identity. Without one the log is read-only (export, verify, show). */
+  signer?: Signer | null
+  /** Create the database when `path` holds none. Default true. */
+  create?: boolean
+  /** Clock for entries' `time` (ms). Default `Date.now`. */
+  now?: () => number
+}
+
+/** What `append` wrote: the signed entry, its canonical line and its hash (what the next entry links to). */
+export interface AppendedEntry {
+  entry: LogEntry
+  line: string
+  hash: string
+}
+
+export interface Range {
+  /** First seq (default 0). */
+  from?: number
+  /** Last seq, inclusive (default: the head). */
+  to?: number
+}
+
+const HEAD_KEY = 'head'
+const ENTRY_PREFIX = 'e'
+
+// Sequence numbers are zero-padded to the 16 digits of Number.MAX_SAFE_INTEGER so that LevelDB's
+// byte order is numeric order.
+function entryKey (seq: number): string {
+  return ENTRY_PREFIX + String(seq).padStart(16, '0')
+}
+
+interface Bounds { gt?: string, gte?: string, lt?: string, lte?: string, limit?: number }
+
+/**
+ * The part of a utf8 sublevel the log uses. Declared here because abstract-level's sublevel types
+ * drop classic-level's `sync` write option, which is the one option the log cannot do without.
+ */
+interface LogLevel {
+  get: (key: string) => Promise<string | undefined>
+  batch: (ops: Array<{ type: 'put', key: string, value: string }>, options: { sync: boolean }) => Promise<void>
+  values: (bounds: Bounds) => AsyncIterable<string>
+  keys: (bounds: Bounds) => AsyncIterable<string>
+}
+
+/**
+ * A node's receipt log in LevelDB. Each append writes the entry and the new signed head in one
+ * synced batch, so after a crash the log holds every acknowledged entry and never half of one.
+ */
+export class Log {
+  private headDoc: LogHead | null
+  private headText: string | null
+  private queue: Promise<unknown> = Promise.resolve()
+  private closed = false
+
+  /** @internal use {@link openLog} */
+  constructor (
+    private readonly store: LogLevel,
+    private readonly root: Level<any, any> | null,
+    private readonly signer: Signer | null,
+    private readonly now: () => number,
+    head: string | null
+  ) {
+    this.headText = head
+    this.headDoc = head === null ? null : JSON.parse(head) as LogHead
+  }
+
+  /** Peer id of the log's owner: whoever signed the head, or the signer for a new log. */
+  get owner (): string | null {
+    return this.headDoc?.signer ?? this.signer?.peerId ?? null
+  }
+
+  /** The signed head (last seq and its hash), or null for an empty log. */
+  head (): LogHead | null {
+    return this.headDoc
+  }
+
+  /** The head's canonical line, as exported and served. */
+  headLine (): string | null {
+    return this.headText
+  }
+
+  /**
+   * Appends an entry and returns once it is on disk (synced). Concurrent calls are applied one at
+   * a time in call order; a failed append leaves the log as it was.
+   */
+  async append (kind: string, payload: unknown): Promise<AppendedEntry> {
+    const result = this.queue.then(async () => await this.appendNow(kind, payload))
+    this.queue = result.catch(() => {})
+    return await result
+  }
+
+  private async appendNow (kind: string, payload: unknown): Promise<AppendedEntry> {
+    if (this.closed) throw new Error('the log is closed')
+    if (this.signer === null) throw new Error('this log was opened without a signer, so it is read-only')
+    const seq = this.headDoc === null ? 0 : this.headDoc.body.seq + 1
+    const prev = this.headDoc === null ? GENESIS_PREV : this.headDoc.body.hash
+    const made = makeEntry(this.signer, { seq, prev, kind, payload, time: this.now() })
+    const { head, line: headLine } = makeHead(this.signer, seq, made.hash)
+    await this.store.batch([
+      { type: 'put', key: entryKey(seq), value: made.line },
+      { type: 'put', key: HEAD_KEY, value: headLine }
+    ], { sync: true })
+    this.headDoc = head
+    this.headText = headLine
+    return made
+  }
+
+  /** Entry lines from `from` to `to` (inclusive), exactly as stored. */
+  async * lines (range: Range = {}): AsyncGenerator<string> {
+    const from = range.from ?? 0
+    const to = range.to ?? this.headDoc?.body.seq ?? -1
+    if (to < from) return
+    for await (const value of this.store.values({ gte: entryKey(from), lte: entryKey(to) })) yield value
+  }
+
+  /** Entries from `from` to `to` (inclusive), parsed. */
+  async * read (range: Range = {}): AsyncGenerator<LogEntry> {
+    for await (const line of this.lines(range)) yield JSON.parse(line) as LogEntry
+  }
+
+  /**
+   * A copy of the log as lines: the signed head, then the entries of the range that the head
+   * covers. Head and range are taken together, so appends made meanwhile do not tear the copy.
+   */
+  async * copy (range: Range = {}): AsyncGenerator<string> {
+    const head = this.headDoc
+    const headLine = this.headText
+    if (head === null || headLine === null) return
+    yield headLine
+    const to = Math.min(range.to ?? head.body.seq, head.body.seq)
+    yield * this.lines({ from: range.from ?? 0, to })
+  }
+
+  /** Waits for pending appends, then closes the database if the log opened it. */
+  async close (): Promise<void> {
+    if (this.closed) return
+    await this.queue
+    this.closed = true
+    if (this.root !== null) await this.root.close()
+  }
+}
+
+function isLocked (err: unknown): boolean {
+  const e = err as { code?: unknown, cause?: { code?: unknown } } | null
+  return e?.code === 'LEVEL_LOCKED' || e?.cause?.code === 'LEVEL_LOCKED'
+}
+
+/**
+ * Opens (or creates) a node's log, checking that what is on disk is whole: the head verifies, its
+ * entry exists with the hash it names, nothing lies beyond it, and it belongs to `signer`.
+ *
+ * @throws LogInUseError when another process holds the database
+ * @throws LogNotFoundError when `create` is false and there is no database
+ * @throws LogStateError when the stored log is inconsistent or owned by another identity
+ */
+export async function openLog (target: string | OpenLogOptions, signer?: Signer | null): Promise<Log> {
+  const options: OpenLogOptions = typeof target === 'string' ? { path: target } : target
+  const who = signer ?? options.signer ?? null
+  let root: Level<any, any> | null = null
+  let db: Level<any, any>
+  let where: string
+  if (options.db !== undefined) {
+    db = options.db
+    where = db.location
+  } else if (options.path !== undefined) {
+    where = options.path
+    if (options.create === false && !await exists(join(where, 'CURRENT'))) throw new LogNotFoundError(where)
+    root = new Level<string, string>(where, { createIfMissing: options.create !== false })
+    db = root
+  } else {
+    throw new TypeError('openLog needs a path or a db')
+  }
+  try {
+    await db.open()
+  } catch (err) {
+    if (isLocked(err)) throw new LogInUseError(where, { cause: err })
+    throw err
+  }
+  try {
+    const store = db.sublevel<string, string>(options.sublevel ?? 'log', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as LogLevel
+    const head = await loadHead(store, where, who)
+    return new Log(store, root, who, options.now ?? Date.now, head)
+  } catch (err) {
+    if (root !== null) await root.close().catch(() => {})
+    throw err
+  }
+}
+
+async function exists (path: string): Promise<boolean> {
+  try { await stat(path); return true } catch { return false }
+}
+
+async function loadHead (store: LogLevel, where: string, signer: Signer | null): Promise<string | null> {
+  const headLine = await store.get(HEAD_KEY)
+  if (headLine === undefined) {
+    for await (const key of store.keys({ gte: ENTRY_PREFIX, lt: ENTRY_PREFIX + '~', limit: 1 })) {
+      throw new LogStateError(`the log in ${where} has entries (first: ${key}) but no head`)
+    }
+    return null
+  }
+  const head = checkLine(headLine, null)
+  if (head.type !== 'head' || !head.authentic) {
+    throw new LogStateError(`the log head in ${where} does not verify: ${head.problems.join('; ')}`)
+  }
+  if (signer !== null && head.owner !== signer.peerId) {
+    throw new LogStateError(`the log in ${where} belongs to ${head.owner ?? '?'}, not to this node (${signer.peerId})`)
+  }
+  const seq = head.seq as number
+  const last = await store.get(entryKey(seq))
+  const entry = last === undefined ? undefined : checkLine(last, null)
+  if (entry === undefined || !entry.authentic || entry.hash !== head.hash || entry.owner !== head.owner) {
+    throw new LogStateError(`the log in ${where} is damaged: the entry at its head (seq ${seq}) is ${entry === undefined ? 'missing' : 'not the one the head names'}`)
+  }
+  for await (const key of store.keys({ gt: entryKey(seq), lt: ENTRY_PREFIX + '~', limit: 1 })) {
+    throw new LogStateError(`the log in ${where} has an entry beyond its head (seq ${seq}): ${key}`)
+  }
+  return headLine
+}

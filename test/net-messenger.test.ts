@@ -1,0 +1,270 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import pino from 'pino'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { peerIdFromPrivateKey } from '@libp2p/peer-id'
+import type { Libp2p, PrivateKey } from '@libp2p/interface'
+import type { Multiaddr } from '@multiformats/multiaddr'
+import { createNode } from '../src/net/node.js'
+import { createMessenger, type Messenger } from '../src/net/messenger.js'
+import { NetInputError, SendError } from '../src/net/errors.js'
+import type { Membership } from '../src/net/gater.js'
+
+type Transport = 'tcp' | 'ws'
+interface LogLine { level: number, msg: string, [key: string]: unknown }
+
+const PROTOCOL = '/fairdeal-test/frames/1'
+const WARN = 40
+const running: Array<{ stop: () => Promise<void> }> = []
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map(async n => { await n.stop() }))
+})
+
+/** A pino logger writing JSON lines into an array the test can inspect. */
+function capturedLogger (): { logger: pino.Logger, lines: LogLine[] } {
+  const lines: LogLine[] = []
+  const logger = pino({ level: 'debug' }, { write: (line: string) => { lines.push(JSON.parse(line) as LogLine) } })
+  return { logger, lines }
+}
+
+interface TestNode { node: Libp2p, id: string, lines: LogLine[], logger: pino.Logger, addr: Multiaddr }
+
+async function startNode (transport: Transport, members: Membership = 'anyone', privateKey?: PrivateKey): Promise<TestNode> {
+  const { logger, lines } = capturedLogger()
+  const key = privateKey ?? await generateKeyPair('Ed25519')
+  const listen = [transport === 'tcp' ? '/ip4/127.0.0.1/tcp/0' : '/ip4/127.0.0.1/tcp/0/ws']
+  const node = await createNode({ privateKey: key, listen, members, logger })
+  running.push(node)
+  const addr = node.getMultiaddrs()[0]
+  return { node, id: node.peerId.toString(), lines, logger, addr }
+}
+
+async function messengerOn (n: TestNode, maxFrameBytes = 65536, book?: Map<string, Multiaddr[]>): Promise<Messenger> {
+  const m = await createMessenger(n.node, { protocol: PROTOCOL, maxFrameBytes, logger: n.logger, addressBook: book })
+  running.push({ stop: async () => { await m.close() } })
+  return m
+}
+
+async function waitFor (what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 5))
+  }
+}
+
+function frameOf (text: string): Uint8Array { return new TextEncoder().encode(text) }
+function textOf (frame: Uint8Array): string { return new TextDecoder().decode(frame) }
+
+function protocolStreams (n: TestNode, peer: TestNode): number {
+  return n.node.getConnections(peer.node.peerId).flatMap(c => c.streams).filter(s => s.protocol === PROTOCOL).length
+}
+
+function warnings (n: TestNode): LogLine[] { return n.lines.filter(l => l.level === WARN) }
+
+describe.each<Transport>(['tcp', 'ws'])('messenger over %s on 127.0.0.1', (transport) => {
+  it('two members exchange frames both ways on one connection of that transport', async () => {
+    const keyA = await generateKeyPair('Ed25519')
+    const keyB = await generateKeyPair('Ed25519')
+    const idA = peerIdFromPrivateKey(keyA).toString()
+    const idB = peerIdFromPrivateKey(keyB).toString()
+    const a2 = await startNode(transport, new Set([idB]), keyA)
+    const b2 = await startNode(transport, new Set([idA]), keyB)
+    const ma = await messengerOn(a2, 65536, new Map([[b2.id, [b2.addr]]]))
+    const mb = await messengerOn(b2)
+    const atB: string[] = []
+    const atA: string[] = []
+    mb.onFrame(async (from, frame) => {
+      atB.push(`${from === a2.id ? 'A' : '?'}:${textOf(frame)}`)
+      await mb.send(from, frameOf(`re ${textOf(frame)}`)) // back over the connection A opened
+    })
+    ma.onFrame((from, frame) => { atA.push(`${from === b2.id ? 'B' : '?'}:${textOf(frame)}`) })
+    await ma.send(b2.id, frameOf('hello'))
+    await ma.send(b2.id, frameOf('again'))
+    await ma.send(b2.id, new Uint8Array(0))
+    await waitFor('all replies', () => atA.length === 3)
+    expect(atB).toEqual(['A:hello', 'A:again', 'A:'])
+    expect(atA).toEqual(['B:re hello', 'B:re again', 'B:re '])
+    const conns = a2.node.getConnections(b2.node.peerId)
+    expect(conns).toHaveLength(1)
+    expect(conns[0].remoteAddr.toString().includes('/ws')).toBe(transport === 'ws')
+    expect(conns[0].encryption).toBe('/noise')
+    expect(conns[0].multiplexer).toBe('/yamux/1.0.0')
+  })
+
+  it('keeps the order of 1,000 frames sent at once, on one reused stream', async () => {
+    const a = await startNode(transport)
+    const b = await startNode(transport)
+    const ma = await messengerOn(a, 1024, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 1024)
+    const got: number[] = []
+    mb.onFrame(async (_from, frame) => {
+      const n = new DataView(frame.buffer, frame.byteOffset).getUint32(0)
+      if (n % 97 === 0) await new Promise(resolve => setTimeout(resolve, 1)) // an async handler now and then
+      got.push(n)
+    })
+    const sent = Array.from({ length: 1000 }, (_, i) => i)
+    await Promise.all(sent.map(async i => {
+      const frame = new Uint8Array(4 + (i % 50))
+      new DataView(frame.buffer).setUint32(0, i)
+      await ma.send(b.id, frame)
+    }))
+    await waitFor('1000 frames', () => got.length === 1000)
+    expect(got).toEqual(sent)
+    expect(ma.stats()).toMatchObject({ streamsOpened: 1, framesSent: 1000 })
+    expect(mb.stats()).toMatchObject({ streamsAccepted: 1, framesReceived: 1000, framesRejected: 0 })
+    expect(protocolStreams(a, b)).toBe(1)
+    expect(protocolStreams(b, a)).toBe(1)
+  })
+
+  it('rejects an oversized frame with a logged reason and keeps serving everyone, the sender too', async () => {
+    const a = await startNode(transport)
+    const b = await startNode(transport)
+    const c = await startNode(transport)
+    // The sender's own limit is higher, standing in for a peer that ignores the receiver's.
+    const ma = await messengerOn(a, 1 << 20, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 1024)
+    const mc = await messengerOn(c, 1024, new Map([[b.id, [b.addr]]]))
+    const got: string[] = []
+    mb.onFrame((from, frame) => { got.push(`${from === a.id ? 'A' : 'C'}:${textOf(frame)}`) })
+    await ma.send(b.id, frameOf('before'))
+    await mc.send(b.id, frameOf('c1'))
+    await waitFor('first frames', () => got.length === 2)
+    // 2,000 bytes: a 2-byte length prefix announcing too much; 200,000: a prefix longer than any
+    // allowed length. Both are refused on the prefix alone.
+    for (const [size, detail] of [[2000, /too long - 2000 > 1024/], [200_000, /length length too long/]] as const) {
+      const before = warnings(b).length
+      await ma.send(b.id, new Uint8Array(size).fill(7))
+      await waitFor('the rejection warning', () => warnings(b).length > before)
+      const warning = warnings(b)[before]
+      expect(warning).toMatchObject({ msg: 'rejected frame; resetting the stream', peer: a.id, protocol: PROTOCOL })
+      expect(String(warning.reason)).toMatch(/^frame over the 1024-byte limit/)
+      expect(String(warning.reason)).toMatch(detail)
+      // The reset reaches the sender, whose next send opens a new stream.
+      await waitFor('the reset to reach the sender', () => protocolStreams(a, b) === 0)
+      await ma.send(b.id, frameOf(`after ${size}`))
+      await mc.send(b.id, frameOf(`c ${size}`))
+    }
+    await waitFor('frames after the rejections', () => got.length === 6)
+    expect(mb.stats().framesRejected).toBe(2)
+    expect(got.sort()).toEqual(['A:after 2000', 'A:after 200000', 'A:before', 'C:c 2000', 'C:c 200000', 'C:c1'])
+    expect(ma.stats().streamsOpened).toBe(3)
+    expect(mc.stats().streamsOpened).toBe(1)
+  })
+
+  it('lets a member connect and refuses a non-member in both directions, logging each refusal', async () => {
+    const a = await startNode(transport)
+    const c = await startNode(transport)
+    const b = await startNode(transport, new Set([a.id]))
+    const ma = await messengerOn(a, 1024, new Map([[b.id, [b.addr]]]))
+    const mc = await messengerOn(c, 1024, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 1024, new Map([[c.id, [c.addr]]]))
+    const got: string[] = []
+    mb.onFrame((from) => { got.push(from) })
+
+    await expect(mc.send(b.id, frameOf('let me in'))).rejects.toBeInstanceOf(SendError)
+    await waitFor('the inbound refusal', () => warnings(b).length > 0)
+    expect(warnings(b)[0]).toMatchObject({ peer: c.id, direction: 'inbound' })
+    expect(b.node.getConnections(c.node.peerId)).toHaveLength(0)
+
+    await expect(mb.send(c.id, frameOf('hello?'))).rejects.toThrow(/gater/)
+    expect(warnings(b).some(l => l.peer === c.id && l.direction === 'outbound')).toBe(true)
+    expect(c.node.getConnections()).toHaveLength(0)
+
+    await ma.send(b.id, frameOf('member'))
+    await waitFor('the member frame', () => got.length === 1)
+    expect(got).toEqual([a.id])
+    expect(warnings(b).filter(l => l.peer === a.id)).toEqual([])
+  })
+})
+
+describe('messenger behaviour (tcp)', () => {
+  it('opens a new stream and connection after the connection dies', async () => {
+    const a = await startNode('tcp')
+    const b = await startNode('tcp')
+    const ma = await messengerOn(a, 1024, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 1024)
+    const got: string[] = []
+    mb.onFrame((_from, frame) => { got.push(textOf(frame)) })
+    await ma.send(b.id, frameOf('one'))
+    await waitFor('frame one', () => got.length === 1)
+    await b.node.hangUp(a.node.peerId)
+    await waitFor('the hang-up to reach A', () => a.node.getConnections(b.node.peerId).length === 0)
+    await ma.send(b.id, frameOf('two'))
+    await waitFor('frame two', () => got.length === 2)
+    expect(got).toEqual(['one', 'two'])
+    expect(ma.stats().streamsOpened).toBe(2)
+  })
+
+  it('holds frames that arrive before the handler is set, and slows a sender that outruns the handler', async () => {
+    const a = await startNode('tcp')
+    const b = await startNode('tcp')
+    const ma = await messengerOn(a, 65536, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 65536)
+    // 48 frames of 64 KiB (3 MiB) with no handler yet: more than the pause threshold.
+    const sends = Array.from({ length: 48 }, async (_, i) => { await ma.send(b.id, new Uint8Array(65536).fill(i)) })
+    let settled = 0
+    for (const s of sends) void s.then(() => { settled++ })
+    await new Promise(resolve => setTimeout(resolve, 300))
+    // Paused: yamux granted no more window, so some sends are still waiting on the peer.
+    expect(settled).toBeLessThan(48)
+    const got: number[] = []
+    mb.onFrame(async (_from, frame) => {
+      await new Promise(resolve => setTimeout(resolve, 1))
+      got.push(frame[0])
+      expect(frame.every(byte => byte === frame[0])).toBe(true)
+    })
+    await Promise.all(sends)
+    await waitFor('every frame', () => got.length === 48)
+    expect(got).toEqual(Array.from({ length: 48 }, (_, i) => i))
+    expect(mb.stats()).toMatchObject({ streamsAccepted: 1, framesRejected: 0 })
+  })
+
+  it('logs a throwing handler and goes on; a closed receiver makes sends fail', async () => {
+    const a = await startNode('tcp')
+    const b = await startNode('tcp')
+    const ma = await messengerOn(a, 1024, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 1024)
+    const got: string[] = []
+    mb.onFrame((_from, frame) => {
+      if (textOf(frame) === 'bad') throw new Error('schema says no')
+      got.push(textOf(frame))
+    })
+    for (const text of ['one', 'bad', 'two']) await ma.send(b.id, frameOf(text))
+    await waitFor('two good frames', () => got.length === 2)
+    expect(got).toEqual(['one', 'two'])
+    expect(warnings(b)).toMatchObject([{ msg: 'frame handler failed', peer: a.id, reason: 'schema says no' }])
+
+    await mb.close()
+    await waitFor('the reset to reach the sender', () => protocolStreams(a, b) === 0)
+    const err = await ma.send(b.id, frameOf('anyone there?')).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(SendError)
+    expect((err as SendError).peer).toBe(b.id)
+    expect((err as Error).message).toMatch(/protocol selection failed|not supported/i)
+  })
+
+  it('refuses bad input to send and createMessenger with clear errors', async () => {
+    const a = await startNode('tcp')
+    const b = await startNode('tcp')
+    const ma = await messengerOn(a, 16)
+    await expect(ma.send(b.id, new Uint8Array(17))).rejects.toThrow('frame of 17 bytes is over the 16-byte limit')
+    await expect(ma.send('not-a-peer', new Uint8Array(1))).rejects.toBeInstanceOf(NetInputError)
+    await expect(ma.send(a.id, new Uint8Array(1))).rejects.toThrow(/own peer id/)
+    await expect(ma.send(b.id, new Uint8Array(1))).rejects.toThrow(/cannot open .* to /)
+    await expect(createMessenger(a.node, { protocol: 'no-slash', maxFrameBytes: 10, logger: a.logger })).rejects.toBeInstanceOf(NetInputError)
+    await expect(createMessenger(a.node, { protocol: '/x/1', maxFrameBytes: 0, logger: a.logger })).rejects.toThrow(/maxFrameBytes/)
+    const mb = await messengerOn(b, 16)
+    expect(() => { mb.onFrame(() => {}); mb.onFrame(() => {}) }).toThrow(/already set/)
+  })
+
+  it('refuses an unsupported listen address and a port already in use', async () => {
+    const { logger } = capturedLogger()
+    const privateKey = await generateKeyPair('Ed25519')
+    await expect(createNode({ privateKey, listen: ['/ip4/127.0.0.1/udp/1/quic-v1'], logger })).rejects.toThrow(/unsupported listen address/)
+    const a = await startNode('tcp')
+    const inUse = await createNode({ privateKey, listen: [a.addr.decapsulate('/p2p').toString()], logger }).catch((e: unknown) => e)
+    expect(inUse).toBeInstanceOf(NetInputError)
+    const [ip, port] = a.addr.getComponents().map(c => c.value)
+    expect((inUse as Error).message).toBe(`cannot listen on /ip4/${ip}/tcp/${port}: address already in use ${ip}:${port} (EADDRINUSE)`)
+  })
+})
