@@ -51,7 +51,7 @@ describe('local beacon', () => {
 
     clock.advance(3000)
     expect((await fetch(`${b.url}/public/5`)).status).toBe(200)
-    const latest = await (await fetch(`${b.url}/public/latest`)).json()
+    const latest = await (await fetch(`${b.url}/public/latest`)).json() as { round: number }
     expect(latest.round).toBe(5)
     expect(verifyBeaconEntry(b.info, latest, 5).ok).toBe(true)
   })

@@ -14,7 +14,7 @@ interface LogLine { level: number, msg: string, [key: string]: unknown }
 
 const PROTOCOL = '/fairdeal-test/frames/1'
 const WARN = 40
-const running: Array<{ stop: () => Promise<void> }> = []
+const running: Array<{ stop: () => void | Promise<void> }> = []
 
 afterEach(async () => {
   await Promise.all(running.splice(0).map(async n => { await n.stop() }))
@@ -75,6 +75,7 @@ describe.each<Transport>(['tcp', 'ws'])('messenger over %s on 127.0.0.1', (trans
     const atB: string[] = []
     const atA: string[] = []
     mb.onFrame(async (from, frame) => {
+      expect(Object.getPrototypeOf(frame)).toBe(Uint8Array.prototype) // a plain copy, not a transport Buffer
       atB.push(`${from === a2.id ? 'A' : '?'}:${textOf(frame)}`)
       await mb.send(from, frameOf(`re ${textOf(frame)}`)) // back over the connection A opened
     })

@@ -14,7 +14,7 @@ export interface Signed<T> {
   sig: string
 }
 
-function signingBytes (type: string, signer: string, body: unknown): Uint8Array {
+export function signingBytes (type: string, signer: string, body: unknown): Uint8Array {
   return concatBytes(utf8(`fairdeal/v1/${type}\n${signer}\n`), canonicalBytes(body))
 }
 

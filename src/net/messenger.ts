@@ -9,7 +9,10 @@ import {
   CLOSE_TIMEOUT_MS, MAX_FRAME_BYTES_CEILING, MAX_MESSENGER_STREAMS_PER_CONNECTION, STREAM_WINDOW_MAX_BYTES
 } from './limits.js'
 
-/** Called once per frame; frames from one peer are delivered one at a time, in the order sent. */
+/**
+ * Called once per frame; frames from one peer are delivered one at a time, in the order sent.
+ * The frame is the handler's to keep.
+ */
 export type FrameHandler = (from: string, frame: Uint8Array) => void | Promise<void>
 
 export interface MessengerInit {
@@ -152,7 +155,8 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
     }
     try {
       for (;;) {
-        const frame = (await lp.read()).subarray()
+        // A fresh plain Uint8Array: the handler may keep it, and it is no view into a transport buffer.
+        const frame = new Uint8Array((await lp.read()).subarray())
         if (closed) break
         stats.framesReceived++
         queued += frame.byteLength

@@ -1,8 +1,8 @@
-/** The LevelDB directory is locked by another process (usually: the node is running). */
+/** The LevelDB directory is locked: the node is running, or the log is already open elsewhere. */
 export class LogInUseError extends Error {
   override name = 'LogInUseError'
   constructor (readonly path: string, options?: { cause?: unknown }) {
-    super(`${path} is already in use by another process (is the node running?)`, options)
+    super(`${path} is already in use (is the node running?)`, options)
   }
 }
 

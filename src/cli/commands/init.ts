@@ -47,7 +47,10 @@ export async function run (argv: string[]): Promise<number> {
       identity.created ? `created a new identity in ${identity.path}` : `identity already exists in ${identity.path}`,
       `peer id: ${identity.peerId}`,
       'listen addresses:',
-      ...addresses.map(a => `  ${a}`)
+      ...addresses.map(a => `  ${a}`),
+      ...(addresses.some(a => /^\/ip[46]\/(0\.0\.0\.0|::)\//.test(a))
+        ? ['(0.0.0.0 and :: mean every interface: others dial one of this machine\'s own addresses instead)']
+        : [])
     ].join('\n') + '\n')
     return 0
   } catch (err) {

@@ -1,17 +1,21 @@
 import { canonicalJson } from '../canonical.js'
 import { fromUtf8, sha256, toHex, utf8 } from '../bytes.js'
 import { isPeerId } from '../identity.js'
-import { verifyDocument } from '../signed.js'
+import { verifyDocument, type Signed } from '../signed.js'
 import { ENTRY_TYPE, GENESIS_PREV, HEAD_TYPE, KIND_PATTERN, MAX_ENTRY_BYTES, MAX_HEAD_BYTES } from './format.js'
 
 /** A line of a log as it arrives: text (store, file) or its UTF-8 bytes (file, network frame). */
 export type LogLine = string | Uint8Array
 
+/** Checks one signed document's signature (core `verifyDocument`, or a faster native one in Node). */
+export type DocVerifier = (doc: Signed<unknown>) => boolean
+
 /**
  * The semantic check of one payload, injected by whoever knows what the payloads are (for fairdeal
  * tables: `verifyLogPayload` of src/core/receipt.ts). Returns the problems found; empty means fine.
+ * When the caller has a faster signature check it passes it as `options.verifyDoc`.
  */
-export type PayloadVerifier = (kind: string, payload: unknown) => string[]
+export type PayloadVerifier = (kind: string, payload: unknown, options?: { verifyDoc?: DocVerifier }) => string[]
 
 /**
  * What one line says about itself, independent of its neighbours. Plain data, so a worker thread
@@ -57,12 +61,13 @@ function short (text: string, max = 60): string {
 /**
  * Checks one line: size, UTF-8, JSON, that it is byte for byte its own canonical form (so every
  * byte is covered by the hash and the signature), the document's shape, the owner's signature and,
- * for an authentic entry, its payload. Pure; never throws on bad input.
+ * for an authentic entry, its payload. Pure; never throws on bad input. `verifyDoc` replaces the
+ * pure Ed25519 check (for this line and, passed on, for the payload's documents).
  */
-export function checkLine (line: LogLine, verifyPayload: PayloadVerifier | null): LineCheck {
+export function checkLine (line: LogLine, verifyPayload: PayloadVerifier | null, verifyDoc?: DocVerifier): LineCheck {
   const bytes = typeof line === 'string' ? utf8(line) : line
   if (bytes.length > MAX_ENTRY_BYTES) {
-    return { type: 'unreadable', authentic: false, problems: [`line is ${bytes.length} bytes; an entry is at most ${MAX_ENTRY_BYTES}`] }
+    return { type: 'unreadable', authentic: false, problems: [`line is longer than ${MAX_ENTRY_BYTES} bytes, the most an entry may hold`] }
   }
   let text: string
   if (typeof line === 'string') text = line
@@ -113,14 +118,16 @@ export function checkLine (line: LogLine, verifyPayload: PayloadVerifier | null)
   }
   if (problems.length > 0) return out
 
-  if (!verifyDocument(doc as { type: string, signer: string, body: unknown, sig: string })) {
+  if (!(verifyDoc ?? verifyDocument)(doc as unknown as Signed<unknown>)) {
     problems.push(`${out.type === 'head' ? 'head' : 'owner'} signature does not verify`)
     return out
   }
   out.authentic = true
   if (out.type === 'entry' && verifyPayload !== null) {
     try {
-      for (const p of verifyPayload(out.kind as string, (body as Record<string, unknown>).payload)) problems.push(String(p))
+      const payload = (body as Record<string, unknown>).payload
+      const found = verifyDoc === undefined ? verifyPayload(out.kind as string, payload) : verifyPayload(out.kind as string, payload, { verifyDoc })
+      for (const p of found) problems.push(String(p))
     } catch (err) {
       problems.push(`payload check failed: ${(err as Error).message}`)
     }

@@ -27,6 +27,6 @@ export {
   encodeLine, entryHash, makeEntry, makeHead,
   type EntryBody, type HeadBody, type LogEntry, type LogHead, type NewEntry
 } from './format.js'
-export { checkLine, type LineCheck, type LogLine, type PayloadVerifier } from './check.js'
+export { checkLine, type DocVerifier, type LineCheck, type LogLine, type PayloadVerifier } from './check.js'
 export { ChainVerifier, formatFailure, type ChainOptions, type LogFailure, type LogVerdict } from './chain.js'
 export { verifyLog, inThreadChecker, type LineChecker, type VerifyLogOptions } from './verify.js'

@@ -1,4 +1,4 @@
-import { checkLine, type LineCheck, type LogLine, type PayloadVerifier } from './check.js'
+import { checkLine, type DocVerifier, type LineCheck, type LogLine, type PayloadVerifier } from './check.js'
 import { ChainVerifier, type ChainOptions, type LogFailure, type LogVerdict } from './chain.js'
 
 /**
@@ -13,10 +13,10 @@ export interface LineChecker {
   readonly concurrency: number
 }
 
-export function inThreadChecker (verifyPayload: PayloadVerifier | null): LineChecker {
+export function inThreadChecker (verifyPayload: PayloadVerifier | null, verifyDoc?: DocVerifier): LineChecker {
   return {
     concurrency: 1,
-    check: async (lines) => lines.map(line => checkLine(line, verifyPayload))
+    check: async (lines) => lines.map(line => checkLine(line, verifyPayload, verifyDoc))
   }
 }
 

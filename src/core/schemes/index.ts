@@ -30,7 +30,7 @@ export { getCardScheme, getDiceScheme, getScheme, listSchemes } from './registry
 export { ATOUT_CARDS, AtoutStream, atoutDeck, atoutDrandKeyText, atoutKeyText, atoutPermutation, dealBelote, dealCoinche, dealDuo } from './atout.js'
 export { BITJACK_CARDS, BITJACK_MAX_CARDS, BitjackStream, bitjackCommitment, bitjackShoe, shuffleShoe } from './bitjack21.js'
 export { diceEngineSeed, parseRoll, rollWithEngineSeed } from './dice.js'
-export { TAROT_CARDS, TAROT_LAYOUT, TAROT_SHUFFLE, TarotStream, dealTarot, layOut, nextSeed, petitSecSeat, seedFromKey, tarotDeck, tarotFingerprint } from './tarot.js'
+export { TAROT_CARDS, TAROT_LAYOUT, TAROT_SHUFFLE, TarotStream, dealTarot, layOut, nextSeed, petitSecSeat, seedFromKey, tarotDeck, tarotFingerprint, tarotPermutation } from './tarot.js'
 export { Xoshiro256StarStar, getInt } from './xoshiro256starstar.js'
 export { fisherYates, type U32Source } from './streams.js'
 export { cardLabel } from './labels.js'

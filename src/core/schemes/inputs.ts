@@ -53,10 +53,10 @@ export function checkBeacon (beacon: unknown, scheme: string): BeaconInput {
 export function resolveSeats (allowed: readonly number[], seats: number | undefined, what: string): number {
   if (seats === undefined) {
     if (allowed.length === 1) return allowed[0]
-    throw new CoreInputError(`${what} needs the number of seats (${allowed.join(', ')})`)
+    throw new CoreInputError(`${what} needs the number of seats (${orList(allowed)})`)
   }
   if (!allowed.includes(seats)) {
-    throw new CoreInputError(`${what} is for ${allowed.join(' or ')} seats, got ${preview(seats)}`)
+    throw new CoreInputError(`${what} is for ${orList(allowed)} seats, got ${preview(seats)}`)
   }
   return seats
 }
@@ -76,4 +76,10 @@ function typeName (value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   return typeof value
+}
+
+/** [3, 4, 5] → '3, 4 or 5'. */
+export function orList (items: readonly unknown[]): string {
+  const words = items.map(String)
+  return words.length <= 1 ? words.join('') : words.slice(0, -1).join(', ') + ' or ' + words[words.length - 1]
 }

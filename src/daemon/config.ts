@@ -1,0 +1,125 @@
+import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import * as z from 'zod'
+import { parseBeaconConfig, type BeaconConfig } from '../core/beacon/index.js'
+import { resolveBeaconConfig } from '../beacon/presets.js'
+import { getScheme } from '../core/schemes/registry.js'
+import { ROBOT } from '../core/hand/messages.js'
+import { UsageError } from '../cli/errors.js'
+import type { TableSpec, Timeouts } from '../protocol/types.js'
+
+/** The largest config file read: a table config is a few KiB. */
+const MAX_CONFIG_BYTES = 256 * 1024
+
+const peerId = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'must be an Ed25519 libp2p peer id (12D3KooW…)')
+const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
+
+export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000, revealMs: 3_600_000 }
+
+const configSchema = z.object({
+  /** The node's data directory (identity key, LevelDB); relative to the config file. */
+  data: z.string().min(1),
+  listen: z.array(multiaddr).max(8).default(['/ip4/127.0.0.1/tcp/7400', '/ip4/127.0.0.1/tcp/7401/ws']),
+  control: z.object({
+    /** Loopback TCP port of the control endpoint; 0 picks a free one (written to DATA/control.json). */
+    port: z.number().int().min(0).max(65535).default(0)
+  }).strict().default({ port: 0 }),
+  log: z.object({
+    /** Who may fetch this node's receipt log over libp2p. */
+    access: z.enum(['members', 'anyone']).default('members')
+  }).strict().default({ access: 'members' }),
+  table: z.object({
+    id: z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
+    game: z.string().min(1).max(32),
+    scheme: z.string().min(1).max(32),
+    dealer: peerId,
+    seats: z.array(z.union([peerId, z.literal(ROBOT)])).min(2).max(8),
+    /** How to reach the other members: peer id → multiaddrs. */
+    peers: z.record(peerId, z.array(multiaddr).min(1).max(8)).default({}),
+    timeouts: z.object({
+      contributeMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.contributeMs),
+      ackMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.ackMs),
+      revealMs: z.number().int().min(1_000).max(7 * 86_400_000).default(DEFAULT_TIMEOUTS.revealMs)
+    }).strict().default(DEFAULT_TIMEOUTS),
+    /** "none", a preset name ("quicknet", "default"), a path to a beacon JSON, or {info, relays}. */
+    beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),
+    /** The bound round is the first published this long after the contribution deadline. */
+    beaconMarginMs: z.number().int().min(0).max(600_000).default(1_000)
+  }).strict()
+}).strict()
+
+export interface NodeConfig {
+  /** Where the config came from (errors name it). */
+  source: string
+  dataDir: string
+  listen: string[]
+  controlPort: number
+  logAccess: 'members' | 'anyone'
+  table: TableSpec
+  peers: Record<string, string[]>
+  timeouts: Timeouts
+  beacon: BeaconConfig
+  beaconMarginMs: number
+}
+
+/** Reads and validates a node config file: a wrong or missing field is a UsageError naming it. */
+export async function loadNodeConfig (path: string): Promise<NodeConfig> {
+  let text: string
+  try {
+    const bytes = await readFile(path)
+    if (bytes.length > MAX_CONFIG_BYTES) throw new UsageError(`${path}: config is over ${MAX_CONFIG_BYTES} bytes`)
+    text = bytes.toString('utf8')
+  } catch (err) {
+    if (err instanceof UsageError) throw err
+    throw new UsageError(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+  let value: unknown
+  try { value = JSON.parse(text) } catch (err) { throw new UsageError(`${path}: not JSON (${(err as Error).message})`) }
+  return await parseNodeConfig(value, path)
+}
+
+export async function parseNodeConfig (value: unknown, source: string): Promise<NodeConfig> {
+  const parsed = configSchema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const field = issue.path.join('.')
+    const what = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? 'is missing' : issue.message
+    throw new UsageError(`${source}: field ${field === '' ? '(root)' : field}: ${what}`)
+  }
+  const c = parsed.data
+  const base = dirname(resolve(source))
+  const t = c.table
+  const fail = (field: string, message: string): never => { throw new UsageError(`${source}: field ${field}: ${message}`) }
+  let scheme
+  try { scheme = getScheme(t.scheme) } catch (err) { fail('table.scheme', (err as Error).message) }
+  if (scheme?.kind !== 'cards') fail('table.scheme', `${t.scheme} does not deal cards`)
+  else {
+    if (!scheme.games.includes(t.game)) fail('table.game', `${t.scheme} has no game ${t.game} (it has: ${scheme.games.join(', ')})`)
+    else if (!scheme.seatsFor(t.game).includes(t.seats.length)) fail('table.seats', `${t.game} is played by ${scheme.seatsFor(t.game).join(' or ')} seats, not ${t.seats.length}`)
+  }
+  const humans = t.seats.filter(s => s !== ROBOT)
+  if (new Set(humans).size !== humans.length) fail('table.seats', 'a peer id holds two seats')
+  let beacon: BeaconConfig
+  try {
+    beacon = typeof t.beacon === 'string'
+      ? await resolveBeaconConfig(t.beacon.includes('/') && !t.beacon.startsWith('/') ? resolve(base, t.beacon) : t.beacon)
+      : parseBeaconConfig(t.beacon, 'table.beacon')
+  } catch (err) {
+    return fail('table.beacon', (err as Error).message)
+  }
+  if (scheme?.kind === 'cards' && scheme.beacon !== (beacon.kind === 'drand')) {
+    fail('table.scheme', beacon.kind === 'drand' ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set table.beacon`)
+  }
+  return {
+    source,
+    dataDir: resolve(base, c.data),
+    listen: c.listen,
+    controlPort: c.control.port,
+    logAccess: c.log.access,
+    table: { id: t.id, game: t.game, scheme: t.scheme, seats: t.seats, dealer: t.dealer },
+    peers: t.peers,
+    timeouts: t.timeouts,
+    beacon,
+    beaconMarginMs: t.beaconMarginMs
+  }
+}

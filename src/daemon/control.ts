@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { rename, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import type { Logger } from 'pino'
+import { Rejection } from '../protocol/types.js'
+import type { Daemon } from './daemon.js'
+
+/** Where a running node tells local clients how to reach its control endpoint. */
+export const CONTROL_FILE = 'control.json'
+const MAX_BODY_BYTES = 16 * 1024
+const MAX_WAIT_MS = 30_000
+
+export interface ControlInfo {
+  url: string
+  token: string
+  pid: number
+  peerId: string
+}
+
+class HttpError extends Error {
+  constructor (readonly status: number, message: string) { super(message) }
+}
+
+/**
+ * The node's local control endpoint: HTTP on 127.0.0.1 only, every request carrying the bearer
+ * token kept (mode 0600) in the data directory, so only someone who can read that directory can
+ * drive the node. JSON in, JSON out.
+ */
+export async function startControl (daemon: Daemon, options: { port: number, dataDir: string, logger: Logger }): Promise<{ info: ControlInfo, close: () => Promise<void> }> {
+  const token = randomBytes(32).toString('hex')
+  const expected = Buffer.from(`Bearer ${token}`)
+  const server: Server = createServer((req, res) => {
+    handle(daemon, req, res, expected).catch((err: unknown) => {
+      const status = err instanceof HttpError ? err.status : err instanceof Rejection ? 409 : 500
+      if (status === 500) options.logger.error({ err }, 'control request failed')
+      reply(res, status, { error: (err as Error).message })
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, '127.0.0.1', () => { server.off('error', reject); resolve() })
+  })
+  const port = (server.address() as AddressInfo).port
+  const info: ControlInfo = { url: `http://127.0.0.1:${port}`, token, pid: process.pid, peerId: daemon.peerId }
+  const file = join(options.dataDir, CONTROL_FILE)
+  await writeFile(file + '.tmp', JSON.stringify(info) + '\n', { mode: 0o600 })
+  await rename(file + '.tmp', file)
+  return {
+    info,
+    close: async () => {
+      await rm(file, { force: true })
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => { resolve() }))
+    }
+  }
+}
+
+function reply (res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) { res.end(); return }
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.end(text)
+}
+
+async function readBody (req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `request body over ${MAX_BODY_BYTES} bytes`)
+    chunks.push(chunk as Buffer)
+  }
+  if (size === 0) return {}
+  let value: unknown
+  try { value = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { throw new HttpError(400, 'request body is not JSON') }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'request body must be a JSON object')
+  return value as Record<string, unknown>
+}
+
+function intField (body: Record<string, unknown>, name: string, required: boolean): number | undefined {
+  const v = body[name]
+  if (v === undefined && !required) return undefined
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new HttpError(400, `field ${name} must be a non-negative integer`)
+  return v
+}
+
+async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse, expected: Buffer): Promise<void> {
+  const auth = Buffer.from(req.headers.authorization ?? '')
+  if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) throw new HttpError(401, 'missing or wrong control token')
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+  const route = `${req.method ?? 'GET'} ${url.pathname}`
+  switch (route) {
+    case 'GET /status':
+      return reply(res, 200, daemon.status())
+    case 'POST /hand/deal': {
+      const body = await readBody(req)
+      const hand = await daemon.deal({ dealer: intField(body, 'dealer', false) })
+      return reply(res, 200, { hand })
+    }
+    case 'POST /hand/stage': {
+      const body = await readBody(req)
+      const hand = intField(body, 'hand', true) as number
+      if (typeof body.stage !== 'string') throw new HttpError(400, 'field stage must be a string')
+      await daemon.stage(hand, body.stage, intField(body, 'taker', false))
+      return reply(res, 200, { hand, stage: body.stage })
+    }
+    case 'POST /hand/end': {
+      const hand = intField(await readBody(req), 'hand', true) as number
+      await daemon.end(hand)
+      return reply(res, 200, { hand })
+    }
+    case 'GET /hand/cards': {
+      const hand = Number(url.searchParams.get('hand'))
+      if (!Number.isSafeInteger(hand) || hand < 0) throw new HttpError(400, 'query parameter hand must be a hand number')
+      return reply(res, 200, { hand, seat: daemon.seat?.seat ?? null, cards: daemon.cards(hand) })
+    }
+    case 'GET /events': {
+      const after = Number(url.searchParams.get('after') ?? 0)
+      const wait = Math.min(Number(url.searchParams.get('wait') ?? 0), MAX_WAIT_MS)
+      if (!Number.isSafeInteger(after) || !Number.isFinite(wait)) throw new HttpError(400, 'after and wait must be numbers')
+      const abort = new AbortController()
+      res.on('close', () => { abort.abort() })
+      const events = await daemon.events.wait(after, wait, abort.signal)
+      return reply(res, 200, { events, last: daemon.events.last })
+    }
+    default:
+      throw new HttpError(404, `no such control route: ${route}`)
+  }
+}

@@ -1,0 +1,381 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { Level } from 'level'
+import type { Libp2p } from '@libp2p/interface'
+import type { Logger } from 'pino'
+import { ROBOT } from '../core/hand/messages.js'
+import type { Signed } from '../core/signed.js'
+import { createBeaconClient, type BeaconClient, type Clock } from '../beacon/index.js'
+import { loadOrCreateIdentity } from '../net/identity.js'
+import { createNode } from '../net/node.js'
+import { createMessenger, type Messenger } from '../net/messenger.js'
+import { openLog, type Log } from '../store/log.js'
+import { LogInUseError } from '../store/errors.js'
+import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta } from '../protocol/dealer.js'
+import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
+import { isForDealer } from '../protocol/route.js'
+import { Rejection, type Effect, type HandEvent } from '../protocol/types.js'
+import { decodeFrame, encodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
+import type { NodeConfig } from './config.js'
+import { EventFeed } from './events.js'
+import { nativeSigner, nativeVerifyDocument } from './native-crypto.js'
+
+export interface DaemonOptions {
+  config: NodeConfig
+  logger: Logger
+  /** The protocol's clock (deadlines, beacon rounds); Date.now by default. Tests move it. */
+  clock?: Clock
+  /** How often deadlines are checked. */
+  tickMs?: number
+}
+
+type StateDb = Level<string, unknown>
+
+/** The slice of a LevelDB sublevel the daemon keeps hand state in (JSON values, synced writes). */
+interface StateStore {
+  get: (key: string) => Promise<unknown>
+  put: (key: string, value: unknown, options: { sync: boolean }) => Promise<void>
+  del: (key: string, options: { sync: boolean }) => Promise<void>
+  values: (range: { gt: string, lt: string }) => AsyncIterable<unknown>
+}
+
+/** The error for a data directory another process has open. */
+export class DataDirInUseError extends Error {
+  override name = 'DataDirInUseError'
+}
+
+/**
+ * A running fairdeal node: identity, LevelDB (hand state + receipt log), libp2p, the table
+ * protocol machines, the beacon client. Everything the machines ask for (effects) is carried out
+ * here, in order, one list after the other, so a persist is durable before anything after it.
+ */
+export class Daemon {
+  readonly peerId: string
+  readonly config: NodeConfig
+  readonly events = new EventFeed()
+  readonly log: Log
+  readonly node: Libp2p
+  readonly dealer: DealerMachine | undefined
+  readonly seat: SeatMachine | undefined
+  readonly #logger: Logger
+  readonly #db: StateDb
+  readonly #state: StateStore
+  readonly #messenger: Messenger
+  readonly #beacon: BeaconClient | undefined
+  readonly #clock: Clock
+  #queue: Promise<void> = Promise.resolve()
+  #timer: NodeJS.Timeout | undefined
+  #beaconAborts = new Set<AbortController>()
+  #stopping = false
+  #rejections = 0
+
+  private constructor (parts: {
+    peerId: string, config: NodeConfig, logger: Logger, db: StateDb, log: Log, node: Libp2p, messenger: Messenger,
+    dealer?: DealerMachine, seat?: SeatMachine, beacon?: BeaconClient, clock: Clock
+  }) {
+    this.peerId = parts.peerId
+    this.config = parts.config
+    this.#logger = parts.logger
+    this.#db = parts.db
+    this.#state = parts.db.sublevel('state', { valueEncoding: 'json' }) as unknown as StateStore
+    this.log = parts.log
+    this.node = parts.node
+    this.#messenger = parts.messenger
+    this.dealer = parts.dealer
+    this.seat = parts.seat
+    this.#beacon = parts.beacon
+    this.#clock = parts.clock
+  }
+
+  static async start (options: DaemonOptions): Promise<Daemon> {
+    const { config, logger } = options
+    const clock: Clock = options.clock ?? { now: () => Date.now(), sleep: async (ms: number) => await new Promise(resolve => setTimeout(resolve, ms)) } as Clock
+    const identity = await loadOrCreateIdentity(config.dataDir)
+    const { table } = config
+    if (identity.peerId !== table.dealer && !table.seats.includes(identity.peerId)) {
+      throw new Error(`this node (${identity.peerId}) is neither the dealer nor a seat of table ${table.id}`)
+    }
+    const db: StateDb = new Level(join(config.dataDir, 'db'), { valueEncoding: 'json' })
+    try {
+      await db.open()
+    } catch (err) {
+      const e = err as { code?: string, cause?: { code?: string } }
+      if (e.code === 'LEVEL_LOCKED' || e.cause?.code === 'LEVEL_LOCKED') {
+        throw new DataDirInUseError(`data directory ${config.dataDir} is already in use by another process`)
+      }
+      throw err
+    }
+    const signer = nativeSigner(identity.seed, identity.peerId)
+    const cleanup: Array<() => Promise<void>> = [async () => { await db.close() }]
+    try {
+      let log: Log
+      try {
+        log = await openLog({ db, signer })
+      } catch (err) {
+        if (err instanceof LogInUseError) throw new DataDirInUseError(err.message)
+        throw err
+      }
+      cleanup.unshift(async () => { await log.close() })
+      const members = new Set([table.dealer, ...table.seats.filter(s => s !== ROBOT)])
+      const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, logger })
+      cleanup.unshift(async () => { await node.stop() })
+      const addressBook = new Map(Object.entries(config.peers))
+      const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook })
+      cleanup.unshift(async () => { await messenger.close() })
+      await registerLogService(node, log, config, members, logger)
+
+      const beaconBinding = config.beacon.kind === 'drand' ? { chain: config.beacon.chain, marginMs: config.beaconMarginMs } : null
+      const beacon = config.beacon.kind === 'drand'
+        ? createBeaconClient({
+          chain: config.beacon.chain,
+          relays: config.beacon.relays,
+          clock,
+          onRelayFailure: (f) => { logger.warn({ relay: f.url, round: f.round, kind: f.kind, reason: f.message }, 'beacon relay failed') }
+        })
+        : undefined
+      const now = (): number => clock.now()
+      const random = (n: number): Uint8Array => new Uint8Array(randomBytes(n))
+      const common = { table, signer, timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: nativeVerifyDocument }
+      const dealer = identity.peerId === table.dealer ? new DealerMachine(common) : undefined
+      const seat = table.seats.includes(identity.peerId) ? new SeatMachine(common) : undefined
+      const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, dealer, seat, beacon, clock })
+      await daemon.#restore()
+      messenger.onFrame((from, frame) => { daemon.#onFrame(from, frame) })
+      daemon.#timer = setInterval(() => { daemon.#tick() }, options.tickMs ?? 100)
+      daemon.#timer.unref()
+      logger.info({ peerId: identity.peerId, table: table.id, role: daemon.role, addresses: daemon.addresses() }, 'node started')
+      return daemon
+    } catch (err) {
+      for (const c of cleanup) await c().catch(() => {})
+      throw err
+    }
+  }
+
+  get role (): string {
+    return [this.dealer !== undefined ? 'dealer' : '', this.seat !== undefined ? `seat ${this.seat.seat}` : ''].filter(Boolean).join(' + ')
+  }
+
+  addresses (): string[] {
+    return this.node.getMultiaddrs().map(a => a.toString())
+  }
+
+  get rejections (): number { return this.#rejections }
+
+  /** Starts a hand (dealer only). Resolves once the COMMIT is durable and handed to the network. */
+  async deal (params: { dealer?: number } = {}): Promise<number> {
+    const dealer = this.#requireDealer()
+    const seats = this.config.table.seats.length
+    const dealerSeat = params.dealer ?? 0
+    if (!Number.isInteger(dealerSeat) || dealerSeat < 0 || dealerSeat >= seats) throw new Rejection(`dealer seat must be 0 to ${seats - 1}`)
+    const { hand, effects } = dealer.startHand({ dealer: dealerSeat })
+    await this.#enqueue('dealer', effects)
+    return hand
+  }
+
+  async stage (hand: number, stage: string, taker?: number): Promise<void> {
+    await this.#enqueue('dealer', this.#requireDealer().deliverStage(hand, stage, taker))
+  }
+
+  async end (hand: number): Promise<void> {
+    await this.#enqueue('dealer', this.#requireDealer().end(hand))
+  }
+
+  status (): Record<string, unknown> {
+    const head = this.log.head()
+    return {
+      peerId: this.peerId,
+      table: this.config.table,
+      role: this.role,
+      seat: this.seat?.seat ?? null,
+      addresses: this.addresses(),
+      dealerHands: this.dealer?.status() ?? [],
+      seatHands: this.seat?.status() ?? [],
+      log: { entries: head === null ? 0 : head.body.seq + 1 },
+      beacon: this.config.beacon.kind === 'drand' ? { name: this.config.beacon.name, trust: this.config.beacon.trust, chainHash: this.config.beacon.chain.hash } : null,
+      rejectedMessages: this.#rejections
+    }
+  }
+
+  cards (hand: number): ReturnType<SeatMachine['cards']> {
+    if (this.seat === undefined) throw new Rejection('this node holds no seat')
+    return this.seat.cards(hand)
+  }
+
+  /** Finishes what can be finished (a dealt hand is revealed), aborts the rest, then closes everything. */
+  async stop (options: { graceMs?: number } = {}): Promise<void> {
+    if (this.#stopping) return
+    this.#stopping = true
+    if (this.dealer !== undefined) {
+      for (const h of this.dealer.status()) {
+        try {
+          await this.#enqueue('dealer', this.dealer.abortHand(h.hand, 'the dealer node was stopped'))
+        } catch (err) {
+          this.#logger.warn({ hand: h.hand, err: (err as Error).message }, 'could not close hand on stop')
+        }
+      }
+      // Give the seats a moment to countersign what was just revealed.
+      const until = Date.now() + (options.graceMs ?? Math.min(this.config.timeouts.ackMs, 3_000))
+      while (this.dealer.status().some(h => h.phase === 'revealed') && Date.now() < until) {
+        await new Promise(resolve => setTimeout(resolve, 20))
+      }
+      await this.#enqueue('dealer', this.dealer.tick(Number.MAX_SAFE_INTEGER - 1).filter(e => e.kind !== 'append' || (e.payload as { v?: number }).v === 1))
+    }
+    clearInterval(this.#timer)
+    for (const a of this.#beaconAborts) a.abort()
+    await this.#queue
+    await this.#messenger.close().catch(() => {})
+    try { await this.node.stop() } catch {}
+    await this.log.close().catch(() => {})
+    await this.#db.close().catch(() => {})
+    this.#logger.info({ peerId: this.peerId }, 'node stopped')
+  }
+
+  #requireDealer (): DealerMachine {
+    if (this.dealer === undefined) throw new Rejection('this node is not the dealer of the table')
+    if (this.#stopping) throw new Rejection('the node is stopping')
+    return this.dealer
+  }
+
+  async #restore (): Promise<void> {
+    const table = this.config.table.id
+    const read = async <T>(prefix: string): Promise<T[]> => {
+      const out: T[] = []
+      for await (const v of this.#state.values({ gt: prefix, lt: prefix + '\xff' })) out.push(v as T)
+      return out
+    }
+    if (this.dealer !== undefined) {
+      const meta = await this.#state.get(dealerMetaKey(table)) as DealerMeta | undefined
+      const hands = await read<DealerHandSnapshot>(dealerHandKey(table, 0).slice(0, -16))
+      this.dealer.restore(meta, hands)
+      if (hands.length > 0) this.#logger.info({ hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
+      for (const h of hands) {
+        if (h.phase === 'beacon' && h.commit.body.beacon !== null) this.#fetchBeacon(h.hand, h.commit.body.beacon.round)
+      }
+    }
+    if (this.seat !== undefined) {
+      const meta = await this.#state.get(seatMetaKey(table)) as SeatMeta | undefined
+      const hands = await read<SeatHandSnapshot>(seatHandKey(table, 0).slice(0, -16))
+      this.seat.restore(meta, hands)
+    }
+  }
+
+  #onFrame (from: string, frame: Uint8Array): void {
+    let doc
+    try {
+      doc = decodeFrame(frame)
+    } catch (err) {
+      this.#reject(from, err)
+      return
+    }
+    this.#dispatch(from, doc)
+  }
+
+  #dispatch (from: string, doc: Signed<unknown>): void {
+    const toDealer = isForDealer(doc.type, from, this.config.table.dealer)
+    const machine = toDealer ? this.dealer : this.seat
+    if (machine === undefined) {
+      this.#reject(from, new Rejection(`${doc.type} is for a ${toDealer ? 'dealer' : 'seat'}, and this node is none`))
+      return
+    }
+    try {
+      void this.#enqueue(toDealer ? 'dealer' : 'seat', machine.receive(from, doc)).catch(() => {})
+    } catch (err) {
+      this.#reject(from, err)
+    }
+  }
+
+  #reject (from: string, err: unknown): void {
+    if (!(err instanceof Rejection) && !(err instanceof WireError)) {
+      this.#logger.error({ from, err }, 'unexpected error handling a message')
+      return
+    }
+    this.#rejections++
+    this.#logger.warn({ from, reason: err.message }, 'message rejected')
+  }
+
+  #tick (): void {
+    if (this.#stopping) return
+    const now = this.#clock.now()
+    if (this.dealer !== undefined) void this.#enqueue('dealer', this.dealer.tick(now)).catch(() => {})
+    if (this.seat !== undefined) void this.#enqueue('seat', this.seat.tick(now)).catch(() => {})
+  }
+
+  /** Runs one list of effects after every list enqueued before it. */
+  async #enqueue (role: 'dealer' | 'seat', effects: Effect[]): Promise<void> {
+    if (effects.length === 0) return await this.#queue
+    const run = this.#queue.then(async () => { await this.#execute(role, effects) })
+    this.#queue = run.catch((err: unknown) => { this.#logger.error({ err }, 'effect failed') })
+    await run
+  }
+
+  async #execute (role: 'dealer' | 'seat', effects: Effect[]): Promise<void> {
+    for (const e of effects) {
+      switch (e.kind) {
+        case 'persist':
+          if (e.value === null) await this.#state.del(e.key, { sync: true })
+          else await this.#state.put(e.key, e.value, { sync: true })
+          break
+        case 'send':
+          this.#send(e.to, e.doc)
+          break
+        case 'append': {
+          const appended = await this.log.append(e.entry, e.payload)
+          this.#logger.info({ hand: e.hand, entry: e.entry, seq: appended.entry.body.seq, role }, 'logged')
+          break
+        }
+        case 'fetchBeacon':
+          this.#fetchBeacon(e.hand, e.round)
+          break
+        case 'event':
+          this.#event(role, e.hand, e.event)
+          break
+      }
+    }
+  }
+
+  #send (to: string, doc: Signed<unknown>): void {
+    const frame = encodeFrame(doc)
+    if (to === this.peerId) {
+      // The dealer's own seat: same bytes, same checks, no network.
+      const decoded = decodeFrame(frame)
+      queueMicrotask(() => { this.#dispatch(this.peerId, decoded) })
+      return
+    }
+    this.#messenger.send(to, frame).catch((err: unknown) => {
+      this.#logger.warn({ to, type: doc.type, err: (err as Error).message }, 'send failed')
+    })
+  }
+
+  #fetchBeacon (hand: number, round: number): void {
+    const beacon = this.#beacon
+    const dealer = this.dealer
+    if (beacon === undefined || dealer === undefined) return
+    const abort = new AbortController()
+    this.#beaconAborts.add(abort)
+    const deadline = beacon.roundTime(round) + this.config.timeouts.contributeMs
+    this.#logger.info({ hand, round, due: new Date(beacon.roundTime(round)).toISOString() }, 'waiting for the bound beacon round')
+    beacon.waitAndFetchRound(round, { deadline, signal: abort.signal })
+      .then(entry => dealer.beaconResult(hand, { entry }))
+      .catch((err: unknown) => {
+        const e = err as Error & { kind?: string }
+        this.#logger.warn({ hand, round, err: e.message }, 'beacon round unavailable')
+        return dealer.beaconResult(hand, { error: `${e.kind ?? e.name}: ${e.message}` })
+      })
+      .then(async effects => { await this.#enqueue('dealer', effects) })
+      .catch(() => {})
+      .finally(() => this.#beaconAborts.delete(abort))
+  }
+
+  #event (role: 'dealer' | 'seat', hand: number, event: HandEvent): void {
+    this.events.push(role, hand, event, Date.now())
+    const level = event.type === 'aborted' || (event.type === 'shield' && !event.ok) ? 'warn' : 'debug'
+    this.#logger[level]({ hand, role, ...event }, `hand ${event.type}`)
+  }
+}
+
+async function registerLogService (node: Libp2p, log: Log, config: NodeConfig, members: Set<string>, logger: Logger): Promise<void> {
+  const mod = await import('../net/log-fetch.js') as unknown as Record<string, unknown>
+  const register = mod.registerLogFetch as ((node: Libp2p, log: Log, opts: { policy: 'members' | 'anyone', members: Set<string>, logger: Logger }) => Promise<unknown> | unknown) | undefined
+  if (typeof register === 'function') await register(node, log, { policy: config.logAccess, members, logger })
+}
+

@@ -1,0 +1,54 @@
+import type { HandEvent } from '../protocol/types.js'
+
+export interface NodeEvent {
+  seq: number
+  time: number
+  hand: number
+  /** 'dealer' or 'seat': which of the node's machines saw it. */
+  role: 'dealer' | 'seat'
+  event: HandEvent
+}
+
+/**
+ * The node's recent hand events, numbered, for the control endpoint's long poll. Bounded: a client
+ * that falls more than `capacity` events behind is told where the retained events start.
+ */
+export class EventFeed {
+  readonly #events: NodeEvent[] = []
+  readonly #capacity: number
+  #seq = 0
+  #waiters: Array<() => void> = []
+
+  constructor (capacity = 4096) {
+    this.#capacity = capacity
+  }
+
+  push (role: 'dealer' | 'seat', hand: number, event: HandEvent, time: number): NodeEvent {
+    const e: NodeEvent = { seq: ++this.#seq, time, hand, role, event }
+    this.#events.push(e)
+    if (this.#events.length > this.#capacity) this.#events.splice(0, this.#events.length - this.#capacity)
+    const waiters = this.#waiters
+    this.#waiters = []
+    for (const w of waiters) w()
+    return e
+  }
+
+  get last (): number { return this.#seq }
+
+  after (seq: number, limit = 1000): NodeEvent[] {
+    const start = this.#events.findIndex(e => e.seq > seq)
+    return start < 0 ? [] : this.#events.slice(start, start + limit)
+  }
+
+  /** Resolves when an event after `seq` exists, or after `timeoutMs`. */
+  async wait (seq: number, timeoutMs: number, signal?: AbortSignal): Promise<NodeEvent[]> {
+    if (this.#seq > seq || timeoutMs <= 0) return this.after(seq)
+    await new Promise<void>(resolve => {
+      const timer = setTimeout(done, timeoutMs)
+      function done (): void { clearTimeout(timer); resolve() }
+      this.#waiters.push(done)
+      signal?.addEventListener('abort', done, { once: true })
+    })
+    return this.after(seq)
+  }
+}

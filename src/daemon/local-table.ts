@@ -1,0 +1,92 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { loadOrCreateIdentity } from '../net/identity.js'
+import { ROBOT } from '../core/hand/messages.js'
+import { parseNodeConfig, type NodeConfig } from './config.js'
+import type { Timeouts } from '../protocol/types.js'
+
+export interface LocalTableInit {
+  /** Each node's data directory is created under here (node0 = the dealer). */
+  root: string
+  game: string
+  scheme: string
+  /** Number of seats; seat 0 is held by the dealer node. */
+  seats: number
+  robots?: number[]
+  transport?: 'tcp' | 'ws'
+  /** A table beacon config value: 'none', a preset name or {info, relays} (see config.ts). */
+  beacon?: unknown
+  beaconMarginMs?: number
+  timeouts?: Partial<Timeouts>
+  tableId?: string
+  logAccess?: 'members' | 'anyone'
+}
+
+export interface LocalTable {
+  /** Node configs, dealer (also seat 0) first, then one per other human seat. */
+  configs: NodeConfig[]
+  /** The same configs written as files (`ROOT/nodeN.json`), for `fairdeal node --config`. */
+  files: string[]
+  names: string[]
+}
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      server.close(() => { resolve(port) })
+    })
+  })
+}
+
+/**
+ * Sets up a table on loopback: one identity and data directory per node, free ports, and configs
+ * that name every member's address. The demo and the tests use it; each node can then run
+ * in-process (Daemon.start) or as its own OS process (`fairdeal node --config ROOT/nodeN.json`).
+ */
+export async function prepareLocalTable (init: LocalTableInit): Promise<LocalTable> {
+  const robots = new Set(init.robots ?? [])
+  if (robots.has(0)) throw new Error('seat 0 is the dealer node\'s own seat and cannot be a robot')
+  const nodeSeats = [...Array(init.seats).keys()].filter(s => !robots.has(s))
+  const names = nodeSeats.map((_, i) => `node${i}`)
+  const ids: Array<Awaited<ReturnType<typeof loadOrCreateIdentity>>> = []
+  for (const name of names) ids.push(await loadOrCreateIdentity(join(init.root, name)))
+  const transport = init.transport ?? 'tcp'
+  const listens: string[] = []
+  for (let i = 0; i < names.length; i++) {
+    const port = await freePort()
+    listens.push(transport === 'ws' ? `/ip4/127.0.0.1/tcp/${port}/ws` : `/ip4/127.0.0.1/tcp/${port}`)
+  }
+  const seatsList = [...Array(init.seats).keys()].map(s => robots.has(s) ? ROBOT : ids[nodeSeats.indexOf(s)].peerId)
+  const peers = Object.fromEntries(ids.map((id, i) => [id.peerId, [listens[i]]]))
+  const configs: NodeConfig[] = []
+  const files: string[] = []
+  await mkdir(init.root, { recursive: true })
+  for (let i = 0; i < names.length; i++) {
+    const raw = {
+      data: names[i],
+      listen: [listens[i]],
+      log: { access: init.logAccess ?? 'members' },
+      table: {
+        id: init.tableId ?? 'demo-table',
+        game: init.game,
+        scheme: init.scheme,
+        dealer: ids[0].peerId,
+        seats: seatsList,
+        peers: Object.fromEntries(Object.entries(peers).filter(([p]) => p !== ids[i].peerId)),
+        timeouts: init.timeouts,
+        beacon: init.beacon ?? 'none',
+        beaconMarginMs: init.beaconMarginMs
+      }
+    }
+    const file = join(init.root, `${names[i]}.json`)
+    await writeFile(file, JSON.stringify(raw, null, 2) + '\n')
+    files.push(file)
+    configs.push(await parseNodeConfig(raw, file))
+  }
+  return { configs, files, names }
+}

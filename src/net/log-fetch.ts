@@ -1,0 +1,256 @@
+/**
+ * `/fairdeal/log/1.0.0`: fetch a range of a peer's receipt log, streamed, so that anyone allowed
+ * can re-verify it alone. The server only copies stored lines; all checking is the client's (the
+ * core verifier), so a server that lies is caught exactly like a tampered file.
+ *
+ * Wire format (every frame is length-prefixed with an unsigned varint, as `lpStream` does):
+ * - request, client → server: plain JSON `{"from":F,"to":T,"max":M}` (`to`, `max` optional),
+ *   at most {@link LOG_FETCH_LIMITS}.maxRequestBytes.
+ * - response, server → client: one HEAD frame (tag 0x01, then the signed head's line; nothing after
+ *   the tag for an empty log), then up to M ENTRY frames (0x02 + entry line) for seq F, F+1, … in
+ *   order, then END (0x03). Or, at any point, ERROR (0x04 + a UTF-8 message) and the stream ends.
+ * The server caps a response at `maxEntriesPerResponse` entries and stops after
+ * `maxResponseBytes`; the client pages through a range with further requests.
+ */
+import { lpStream } from '@libp2p/utils'
+import { z } from 'zod'
+import type { Libp2p, PeerId, Stream, Connection } from '@libp2p/interface'
+import type { Multiaddr } from '@multiformats/multiaddr'
+import { MAX_ENTRY_BYTES } from '../core/log/format.js'
+import type { LogLine } from '../core/log/check.js'
+
+export const LOG_FETCH_PROTOCOL = '/fairdeal/log/1.0.0'
+
+export const LOG_FETCH_LIMITS = {
+  maxRequestBytes: 256,
+  /** A frame is a tag byte plus one line. */
+  maxFrameBytes: MAX_ENTRY_BYTES + 1,
+  maxEntriesPerResponse: 1000,
+  /** The server stops a response once it has sent this much; it keeps the client's read buffer small. */
+  maxResponseBytes: 1024 * 1024,
+  /** How long the server waits for the request. */
+  requestTimeoutMs: 10_000,
+  /** How long the client waits for any one frame. */
+  frameTimeoutMs: 30_000,
+  maxInboundStreams: 4
+} as const
+
+const TAG_HEAD = 0x01
+const TAG_ENTRY = 0x02
+const TAG_END = 0x03
+const TAG_ERROR = 0x04
+
+const Request = z.strictObject({
+  from: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  to: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  max: z.number().int().min(1).max(LOG_FETCH_LIMITS.maxEntriesPerResponse).optional()
+})
+export type LogFetchRequest = z.infer<typeof Request>
+
+/** What the server reads from: `Log` of src/store/log.ts, or anything that serves lines the same way. */
+export interface ServedLog {
+  /** The signed head's line, or null for an empty log. */
+  headLine: () => string | null
+  /** Entry lines from `from` to `to` inclusive, in order. */
+  lines: (range: { from: number, to: number }) => AsyncIterable<string>
+}
+
+/** Who may fetch: the table's members (default), or anyone who can connect. */
+export type LogFetchPolicy = 'members' | 'anyone'
+
+/** Pino-compatible; only these two levels are used. */
+export interface LogFetchLogger {
+  debug: (obj: object, msg: string) => void
+  warn: (obj: object, msg: string) => void
+}
+
+export interface LogFetchInit {
+  /** Default `members`. */
+  policy?: LogFetchPolicy
+  /** The members (peer ids), or a test of membership, for the `members` policy. */
+  members?: Iterable<string> | ((peerId: string) => boolean)
+  logger?: LogFetchLogger
+  /** Cap on entries per response (at most, and default, {@link LOG_FETCH_LIMITS}.maxEntriesPerResponse). */
+  maxEntriesPerResponse?: number
+  /** Default {@link LOG_FETCH_LIMITS}.maxResponseBytes. */
+  maxResponseBytes?: number
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+function frame (tag: number, text = ''): Uint8Array {
+  const body = encoder.encode(text)
+  const out = new Uint8Array(body.length + 1)
+  out[0] = tag
+  out.set(body, 1)
+  return out
+}
+
+function memberTest (init: LogFetchInit): (peerId: string) => boolean {
+  if ((init.policy ?? 'members') === 'anyone') return () => true
+  const members = init.members
+  if (typeof members === 'function') return members
+  const set = new Set(members ?? [])
+  return peerId => set.has(peerId)
+}
+
+/** Serves `log` on {@link LOG_FETCH_PROTOCOL}. Returns a function that stops serving. */
+export async function registerLogFetch (node: Libp2p, log: ServedLog, init: LogFetchInit = {}): Promise<() => Promise<void>> {
+  const allowed = memberTest(init)
+  const maxEntries = Math.min(init.maxEntriesPerResponse ?? LOG_FETCH_LIMITS.maxEntriesPerResponse, LOG_FETCH_LIMITS.maxEntriesPerResponse)
+  const maxBytes = init.maxResponseBytes ?? LOG_FETCH_LIMITS.maxResponseBytes
+  const logger = init.logger
+
+  const handler = async (stream: Stream, connection: Connection): Promise<void> => {
+    const peer = connection.remotePeer.toString()
+    const lp = lpStream(stream, { maxDataLength: LOG_FETCH_LIMITS.maxRequestBytes })
+    const refuse = async (message: string): Promise<void> => {
+      logger?.warn({ peer, reason: message }, 'log fetch refused')
+      await lp.write(frame(TAG_ERROR, message))
+      await stream.close()
+    }
+    try {
+      const raw = await lp.read({ signal: AbortSignal.timeout(LOG_FETCH_LIMITS.requestTimeoutMs) })
+      let request: LogFetchRequest
+      try {
+        request = Request.parse(JSON.parse(decoder.decode(raw.subarray())))
+      } catch (err) {
+        await refuse(`bad request: ${err instanceof z.ZodError ? z.prettifyError(err).replace(/\n/g, '; ') : (err as Error).message}`)
+        return
+      }
+      if (!allowed(peer)) {
+        await refuse('not allowed: this node serves its log to its table members only')
+        return
+      }
+      const headLine = log.headLine()
+      await lp.write(frame(TAG_HEAD, headLine ?? ''))
+      let sent = 0
+      if (headLine !== null) {
+        const headSeq = (JSON.parse(headLine) as { body: { seq: number } }).body.seq
+        const to = Math.min(request.to ?? headSeq, headSeq)
+        const max = Math.min(request.max ?? maxEntries, maxEntries)
+        let bytes = 0
+        if (request.from <= to) {
+          for await (const line of log.lines({ from: request.from, to })) {
+            const f = frame(TAG_ENTRY, line)
+            await lp.write(f)
+            sent++
+            bytes += f.length
+            if (sent >= max || bytes >= maxBytes) break
+          }
+        }
+      }
+      await lp.write(frame(TAG_END))
+      await stream.close()
+      logger?.debug({ peer, from: request.from, entries: sent }, 'log fetch served')
+    } catch (err) {
+      logger?.warn({ peer, err: (err as Error).message }, 'log fetch failed')
+      stream.abort(err as Error)
+    }
+  }
+
+  await node.handle(LOG_FETCH_PROTOCOL, handler, { maxInboundStreams: LOG_FETCH_LIMITS.maxInboundStreams })
+  return async () => { await node.unhandle(LOG_FETCH_PROTOCOL) }
+}
+
+/** The peer refused, broke the protocol, or went silent. */
+export class LogFetchError extends Error {
+  override name = 'LogFetchError'
+}
+
+export interface FetchLogOptions {
+  /** First seq (default 0). */
+  from?: number
+  /** Last seq (default: the head the peer sends first). */
+  to?: number
+  /** Entries per request (default, and at most, the protocol's cap). */
+  pageSize?: number
+  signal?: AbortSignal
+}
+
+/**
+ * A peer's log as lines, in the form the verifier takes: the signed head first, then the entries.
+ * `remotePeer` is the peer the connection authenticated, known once iteration has started: the
+ * log must be that peer's (pass it to the verifier as `expectOwner`).
+ */
+export interface LogFetch extends AsyncIterable<LogLine> {
+  readonly remotePeer: string | null
+}
+
+export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: FetchLogOptions = {}): LogFetch {
+  const state: { remotePeer: string | null } = { remotePeer: null }
+  const pageSize = Math.min(options.pageSize ?? LOG_FETCH_LIMITS.maxEntriesPerResponse, LOG_FETCH_LIMITS.maxEntriesPerResponse)
+
+  async function * lines (): AsyncGenerator<LogLine> {
+    let from = options.from ?? 0
+    let end = options.to ?? Number.MAX_SAFE_INTEGER
+    let first = true
+    while (from <= end) {
+      const connection = await node.dial(target, { signal: options.signal })
+      state.remotePeer = connection.remotePeer.toString()
+      const stream = await connection.newStream(LOG_FETCH_PROTOCOL, { signal: options.signal })
+      const lp = lpStream(stream, { maxDataLength: LOG_FETCH_LIMITS.maxFrameBytes })
+      const read = async (): Promise<Uint8Array> => {
+        const signals = [AbortSignal.timeout(LOG_FETCH_LIMITS.frameTimeoutMs), ...(options.signal !== undefined ? [options.signal] : [])]
+        try {
+          // A fresh copy: frames can be views into larger network buffers.
+          return new Uint8Array((await lp.read({ signal: AbortSignal.any(signals) })).subarray())
+        } catch (err) {
+          stream.abort(err as Error)
+          throw new LogFetchError(`fetching the log from ${state.remotePeer ?? '?'} failed: ${(err as Error).message}`, { cause: err })
+        }
+      }
+      const request: LogFetchRequest = { from, max: pageSize, ...(end !== Number.MAX_SAFE_INTEGER ? { to: end } : {}) }
+      await lp.write(encoder.encode(JSON.stringify(request)), { signal: options.signal })
+
+      let got = 0
+      let headSeen = false
+      try {
+        for (let f = await read(); ; f = await read()) {
+          const tag = f[0]
+          if (tag === TAG_ERROR) throw new LogFetchError(`${state.remotePeer} refused: ${safeText(f.subarray(1))}`)
+          if (tag === TAG_HEAD && !headSeen) {
+            headSeen = true // once per response, before any entry
+            if (f.length === 1) return // empty log
+            if (first) {
+              first = false
+              const seq = headSeq(f.subarray(1))
+              if (options.to === undefined && seq !== null) end = seq
+              yield f.subarray(1)
+            }
+            continue
+          }
+          if (tag === TAG_ENTRY && headSeen) {
+            if (++got > pageSize) throw new LogFetchError(`${state.remotePeer} sent more entries than the ${pageSize} asked for`)
+            yield f.subarray(1)
+            continue
+          }
+          if (tag === TAG_END && headSeen) break
+          throw new LogFetchError(`${state.remotePeer} broke the log protocol (unexpected frame tag ${tag})`)
+        }
+      } finally {
+        await stream.close().catch(() => {})
+      }
+      if (got === 0) return // the peer has nothing more in the range; the verifier judges what is missing
+      from += got
+    }
+  }
+
+  return {
+    get remotePeer () { return state.remotePeer },
+    [Symbol.asyncIterator]: () => lines()
+  }
+}
+
+function headSeq (bytes: Uint8Array): number | null {
+  try {
+    const seq = (JSON.parse(decoder.decode(bytes)) as { body?: { seq?: unknown } }).body?.seq
+    return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : null
+  } catch { return null }
+}
+
+function safeText (bytes: Uint8Array): string {
+  // eslint-disable-next-line no-control-regex
+  return new TextDecoder().decode(bytes.subarray(0, 300)).replace(/[\u0000-\u001f\u007f]/g, ' ')
+}

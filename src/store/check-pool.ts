@@ -1,0 +1,90 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import type { LineCheck, LogLine } from '../core/log/check.js'
+import type { LineChecker } from '../core/log/verify.js'
+
+export interface CheckPoolOptions {
+  /** Worker threads; default the number of cores, at most 8. */
+  workers?: number
+  /**
+   * `file:` URL of an ES module exporting the payload verifier (a function cannot be posted to a
+   * thread, so each worker imports it); null checks only the log itself.
+   */
+  payloadModule: string | null
+  /** Name of that export. Default `verifyLogPayload`. */
+  payloadExport?: string
+}
+
+export interface CheckPool extends LineChecker {
+  close: () => Promise<void>
+}
+
+export function defaultWorkerCount (): number {
+  return Math.min(8, availableParallelism())
+}
+
+interface Slot {
+  worker: Worker
+  pending: Map<number, { resolve: (r: LineCheck[]) => void, reject: (e: Error) => void }>
+}
+
+/**
+ * Checks lines on worker threads: entries are independent until the chain check, and their
+ * signatures are where verification spends its time, so they spread across cores.
+ */
+export async function createCheckPool (options: CheckPoolOptions): Promise<CheckPool> {
+  const count = Math.max(1, options.workers ?? defaultWorkerCount())
+  const url = new URL('./check-worker.js', import.meta.url)
+  if (import.meta.url.endsWith('.ts')) throw new Error('the check pool runs from the build (dist/), not from TypeScript sources')
+  const slots: Slot[] = []
+  let nextId = 0
+  let failure: Error | null = null
+
+  const fail = (slot: Slot, err: Error): void => {
+    failure ??= err
+    for (const { reject } of slot.pending.values()) reject(err)
+    slot.pending.clear()
+  }
+
+  try {
+    await Promise.all(Array.from({ length: count }, async () => {
+      const worker = new Worker(url, { workerData: { payloadModule: options.payloadModule, payloadExport: options.payloadExport ?? 'verifyLogPayload' } })
+      const slot: Slot = { worker, pending: new Map() }
+      slots.push(slot)
+      await new Promise<void>((resolve, reject) => {
+        worker.on('message', (msg: { ready?: true, failed?: string, id?: number, results?: LineCheck[] }) => {
+          if (msg.ready === true) { resolve(); return }
+          if (msg.failed !== undefined) { reject(new Error(`cannot load the payload verifier: ${msg.failed}`)); return }
+          const waiting = slot.pending.get(msg.id as number)
+          slot.pending.delete(msg.id as number)
+          waiting?.resolve(msg.results as LineCheck[])
+        })
+        worker.on('error', (err) => { reject(err); fail(slot, err) })
+        worker.on('exit', (code) => {
+          const err = new Error(`a verification worker exited (code ${code})`)
+          reject(err)
+          if (slot.pending.size > 0) fail(slot, err)
+        })
+      })
+    }))
+  } catch (err) {
+    await Promise.all(slots.map(async s => await s.worker.terminate()))
+    throw err
+  }
+
+  return {
+    concurrency: count,
+    check: async (lines: LogLine[]) => {
+      if (failure !== null) throw failure
+      let slot = slots[0]
+      for (const s of slots) if (s.pending.size < slot.pending.size) slot = s
+      const id = nextId++
+      const done = new Promise<LineCheck[]>((resolve, reject) => { slot.pending.set(id, { resolve, reject }) })
+      slot.worker.postMessage({ id, lines })
+      return await done
+    },
+    close: async () => {
+      await Promise.all(slots.map(async s => await s.worker.terminate()))
+    }
+  }
+}

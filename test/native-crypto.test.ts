@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, test } from 'vitest'
+import { signerFromSeed } from '../src/core/identity.js'
+import { signDocument, verifyDocument } from '../src/core/signed.js'
+import { nativeSigner, nativeVerifyDocument } from '../src/daemon/native-crypto.js'
+
+describe('native Ed25519 matches the pure core', () => {
+  test('same signatures, both verifiers agree, tampering rejected by both', () => {
+    for (let i = 0; i < 50; i++) {
+      const seed = randomBytes(32)
+      const pure = signerFromSeed(seed)
+      const native = nativeSigner(seed, pure.peerId)
+      const body = { n: i, text: 'é|x', list: [1, 2, 3] }
+      const a = signDocument('test', body, pure)
+      const b = signDocument('test', body, native)
+      expect(b.sig).toBe(a.sig)
+      expect(nativeVerifyDocument(a)).toBe(true)
+      expect(verifyDocument(b)).toBe(true)
+      const tampered = { ...a, body: { ...body, n: i + 1 } }
+      expect(nativeVerifyDocument(tampered)).toBe(false)
+      expect(verifyDocument(tampered)).toBe(false)
+      expect(nativeVerifyDocument({ ...a, type: 'other' })).toBe(false)
+    }
+  })
+})
