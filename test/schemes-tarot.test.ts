@@ -114,7 +114,7 @@ describe('tarot-v1 structure', () => {
   it('refuses bad input', () => {
     const key = sha256Hex('k')
     const cases: Array<[() => unknown, RegExp]> = [
-      [() => tarot.deal('tarot', key), /tarot-v1 tarot needs the number of seats \(3, 4, 5\)/],
+      [() => tarot.deal('tarot', key), /tarot-v1 tarot needs the number of seats \(3, 4 or 5\)/],
       [() => tarot.deal('tarot', key, { seats: 6 }), /is for 3, 4 or 5 seats, got 6/],
       [() => tarot.deal('tarot', key, { seats: 4, dealer: 4 }), /tarot dealer must be a seat number from 0 to 3, got 4/],
       [() => tarot.deal('tarot', key, { seats: 4, taker: 1 }), /a taker applies only to belote/],

@@ -1,16 +1,15 @@
 // Deals per second for the hot path of verifying a log (key → deck → hands), beside the bound the
 // hashing alone allows: SHA-256 calls per second on inputs of the same size (same function, same
 // run), divided by the hashes one deal needs. The ratio says how much the rest of the code costs.
+// Figures are the best of several interleaved windows (see bestOf).
 import { sha256, sha256Hex } from '../../src/core/bytes.js'
 import { AtoutStream, atoutPermutation, BitjackStream, bitjackShoe, getCardScheme, TarotStream, tarotPermutation } from '../../src/core/schemes/index.js'
 
 const GOAL = 0.6
 
-/** Calls `fn(i)` for ~`ms` milliseconds (after a warm-up); returns calls per second. */
-function rate (fn: (i: number) => unknown, ms = 1000): number {
+/** Calls `fn(i)` for ~`ms` milliseconds; returns calls per second. */
+function rate (fn: (i: number) => unknown, ms: number): number {
   let sink = 0
-  const t0 = performance.now()
-  for (let i = 0; performance.now() - t0 < ms / 5; i++) sink ^= (fn(i) as { length?: number })?.length ?? 0
   let n = 0
   const start = performance.now()
   let now = start
@@ -22,10 +21,25 @@ function rate (fn: (i: number) => unknown, ms = 1000): number {
   return n / ((now - start) / 1000)
 }
 
-/** SHA-256 calls per second on `size`-byte inputs that change on every call, as a deal's do. */
-function shaRate (size: number): number {
+/** SHA-256 of `size`-byte inputs that change on every call, as a deal's do. */
+function shaCall (size: number): (i: number) => unknown {
   const buf = new Uint8Array(size).fill(0x61)
-  return rate(i => { buf[size - 1] = 48 + (i % 10); return sha256(buf) })
+  return i => { buf[size - 1] = 48 + (i % 10); return sha256(buf) }
+}
+
+/**
+ * The machine is shared, so load comes and goes: the bound and the deals are timed in alternating
+ * short windows, and each keeps its best window (the least disturbed one).
+ */
+function bestOf (hash: (i: number) => unknown, deal: (i: number) => unknown, rounds = 8, ms = 150): { hashes: number, deals: number } {
+  rate(hash, ms); rate(deal, ms) // warm-up: let the JIT settle on both
+  let hashes = 0
+  let deals = 0
+  for (let r = 0; r < rounds; r++) {
+    hashes = Math.max(hashes, rate(hash, ms))
+    deals = Math.max(deals, rate(deal, ms))
+  }
+  return { hashes, deals }
 }
 
 function line (label: string, deals: number, bound: number): void {
@@ -42,9 +56,8 @@ export async function run (): Promise<void> {
   let atoutHashes = 0
   for (const key of keys) { const s = new AtoutStream(key); atoutPermutation(key, s); atoutHashes += s.digests }
   const perAtout = atoutHashes / keys.length
-  const atoutSha = shaRate(66)
   const coinche = getCardScheme('atout-v1')
-  const atoutDeals = rate(i => coinche.deal('coinche', keys[i & 1023]).hands)
+  const { hashes: atoutSha, deals: atoutDeals } = bestOf(shaCall(66), i => coinche.deal('coinche', keys[i & 1023]).hands)
   console.log(`SHA-256, 66-byte inputs:          ${fmt(atoutSha)} calls/s; atout-v1 needs ${perAtout.toFixed(2)} per deal`)
   line('atout-v1 coinche (key → hands)', atoutDeals, atoutSha / perAtout)
 
@@ -53,8 +66,7 @@ export async function run (): Promise<void> {
   let shoeHashes = 0
   for (const [r1, r2] of seeds) { const s = new BitjackStream(r1 + r2); shoeOf(s); shoeHashes += s.digests }
   const perShoe = shoeHashes / seeds.length
-  const shoeSha = shaRate(66)
-  const shoes = rate(i => { const [r1, r2] = seeds[i & 255]; return bitjackShoe(r1, r2, 416) })
+  const { hashes: shoeSha, deals: shoes } = bestOf(shaCall(66), i => { const [r1, r2] = seeds[i & 255]; return bitjackShoe(r1, r2, 416) })
   console.log(`SHA-256, 66-byte inputs:          ${fmt(shoeSha)} calls/s; a 416-card shoe needs ${perShoe.toFixed(2)}`)
   line('bitjack21 416-card shoe', shoes, shoeSha / perShoe)
 
@@ -64,9 +76,8 @@ export async function run (): Promise<void> {
   for (const seed of tarotSeeds) { const s = new TarotStream(seed); tarotPermutation(seed, s); tarotHashes += s.digests }
   const perTarot = tarotHashes / tarotSeeds.length
   const tarotInput = 22 + 1 + tarotSeeds[0].length + 1 + 2
-  const tarotSha = shaRate(tarotInput)
   const tarot = getCardScheme('tarot-v1')
-  const tarotDeals = rate(i => tarot.deal('tarot', keys[i & 1023], { seats: 4 }).hands)
+  const { hashes: tarotSha, deals: tarotDeals } = bestOf(shaCall(tarotInput), i => tarot.deal('tarot', keys[i & 1023], { seats: 4 }).hands)
   console.log(`SHA-256, ${tarotInput}-byte inputs:         ${fmt(tarotSha)} calls/s; a tarot deal needs ${perTarot.toFixed(2)}`)
   line('tarot-v1 4 players (key → hands)', tarotDeals, tarotSha / perTarot)
 }

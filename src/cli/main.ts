@@ -13,7 +13,22 @@ const commands: Record<string, () => Promise<{ run: Command }>> = {
   deal: async () => await import('./commands/deal.js'),
   init: async () => await import('./commands/init.js'),
   'beacon verify': async () => await import('./commands/beacon-verify.js'),
-  'beacon serve': async () => await import('./commands/beacon-serve.js')
+  'beacon serve': async () => await import('./commands/beacon-serve.js'),
+  'log export': async () => await import('./commands/log-export.js'),
+  'log show': async () => await import('./commands/log-show.js'),
+  verify: async () => await import('./commands/verify.js'),
+  node: async () => await import('./commands/node.js'),
+  demo: async () => await import('./commands/demo.js'),
+  'hand deal': async () => handCommand('deal'),
+  'hand stage': async () => handCommand('stage'),
+  'hand end': async () => handCommand('end'),
+  'hand status': async () => handCommand('status'),
+  'hand cards': async () => handCommand('cards')
+}
+
+async function handCommand (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards'): Promise<{ run: Command }> {
+  const mod = await import('./commands/hand.js')
+  return { run: async (argv) => await mod.run(sub, argv) }
 }
 
 const USAGE = `usage: fairdeal <command> [options]
@@ -43,8 +58,8 @@ export async function main (argv: string[]): Promise<number> {
     const mod = await commands[key]()
     return await mod.run(rest)
   } catch (err) {
-    if (err instanceof UsageError || err instanceof CoreInputError) {
-      process.stderr.write(`fairdeal ${key}: ${err.message}\n`)
+    if (err instanceof UsageError || err instanceof CoreInputError || isInputError(err)) {
+      process.stderr.write(`fairdeal ${key}: ${(err as Error).message}\n`)
       return 2
     }
     if (isParseArgsError(err)) {
@@ -53,6 +68,13 @@ export async function main (argv: string[]): Promise<number> {
     }
     throw err
   }
+}
+
+/** Errors of the adapters that mean bad input or environment (a locked data dir, a bad key file). */
+function isInputError (err: unknown): boolean {
+  const name = (err as Error | null)?.name
+  return name === 'NetInputError' || name === 'IdentityFileError' || name === 'DataDirInUseError' || name === 'LogInUseError' ||
+    name === 'LogNotFoundError' || name === 'Rejection'
 }
 
 function isParseArgsError (err: unknown): boolean {

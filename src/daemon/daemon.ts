@@ -246,8 +246,9 @@ export class Daemon {
     if (this.dealer !== undefined) {
       const meta = await this.#state.get(dealerMetaKey(table)) as DealerMeta | undefined
       const hands = await read<DealerHandSnapshot>(dealerHandKey(table, 0).slice(0, -16))
-      this.dealer.restore(meta, hands)
+      const effects = this.dealer.restore(meta, hands)
       if (hands.length > 0) this.#logger.info({ hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
+      void this.#enqueue('dealer', effects).catch(() => {})
       for (const h of hands) {
         if (h.phase === 'beacon' && h.commit.body.beacon !== null) this.#fetchBeacon(h.hand, h.commit.body.beacon.round)
       }
@@ -319,6 +320,9 @@ export class Daemon {
           this.#send(e.to, e.doc)
           break
         case 'append': {
+          // On the dealer's node the dealer machine logs every hand (its receipt holds the own seat's
+          // countersignature); the seat machine's copy would only repeat it.
+          if (role === 'seat' && this.dealer !== undefined) break
           const appended = await this.log.append(e.entry, e.payload)
           this.#logger.info({ hand: e.hand, entry: e.entry, seq: appended.entry.body.seq, role }, 'logged')
           break

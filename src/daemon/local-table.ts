@@ -29,6 +29,8 @@ export interface LocalTable {
   /** The same configs written as files (`ROOT/nodeN.json`), for `fairdeal node --config`. */
   files: string[]
   names: string[]
+  /** Each node's peer id, in the same order. */
+  peerIds: string[]
 }
 
 async function freePort (): Promise<number> {
@@ -88,5 +90,5 @@ export async function prepareLocalTable (init: LocalTableInit): Promise<LocalTab
     files.push(file)
     configs.push(await parseNodeConfig(raw, file))
   }
-  return { configs, files, names }
+  return { configs, files, names, peerIds: ids.map(id => id.peerId) }
 }

@@ -187,9 +187,14 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
     let end = options.to ?? Number.MAX_SAFE_INTEGER
     let first = true
     while (from <= end) {
-      const connection = await node.dial(target, { signal: options.signal })
-      state.remotePeer = connection.remotePeer.toString()
-      const stream = await connection.newStream(LOG_FETCH_PROTOCOL, { signal: options.signal })
+      let stream: Stream
+      try {
+        const connection = await node.dial(target, { signal: options.signal })
+        state.remotePeer = connection.remotePeer.toString()
+        stream = await connection.newStream(LOG_FETCH_PROTOCOL, { signal: options.signal })
+      } catch (err) {
+        throw new LogFetchError(`cannot open a log stream to ${state.remotePeer ?? target.toString()}: ${(err as Error).message.split('\n')[0]}`, { cause: err })
+      }
       const lp = lpStream(stream, { maxDataLength: LOG_FETCH_LIMITS.maxFrameBytes })
       const read = async (): Promise<Uint8Array> => {
         const signals = [AbortSignal.timeout(LOG_FETCH_LIMITS.frameTimeoutMs), ...(options.signal !== undefined ? [options.signal] : [])]
@@ -202,9 +207,15 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
         }
       }
       const request: LogFetchRequest = { from, max: pageSize, ...(end !== Number.MAX_SAFE_INTEGER ? { to: end } : {}) }
-      await lp.write(encoder.encode(JSON.stringify(request)), { signal: options.signal })
+      try {
+        await lp.write(encoder.encode(JSON.stringify(request)), { signal: options.signal })
+      } catch (err) {
+        stream.abort(err as Error)
+        throw new LogFetchError(`sending the log request to ${state.remotePeer ?? '?'} failed: ${(err as Error).message}`, { cause: err })
+      }
 
       let got = 0
+      let lastEntry: Uint8Array | null = null
       let headSeen = false
       try {
         for (let f = await read(); ; f = await read()) {
@@ -215,7 +226,7 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
             if (f.length === 1) return // empty log
             if (first) {
               first = false
-              const seq = headSeq(f.subarray(1))
+              const seq = seqOf(f.subarray(1))
               if (options.to === undefined && seq !== null) end = seq
               yield f.subarray(1)
             }
@@ -223,7 +234,8 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
           }
           if (tag === TAG_ENTRY && headSeen) {
             if (++got > pageSize) throw new LogFetchError(`${state.remotePeer} sent more entries than the ${pageSize} asked for`)
-            yield f.subarray(1)
+            lastEntry = f.subarray(1)
+            yield lastEntry
             continue
           }
           if (tag === TAG_END && headSeen) break
@@ -233,7 +245,10 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
         await stream.close().catch(() => {})
       }
       if (got === 0) return // the peer has nothing more in the range; the verifier judges what is missing
-      from += got
+      // The next page starts after the last seq received, so a gap in what the peer sent stays a
+      // gap (and is reported as one) instead of shifting the pages; always forward, whatever it says.
+      const lastSeq = lastEntry === null ? null : seqOf(lastEntry)
+      from = lastSeq !== null && lastSeq >= from ? lastSeq + 1 : from + got
     }
   }
 
@@ -243,7 +258,7 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
   }
 }
 
-function headSeq (bytes: Uint8Array): number | null {
+function seqOf (bytes: Uint8Array): number | null {
   try {
     const seq = (JSON.parse(decoder.decode(bytes)) as { body?: { seq?: unknown } }).body?.seq
     return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : null

@@ -75,17 +75,27 @@ export class DealerMachine {
     cardSchemeFor({ scheme: init.table.scheme, game: init.table.game, seats: init.table.seats, beacon: init.beacon === null ? null : { chainHash: init.beacon.chain.hash, round: 1, info: {} } } as CommitBody)
   }
 
-  /** Brings back hands in flight and the hand counter after a restart. */
-  restore (meta: DealerMeta | undefined, snapshots: DealerHandSnapshot[]): void {
+  /**
+   * Brings back hands in flight and the hand counter after a restart. A hand dealt (or revealed)
+   * before the restart can still be revealed: its secret, nonces and beacon entry were persisted.
+   * A hand caught before dealing cannot go on (the pledges were not kept): it is aborted with the
+   * dealer named, and its secret published in the record so nobody can say it was chosen later.
+   */
+  restore (meta: DealerMeta | undefined, snapshots: DealerHandSnapshot[]): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
+    const effects: Effect[] = []
     for (const s of snapshots) {
       const hand: DealerHand = { ...s, digest: docDigest(s.commit), acks: new Map(), ackDeadline: 0 }
+      this.#hands.set(s.hand, hand)
       if (s.phase === 'dealt' || s.phase === 'revealed') {
         hand.phase = 'dealt'
         hand.deal = this.#recompute(hand)
+        if (s.phase === 'revealed') effects.push(...this.end(s.hand))
+      } else if (s.phase === 'pledging' || s.phase === 'contributing') {
+        effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted before dealing hand ${s.hand}; its secret was ${s.secret}`))
       }
-      this.#hands.set(s.hand, hand)
     }
+    return effects
   }
 
   status (): Array<{ hand: number, phase: Phase, stages: string[], pledges: number, nonces: number, acks: number }> {
@@ -196,7 +206,11 @@ export class DealerMachine {
     hand.reveal = signDocument('reveal', body, this.#init.signer)
     hand.phase = 'revealed'
     hand.ackDeadline = this.#init.now() + this.#init.timeouts.ackMs
-    const effects: Effect[] = [{ kind: 'event', hand: hand.hand, event: { type: 'revealed' } }, ...this.#toHumans(hand.reveal)]
+    const effects: Effect[] = [
+      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) },
+      { kind: 'event', hand: hand.hand, event: { type: 'revealed' } },
+      ...this.#toHumans(hand.reveal)
+    ]
     if (this.#humans.length === 0) effects.push(...this.#finalize(hand))
     return effects
   }

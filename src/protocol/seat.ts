@@ -70,7 +70,8 @@ export class SeatMachine {
   restore (meta: SeatMeta | undefined, snapshots: SeatHandSnapshot[]): void {
     if (meta !== undefined) this.#meta = { ...meta }
     for (const s of snapshots) {
-      this.#hands.set(s.hand, { ...s, digest: docDigest(s.commit), cards: [], waitUntil: this.#init.now() + this.#init.timeouts.revealMs })
+      const waitUntil = s.phase === 'pledged' || s.phase === 'contributed' ? this.#dealDeadline(s.commit.body) : this.#init.now() + this.#init.timeouts.revealMs
+      this.#hands.set(s.hand, { ...s, digest: docDigest(s.commit), cards: [], waitUntil })
     }
   }
 
@@ -86,7 +87,8 @@ export class SeatMachine {
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
     if (from !== this.#init.table.dealer) throw new Rejection(`${doc.type} from ${from}, who is not the dealer`)
-    if (doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by the dealer`)
+    // Abort records are the one thing the dealer relays: a seat's signed record, checked on its own.
+    if (doc.signer !== from && doc.type !== 'abort') throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by the dealer`)
     switch (doc.type) {
       case 'commit': return this.#onCommit(doc as SignedCommit)
       case 'pledges': return this.#onPledges(doc as Signed<PledgesBody>)
@@ -136,7 +138,7 @@ export class SeatMachine {
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
       hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [],
-      waitUntil: body.deadline + this.#init.timeouts.contributeMs
+      waitUntil: this.#dealDeadline(body)
     }
     this.#hands.set(body.hand, hand)
     this.#meta = { lastHand: body.hand }
@@ -147,6 +149,17 @@ export class SeatMachine {
       { kind: 'event', hand: body.hand, event: { type: 'committed', commitment: body.commitment, beaconRound: body.beacon?.round ?? null } },
       { kind: 'send', to: table.dealer, doc: signDocument('pledge', pledge, this.#init.signer) }
     ]
+  }
+
+  /**
+   * How long to wait for the cards before recording that the dealer stopped: past the contribution
+   * deadline, and past the bound round plus the time the dealer itself allows to fetch it.
+   */
+  #dealDeadline (body: CommitBody): number {
+    const grace = 2 * this.#init.timeouts.contributeMs
+    const chain = this.#init.beacon?.chain
+    const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
+    return due + grace
   }
 
   #checkBeaconBinding (body: CommitBody): void {
@@ -211,7 +224,12 @@ export class SeatMachine {
   }
 
   #onReveal (doc: SignedReveal): Effect[] {
-    const hand = this.#handFor(doc.body, 'dealt')
+    const hand = this.#handFor(doc.body, 'dealt', 'acked')
+    if (hand.phase === 'acked') {
+      // A dealer that restarted after revealing sends the same reveal again: answer it the same way.
+      if (hand.reveal === undefined || docDigest(hand.reveal) !== docDigest(doc)) throw new Rejection(`a second, different reveal for hand ${hand.hand}`)
+      return [{ kind: 'send', to: this.#init.table.dealer, doc: hand.ack as SignedAck }]
+    }
     if (!this.#verify(doc)) throw new Rejection('reveal: bad signature')
     const problems = this.#shield(hand, doc)
     if (problems.length > 0) {

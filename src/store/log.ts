@@ -27,6 +27,12 @@ export interface OpenLogOptions {
   create?: boolean
   /** Clock for entries' `time` (ms). Default `Date.now`. */
   now?: () => number
+  /**
+   * Check on open that the stored log is whole and is the signer's (default true). Readers that
+   * verify everything anyway (export, verify, show) turn it off, so that a damaged log is reported
+   * entry by entry instead of refused as a whole; appending then is refused.
+   */
+  checkOnOpen?: boolean
 }
 
 /** What `append` wrote: the signed entry, its canonical line and its hash (what the next entry links to). */
@@ -81,10 +87,11 @@ export class Log {
     private readonly root: Level<any, any> | null,
     private readonly signer: Signer | null,
     private readonly now: () => number,
-    head: string | null
+    head: string | null,
+    private readonly checked: boolean
   ) {
     this.headText = head
-    this.headDoc = head === null ? null : JSON.parse(head) as LogHead
+    this.headDoc = head === null ? null : parseHead(head)
   }
 
   /** Peer id of the log's owner: whoever signed the head, or the signer for a new log. */
@@ -115,6 +122,7 @@ export class Log {
   private async appendNow (kind: string, payload: unknown): Promise<AppendedEntry> {
     if (this.closed) throw new Error('the log is closed')
     if (this.signer === null) throw new Error('this log was opened without a signer, so it is read-only')
+    if (!this.checked) throw new Error('this log was opened without checking it, so it is read-only')
     const seq = this.headDoc === null ? 0 : this.headDoc.body.seq + 1
     const prev = this.headDoc === null ? GENESIS_PREV : this.headDoc.body.hash
     const made = makeEntry(this.signer, { seq, prev, kind, payload, time: this.now() })
@@ -146,11 +154,13 @@ export class Log {
    * covers. Head and range are taken together, so appends made meanwhile do not tear the copy.
    */
   async * copy (range: Range = {}): AsyncGenerator<string> {
-    const head = this.headDoc
     const headLine = this.headText
-    if (head === null || headLine === null) return
-    yield headLine
-    const to = Math.min(range.to ?? head.body.seq, head.body.seq)
+    // An unchecked log may have a head too damaged to name its seq: copy everything, and let the
+    // verifier say what is wrong.
+    const headSeq = this.headDoc?.body.seq ?? Number.MAX_SAFE_INTEGER
+    if (headLine !== null) yield headLine
+    else if (this.checked) return
+    const to = Math.min(range.to ?? headSeq, headSeq)
     yield * this.lines({ from: range.from ?? 0, to })
   }
 
@@ -201,12 +211,20 @@ export async function openLog (target: string | OpenLogOptions, signer?: Signer 
   }
   try {
     const store = db.sublevel<string, string>(options.sublevel ?? 'log', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as LogLevel
-    const head = await loadHead(store, where, who)
-    return new Log(store, root, who, options.now ?? Date.now, head)
+    const checked = options.checkOnOpen !== false
+    const head = checked ? await loadHead(store, where, who) : (await store.get(HEAD_KEY) ?? null)
+    return new Log(store, root, who, options.now ?? Date.now, head, checked)
   } catch (err) {
     if (root !== null) await root.close().catch(() => {})
     throw err
   }
+}
+
+function parseHead (line: string): LogHead | null {
+  try {
+    const head = JSON.parse(line) as LogHead
+    return Number.isSafeInteger(head?.body?.seq) && head.body.seq >= 0 ? head : null
+  } catch { return null }
 }
 
 async function exists (path: string): Promise<boolean> {

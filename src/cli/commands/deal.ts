@@ -48,7 +48,16 @@ const OPTIONS = {
 } as const
 
 function parse (argv: string[]) { // eslint-disable-line @typescript-eslint/explicit-function-return-type
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (err) {
+    // parseArgs explains some mistakes over several lines; the CLI promises one
+    throw new UsageError(firstLine(err))
+  }
+}
+
+export function firstLine (err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0]
 }
 type Values = ReturnType<typeof parse>['values']
 

@@ -66,6 +66,8 @@ export class ChainVerifier {
   private anchor: Anchor | null = null
   private head: { seq: number, hash: string } | null = null
   private headPresent = false
+  /** Seq of the first authentic entry: where a partial export starts. */
+  private firstSeq: number | undefined
   private lines = 0
   private passed = 0
   private failed = 0
@@ -116,7 +118,7 @@ export class ChainVerifier {
       return
     }
     if (seq > expected) {
-      this.missing(expected, seq - 1, `the line after ${this.anchor === null ? 'the start' : `seq ${this.anchor.seq}`} is seq ${seq}`)
+      this.missing(expected, seq - 1, this.anchor === null ? `the first entry is seq ${seq}` : `the line after seq ${this.anchor.seq} is seq ${seq}`)
       this.anchor = { seq: seq - 1, hash: null }
     }
 
@@ -131,6 +133,7 @@ export class ChainVerifier {
       problems.push('its hash does not match the signed head')
     }
     problems.push(...check.problems)
+    this.firstSeq ??= seq
     if (problems.length > 0) this.fail({ seq, line, problems, count: 1 })
     else this.passed++
     this.anchor = { seq, hash: check.hash ?? null }
@@ -165,7 +168,7 @@ export class ChainVerifier {
     } else if (this.head !== null) {
       if (last < this.head.seq) {
         this.missing(last + 1, this.head.seq, `the signed head says the log ends at seq ${this.head.seq}` +
-          (entries ? ` (to check a partial export, pass the range it holds: --to ${last})` : ''))
+          (entries ? ` (to check a partial export, pass the range it holds: ${this.firstSeq !== undefined && this.firstSeq > 0 ? `--from ${this.firstSeq} ` : ''}--to ${last})` : ''))
       }
     } else if (!this.headPresent && (entries || this.lines > 0)) {
       this.fail({

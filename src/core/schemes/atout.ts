@@ -1,4 +1,4 @@
-import { sha256Hex, utf8 } from '../bytes.js'
+import { sha256Hex } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
 import { checkBeacon, checkNonces, checkSeat, checkText, preview, resolveSeats } from './inputs.js'
 import { CounterMessage, fisherYates, identity, readU32BE, type U32Source } from './streams.js'
@@ -39,22 +39,24 @@ export function atoutDrandKeyText (inputs: KeyInputs): string {
  */
 export class AtoutStream implements U32Source {
   digests = 0
-  readonly #message: CounterMessage
-  #digest: Uint8Array = new Uint8Array(0)
-  #word = 8
+  private readonly message: CounterMessage
+  private digest: Uint8Array = NO_DIGEST
+  private word = 8
 
   constructor (key: string) {
-    this.#message = new CounterMessage(utf8(key + ':'))
+    this.message = new CounterMessage(key + ':')
   }
 
   next (): number {
-    if (this.#word === 8) {
-      this.#digest = this.#message.digest(this.digests++)
-      this.#word = 0
+    if (this.word === 8) {
+      this.digest = this.message.digest(this.digests++)
+      this.word = 0
     }
-    return readU32BE(this.#digest, 4 * this.#word++)
+    return readU32BE(this.digest, 4 * this.word++)
   }
 }
+
+const NO_DIGEST = new Uint8Array(0)
 
 /** The shuffled deck as indices into ATOUT_CARDS. `source` defaults to the key's stream. */
 export function atoutPermutation (key: string, source: U32Source = new AtoutStream(key)): Uint16Array {
@@ -65,7 +67,10 @@ export function atoutPermutation (key: string, source: U32Source = new AtoutStre
 
 export function atoutDeck (key: string, source?: U32Source): string[] {
   checkKey(key)
-  return Array.from(atoutPermutation(key, source), i => ATOUT_CARDS[i])
+  const perm = atoutPermutation(key, source)
+  const deck = new Array<string>(32)
+  for (let i = 0; i < 32; i++) deck[i] = ATOUT_CARDS[perm[i]]
+  return deck
 }
 
 /** Coinche: one card at a time from seat 0: seat s holds deck[s], deck[s+4], … */

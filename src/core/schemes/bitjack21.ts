@@ -1,4 +1,4 @@
-import { sha256Hex, utf8 } from '../bytes.js'
+import { sha256Hex } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
 import { preview, resolveSeats } from './inputs.js'
 import { CounterMessage } from './streams.js'
@@ -40,27 +40,27 @@ export function bitjackCommitment (r1: string, rx = ''): string {
  */
 export class BitjackStream {
   digests = 0
-  readonly #message: CounterMessage
-  #digest: Uint8Array = new Uint8Array(32)
-  #bit = 256
+  private readonly message: CounterMessage
+  private digest: Uint8Array = new Uint8Array(32)
+  private bit = 256
 
   constructor (prefix: string) {
-    this.#message = new CounterMessage(utf8(prefix))
+    this.message = new CounterMessage(prefix)
   }
 
   /** The next `count` bits (1..31) as an unsigned integer. */
   take (count: number): number {
     let x = 0
     while (count > 0) {
-      if (this.#bit === 256) {
-        this.#digest = this.#message.digest(this.digests++)
-        this.#bit = 0
+      if (this.bit === 256) {
+        this.digest = this.message.digest(this.digests++)
+        this.bit = 0
       }
-      const avail = 8 - (this.#bit & 7)
+      const avail = 8 - (this.bit & 7)
       const n = avail < count ? avail : count
-      const byte = this.#digest[this.#bit >> 3]
+      const byte = this.digest[this.bit >> 3]
       x = (x << n) | ((byte >> (avail - n)) & ((1 << n) - 1))
-      this.#bit += n
+      this.bit += n
       count -= n
     }
     return x >>> 0

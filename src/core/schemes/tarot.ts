@@ -38,14 +38,14 @@ const MAX_ATTEMPTS = 64
  */
 export class TarotStream implements U32Source {
   digests = 0
-  readonly #message: CounterMessage
+  private readonly message: CounterMessage
 
   constructor (seed: string) {
-    this.#message = new CounterMessage(concatBytes(utf8(TAROT_SHUFFLE), new Uint8Array(1), utf8(checkSeed(seed)), new Uint8Array(1)))
+    this.message = new CounterMessage(concatBytes(utf8(TAROT_SHUFFLE), new Uint8Array(1), utf8(checkSeed(seed)), new Uint8Array(1)))
   }
 
   next (): number {
-    return readU32BE(this.#message.digest(this.digests++), 0)
+    return readU32BE(this.message.digest(this.digests++), 0)
   }
 }
 

@@ -1,0 +1,101 @@
+import { parseArgs } from 'node:util'
+import { mkdtemp, rm, mkdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { runDemo, type HandReport } from '../../daemon/demo.js'
+import { createLogger } from '../../daemon/logger.js'
+import { startLocalBeacon, type LocalBeacon } from '../../beacon/index.js'
+import { cardLabel } from '../../core/schemes/labels.js'
+import { UsageError } from '../errors.js'
+
+const HELP = `usage: fairdeal demo [--hands N] [--game coinche|belote|duo|tarot] [--processes] [--data DIR]
+                    [--beacon local|none] [--transport tcp|ws] [--json]
+
+Starts a dealer node holding seat 0 and one node per other seat on 127.0.0.1, plays N hands
+(default 3, coinche), prints each seat's cards and its own check of the hand ("shield"), then
+re-verifies every node's receipt log. Exit 0 when everything verified.
+  --processes   each node its own OS process, talking only over the network
+  --data DIR    keep each node's data directory under DIR (default: a temporary one, removed)
+  --beacon      local (default): bind each hand to a round of a local drand-compatible beacon
+                (its trust = its operator: this demo); none: no beacon (atout-v1 exactly)
+  --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}`
+
+export async function run (argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      hands: { type: 'string', default: '3' },
+      game: { type: 'string', default: 'coinche' },
+      processes: { type: 'boolean', default: false },
+      data: { type: 'string' },
+      beacon: { type: 'string', default: 'local' },
+      transport: { type: 'string', default: 'tcp' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean' }
+    },
+    strict: true
+  })
+  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+  const hands = Number(values.hands)
+  if (!Number.isSafeInteger(hands) || hands < 1 || hands > 100_000) throw new UsageError(`--hands must be a whole number from 1 to 100000, got ${JSON.stringify(values.hands)}`)
+  if (!['coinche', 'belote', 'duo', 'tarot'].includes(values.game)) throw new UsageError(`--game must be coinche, belote, duo or tarot, got ${JSON.stringify(values.game)}`)
+  if (values.beacon !== 'local' && values.beacon !== 'none') throw new UsageError(`--beacon must be local or none, got ${JSON.stringify(values.beacon)}`)
+  if (values.transport !== 'tcp' && values.transport !== 'ws') throw new UsageError(`--transport must be tcp or ws, got ${JSON.stringify(values.transport)}`)
+  const json = values.json
+  const keep = values.data !== undefined
+  const root = keep ? resolve(values.data as string) : await mkdtemp(join(tmpdir(), 'fairdeal-demo-'))
+  await mkdir(root, { recursive: true })
+  const say = (text: string): void => { if (!json) process.stdout.write(text + '\n') }
+  // Node logs go to stderr at warn: the demo's own output is the readable story on stdout.
+  const logger = createLogger({ fd: 2, level: (process.env.FAIRDEAL_LOG_LEVEL as 'info' | undefined) ?? 'warn' })
+  // tarot has no beacon-bound scheme: it always plays without one.
+  const useBeacon = values.beacon === 'local' && values.game !== 'tarot'
+  let beacon: LocalBeacon | undefined
+  try {
+    if (useBeacon) {
+      beacon = await startLocalBeacon({ dataDir: join(root, 'beacon'), period: 1 })
+      say(`beacon: local drand-compatible beacon at ${beacon.url} (${beacon.trust})`)
+    } else if (values.beacon === 'local') {
+      say('beacon: none (tarot-v1 binds no beacon round)')
+    }
+    say(`table: ${values.game}, ${values.processes ? 'one OS process per node' : 'all nodes in this process'}, ${values.transport} on 127.0.0.1, data in ${root}`)
+    const result = await runDemo({
+      root,
+      hands,
+      game: values.game,
+      processes: values.processes,
+      beacon: beacon?.config ?? null,
+      transport: values.transport,
+      logger,
+      onHand: (r) => { if (!json) printHand(r) }
+    })
+    if (json) {
+      process.stdout.write(JSON.stringify({ hands: result.hands, aborts: result.aborts, seats: result.seats, failures: result.failures }) + '\n')
+    } else {
+      say('')
+      for (const l of result.logs) say(`log ${l.node}: ${l.passed} passed, ${l.failed} failed${keep ? `  (fairdeal verify --data ${l.dataDir})` : ""}`)
+      for (const f of result.failures) say(`FAILED: ${f}`)
+      say(`${result.hands} hands played, ${result.aborts} aborted; ${result.seats.map(s => `seat ${s.seat} verified ${s.verified}`).join(', ')}`)
+    }
+    const ok = result.failures.length === 0 && result.aborts === 0 && result.seats.every(s => s.verified === hands)
+    return ok ? 0 : 1
+  } finally {
+    await beacon?.close()
+    if (!keep) await rm(root, { recursive: true, force: true })
+  }
+}
+
+function printHand (r: HandReport): void {
+  const beacon = r.beaconRound === null ? '' : `, beacon round ${r.beaconRound}`
+  process.stdout.write(`\nhand ${r.hand} (dealer seat ${r.dealerSeat}${beacon})\n`)
+  if (r.aborted !== null) {
+    process.stdout.write(`  ABORTED: ${r.aborted.reason}: ${r.aborted.detail}\n`)
+    return
+  }
+  for (const s of r.seats) {
+    const own = s.cards.filter(c => !c.public).flatMap(c => c.cards).map(cardLabel).join(' ')
+    const shown = s.cards.filter(c => c.public).map(c => `${c.stage}${c.seat === null ? '' : `@${c.seat}`}: ${c.cards.map(cardLabel).join(' ')}`).join('; ')
+    const shield = s.shield?.ok === true ? 'shield ✓ verified' : `shield ✗ ${s.shield?.problems.join('; ') ?? 'missing'}`
+    process.stdout.write(`  seat ${s.seat} ${s.peerId.slice(-6)}: ${own}${shown === '' ? '' : `  | ${shown}`}  ${shield}\n`)
+  }
+}

@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util'
+import { ControlClient } from '../../daemon/control-client.js'
+import { cardLabel } from '../../core/schemes/labels.js'
+import { UsageError } from '../errors.js'
+
+const HELP = `usage:
+  fairdeal hand deal   --data DIR [--dealer SEAT]           start a hand (dealer node); prints its number
+  fairdeal hand stage  --data DIR --hand N --stage S [--taker SEAT]  deliver a later stage (take, faceUp, dog)
+  fairdeal hand end    --data DIR --hand N                  reveal the hand (dealer node)
+  fairdeal hand status --data DIR                           the node's table, role and hands in play
+  fairdeal hand cards  --data DIR --hand N                  this seat's cards in a hand in play
+All take --json for machine-readable output.`
+
+function intOption (value: string | undefined, name: string, required: boolean): number | undefined {
+  if (value === undefined) {
+    if (required) throw new UsageError(`--${name} is required`)
+    return undefined
+  }
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer, got ${JSON.stringify(value)}`)
+  return n
+}
+
+export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' }, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' },
+      dealer: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' }
+    },
+    strict: true
+  })
+  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+  if (values.data === undefined) throw new UsageError('--data DIR is required (the node\'s data directory)')
+  const client = await ControlClient.forDataDir(values.data)
+  const out = (json: unknown, text: string): void => { process.stdout.write((values.json === true ? JSON.stringify(json) : text) + '\n') }
+  switch (sub) {
+    case 'deal': {
+      const hand = await client.deal(intOption(values.dealer, 'dealer', false))
+      out({ hand }, `hand ${hand} committed`)
+      return 0
+    }
+    case 'stage': {
+      const hand = intOption(values.hand, 'hand', true) as number
+      if (values.stage === undefined) throw new UsageError('--stage is required')
+      await client.stage(hand, values.stage, intOption(values.taker, 'taker', false))
+      out({ hand, stage: values.stage }, `hand ${hand}: ${values.stage} delivered`)
+      return 0
+    }
+    case 'end': {
+      const hand = intOption(values.hand, 'hand', true) as number
+      await client.end(hand)
+      out({ hand }, `hand ${hand} revealed`)
+      return 0
+    }
+    case 'status': {
+      const status = await client.status()
+      out(status, JSON.stringify(status, null, 2))
+      return 0
+    }
+    case 'cards': {
+      const hand = intOption(values.hand, 'hand', true) as number
+      const cards = await client.cards(hand)
+      const lines = cards.cards.map(c => `${c.stage.padEnd(7)} ${c.public ? `public${c.seat === null ? ' (table)' : ` (seat ${c.seat})`}` : `seat ${String(c.seat)}`}: ${c.cards.map(cardLabel).join(' ')}`)
+      out(cards, lines.length > 0 ? lines.join('\n') : `no cards for hand ${hand} here`)
+      return 0
+    }
+  }
+}

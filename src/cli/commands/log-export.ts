@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util'
+import { createWriteStream } from 'node:fs'
+import { rename, rm } from 'node:fs/promises'
+import type { Writable } from 'node:stream'
+import { UsageError } from '../errors.js'
+import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
+
+const USAGE = `usage: fairdeal log export --data DIR [--from SEQ] [--to SEQ] [--out FILE]
+
+Writes a node's receipt log as JSON Lines: the node's signed head first, then one entry per line
+in its canonical form, exactly as stored and signed. Anyone can check the file alone with
+'fairdeal verify FILE' (a partial export with 'fairdeal verify FILE --from SEQ --to SEQ').
+
+  --data DIR     the node's data directory (the node must be stopped)
+  --from SEQ     first entry (default 0)
+  --to SEQ       last entry (default: the last one)
+  --out FILE     write there instead of to stdout (written whole, or not at all)`
+
+function parseSeq (value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${option} must be a sequence number (0, 1, 2, …), got ${JSON.stringify(value)}`)
+  }
+  return Number(value)
+}
+
+export async function run (argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' }
+    }
+  })
+  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`)
+  if (values.data === undefined) throw new UsageError('--data DIR is required (see --help)')
+  const from = parseSeq(values.from, '--from') ?? 0
+  const to = parseSeq(values.to, '--to')
+  if (to !== undefined && to < from) throw new UsageError(`--to ${to} is before --from ${from}`)
+
+  let log
+  try {
+    log = await openDataDirLog(values.data)
+  } catch (err) {
+    if (err instanceof DataDirError) throw new UsageError(err.message)
+    throw err
+  }
+  const temp = values.out === undefined ? undefined : `${values.out}.${process.pid}.tmp`
+  try {
+    const out: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: 'wx' })
+    let entries = 0
+    let last: string | undefined
+    for await (const line of log.copy({ from, to })) {
+      if (last !== undefined) entries++
+      last = line
+      if (!out.write(line + '\n')) await new Promise(resolve => out.once('drain', resolve))
+    }
+    if (temp !== undefined) {
+      await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(resolve) })
+      await rename(temp, values.out as string)
+    }
+    const headSeq = log.head()?.body.seq
+    const lastSeq = entries > 0 ? seqOf(last as string) : undefined
+    const partial = from > 0 || (headSeq !== undefined && lastSeq !== undefined && lastSeq < headSeq)
+    if (partial && lastSeq !== undefined) {
+      process.stderr.write(`exported seq ${from}..${lastSeq} of a log whose head is at seq ${String(headSeq)}: ` +
+        `check it with 'fairdeal verify FILE --from ${from} --to ${lastSeq}'\n`)
+    } else if (entries === 0) {
+      process.stderr.write(headSeq === undefined ? 'the log is empty\n' : `no entries in that range (the head is at seq ${headSeq})\n`)
+    }
+    return 0
+  } catch (err) {
+    if (temp !== undefined) await rm(temp, { force: true })
+    if (typeof (err as NodeJS.ErrnoException).code === 'string' && values.out !== undefined) {
+      throw new UsageError(`cannot write ${values.out}: ${(err as Error).message}`)
+    }
+    throw err
+  } finally {
+    await log.close()
+  }
+}
+
+function seqOf (line: string): number | undefined {
+  try { return (JSON.parse(line) as { body: { seq: number } }).body.seq } catch { return undefined }
+}

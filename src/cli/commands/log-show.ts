@@ -1,0 +1,167 @@
+import { parseArgs } from 'node:util'
+import { access } from 'node:fs/promises'
+import { UsageError } from '../errors.js'
+import { checkLine, ChainVerifier, formatFailure, type LogFailure, type LogLine } from '../../core/log/index.js'
+import { verifyLogPayload } from '../../core/receipt.js'
+import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
+import { readJsonLines } from '../../store/jsonl.js'
+import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
+import type { Log } from '../../store/log.js'
+
+const USAGE = `usage: fairdeal log show --data DIR [--from SEQ] [--to SEQ] [--chain-only]
+       fairdeal log show FILE [--from SEQ] [--to SEQ] [--chain-only]
+
+Prints a node's receipt log (or an exported one) as a table: one row per entry with its hand,
+game, seats, beacon round and shield: ✓ when the entry verifies (the same checks as 'fairdeal
+verify'), ✗ and what failed otherwise.
+
+  --data DIR     the node's data directory (the node must be stopped)
+  --from SEQ     first entry (default 0)
+  --to SEQ       last entry (default: the last one)
+  --chain-only   the shield checks order, links, signatures and head, not the receipts`
+
+function parseSeq (value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${option} must be a sequence number (0, 1, 2, …), got ${JSON.stringify(value)}`)
+  }
+  return Number(value)
+}
+
+/** What a row shows of a payload. Read from the receipt's shape, with nothing verified here. */
+export interface PayloadColumns {
+  table?: string
+  hand?: number
+  game?: string
+  seats?: string[]
+  beaconRound?: number | null
+  note?: string
+}
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj | undefined => typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Obj : undefined
+
+/**
+ * Columns of a receipt (its COMMIT body: table, hand, game, seats, beacon) or an abort record
+ * (its body, and the COMMIT it refers to); for other payloads, the same field names wherever they are.
+ */
+export function payloadColumns (kind: string, payload: unknown): PayloadColumns {
+  const p = obj(payload)
+  const body = obj(p?.body)
+  const commit = obj(obj(p?.commit)?.body) ?? obj(obj(body?.commit)?.body)
+  const places = [commit, body, p].filter((x): x is Obj => x !== undefined)
+  const pick = (key: string): unknown => places.find(x => key in x)?.[key]
+  const beacon = obj(pick('beacon'))
+  const out: PayloadColumns = {
+    table: typeof pick('table') === 'string' ? pick('table') as string : undefined,
+    hand: typeof pick('hand') === 'number' ? pick('hand') as number : undefined,
+    game: typeof pick('game') === 'string' ? pick('game') as string : undefined,
+    seats: Array.isArray(pick('seats')) ? (pick('seats') as unknown[]).map(String) : undefined,
+    beaconRound: beacon === undefined ? (pick('beacon') === null ? null : undefined) : typeof beacon.round === 'number' ? beacon.round : undefined
+  }
+  if (kind === 'abort' && body !== undefined) {
+    const blame = Array.isArray(body.blame) ? (body.blame as unknown[]).map(b => short(String(b))).join(' ') : ''
+    out.note = `${typeof body.reason === 'string' ? body.reason : 'abort'}${blame !== '' ? `, blames ${blame}` : ''}`
+  }
+  return out
+}
+
+function short (peer: string): string {
+  return peer.length > 12 ? '…' + peer.slice(-6) : peer
+}
+
+function cell (text: string, width: number, right = false): string {
+  const t = text.length > width ? text.slice(0, width - 1) + '…' : text
+  return right ? t.padStart(width) : t.padEnd(width)
+}
+
+const HEADER = `${cell('SEQ', 6, true)}  ${cell('TIME', 16)}  ${cell('KIND', 7)}  ${cell('TABLE', 12)}  ${cell('HAND', 5, true)}  ` +
+  `${cell('GAME', 8)}  ${cell('SEATS', 30)}  ${cell('BEACON', 10, true)}  SHIELD`
+
+function row (seq: string, time: string, kind: string, c: PayloadColumns, shield: string): string {
+  const seats = c.seats === undefined ? '?' : c.seats.map(s => s === 'robot' ? 'robot' : short(s)).join(' ')
+  const beacon = c.beaconRound === undefined ? '?' : c.beaconRound === null ? '-' : String(c.beaconRound)
+  return `${cell(seq, 6, true)}  ${cell(time, 16)}  ${cell(kind, 7)}  ${cell(c.table ?? '?', 12)}  ${cell(c.hand === undefined ? '?' : String(c.hand), 5, true)}  ` +
+    `${cell(c.game ?? '?', 8)}  ${cell(seats, 30)}  ${cell(beacon, 10, true)}  ${shield}`
+}
+
+export async function run (argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      'chain-only': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' }
+    }
+  })
+  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+  if ((positionals.length > 0) === (values.data !== undefined) || positionals.length > 1) {
+    throw new UsageError('give either FILE or --data DIR (see --help)')
+  }
+  const from = parseSeq(values.from, '--from')
+  const to = parseSeq(values.to, '--to')
+  if (from !== undefined && to !== undefined && to < from) throw new UsageError(`--to ${to} is before --from ${from}`)
+  const payloadCheck = values['chain-only'] === true ? null : verifyLogPayload
+
+  let log: Log | undefined
+  let lines: AsyncIterable<LogLine>
+  if (values.data !== undefined) {
+    try { log = await openDataDirLog(values.data) } catch (err) {
+      if (err instanceof DataDirError) throw new UsageError(err.message)
+      throw err
+    }
+    // The head, then only the asked range: a whole log is not read to show a few rows.
+    lines = log.copy({ from, to })
+  } else {
+    const file = positionals[0]
+    if (file !== '-') { try { await access(file) } catch (err) { throw new UsageError(`cannot read ${file}: ${(err as Error).message}`) } }
+    lines = readJsonLines(file)
+  }
+
+  const out = (text: string): void => { process.stdout.write(text + '\n') }
+  const failures: LogFailure[] = []
+  // With FILE the range options say what the file must hold, as for verify; with --data they
+  // choose what is read, and the check is told the same range.
+  const chain = new ChainVerifier({ from, to }, f => failures.push(f))
+  let lineNo = 0
+  let headerShown = false
+  const showHeader = (): void => { if (!headerShown) { out(HEADER); headerShown = true } }
+  const note = (f: LogFailure): void => { showHeader(); out(`${cell('', 6)}  ✗ ${formatFailure(f)}`) }
+  let verdict
+  try {
+    for await (const line of lines) {
+      lineNo++
+      const check = checkLine(line, payloadCheck, nativeVerifyDocument)
+      chain.push(check)
+      const mine = failures.filter(f => f.line === lineNo && f.seq !== null)
+      for (const f of failures) if (!mine.includes(f)) note(f)
+      failures.length = 0
+      if (check.type === 'head' && lineNo === 1) {
+        if (check.authentic) out(`log of ${check.owner ?? '?'}, signed head at seq ${String(check.seq)}`)
+        continue
+      }
+      showHeader()
+      let doc: Obj | undefined
+      try { doc = obj(JSON.parse(typeof line === 'string' ? line : new TextDecoder().decode(line))) } catch {}
+      const body = obj(doc?.body)
+      const kind = typeof body?.kind === 'string' ? body.kind : '?'
+      const time = typeof body?.time === 'number' ? new Date(body.time).toISOString().slice(0, 16).replace('T', ' ') : '?'
+      const columns = payloadColumns(kind, body?.payload)
+      const seq = mine[0]?.seq ?? check.seq
+      const shield = mine.length === 0
+        ? `✓${columns.note !== undefined ? ' ' + columns.note : ''}`
+        : `✗ ${mine.flatMap(f => f.problems).join('; ')}`
+      out(row(seq === undefined || seq === null ? '?' : String(seq), time, kind, columns, shield))
+    }
+    verdict = chain.finish()
+    for (const f of failures) note(f)
+  } finally {
+    await log?.close()
+  }
+  if (lineNo === 0) out('the log is empty')
+  out(`${verdict.passed} passed, ${verdict.failed} failed${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
+  return 0
+}

@@ -1,0 +1,45 @@
+import { parseArgs } from 'node:util'
+import { loadNodeConfig } from '../../daemon/config.js'
+import { Daemon } from '../../daemon/daemon.js'
+import { startControl } from '../../daemon/control.js'
+import { createLogger } from '../../daemon/logger.js'
+import { UsageError } from '../errors.js'
+
+const HELP = `usage: fairdeal node --config FILE [--control-port PORT]
+
+Runs a table node (dealer and/or seat) until SIGINT or SIGTERM. On a stop, a dealt hand is revealed
+and countersigned, a hand not yet dealt is aborted with a signed record, and the store is closed.
+Logs are JSON lines on stdout (readable on a terminal); FAIRDEAL_LOG_LEVEL sets the level.
+The node is driven with 'fairdeal hand ... --data DIR' through its local control endpoint.`
+
+export async function run (argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { config: { type: 'string' }, 'control-port': { type: 'string' }, help: { type: 'boolean' } },
+    strict: true
+  })
+  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+  if (values.config === undefined) throw new UsageError('--config FILE is required')
+  const config = await loadNodeConfig(values.config)
+  if (values['control-port'] !== undefined) {
+    const port = Number(values['control-port'])
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--control-port must be a port number')
+    config.controlPort = port
+  }
+  const logger = createLogger()
+  const daemon = await Daemon.start({ config, logger })
+  const control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger })
+  logger.info({ control: control.info.url, dataDir: config.dataDir }, 'control endpoint ready')
+  await new Promise<void>(resolve => {
+    const stop = (signal: string): void => {
+      logger.info({ signal }, 'stopping')
+      resolve()
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  await control.close()
+  await daemon.stop()
+  logger.flush?.()
+  return 0
+}

@@ -1,0 +1,247 @@
+import { parseArgs } from 'node:util'
+import { access, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { UsageError } from '../errors.js'
+import { verifyLog, inThreadChecker, formatFailure, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
+import { verifyLogPayload } from '../../core/receipt.js'
+import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
+import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
+import { readJsonLines } from '../../store/jsonl.js'
+import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
+import type { Log } from '../../store/log.js'
+
+const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairdeal log export' ('-' for stdin)
+       fairdeal verify --data DIR     the log of a node's data directory (the node must be stopped)
+       fairdeal verify --peer ADDR    fetch a running node's log over libp2p and verify it here
+
+Re-verifies every entry alone, offline: order and links, the owner's signature on every entry and
+on the head, and each receipt or abort record (every message signature, commitment, nonces, key,
+deck, each seat's cards, beacon signatures).
+
+  --from SEQ, --to SEQ   the range the input holds, for a partial export (default: the whole log,
+                         from seq 0 to the seq named by the signed head)
+  --owner PEERID         the log must be this peer's (default: with --peer, that peer; with --data,
+                         the directory's identity)
+  --as DIR               with --peer: dial as the node of data directory DIR (a table member),
+                         instead of as a throwaway identity
+  --json                 one JSON object per failure, then a summary object
+  --chain-only           skip the receipt checks: order, links, signatures and head only
+  --workers N            verification threads (default ${defaultWorkerCount()}; 0 verifies in this thread)
+
+Prints one line per failed entry, naming its seq and what failed, then "N passed, M failed".
+Exit 0 when everything passed, 1 when anything failed, 2 when the log could not be read.`
+
+export function parseSeq (value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${option} must be a sequence number (0, 1, 2, …), got ${JSON.stringify(value)}`)
+  }
+  return Number(value)
+}
+
+interface Source {
+  lines: AsyncIterable<LogLine>
+  expectOwner?: string
+  close: () => Promise<void>
+}
+
+export async function run (argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string' },
+      peer: { type: 'string' },
+      as: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      owner: { type: 'string' },
+      json: { type: 'boolean' },
+      'chain-only': { type: 'boolean' },
+      workers: { type: 'string' },
+      help: { type: 'boolean', short: 'h' }
+    }
+  })
+  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+  const sources = [positionals.length > 0, values.data !== undefined, values.peer !== undefined].filter(Boolean).length
+  if (sources !== 1 || positionals.length > 1) throw new UsageError('give exactly one of FILE, --data DIR or --peer ADDR (see --help)')
+  if (values.as !== undefined && values.peer === undefined) throw new UsageError('--as goes with --peer')
+  const from = parseSeq(values.from, '--from')
+  const to = parseSeq(values.to, '--to')
+  if (from !== undefined && to !== undefined && to < from) throw new UsageError(`--to ${to} is before --from ${from}`)
+  const workers = values.workers === undefined ? defaultWorkerCount() : parseSeq(values.workers, '--workers') as number
+  if (workers > 64) throw new UsageError('--workers is at most 64')
+  if (values.owner !== undefined) {
+    const { isPeerId } = await import('../../core/identity.js')
+    if (!isPeerId(values.owner)) throw new UsageError(`--owner must be an Ed25519 peer id, got ${JSON.stringify(values.owner)}`)
+  }
+  const chainOnly = values['chain-only'] === true
+  const json = values.json === true
+
+  const source = positionals.length > 0
+    ? await fileSource(positionals[0])
+    : values.data !== undefined
+      ? await dataSource(values.data)
+      : await peerSource(values.peer as string, values.as, { from, to })
+  let checker: (LineChecker & { close?: () => Promise<void> }) | undefined
+  try {
+    checker = workers === 0
+      ? inThreadChecker(chainOnly ? null : verifyLogPayload, nativeVerifyDocument)
+      : await createCheckPool({ workers, payloadModule: chainOnly ? null : new URL('../../core/receipt.js', import.meta.url).href })
+    const progress = new Progress(!json && process.stderr.isTTY === true, from ?? 0, to)
+    const print = (failure: LogFailure): void => {
+      progress.clear()
+      process.stdout.write((json ? JSON.stringify(failure) : formatFailure(failure)) + '\n')
+    }
+    let verdict: LogVerdict
+    try {
+      verdict = await verifyLog(progress.tap(source.lines), {
+        verifyPayload: chainOnly ? null : verifyLogPayload,
+        checker,
+        from,
+        to,
+        expectOwner: values.owner ?? source.expectOwner,
+        onFailure: print,
+        onProgress: done => { progress.update(done) }
+      })
+    } catch (err) {
+      progress.clear()
+      const { LogFetchError } = await import('../../net/log-fetch.js')
+      // The input broke off (peer gone or refusing, unreadable file): what was found so far is
+      // printed; the verdict cannot be given.
+      if (err instanceof LogFetchError || typeof (err as NodeJS.ErrnoException).code === 'string') {
+        throw new UsageError(`${(err as Error).message} (verification incomplete)`)
+      }
+      throw err
+    }
+    progress.clear()
+    if (json) {
+      process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked' }) + '\n')
+    } else {
+      if (chainOnly) process.stderr.write('receipts not checked (--chain-only): order, links, signatures and head only\n')
+      process.stdout.write(`${verdict.passed} passed, ${verdict.failed} failed\n`)
+    }
+    return verdict.failed > 0 ? 1 : 0
+  } finally {
+    await checker?.close?.()
+    await source.close()
+  }
+}
+
+async function fileSource (file: string): Promise<Source> {
+  if (file !== '-') {
+    try {
+      await access(file)
+      if ((await stat(file)).isDirectory()) throw new Error('it is a directory (use --data DIR for a data directory)')
+    } catch (err) {
+      throw new UsageError(`cannot read ${file}: ${(err as Error).message}`)
+    }
+  }
+  return { lines: readJsonLines(file), close: async () => {} }
+}
+
+async function dataSource (dir: string): Promise<Source> {
+  let log: Log
+  try {
+    log = await openDataDirLog(dir)
+  } catch (err) {
+    if (err instanceof DataDirError) throw new UsageError(err.message)
+    throw err
+  }
+  try {
+    return { lines: log.copy(), expectOwner: await identityOf(dir), close: async () => { await log.close() } }
+  } catch (err) {
+    await log.close()
+    throw err
+  }
+}
+
+/** The peer id of a data directory's identity, when it has one: its log must be signed by it. */
+async function identityOf (dir: string): Promise<string | undefined> {
+  const { loadOrCreateIdentity, IDENTITY_FILE } = await import('../../net/identity.js')
+  try { await access(join(dir, IDENTITY_FILE)) } catch { return undefined }
+  try {
+    return (await loadOrCreateIdentity(dir)).peerId
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
+}
+
+async function peerSource (address: string, asDir: string | undefined, range: { from?: number, to?: number }): Promise<Source> {
+  const { multiaddr } = await import('@multiformats/multiaddr')
+  const { createNode } = await import('../../net/node.js')
+  const { fetchLog } = await import('../../net/log-fetch.js')
+  const { generateKeyPair } = await import('@libp2p/crypto/keys')
+  const { default: pino } = await import('pino')
+  let target
+  try { target = multiaddr(address) } catch (err) {
+    throw new UsageError(`--peer must be a multiaddr like /ip4/127.0.0.1/tcp/7400/p2p/12D3KooW…: ${(err as Error).message}`)
+  }
+  let privateKey
+  if (asDir !== undefined) {
+    const { loadOrCreateIdentity, IDENTITY_FILE } = await import('../../net/identity.js')
+    try { await access(join(asDir, IDENTITY_FILE)) } catch { throw new UsageError(`--as ${asDir}: no ${IDENTITY_FILE} there (run 'fairdeal init --data ${asDir}' for a node)`) }
+    try { privateKey = (await loadOrCreateIdentity(asDir)).privateKey } catch (err) { throw new UsageError((err as Error).message) }
+  } else {
+    privateKey = await generateKeyPair('Ed25519')
+  }
+  const node = await createNode({ privateKey, listen: [], logger: pino({ level: 'silent' }) })
+  try {
+    const connection = await node.dial(target, { signal: AbortSignal.timeout(15_000) })
+    const peer = connection.remotePeer
+    return { lines: fetchLog(node, peer, range), expectOwner: peer.toString(), close: async () => { await node.stop() } }
+  } catch (err) {
+    await node.stop()
+    throw new UsageError(`cannot reach ${address}: ${(err as Error).message.split('\n')[0]}`)
+  }
+}
+
+/** A one-line progress bar on stderr, only on a terminal and only once verification takes a while. */
+class Progress {
+  private total: number | null = null
+  private readonly started = Date.now()
+  private lastDraw = 0
+  private shown = false
+
+  constructor (private readonly enabled: boolean, private readonly from: number, private readonly to: number | undefined) {
+    if (to !== undefined) this.total = to - from + 1
+  }
+
+  /** Passes lines through, reading the head's seq from the first one to know the total. */
+  async * tap (lines: AsyncIterable<LogLine>): AsyncGenerator<LogLine> {
+    let first = true
+    for await (const line of lines) {
+      if (first && this.total === null) {
+        first = false
+        try {
+          const head = JSON.parse(typeof line === 'string' ? line : new TextDecoder().decode(line)) as { type?: unknown, body?: { seq?: unknown } }
+          if (head.type === 'log-head' && typeof head.body?.seq === 'number') this.total = head.body.seq - this.from + 2
+        } catch {}
+      }
+      yield line
+    }
+  }
+
+  update (done: number): void {
+    if (!this.enabled) return
+    const now = Date.now()
+    if (now - this.started < 500 || now - this.lastDraw < 150) return
+    this.lastDraw = now
+    const rate = Math.round(done / ((now - this.started) / 1000))
+    let text = `verifying: ${done.toLocaleString('en')} lines, ${rate.toLocaleString('en')}/s`
+    if (this.total !== null && this.total > 0) {
+      const share = Math.min(1, done / this.total)
+      const width = 30
+      const filled = Math.round(share * width)
+      text = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor(share * 100)}% ` +
+        `${done.toLocaleString('en')}/${this.total.toLocaleString('en')} lines, ${rate.toLocaleString('en')}/s`
+    }
+    process.stderr.write(`\r\x1b[K${text}`)
+    this.shown = true
+  }
+
+  clear (): void {
+    if (this.shown) process.stderr.write('\r\x1b[K')
+    this.shown = false
+  }
+}

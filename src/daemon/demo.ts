@@ -1,0 +1,240 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { open, readFile, stat } from 'node:fs/promises'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Logger } from 'pino'
+import { getCardScheme } from '../core/schemes/registry.js'
+import { verifyLogPayload } from '../core/receipt.js'
+import { ROBOT } from '../core/hand/messages.js'
+import type { DrandBeaconConfig } from '../core/beacon/index.js'
+import { Daemon } from './daemon.js'
+import { startControl, CONTROL_FILE } from './control.js'
+import { ControlClient } from './control-client.js'
+import { prepareLocalTable, type LocalTable } from './local-table.js'
+import type { NodeEvent } from './events.js'
+import type { HandEvent } from '../protocol/types.js'
+import { verifyDataDir } from './verify-data.js'
+
+export interface DemoOptions {
+  root: string
+  hands: number
+  game: string
+  /** Each node its own OS process, talking only over the network. */
+  processes: boolean
+  /** A local drand-compatible beacon (label: local, trust = its operator), or none. */
+  beacon: DrandBeaconConfig | null
+  transport: 'tcp' | 'ws'
+  logger: Logger
+  /** Called once per finished hand, for live output. */
+  onHand?: (report: HandReport) => void
+}
+
+export interface SeatReport {
+  seat: number
+  peerId: string
+  cards: Array<{ stage: string, public: boolean, seat: number | null, cards: string[] }>
+  shield: { ok: boolean, problems: string[] } | null
+  receipt: boolean
+}
+
+export interface HandReport {
+  hand: number
+  dealerSeat: number
+  beaconRound: number | null
+  aborted: { reason: string, detail: string } | null
+  seats: SeatReport[]
+}
+
+export interface DemoResult {
+  hands: number
+  aborts: number
+  seats: Array<{ seat: number, peerId: string, verified: number }>
+  failures: string[]
+  reports: HandReport[]
+  /** Each node's log re-verified from its data directory after the run. */
+  logs: Array<{ node: string, dataDir: string, passed: number, failed: number }>
+  table: LocalTable
+}
+
+const SEATS_FOR_GAME: Record<string, number> = { coinche: 4, belote: 4, duo: 2, tarot: 4 }
+
+/** The scheme a demo of `game` uses, with or without a beacon. */
+export function demoScheme (game: string, beacon: boolean): string {
+  if (game === 'tarot') return 'tarot-v1'
+  return beacon ? 'atout-drand-v1' : 'atout-v1'
+}
+
+/** Watches one node's event feed through its control endpoint. */
+class Watcher {
+  readonly seen: NodeEvent[] = []
+  #cursor = 0
+  constructor (readonly client: ControlClient) {}
+
+  async until (predicate: (e: NodeEvent) => boolean, timeoutMs: number, what: string): Promise<NodeEvent> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const hit = this.seen.find(predicate)
+      if (hit !== undefined) return hit
+      const left = deadline - Date.now()
+      if (left <= 0) throw new Error(`timed out waiting for ${what}`)
+      const { events } = await this.client.events(this.#cursor, Math.min(left, 5_000))
+      for (const e of events) { this.seen.push(e); this.#cursor = e.seq }
+    }
+  }
+}
+
+interface RunningNode {
+  name: string
+  dataDir: string
+  client: ControlClient
+  stop: () => Promise<void>
+}
+
+async function startInProcess (table: LocalTable, index: number, logger: Logger): Promise<RunningNode> {
+  const config = table.configs[index]
+  const daemon = await Daemon.start({ config, logger: logger.child({ node: table.names[index] }) })
+  const control = await startControl(daemon, { port: 0, dataDir: config.dataDir, logger })
+  return {
+    name: table.names[index],
+    dataDir: config.dataDir,
+    client: new ControlClient(control.info),
+    stop: async () => { await control.close(); await daemon.stop() }
+  }
+}
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'fairdeal.js')
+
+async function startProcess (table: LocalTable, index: number): Promise<RunningNode> {
+  const config = table.configs[index]
+  const logFile = await open(join(dirname(table.files[index]), `${table.names[index]}.log`), 'a')
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'node', '--config', table.files[index]], {
+    stdio: ['ignore', logFile.fd, logFile.fd],
+    env: { ...process.env, FAIRDEAL_LOG_LEVEL: process.env.FAIRDEAL_LOG_LEVEL ?? 'info' }
+  })
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => { resolve(code) }))
+  const controlFile = join(config.dataDir, CONTROL_FILE)
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const info = await stat(controlFile).then(s => s.mtimeMs).catch(() => undefined)
+    if (info !== undefined) {
+      const text = await readFile(controlFile, 'utf8').catch(() => '')
+      if (text.includes(`"pid":${child.pid ?? -1}`)) break
+    }
+    if (child.exitCode !== null) throw new Error(`node ${table.names[index]} exited with code ${child.exitCode}; see ${table.names[index]}.log`)
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`node ${table.names[index]} did not start in 30 s`) }
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  return {
+    name: table.names[index],
+    dataDir: config.dataDir,
+    client: await ControlClient.forDataDir(config.dataDir),
+    stop: async () => {
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      await exited
+      clearTimeout(timer)
+      await logFile.close()
+    }
+  }
+}
+
+/** The later stages the demo asks for, in order, with the taker where one is needed. */
+function laterStages (game: string, hand: number, seats: number): Array<{ stage: string, taker?: number }> {
+  if (game === 'belote') return [{ stage: 'take', taker: hand % seats }]
+  if (game === 'duo') return [{ stage: 'faceUp' }]
+  if (game === 'tarot') return [{ stage: 'dog' }]
+  return []
+}
+
+/**
+ * The embedded demo: a dealer node holding seat 0 and one node per other seat, on loopback, playing
+ * `hands` hands; every seat checks every hand itself, and every node's log is re-verified at the end.
+ */
+export async function runDemo (options: DemoOptions): Promise<DemoResult> {
+  const { game, hands } = options
+  const seats = SEATS_FOR_GAME[game]
+  if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo or tarot, not ${game}`)
+  const scheme = demoScheme(game, options.beacon !== null)
+  getCardScheme(scheme)
+  const table = await prepareLocalTable({
+    root: options.root,
+    game,
+    scheme,
+    seats,
+    transport: options.transport,
+    beacon: options.beacon === null ? 'none' : { name: options.beacon.name, trust: options.beacon.trust, info: options.beacon.chain, relays: options.beacon.relays },
+    beaconMarginMs: 0,
+    timeouts: { contributeMs: options.beacon === null ? 10_000 : 1_000, ackMs: 10_000, revealMs: 600_000 }
+  })
+  const nodes: RunningNode[] = []
+  const failures: string[] = []
+  const reports: HandReport[] = []
+  const verified = new Map<number, number>()
+  const seatList = table.configs[0].table.seats
+  try {
+    for (let i = 0; i < table.configs.length; i++) {
+      nodes.push(options.processes ? await startProcess(table, i) : await startInProcess(table, i, options.logger))
+    }
+    const watchers = nodes.map(n => new Watcher(n.client))
+    for (let h = 0; h < hands; h++) {
+      const dealerSeat = h % seats
+      const hand = await nodes[0].client.deal(dealerSeat)
+      const report: HandReport = { hand, dealerSeat, beaconRound: null, aborted: null, seats: [] }
+      const timeout = 60_000
+      const isHand = (e: NodeEvent): boolean => e.hand === hand && e.role === 'seat'
+      const ended = (t: HandEvent['type']) => (e: NodeEvent) => isHand(e) && (e.event.type === t || e.event.type === 'aborted')
+      try {
+        const committed = await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'committed', timeout, `hand ${hand} commit`)
+        report.beaconRound = committed.event.type === 'committed' ? committed.event.beaconRound : null
+        for (const w of watchers) {
+          const e = await w.until(ended('cards'), timeout, `hand ${hand} cards`)
+          if (e.event.type === 'aborted') throw new AbortedHand(e.event.reason, e.event.detail)
+        }
+        for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
+        const cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
+        await nodes[0].client.end(hand)
+        for (const [i, w] of watchers.entries()) {
+          const shield = await w.until(ended('shield'), timeout, `hand ${hand} shield`)
+          const receipt = await w.until(ended('receipt'), timeout, `hand ${hand} receipt`)
+          const seat = seatList.indexOf(table.peerIds[i])
+          const ok = shield.event.type === 'shield' && shield.event.ok
+          if (ok) verified.set(seat, (verified.get(seat) ?? 0) + 1)
+          else failures.push(`hand ${hand} seat ${seat}: shield failed: ${shield.event.type === 'shield' ? shield.event.problems.join('; ') : 'aborted'}`)
+          report.seats.push({
+            seat,
+            peerId: table.peerIds[i],
+            cards: cards[i].cards,
+            shield: shield.event.type === 'shield' ? { ok: shield.event.ok, problems: shield.event.problems } : null,
+            receipt: receipt.event.type === 'receipt'
+          })
+        }
+      } catch (err) {
+        if (!(err instanceof AbortedHand)) throw err
+        report.aborted = { reason: err.reason, detail: err.detail }
+      }
+      reports.push(report)
+      options.onHand?.(report)
+    }
+  } finally {
+    for (const n of [...nodes].reverse()) await n.stop().catch((err: unknown) => { failures.push(`stopping ${n.name}: ${(err as Error).message}`) })
+  }
+  const logs: DemoResult['logs'] = []
+  for (const [i, c] of table.configs.entries()) {
+    const result = await verifyDataDir(c.dataDir, verifyLogPayload)
+    logs.push({ node: table.names[i], dataDir: c.dataDir, passed: result.passed, failed: result.failed })
+    for (const f of result.failures) failures.push(`${table.names[i]} log: ${f}`)
+  }
+  return {
+    hands: reports.filter(r => r.aborted === null).length,
+    aborts: reports.filter(r => r.aborted !== null).length,
+    seats: seatList.map((p, seat) => ({ seat, peerId: p, verified: verified.get(seat) ?? 0 })).filter(s => s.peerId !== ROBOT),
+    failures,
+    reports,
+    logs,
+    table
+  }
+}
+
+class AbortedHand extends Error {
+  constructor (readonly reason: string, readonly detail: string) { super(`hand aborted: ${reason}`) }
+}
