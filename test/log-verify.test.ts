@@ -223,6 +223,11 @@ describe('ranges (partial exports)', () => {
     const r = await run(LOG, { to: N + 1 })
     expect(r.failures.map(f => f.seq)).toEqual([null, N])
   })
+
+  it('a range that starts after the head fails instead of passing empty', async () => {
+    const r = await run(LOG.slice(0, 1), { from: N + 5 })
+    expect(r.text).toEqual([`head: the signed head is at seq ${N - 1}, before the start of the range (seq ${N + 5})`])
+  })
 })
 
 describe('line checks', () => {

@@ -63,7 +63,8 @@ export async function main (argv: string[]): Promise<number> {
       return 2
     }
     if (isParseArgsError(err)) {
-      process.stderr.write(`fairdeal ${key}: ${(err as Error).message}\n`)
+      // parseArgs explains some mistakes over several lines; the first one names the problem.
+      process.stderr.write(`fairdeal ${key}: ${(err as Error).message.split('\n')[0]}\n`)
       return 2
     }
     throw err

@@ -16,9 +16,11 @@ import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type Seat
 import { isForDealer } from '../protocol/route.js'
 import { Rejection, type Effect, type HandEvent } from '../protocol/types.js'
 import { decodeFrame, encodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
+import { UsageError } from '../cli/errors.js'
 import type { NodeConfig } from './config.js'
 import { EventFeed } from './events.js'
-import { nativeSigner, nativeVerifyDocument } from './native-crypto.js'
+import { nativeSigner } from './native-crypto.js'
+import { verifyMemo } from './verify-memo.js'
 
 export interface DaemonOptions {
   config: NodeConfig
@@ -36,6 +38,7 @@ interface StateStore {
   get: (key: string) => Promise<unknown>
   put: (key: string, value: unknown, options: { sync: boolean }) => Promise<void>
   del: (key: string, options: { sync: boolean }) => Promise<void>
+  batch: (ops: Array<{ type: 'put', key: string, value: unknown } | { type: 'del', key: string }>, options: { sync: boolean }) => Promise<void>
   values: (range: { gt: string, lt: string }) => AsyncIterable<unknown>
 }
 
@@ -68,6 +71,7 @@ export class Daemon {
   #beaconAborts = new Set<AbortController>()
   #stopping = false
   #rejections = 0
+  #lastFrame: { doc: Signed<unknown>, frame: Uint8Array } | undefined
 
   private constructor (parts: {
     peerId: string, config: NodeConfig, logger: Logger, db: StateDb, log: Log, node: Libp2p, messenger: Messenger,
@@ -93,7 +97,8 @@ export class Daemon {
     const identity = await loadOrCreateIdentity(config.dataDir)
     const { table } = config
     if (identity.peerId !== table.dealer && !table.seats.includes(identity.peerId)) {
-      throw new Error(`this node (${identity.peerId}) is neither the dealer nor a seat of table ${table.id}`)
+      // The usual cause is a config whose peer ids were not replaced with the ones `fairdeal init` printed.
+      throw new UsageError(`this node (${identity.peerId}, the key in ${config.dataDir}) is neither the dealer nor a seat of table ${table.id}: put the peer ids printed by 'fairdeal init' in the config`)
     }
     const db: StateDb = new Level(join(config.dataDir, 'db'), { valueEncoding: 'json' })
     try {
@@ -135,7 +140,9 @@ export class Daemon {
         : undefined
       const now = (): number => clock.now()
       const random = (n: number): Uint8Array => new Uint8Array(randomBytes(n))
-      const common = { table, signer, timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: nativeVerifyDocument }
+      // The machines' signatures and checks share one memo (see verify-memo.ts); the log signs on its own.
+      const memo = verifyMemo()
+      const common = { table, signer: memo.signer(signer), timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify }
       const dealer = identity.peerId === table.dealer ? new DealerMachine(common) : undefined
       const seat = table.seats.includes(identity.peerId) ? new SeatMachine(common) : undefined
       const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, dealer, seat, beacon, clock })
@@ -310,12 +317,18 @@ export class Daemon {
   }
 
   async #execute (role: 'dealer' | 'seat', effects: Effect[]): Promise<void> {
-    for (const e of effects) {
+    for (let i = 0; i < effects.length; i++) {
+      const e = effects[i]
       switch (e.kind) {
-        case 'persist':
-          if (e.value === null) await this.#state.del(e.key, { sync: true })
-          else await this.#state.put(e.key, e.value, { sync: true })
+        case 'persist': {
+          // Persists in a row go to disk as one synced batch: one fsync instead of several, and all
+          // of them still durable (atomically, too) before the effect that follows them.
+          let end = i + 1
+          while (end < effects.length && effects[end].kind === 'persist') end++
+          await this.#persist(effects.slice(i, end) as Array<Extract<Effect, { kind: 'persist' }>>)
+          i = end - 1
           break
+        }
         case 'send':
           this.#send(e.to, e.doc)
           break
@@ -337,8 +350,23 @@ export class Daemon {
     }
   }
 
+  async #persist (writes: Array<Extract<Effect, { kind: 'persist' }>>): Promise<void> {
+    if (writes.length === 1) {
+      const [w] = writes
+      if (w.value === null) await this.#state.del(w.key, { sync: true })
+      else await this.#state.put(w.key, w.value, { sync: true })
+      return
+    }
+    // The last write of a key is the one that stands; earlier ones in the same batch need no encoding.
+    const last = new Map(writes.map(w => [w.key, w.value]))
+    const ops = [...last].map(([key, value]) => value === null ? { type: 'del' as const, key } : { type: 'put' as const, key, value })
+    await this.#state.batch(ops, { sync: true })
+  }
+
   #send (to: string, doc: Signed<unknown>): void {
-    const frame = encodeFrame(doc)
+    // A document sent to every seat is the same object each time: encode it once.
+    if (this.#lastFrame?.doc !== doc) this.#lastFrame = { doc, frame: encodeFrame(doc) }
+    const frame = this.#lastFrame.frame
     if (to === this.peerId) {
       // The dealer's own seat: same bytes, same checks, no network.
       const decoded = decodeFrame(frame)

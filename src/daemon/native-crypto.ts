@@ -28,8 +28,15 @@ function publicKeyObject (peerId: string): KeyObject {
 /** Same contract as core verifyDocument, on OpenSSL. */
 export function nativeVerifyDocument (doc: Signed<unknown>): boolean {
   if (typeof doc.type !== 'string' || typeof doc.signer !== 'string' || !isHex(doc.sig, 64)) return false
+  let message: Uint8Array
+  try { message = signingBytes(doc.type, doc.signer, doc.body) } catch { return false }
+  return nativeVerifyMessage(doc.signer, message, doc.sig)
+}
+
+/** `sig` (128 hex) is `peerId`'s Ed25519 signature over `message`; false for any malformed input. */
+export function nativeVerifyMessage (peerId: string, message: Uint8Array, sig: string): boolean {
   try {
-    return verify(null, signingBytes(doc.type, doc.signer, doc.body), publicKeyObject(doc.signer), fromHex(doc.sig))
+    return verify(null, message, publicKeyObject(peerId), fromHex(sig))
   } catch {
     return false
   }

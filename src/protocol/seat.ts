@@ -1,7 +1,7 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
-import { roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
+import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { humanSeats } from '../core/hand/recompute.js'
 import { verifyAbort, verifyReceipt } from '../core/hand/verify.js'
@@ -29,6 +29,9 @@ export interface SeatHandSnapshot {
   commit: SignedCommit
   nonce: string
   phase: Phase
+  /** Kept from PLEDGES on, with every card message: after a restart the seat can still check the reveal. */
+  pledges?: SignedPledge[]
+  cards?: Array<Signed<CardsBody>>
 }
 
 interface SeatHand extends SeatHandSnapshot {
@@ -71,7 +74,7 @@ export class SeatMachine {
     if (meta !== undefined) this.#meta = { ...meta }
     for (const s of snapshots) {
       const waitUntil = s.phase === 'pledged' || s.phase === 'contributed' ? this.#dealDeadline(s.commit.body) : this.#init.now() + this.#init.timeouts.revealMs
-      this.#hands.set(s.hand, { ...s, digest: docDigest(s.commit), cards: [], waitUntil })
+      this.#hands.set(s.hand, { ...s, digest: docDigest(s.commit), cards: s.cards ?? [], waitUntil })
     }
   }
 
@@ -176,6 +179,11 @@ export class SeatMachine {
     if (roundTime(chain, body.beacon.round) <= body.deadline) {
       throw new Rejection(`commit binds drand round ${body.beacon.round}, published before the contribution deadline`)
     }
+    // Nor later than the table's rule gives: a far-off round would hold this seat's nonce in a stalled hand.
+    const latest = firstRoundAfter(chain, body.deadline, want.marginMs)
+    if (body.beacon.round > latest) {
+      throw new Rejection(`commit binds drand round ${body.beacon.round}, but the table's rule (first round due after the deadline plus ${want.marginMs} ms) gives round ${latest}`)
+    }
   }
 
   #onPledges (doc: Signed<PledgesBody>): Effect[] {
@@ -205,7 +213,9 @@ export class SeatMachine {
     const body: NonceBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonce: hand.nonce }
     return [
       { kind: 'event', hand: hand.hand, event: { type: 'contributed' } },
-      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('nonce', body, this.#init.signer) }
+      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('nonce', body, this.#init.signer) },
+      // After the send: the nonce is not held back by the write (a crash in between only loses the pledges).
+      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) }
     ]
   }
 
@@ -220,7 +230,10 @@ export class SeatMachine {
       hand.phase = 'dealt'
       hand.waitUntil = this.#init.now() + this.#init.timeouts.revealMs
     }
-    return [{ kind: 'event', hand: hand.hand, event: { type: 'cards', stage: body.stage, seat: body.seat, public: body.public, cards: body.cards } }]
+    return [
+      { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: body.stage, seat: body.seat, public: body.public, cards: body.cards } },
+      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) }
+    ]
   }
 
   #onReveal (doc: SignedReveal): Effect[] {
@@ -352,6 +365,6 @@ export class SeatMachine {
 }
 
 function snapshot (h: SeatHand): SeatHandSnapshot {
-  return { hand: h.hand, commit: h.commit, nonce: h.nonce, phase: h.phase }
+  return { hand: h.hand, commit: h.commit, nonce: h.nonce, phase: h.phase, pledges: h.pledges, cards: h.cards }
 }
 

@@ -19,6 +19,9 @@ export interface CheckPool extends LineChecker {
   close: () => Promise<void>
 }
 
+/** Old-generation heap cap of each worker thread. */
+export const WORKER_HEAP_MB = 64
+
 export function defaultWorkerCount (): number {
   return Math.min(8, availableParallelism())
 }
@@ -48,7 +51,12 @@ export async function createCheckPool (options: CheckPoolOptions): Promise<Check
 
   try {
     await Promise.all(Array.from({ length: count }, async () => {
-      const worker = new Worker(url, { workerData: { payloadModule: options.payloadModule, payloadExport: options.payloadExport ?? 'verifyLogPayload' } })
+      const worker = new Worker(url, {
+        workerData: { payloadModule: options.payloadModule, payloadExport: options.payloadExport ?? 'verifyLogPayload' },
+        // A worker holds a few batches of at most ~1 MiB each; left alone V8 grows each worker's
+        // heap long after that is needed, and memory looks as if it grew with the log.
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 8 }
+      })
       const slot: Slot = { worker, pending: new Map() }
       slots.push(slot)
       await new Promise<void>((resolve, reject) => {

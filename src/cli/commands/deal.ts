@@ -56,7 +56,7 @@ function parse (argv: string[]) { // eslint-disable-line @typescript-eslint/expl
   }
 }
 
-export function firstLine (err: unknown): string {
+function firstLine (err: unknown): string {
   return String((err as Error)?.message ?? err).split('\n')[0]
 }
 type Values = ReturnType<typeof parse>['values']

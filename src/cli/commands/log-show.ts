@@ -76,13 +76,13 @@ function cell (text: string, width: number, right = false): string {
 }
 
 const HEADER = `${cell('SEQ', 6, true)}  ${cell('TIME', 16)}  ${cell('KIND', 7)}  ${cell('TABLE', 12)}  ${cell('HAND', 5, true)}  ` +
-  `${cell('GAME', 8)}  ${cell('SEATS', 30)}  ${cell('BEACON', 10, true)}  SHIELD`
+  `${cell('GAME', 8)}  ${cell('SEATS', 32)}  ${cell('BEACON', 10, true)}  SHIELD`
 
 function row (seq: string, time: string, kind: string, c: PayloadColumns, shield: string): string {
   const seats = c.seats === undefined ? '?' : c.seats.map(s => s === 'robot' ? 'robot' : short(s)).join(' ')
   const beacon = c.beaconRound === undefined ? '?' : c.beaconRound === null ? '-' : String(c.beaconRound)
   return `${cell(seq, 6, true)}  ${cell(time, 16)}  ${cell(kind, 7)}  ${cell(c.table ?? '?', 12)}  ${cell(c.hand === undefined ? '?' : String(c.hand), 5, true)}  ` +
-    `${cell(c.game ?? '?', 8)}  ${cell(seats, 30)}  ${cell(beacon, 10, true)}  ${shield}`
+    `${cell(c.game ?? '?', 8)}  ${cell(seats, 32)}  ${cell(beacon, 10, true)}  ${shield}`
 }
 
 export async function run (argv: string[]): Promise<number> {

@@ -31,7 +31,7 @@ deck, each seat's cards, beacon signatures).
 Prints one line per failed entry, naming its seq and what failed, then "N passed, M failed".
 Exit 0 when everything passed, 1 when anything failed, 2 when the log could not be read.`
 
-export function parseSeq (value: string | undefined, option: string): number | undefined {
+function parseSeq (value: string | undefined, option: string): number | undefined {
   if (value === undefined) return undefined
   if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
     throw new UsageError(`${option} must be a sequence number (0, 1, 2, …), got ${JSON.stringify(value)}`)
@@ -196,7 +196,9 @@ async function peerSource (address: string, asDir: string | undefined, range: { 
   }
 }
 
-/** A one-line progress bar on stderr, only on a terminal and only once verification takes a while. */
+const LONG_LOG_LINES = 1000
+
+/** A one-line progress bar on stderr, only on a terminal and only for long logs. */
 class Progress {
   private total: number | null = null
   private readonly started = Date.now()
@@ -204,7 +206,7 @@ class Progress {
   private shown = false
 
   constructor (private readonly enabled: boolean, private readonly from: number, private readonly to: number | undefined) {
-    if (to !== undefined) this.total = to - from + 1
+    if (to !== undefined) this.total = to - from + 2 // the entries and the head line
   }
 
   /** Passes lines through, reading the head's seq from the first one to know the total. */
@@ -225,7 +227,9 @@ class Progress {
   update (done: number): void {
     if (!this.enabled) return
     const now = Date.now()
-    if (now - this.started < 500 || now - this.lastDraw < 150) return
+    // A long log (by its head) gets the bar from the start; one of unknown length once it is slow.
+    const long = this.total !== null ? this.total >= LONG_LOG_LINES : now - this.started >= 1000
+    if (!long || now - this.lastDraw < 150) return
     this.lastDraw = now
     const rate = Math.round(done / ((now - this.started) / 1000))
     let text = `verifying: ${done.toLocaleString('en')} lines, ${rate.toLocaleString('en')}/s`

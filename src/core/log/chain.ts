@@ -157,6 +157,8 @@ export class ChainVerifier {
     this.head = { seq: check.seq as number, hash: check.hash as string }
     if (this.to !== undefined && this.head.seq < this.to) {
       this.fail({ seq: null, line, problems: [`the signed head is at seq ${this.head.seq}, before the end of the range (seq ${this.to})`], count: 1 })
+    } else if (this.head.seq < this.from) {
+      this.fail({ seq: null, line, problems: [`the signed head is at seq ${this.head.seq}, before the start of the range (seq ${this.from})`], count: 1 })
     }
   }
 

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto'
+import { isHex, toHex, utf8 } from '../core/bytes.js'
+import type { Signer } from '../core/identity.js'
+import { signingBytes, type Signed } from '../core/signed.js'
+import { nativeVerifyMessage } from './native-crypto.js'
+
+export interface VerifyMemo {
+  /** Same contract as core verifyDocument. */
+  verify: (doc: Signed<unknown>) => boolean
+  /** The node's signer, wrapped so that what it signs is known valid without a check. */
+  signer: (inner: Signer) => Signer
+}
+
+/**
+ * A node's document verifier that remembers which exact (signer, signed bytes, signature) triples
+ * are valid: the ones it has checked, and the ones it made itself. A seat sees the same COMMIT,
+ * pledges and nonces again in the reveal and in the final receipt, and its own pledge, nonce and
+ * countersignature come back inside the dealer's documents: each repeat costs a hash instead of an
+ * Ed25519 verification. Only valid triples are kept and the key covers every input of the check,
+ * so nothing is accepted that a fresh check would refuse. One memo per node: a node relies only on
+ * its own checks and its own key.
+ */
+export function verifyMemo (capacity = 4096): VerifyMemo {
+  const valid = new Set<string>()
+  // Signer length-prefixed, signature fixed at 128 hex characters, then the message: unambiguous.
+  const keyOf = (signer: string, sig: string, message: Uint8Array): string =>
+    createHash('sha256').update(`${signer.length}:${signer}${sig}`).update(message).digest('base64')
+  const remember = (key: string): void => {
+    if (valid.size >= capacity) valid.delete(valid.values().next().value as string)
+    valid.add(key)
+  }
+  return {
+    verify: (doc) => {
+      if (typeof doc.type !== 'string' || typeof doc.signer !== 'string' || !isHex(doc.sig, 64)) return false
+      let message: Uint8Array
+      try { message = signingBytes(doc.type, doc.signer, doc.body) } catch { return false }
+      const key = keyOf(doc.signer, doc.sig, message)
+      if (valid.has(key)) return true
+      if (!nativeVerifyMessage(doc.signer, message, doc.sig)) return false
+      remember(key)
+      return true
+    },
+    signer: (inner) => {
+      // Own signatures are taken as valid only if this key's signatures verify under this peer id.
+      const probe = utf8(`fairdeal/verify-memo/probe\n${inner.peerId}`)
+      const trusted = nativeVerifyMessage(inner.peerId, probe, toHex(inner.sign(probe)))
+      return {
+        peerId: inner.peerId,
+        sign: (message) => {
+          const sig = inner.sign(message)
+          if (trusted) remember(keyOf(inner.peerId, toHex(sig), message))
+          return sig
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Daemon } from '../../src/daemon/daemon.js'
+import { prepareLocalTable, type LocalTable, type LocalTableInit } from '../../src/daemon/local-table.js'
+import type { EventFeed, NodeEvent } from '../../src/daemon/events.js'
+import { verifyDataDir } from '../../src/daemon/verify-data.js'
+import { verifyLogPayload } from '../../src/core/receipt.js'
+import { logDbPath, openLog } from '../../src/store/log.js'
+import type { LogEntry } from '../../src/core/log/index.js'
+import { CapturedLogger } from './captured-logger.js'
+
+/**
+ * Real table nodes on 127.0.0.1 for the network tests: prepareLocalTable's identities and configs,
+ * Daemon.start per node (its own LevelDB in a temp dir), a captured pino logger per node.
+ */
+export interface TableNode {
+  index: number
+  name: string
+  peerId: string
+  dataDir: string
+  daemon: Daemon
+  logs: CapturedLogger
+}
+
+export class TestTable {
+  readonly nodes: Array<TableNode | undefined> = []
+
+  private constructor (readonly root: string, readonly local: LocalTable) {}
+
+  static async prepare (init: Omit<LocalTableInit, 'root'>): Promise<TestTable> {
+    const root = await mkdtemp(join(tmpdir(), 'fairdeal-table-'))
+    return new TestTable(root, await prepareLocalTable({ ...init, root }))
+  }
+
+  get peerIds (): string[] { return this.local.peerIds }
+  get seats (): string[] { return this.local.configs[0].table.seats }
+  dataDir (index: number): string { return this.local.configs[index].dataDir }
+  /** The seat a node holds. */
+  seatOf (index: number): number { return this.seats.indexOf(this.peerIds[index]) }
+
+  node (index: number): TableNode {
+    const n = this.nodes[index]
+    if (n === undefined) throw new Error(`node ${index} is not running`)
+    return n
+  }
+
+  async start (index: number, logs = new CapturedLogger()): Promise<TableNode> {
+    const config = this.local.configs[index]
+    const daemon = await Daemon.start({ config, logger: logs.logger, tickMs: 50 })
+    const n: TableNode = { index, name: this.local.names[index], peerId: daemon.peerId, dataDir: config.dataDir, daemon, logs }
+    this.nodes[index] = n
+    return n
+  }
+
+  async startAll (): Promise<TableNode[]> {
+    const out: TableNode[] = []
+    for (let i = 0; i < this.local.configs.length; i++) out.push(await this.start(i))
+    return out
+  }
+
+  async stop (index: number): Promise<void> {
+    const n = this.nodes[index]
+    this.nodes[index] = undefined
+    await n?.daemon.stop({ graceMs: 500 })
+  }
+
+  /** Seats first, the dealer last, so the dealer's stop does not reveal to nodes already gone. */
+  async stopAll (): Promise<void> {
+    for (let i = this.nodes.length - 1; i >= 0; i--) await this.stop(i)
+  }
+
+  async cleanup (): Promise<void> {
+    await this.stopAll()
+    await rm(this.root, { recursive: true, force: true })
+  }
+}
+
+/** Resolves with the first event of `feed` (past or to come) that `match` accepts. */
+export async function waitEvent (feed: EventFeed, match: (e: NodeEvent) => boolean, what: string, timeoutMs = 15_000): Promise<NodeEvent> {
+  const deadline = Date.now() + timeoutMs
+  let cursor = 0
+  for (;;) {
+    for (const e of feed.after(cursor, Number.MAX_SAFE_INTEGER)) {
+      if (match(e)) return e
+      cursor = e.seq
+    }
+    const left = deadline - Date.now()
+    if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await feed.wait(cursor, left)
+  }
+}
+
+export function seatEvent (hand: number, type: NodeEvent['event']['type']): (e: NodeEvent) => boolean {
+  return e => e.hand === hand && e.role === 'seat' && e.event.type === type
+}
+
+export interface PlayOptions {
+  dealerSeat?: number
+  stages?: Array<{ stage: string, taker?: number }>
+  timeoutMs?: number
+}
+
+/**
+ * Plays one hand to the end: deal, wait until every node's seat holds its private cards, later
+ * stages, reveal, then every seat's own check (shield) and receipt, and the dealer's receipt.
+ * Throws when any node aborts the hand or a shield fails.
+ */
+export async function playHand (dealer: TableNode, nodes: TableNode[], options: PlayOptions = {}): Promise<number> {
+  const timeoutMs = options.timeoutMs ?? 15_000
+  const hand = await dealer.daemon.deal({ dealer: options.dealerSeat ?? 0 })
+  const failed = (e: NodeEvent): boolean => e.hand === hand && e.event.type === 'aborted'
+  for (const n of nodes) {
+    const seat = n.daemon.seat?.seat
+    const e = await waitEvent(n.daemon.events, x => failed(x) ||
+      (x.hand === hand && x.role === 'seat' && x.event.type === 'cards' && x.event.seat === seat && !x.event.public), `${n.name}: cards of hand ${hand}`, timeoutMs)
+    if (e.event.type === 'aborted') throw new Error(`${n.name}: hand ${hand} aborted: ${e.event.reason}: ${e.event.detail}`)
+  }
+  for (const s of options.stages ?? []) await dealer.daemon.stage(hand, s.stage, s.taker)
+  await dealer.daemon.end(hand)
+  for (const n of nodes) {
+    const shield = await waitEvent(n.daemon.events, x => failed(x) || seatEvent(hand, 'shield')(x), `${n.name}: shield of hand ${hand}`, timeoutMs)
+    if (shield.event.type !== 'shield' || !shield.event.ok) throw new Error(`${n.name}: hand ${hand}: ${JSON.stringify(shield.event)}`)
+    await waitEvent(n.daemon.events, seatEvent(hand, 'receipt'), `${n.name}: receipt of hand ${hand}`, timeoutMs)
+  }
+  await waitEvent(dealer.daemon.events, e => e.hand === hand && e.role === 'dealer' && e.event.type === 'receipt', `dealer receipt of hand ${hand}`, timeoutMs)
+  return hand
+}
+
+/** Every entry of a stopped node's log, as stored. */
+export async function logEntries (dataDir: string): Promise<LogEntry[]> {
+  const log = await openLog({ path: logDbPath(dataDir), create: false, checkOnOpen: false, signer: null })
+  try {
+    const out: LogEntry[] = []
+    for await (const e of log.read()) out.push(e)
+    return out
+  } finally {
+    await log.close()
+  }
+}
+
+/** Re-verifies a stopped node's whole log (chain, signatures, every receipt and abort, offline). */
+export async function verifyNodeLog (dataDir: string): Promise<{ passed: number, failed: number, failures: string[] }> {
+  return await verifyDataDir(dataDir, verifyLogPayload)
+}

@@ -1,0 +1,220 @@
+// The log commands as a user runs them: the built CLI in its own process (`npx tsc -p
+// tsconfig.json` first; npm test does it), on real LevelDB data directories, and, for --peer, a
+// node serving its log from another process.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openLog, logDbPath } from '../src/store/log.js'
+import { loadOrCreateIdentity } from '../src/net/identity.js'
+import { GENESIS_PREV, makeEntry, makeHead } from '../src/core/log/format.js'
+import { nativeSigner } from '../src/daemon/native-crypto.js'
+import { OWNER, testPayload } from './helpers/log-fixtures.js'
+
+const root = join(import.meta.dirname, '..')
+const bin = join(root, 'bin', 'fairdeal.js')
+
+interface Result { code: number | null, stdout: string, stderr: string, lines: string[] }
+
+async function fairdeal (...args: string[]): Promise<Result> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  const code = await new Promise<number | null>(resolve => child.on('exit', resolve))
+  return { code, stdout, stderr, lines: stdout.split('\n').filter(l => l !== '') }
+}
+
+let tmp: string
+let data: string
+const N = 20
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist', 'src', 'cli', 'commands', 'verify.js'))) {
+    throw new Error('these tests run the built CLI: run `npx tsc -p tsconfig.json` (npm test does) first')
+  }
+  tmp = await mkdtemp(join(tmpdir(), 'fairdeal-log-cli-'))
+  data = join(tmp, 'node')
+  const log = await openLog(logDbPath(data), OWNER)
+  for (let i = 0; i < N; i++) await log.append(i % 5 === 4 ? 'abort' : 'receipt', testPayload(i))
+  await log.close()
+})
+
+afterAll(async () => { if (tmp !== undefined) await rm(tmp, { recursive: true, force: true }) })
+
+describe('fairdeal verify --data / log export / verify FILE', () => {
+  it('a node\'s log verifies (log checks), in worker threads or in this thread alike', async () => {
+    const pooled = await fairdeal('verify', '--data', data, '--chain-only')
+    expect(pooled).toMatchObject({ code: 0, lines: [`${N} passed, 0 failed`] })
+    expect(pooled.stderr).toBe('receipts not checked (--chain-only): order, links, signatures and head only\n')
+    const single = await fairdeal('verify', '--data', data, '--chain-only', '--workers', '0')
+    expect(single.lines).toEqual(pooled.lines)
+  })
+
+  it('the receipt check runs on every entry, in the workers: test payloads are not receipts, so each fails by seq', async () => {
+    const r = await fairdeal('verify', '--data', data)
+    expect(r.code).toBe(1)
+    expect(r.lines).toHaveLength(N + 1)
+    expect(r.lines.slice(0, N).map(l => /^seq (\d+): \S/.exec(l)?.[1])).toEqual(Array.from({ length: N }, (_, i) => String(i)))
+    expect(r.lines[N]).toBe(`0 passed, ${N} failed`)
+    const single = await fairdeal('verify', '--data', data, '--workers', '0')
+    expect(single.lines).toEqual(r.lines)
+  })
+
+  it('an export verifies; a tampered export fails naming the entry', async () => {
+    const file = join(tmp, 'export.jsonl')
+    const exported = await fairdeal('log', 'export', '--data', data, '--out', file)
+    expect(exported).toMatchObject({ code: 0, stdout: '', stderr: '' })
+    const lines = (await readFile(file, 'utf8')).split('\n')
+    expect(lines).toHaveLength(N + 2) // head, N entries, final newline
+    expect(lines[N + 1]).toBe('')
+    expect((await fairdeal('verify', file, '--chain-only')).lines).toEqual([`${N} passed, 0 failed`])
+
+    const k = 13
+    lines[1 + k] = lines[1 + k].replace(/"hand":13/, '"hand":14')
+    const tampered = join(tmp, 'tampered.jsonl')
+    await writeFile(tampered, lines.join('\n'))
+    const r = await fairdeal('verify', tampered, '--chain-only')
+    expect(r.code).toBe(1)
+    expect(r.lines).toEqual([`seq ${k}: owner signature does not verify`, `${N - 1} passed, 1 failed`])
+  })
+
+  it('export to stdout is the same bytes; a partial export verifies only as the range it is', async () => {
+    const whole = await fairdeal('log', 'export', '--data', data)
+    expect(whole.stdout).toBe(await readFile(join(tmp, 'export.jsonl'), 'utf8'))
+    const part = await fairdeal('log', 'export', '--data', data, '--from', '5', '--to', '9')
+    expect(part.lines).toHaveLength(6)
+    expect(part.stderr).toBe(`exported seq 5..9 of a log whose head is at seq ${N - 1}: check it with 'fairdeal verify FILE --from 5 --to 9'\n`)
+    const file = join(tmp, 'part.jsonl')
+    await writeFile(file, part.stdout)
+    expect((await fairdeal('verify', file, '--chain-only', '--from', '5', '--to', '9')).lines).toEqual(['5 passed, 0 failed'])
+    const unstated = await fairdeal('verify', file, '--chain-only')
+    expect(unstated.code).toBe(1)
+    expect(unstated.lines[0]).toBe('seq 0..4: missing (5 entries): the first entry is seq 5')
+  })
+
+  it('--json gives one object per failure and a summary', async () => {
+    const r = await fairdeal('verify', '--data', data, '--json', '--workers', '1')
+    const objects = r.lines.map(l => JSON.parse(l) as Record<string, unknown>)
+    expect(objects).toHaveLength(N + 1)
+    expect(objects[3]).toMatchObject({ seq: 3, line: 5, count: 1 })
+    expect(objects[N]).toMatchObject({ passed: 0, failed: N, owner: OWNER.peerId, head: { seq: N - 1 }, lastSeq: N - 1, receipts: 'checked' })
+    expect(r.stderr).toBe('') // no progress bar off a terminal
+  })
+
+  it('bad input gets one clear line and exit 2', async () => {
+    const cases: Array<[string[], string]> = [
+      [['verify'], 'give exactly one of FILE, --data DIR or --peer ADDR'],
+      [['verify', '--data', join(tmp, 'none')], `no log in ${join(tmp, 'none')}`],
+      [['verify', join(tmp, 'none.jsonl')], `cannot read ${join(tmp, 'none.jsonl')}`],
+      [['verify', '--data', data, '--from', 'x'], '--from must be a sequence number'],
+      [['verify', '--peer', 'nonsense'], '--peer must be a multiaddr'],
+      [['log', 'export', '--data', data, '--from', '5', '--to', '2'], '--to 2 is before --from 5']
+    ]
+    for (const [args, message] of cases) {
+      const r = await fairdeal(...args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr.split('\n').filter(Boolean), args.join(' ')).toHaveLength(1)
+      expect(r.stderr, args.join(' ')).toContain(message)
+    }
+  })
+})
+
+describe('the progress bar', () => {
+  const hasScript = existsSync('/usr/bin/script') || existsSync('/bin/script')
+
+  it.skipIf(!hasScript)('is drawn on a terminal (stderr) for a long log, and cleared before the summary', async () => {
+    // 10,000 entries signed with the native signer (same signatures as the pure one, faster to make).
+    const owner = nativeSigner(new Uint8Array(32).fill(1), OWNER.peerId)
+    const lines: string[] = []
+    let prev = GENESIS_PREV
+    for (let seq = 0; seq < 10_000; seq++) {
+      const made = makeEntry(owner, { seq, prev, kind: 'receipt', payload: { hand: seq } })
+      lines.push(made.line)
+      prev = made.hash
+    }
+    const file = join(tmp, 'long.jsonl')
+    await writeFile(file, [makeHead(owner, 9_999, prev).line, ...lines].join('\n') + '\n')
+    const command = `${process.execPath} ${bin} verify ${file} --chain-only --workers 0`
+    const r = await new Promise<{ code: number | null, out: string }>(resolve => {
+      const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => { out += d.toString() })
+      child.on('exit', code => { resolve({ code, out }) })
+    })
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/\r\x1b\[K\[#*\.*\] \d+% [\d,]+\/10,001 lines, [\d,]+\/s/)
+    expect(r.out).toMatch(/\r\x1b\[K(receipts not checked[^\n]*\r?\n)?10000 passed, 0 failed\r?\n$/)
+    // Off a terminal there is no bar at all (see the --json test for stderr being empty).
+  })
+})
+
+describe('fairdeal log show', () => {
+  it('prints one row per entry with hand, game, seats, beacon and shield', async () => {
+    const r = await fairdeal('log', 'show', '--data', data, '--chain-only', '--from', '2', '--to', '5')
+    expect(r.code).toBe(0)
+    expect(r.lines[0]).toBe(`log of ${OWNER.peerId}, signed head at seq ${N - 1}`)
+    expect(r.lines[1]).toMatch(/^\s+SEQ\s+TIME\s+KIND\s+TABLE\s+HAND\s+GAME\s+SEATS\s+BEACON\s+SHIELD$/)
+    const rows = r.lines.slice(2, -1)
+    expect(rows.map(l => l.trim().split(/\s+/)[0])).toEqual(['2', '3', '4', '5'])
+    expect(rows[0]).toMatch(/ receipt .* 2 +coinche +…\w{6} robot robot robot +1002 +✓$/)
+    expect(rows[1]).toMatch(/ receipt .* 3 +belote +…\w{6} robot robot robot +- +✓$/)
+    expect(rows[2]).toMatch(/ abort .* ✓/)
+    expect(r.lines.at(-1)).toBe('4 passed, 0 failed (receipts not checked: --chain-only)')
+  })
+
+  it('marks failing entries with ✗ and what failed', async () => {
+    const r = await fairdeal('log', 'show', join(tmp, 'tampered.jsonl'), '--chain-only')
+    const bad = r.lines.filter(l => l.includes('✗'))
+    expect(bad).toHaveLength(1)
+    expect(bad[0]).toMatch(/^\s+13 .*✗ owner signature does not verify$/)
+  })
+})
+
+describe('fairdeal verify --peer: a log fetched from a node in another process', () => {
+  const servers: ChildProcess[] = []
+  afterAll(() => { for (const s of servers) s.kill('SIGTERM') })
+
+  async function serveFrom (dir: string, ...args: string[]): Promise<string> {
+    const child = spawn(process.execPath, [join(root, 'test', 'helpers', 'log-server.mjs'), dir, '12', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    servers.push(child)
+    let err = ''
+    child.stderr?.on('data', (d: Buffer) => { err += d.toString() })
+    return await new Promise<string>((resolve, reject) => {
+      child.stdout?.once('data', (d: Buffer) => { resolve(d.toString().trim()) })
+      child.once('exit', code => { reject(new Error(`log server exited (${String(code)}): ${err}`)) })
+    })
+  }
+
+  it('verifies, refuses strangers under the members policy, and catches a forging peer', async () => {
+    const open = join(tmp, 'open-node')
+    const member = join(tmp, 'member')
+    const memberId = (await loadOrCreateIdentity(member)).peerId
+    const [openAddr, closedAddr, forgedAddr] = await Promise.all([
+      serveFrom(open, '--anyone'),
+      serveFrom(join(tmp, 'closed-node'), '--member', memberId),
+      serveFrom(join(tmp, 'forging-node'), '--anyone', '--forge', '7')
+    ])
+
+    const ok = await fairdeal('verify', '--peer', openAddr, '--chain-only')
+    expect(ok).toMatchObject({ code: 0, lines: ['12 passed, 0 failed'] })
+
+    // A running node holds its data directory: the CLI says so and points to --peer.
+    const locked = await fairdeal('verify', '--data', open)
+    expect(locked.code).toBe(2)
+    expect(locked.stderr).toBe(`fairdeal verify: ${open} is in use by a running node: stop it, or fetch its log over the network with 'fairdeal verify --peer ADDRESS'\n`)
+
+    const stranger = await fairdeal('verify', '--peer', closedAddr, '--chain-only')
+    expect(stranger.code).toBe(2)
+    expect(stranger.stderr).toMatch(/refused: not allowed: this node serves its log to its table members only/)
+    const asMember = await fairdeal('verify', '--peer', closedAddr, '--as', member, '--chain-only')
+    expect(asMember.lines).toEqual(['12 passed, 0 failed'])
+
+    const forged = await fairdeal('verify', '--peer', forgedAddr, '--chain-only')
+    expect(forged.code).toBe(1)
+    expect(forged.lines).toEqual(['seq 7: owner signature does not verify', '11 passed, 1 failed'])
+  })
+})

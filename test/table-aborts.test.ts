@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { canonicalJson } from '../src/core/canonical.js'
+import { docDigest } from '../src/core/hand/digest.js'
+import { verifyAbort } from '../src/core/hand/verify.js'
+import type { AbortBody, Receipt } from '../src/core/hand/messages.js'
+import type { Signed } from '../src/core/signed.js'
+import type { NodeEvent } from '../src/daemon/events.js'
+import { RawSeat } from './helpers/raw-seat.js'
+import { logEntries, playHand, TestTable, verifyNodeLog, waitEvent, type TableNode } from './helpers/table-nodes.js'
+
+// Guarantee 5 over the network: a seat that does not contribute leaves a signed abort record naming
+// exactly that seat, kept by the dealer and by every other seat, verifiable offline.
+
+type Transport = 'tcp' | 'ws'
+let table: TestTable | undefined
+let raw: RawSeat | undefined
+
+afterEach(async () => {
+  await raw?.stop()
+  raw = undefined
+  await table?.cleanup()
+  table = undefined
+})
+
+const TIMEOUTS = { contributeMs: 1_000, ackMs: 2_000, revealMs: 60_000 }
+
+const aborted = (hand: number, role: 'dealer' | 'seat') => (e: NodeEvent) => e.hand === hand && e.role === role && e.event.type === 'aborted'
+
+/** Waits for the abort of `hand` on every node; checks each names `reason` and blames exactly `blamed`. */
+async function expectAbortEverywhere (dealer: TableNode, nodes: TableNode[], hand: number, reason: string, blamed: string[]): Promise<void> {
+  const e = await waitEvent(dealer.daemon.events, aborted(hand, 'dealer'), `dealer: abort of hand ${hand}`)
+  expect(e.event).toMatchObject({ reason, blame: blamed })
+  for (const n of nodes) {
+    const s = await waitEvent(n.daemon.events, aborted(hand, 'seat'), `${n.name}: abort of hand ${hand}`)
+    expect(s.event).toMatchObject({ reason, blame: blamed })
+  }
+}
+
+/** The abort at `index` of a stopped node's log: it verifies alone, and is the dealer's signed record. */
+async function abortAt (t: TestTable, node: number, index: number): Promise<Signed<AbortBody>> {
+  const entries = await logEntries(t.dataDir(node))
+  expect(entries[index].body.kind).toBe('abort')
+  const doc = entries[index].body.payload as Signed<AbortBody>
+  expect(verifyAbort(doc).problems).toEqual([])
+  expect(doc.signer).toBe(t.peerIds[0])
+  return doc
+}
+
+describe.each<Transport>(['tcp', 'ws'])('refusals leave evidence, over %s', (transport) => {
+  it('a seat node that never started: dealer and seats log a verified missing-pledge abort naming exactly it', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: TIMEOUTS })
+    const nodes = [await t.start(0), await t.start(1), await t.start(2)]
+    const absent = t.peerIds[3]
+    const hand = await nodes[0].daemon.deal()
+    await expectAbortEverywhere(nodes[0], nodes, hand, 'missing-pledge', [absent])
+    await t.stopAll()
+    let reference: string | undefined
+    for (const i of [0, 1, 2]) {
+      const verdict = await verifyNodeLog(t.dataDir(i))
+      expect(verdict.failures).toEqual([])
+      expect(verdict.passed).toBe(1)
+      const doc = await abortAt(t, i, 0)
+      expect(doc.body).toMatchObject({ hand, reason: 'missing-pledge', blame: [absent] })
+      // The evidence: the pledges of every seat that did answer this very commit.
+      expect(doc.body.evidence).toHaveLength(3)
+      expect(new Set(doc.body.evidence.map(e => e.signer))).toEqual(new Set(t.peerIds.slice(0, 3)))
+      expect(doc.body.evidence.every(e => e.type === 'pledge' && (e.body as { commit: string }).commit === docDigest(doc.body.commit))).toBe(true)
+      expect(doc.body.commit?.body.deadline).toBeLessThan(Date.now())
+      const line = canonicalJson(doc)
+      if (reference === undefined) reference = line
+      else expect(line).toBe(reference)
+    }
+  })
+
+  it('a seat node stopped between hands is named; back up, it plays the next hand', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: TIMEOUTS })
+    const all = await t.startAll()
+    await playHand(all[0], all)
+    await t.stop(3)
+    const up = all.slice(0, 3)
+    const hand2 = await all[0].daemon.deal()
+    await expectAbortEverywhere(all[0], up, hand2, 'missing-pledge', [t.peerIds[3]])
+    const again = [...up, await t.start(3)]
+    const hand3 = await playHand(all[0], again)
+    expect([hand2, hand3]).toEqual([2, 3])
+    await t.stopAll()
+    for (let i = 0; i < 4; i++) {
+      const verdict = await verifyNodeLog(t.dataDir(i))
+      expect(verdict.failures).toEqual([])
+      const kinds = (await logEntries(t.dataDir(i))).map(e => e.body.kind)
+      expect(kinds).toEqual(i === 3 ? ['receipt', 'receipt'] : ['receipt', 'abort', 'receipt'])
+      expect(verdict.passed).toBe(kinds.length)
+    }
+    const abort = await abortAt(t, 1, 1)
+    expect(abort.body).toMatchObject({ hand: 2, reason: 'missing-pledge', blame: [t.peerIds[3]] })
+    // The next hand links to the aborted one: the abort cannot be dropped from the chain unnoticed.
+    const third = (await logEntries(t.dataDir(3)))[1].body.payload as Receipt
+    expect(third.commit.body.prev).toBe(docDigest(abort.body.commit))
+  })
+
+  it('a seat that pledges but withholds its nonce is named in a verified missing-nonce abort', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: TIMEOUTS })
+    const nodes = [await t.start(0), await t.start(1), await t.start(2)]
+    const r = raw = await RawSeat.start({ config: t.local.configs[3], withhold: ['nonce'] })
+    const hand = await nodes[0].daemon.deal()
+    await expectAbortEverywhere(nodes[0], nodes, hand, 'missing-nonce', [r.peerId])
+    // The withholding seat is told too, and the record it gets verifies.
+    await r.until(() => r.appended.length === 1, 'the abort at the withholding seat')
+    expect(verifyAbort(r.appended[0].payload).problems).toEqual([])
+    expect(r.sent.map(s => s.doc.type)).toEqual(['pledge'])
+    await t.stopAll()
+    for (const i of [0, 1, 2]) {
+      const verdict = await verifyNodeLog(t.dataDir(i))
+      expect(verdict.failures).toEqual([])
+      expect(verdict.passed).toBe(1)
+      const doc = await abortAt(t, i, 0)
+      expect(doc.body).toMatchObject({ hand, reason: 'missing-nonce', blame: [r.peerId] })
+      // Four pledges (the withholder's too) and the three nonces that came: it pledged, then stopped.
+      const kinds = doc.body.evidence.map(e => `${e.type}:${t.peerIds.indexOf(e.signer)}`).sort()
+      expect(kinds).toEqual(['nonce:0', 'nonce:1', 'nonce:2', 'pledge:0', 'pledge:1', 'pledge:2', 'pledge:3'])
+    }
+  })
+})

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { canonicalJson } from '../src/core/canonical.js'
+import { docDigest, ZERO_HASH } from '../src/core/hand/digest.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import type { Receipt } from '../src/core/hand/messages.js'
+import { logEntries, playHand, TestTable, verifyNodeLog, type PlayOptions } from './helpers/table-nodes.js'
+
+// Guarantee 4 over the network: full tables of real Daemons on 127.0.0.1 play many hands; afterwards
+// every node's log re-verifies offline, all nodes hold the same chained receipts, and what each
+// seat was shown during the hand is exactly its share of the deal the receipt recomputes.
+
+type Transport = 'tcp' | 'ws'
+let table: TestTable | undefined
+
+afterEach(async () => {
+  await table?.cleanup()
+  table = undefined
+})
+
+interface Shown { stage: string, seat: number | null, public: boolean, cards: string[] }
+
+async function playTable (transport: Transport, game: string, scheme: string, seats: number, hands: number,
+  plan: (h: number) => PlayOptions): Promise<{ t: TestTable, shown: Map<number, Map<number, Shown[]>> }> {
+  const t = table = await TestTable.prepare({ game, scheme, seats, transport, timeouts: { contributeMs: 10_000, ackMs: 10_000, revealMs: 60_000 } })
+  const nodes = await t.startAll()
+  for (let h = 0; h < hands; h++) await playHand(nodes[0], nodes, plan(h))
+  // The hands really went over that transport, on loopback.
+  const remotes = nodes.flatMap(n => n.daemon.node.getConnections().map(c => c.remoteAddr.toString()))
+  expect(remotes.length).toBeGreaterThanOrEqual(nodes.length - 1)
+  for (const a of remotes) expect(a.startsWith('/ip4/127.0.0.1/tcp/') && a.includes('/ws') === (transport === 'ws'), a).toBe(true)
+  // What each node's seat was shown, per hand, read from its own event feed before it stops.
+  const shown = new Map<number, Map<number, Shown[]>>()
+  for (const n of nodes) {
+    const byHand = new Map<number, Shown[]>()
+    for (const e of n.daemon.events.after(0, Number.MAX_SAFE_INTEGER)) {
+      if (e.role !== 'seat' || e.event.type !== 'cards') continue
+      const { stage, seat, public: pub, cards } = e.event
+      byHand.set(e.hand, [...(byHand.get(e.hand) ?? []), { stage, seat, public: pub, cards }])
+    }
+    shown.set(n.index, byHand)
+  }
+  await t.stopAll()
+  return { t, shown }
+}
+
+/** Every log holds `hands` receipts, verified, chained, identical on every node, matching what seats saw. */
+async function checkLogs (t: TestTable, hands: number, shown: Map<number, Map<number, Shown[]>>, stages: string[]): Promise<void> {
+  const humans = t.seats.map((s, i) => (s === 'robot' ? -1 : i)).filter(i => i >= 0)
+  let reference: string[] | undefined
+  for (let i = 0; i < t.peerIds.length; i++) {
+    const verdict = await verifyNodeLog(t.dataDir(i))
+    expect(verdict.failures, t.local.names[i]).toEqual([])
+    expect(verdict.passed, t.local.names[i]).toBe(hands)
+    const entries = await logEntries(t.dataDir(i))
+    expect(entries.map(e => e.body.kind)).toEqual(Array(hands).fill('receipt'))
+    expect(entries.every(e => e.signer === t.peerIds[i])).toBe(true)
+    const lines = entries.map(e => canonicalJson(e.body.payload))
+    // The dealer's receipt travels to every seat in FINAL: all logs hold the very same documents.
+    if (reference === undefined) reference = lines
+    else expect(lines).toEqual(reference)
+  }
+  const receipts = (await logEntries(t.dataDir(0))).map(e => e.body.payload as Receipt)
+  receipts.forEach((r, k) => {
+    expect(r.commit.body.hand).toBe(k + 1)
+    expect(r.commit.body.prev).toBe(k === 0 ? ZERO_HASH : docDigest(receipts[k - 1].commit))
+    const verdict = verifyReceipt(r)
+    expect(verdict.problems).toEqual([])
+    expect(verdict.summary?.acked).toEqual(humans)
+    expect(r.reveal.body.stages).toEqual(stages)
+    const deliveries = verdict.summary?.deliveries ?? []
+    for (let i = 0; i < t.peerIds.length; i++) {
+      const seat = t.seatOf(i)
+      // Exactly its own private cards and the public ones: nothing more, nothing less, as dealt.
+      const expected = deliveries.filter(d => d.public || d.seat === seat)
+      const got = shown.get(i)?.get(k + 1) ?? []
+      const key = (d: Shown): string => canonicalJson({ stage: d.stage, seat: d.seat, public: d.public, cards: d.cards })
+      expect(got.map(key).sort(), `hand ${k + 1} seat ${seat}`).toEqual(expected.map(key).sort())
+    }
+  })
+}
+
+describe.each<Transport>(['tcp', 'ws'])('a table of real nodes over %s on 127.0.0.1', (transport) => {
+  it('4 nodes play 30 coinche hands: every log verifies and holds the same chained receipts', async () => {
+    const hands = 30
+    const { t, shown } = await playTable(transport, 'coinche', 'atout-v1', 4, hands, h => ({ dealerSeat: h % 4 }))
+    await checkLogs(t, hands, shown, ['deal'])
+  })
+
+  it('belote with the take stage (the taker varies)', async () => {
+    const hands = 4
+    const { t, shown } = await playTable(transport, 'belote', 'atout-v1', 4, hands, h => ({ dealerSeat: h % 4, stages: [{ stage: 'take', taker: (h + 1) % 4 }] }))
+    await checkLogs(t, hands, shown, ['deal', 'turnUp', 'take'])
+    const receipts = (await logEntries(t.dataDir(0))).map(e => e.body.payload as Receipt)
+    expect(receipts.map(r => r.reveal.body.params.taker)).toEqual([1, 2, 3, 0])
+  })
+
+  it('duo with the face-up packets', async () => {
+    const hands = 4
+    const { t, shown } = await playTable(transport, 'duo', 'atout-v1', 2, hands, h => ({ dealerSeat: h % 2, stages: [{ stage: 'faceUp' }] }))
+    await checkLogs(t, hands, shown, ['deal', 'faceUp'])
+  })
+
+  it('tarot with the dog', async () => {
+    const hands = 4
+    const { t, shown } = await playTable(transport, 'tarot', 'tarot-v1', 4, hands, h => ({ dealerSeat: h % 4, stages: [{ stage: 'dog' }] }))
+    await checkLogs(t, hands, shown, ['deal', 'dog'])
+  })
+})

@@ -1,0 +1,120 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { sha256Hex } from '../src/core/bytes.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import type { AbortBody, Receipt } from '../src/core/hand/messages.js'
+import type { Signed } from '../src/core/signed.js'
+import type { NodeEvent } from '../src/daemon/events.js'
+import { NodeProcess, requireBuild } from './helpers/node-process.js'
+import { logEntries, seatEvent, TestTable, verifyNodeLog, waitEvent, type TableNode } from './helpers/table-nodes.js'
+
+// Guarantee 7: the dealer stores its secret before publishing its commitment, so a dealer killed
+// (SIGKILL: no shutdown code runs) after dealing can still reveal once restarted, and one killed
+// before dealing aborts the hand on restart with a signed record. The dealer runs as its own OS
+// process (`fairdeal node --config FILE`) driven through its control endpoint; the seats are Daemons.
+
+type Transport = 'tcp' | 'ws'
+let table: TestTable | undefined
+let dealer: NodeProcess | undefined
+
+beforeAll(() => { requireBuild() })
+
+afterEach(async () => {
+  await dealer?.stop()
+  dealer = undefined
+  await table?.cleanup()
+  table = undefined
+})
+
+const ownCards = (n: TableNode, hand: number) => (e: NodeEvent): boolean =>
+  e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && !e.event.public && e.event.seat === n.daemon.seat?.seat
+
+describe.each<Transport>(['tcp', 'ws'])('crash and restart, over %s', (transport) => {
+  it('reveals after a restart if it had dealt, and aborts with a dealer-stopped record if it had not', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: 4_000, ackMs: 3_000, revealMs: 60_000 } })
+    const seats = [await t.start(1), await t.start(2), await t.start(3)]
+    const dealerId = t.peerIds[0]
+    const start = async (): Promise<NodeProcess> => (dealer = await NodeProcess.start(t.local.files[0], t.dataDir(0)))
+
+    // Hand 1: dealt, then the dealer dies before the reveal.
+    let d = await start()
+    const hand = await d.client.deal(0)
+    const held = new Map<number, string[]>()
+    for (const s of seats) {
+      const e = await waitEvent(s.daemon.events, ownCards(s, hand), `${s.name}: cards of hand ${hand}`)
+      held.set(s.daemon.seat?.seat as number, e.event.type === 'cards' ? e.event.cards : [])
+    }
+    await d.kill()
+    expect((await d.exited).signal).toBe('SIGKILL')
+    d = await start()
+    expect(d.lines.find(l => l.msg === 'dealer hands restored after restart')).toMatchObject({ hands: [hand] })
+    await d.client.end(hand)
+    for (const s of seats) {
+      const shield = await waitEvent(s.daemon.events, seatEvent(hand, 'shield'), `${s.name}: shield of hand ${hand}`)
+      expect(shield.event).toEqual({ type: 'shield', ok: true, problems: [] })
+      await waitEvent(s.daemon.events, seatEvent(hand, 'receipt'), `${s.name}: receipt of hand ${hand}`)
+    }
+    const final = await d.until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'receipt', 'the dealer\'s receipt')
+    expect(final.event).toMatchObject({ acked: [0, 1, 2, 3] })
+
+    // Hand 2: seat 3 is down, so the hand waits for its pledge; the dealer dies right after its
+    // COMMIT reached the others, before any deal.
+    await t.stop(3)
+    const up = seats.slice(0, 2)
+    const hand2 = await d.client.deal(1)
+    for (const s of up) await waitEvent(s.daemon.events, seatEvent(hand2, 'committed'), `${s.name}: commit of hand ${hand2}`)
+    await d.kill()
+    d = await start()
+    for (const s of up) {
+      const e = await waitEvent(s.daemon.events, seatEvent(hand2, 'aborted'), `${s.name}: abort of hand ${hand2}`)
+      expect(e.event).toMatchObject({ reason: 'dealer-stopped', blame: [dealerId] })
+    }
+    await d.until(e => e.hand === hand2 && e.role === 'dealer' && e.event.type === 'aborted', 'the dealer\'s abort record')
+    expect((await d.stop()).code).toBe(0)
+    dealer = undefined
+    await t.stopAll()
+
+    // Every log verifies; the receipt is the one hand 1 was dealt with before the crash.
+    const expected = [['receipt', 'abort'], ['receipt', 'abort'], ['receipt', 'abort'], ['receipt']]
+    for (let i = 0; i < 4; i++) {
+      const verdict = await verifyNodeLog(t.dataDir(i))
+      expect(verdict.failures).toEqual([])
+      const entries = await logEntries(t.dataDir(i))
+      expect(entries.map(e => e.body.kind)).toEqual(expected[i])
+      const summary = verifyReceipt(entries[0].body.payload).summary
+      for (const [seat, cards] of held) expect(summary?.hands?.[seat]).toEqual(cards)
+      if (i === 3) continue
+      const abort = entries[1].body.payload as Signed<AbortBody>
+      expect(abort.signer).toBe(dealerId)
+      expect(abort.body).toMatchObject({ hand: hand2, reason: 'dealer-stopped', blame: [dealerId] })
+      // The record publishes the secret behind the commitment: the deal was fixed before the crash.
+      const secret = /its secret was ([0-9a-f]{64})/.exec(abort.body.detail)?.[1]
+      expect(sha256Hex(secret ?? '')).toBe(abort.body.commit?.body.commitment)
+    }
+    const receipt = (await logEntries(t.dataDir(0)))[0].body.payload as Receipt
+    expect(receipt.acks.map(a => a.body.seat)).toEqual([0, 1, 2, 3])
+  })
+
+  it('a seat node restarted while holding its cards still checks the reveal and countersigns', async () => {
+    const t = table = await TestTable.prepare({ game: 'belote', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: 4_000, ackMs: 3_000, revealMs: 60_000 } })
+    const nodes = await t.startAll()
+    const hand = await nodes[0].daemon.deal({ dealer: 0 })
+    for (const n of nodes) await waitEvent(n.daemon.events, ownCards(n, hand), `${n.name}: cards of hand ${hand}`)
+    await t.stop(2)
+    const back = await t.start(2)
+    // The take stage reaches it after the restart; the first five came before.
+    await nodes[0].daemon.stage(hand, 'take', 2)
+    await waitEvent(back.daemon.events, e => e.hand === hand && e.event.type === 'cards' && e.event.stage === 'take', 'the take cards after the restart')
+    await nodes[0].daemon.end(hand)
+    const shield = await waitEvent(back.daemon.events, seatEvent(hand, 'shield'), 'the restarted seat\'s shield')
+    expect(shield.event).toEqual({ type: 'shield', ok: true, problems: [] })
+    const done = await waitEvent(nodes[0].daemon.events, e => e.hand === hand && e.role === 'dealer' && e.event.type === 'receipt', 'the dealer\'s receipt')
+    expect(done.event).toMatchObject({ acked: [0, 1, 2, 3] })
+    await waitEvent(back.daemon.events, seatEvent(hand, 'receipt'), 'the restarted seat\'s receipt')
+    await t.stopAll()
+    const entries = await logEntries(t.dataDir(2))
+    expect(entries.map(e => e.body.kind)).toEqual(['receipt'])
+    expect((await verifyNodeLog(t.dataDir(2))).failures).toEqual([])
+    const receipt = entries[0].body.payload as Receipt
+    expect(receipt.reveal.body.stages).toEqual(['deal', 'turnUp', 'take'])
+  })
+})

@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Libp2p } from '@libp2p/interface'
+import { sha256Hex, toHex } from '../src/core/bytes.js'
+import { signerFromSeed, type Signer } from '../src/core/identity.js'
+import { signDocument, type Signed } from '../src/core/signed.js'
+import { docDigest, ZERO_HASH } from '../src/core/hand/digest.js'
+import { verifyAbort } from '../src/core/hand/verify.js'
+import type { AbortBody, CommitBody, PledgeBody, PledgesBody, SignedPledge } from '../src/core/hand/messages.js'
+import { loadOrCreateIdentity } from '../src/net/identity.js'
+import { createNode } from '../src/net/node.js'
+import { createMessenger, type Messenger } from '../src/net/messenger.js'
+import { decodeFrame, encodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, type WireDoc } from '../src/protocol/wire.js'
+import { CapturedLogger } from './helpers/captured-logger.js'
+import { logEntries, seatEvent, TestTable, verifyNodeLog, waitEvent, type TableNode } from './helpers/table-nodes.js'
+
+// Guarantee 6 over the network: a dealer built by hand from the dealer's own key (a libp2p node,
+// a messenger and signDocument, no DealerMachine) shows seats 1 and 2 one COMMIT and seat 3 another.
+// Honest seat Daemons must catch it from the pledges before any of them reveals its nonce.
+
+type Transport = 'tcp' | 'ws'
+
+/** The dealer's identity on a bare node: it sends whatever it likes and keeps what it receives. */
+class RogueDealer {
+  readonly received: Array<{ from: string, doc: WireDoc }> = []
+  #waiters = new Set<() => void>()
+  private constructor (readonly node: Libp2p, readonly messenger: Messenger, readonly signer: Signer) {}
+
+  static async start (t: TestTable): Promise<RogueDealer> {
+    const config = t.local.configs[0]
+    const id = await loadOrCreateIdentity(config.dataDir)
+    const { logger } = new CapturedLogger()
+    const node = await createNode({ privateKey: id.privateKey, listen: config.listen, members: new Set(t.peerIds), logger })
+    const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook: new Map(Object.entries(config.peers)) })
+    const rogue = new RogueDealer(node, messenger, signerFromSeed(id.seed))
+    messenger.onFrame((from, frame) => {
+      rogue.received.push({ from, doc: decodeFrame(frame) })
+      for (const w of [...rogue.#waiters]) w()
+    })
+    return rogue
+  }
+
+  async send (to: string, doc: Signed<unknown>): Promise<void> { await this.messenger.send(to, encodeFrame(doc)) }
+
+  of (type: string, hand: number): Array<{ from: string, doc: WireDoc }> {
+    return this.received.filter(r => r.doc.type === type && (r.doc.body as { hand: number }).hand === hand)
+  }
+
+  async until (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    if (check()) return
+    await new Promise<void>((resolve, reject) => {
+      const test = (): void => { if (check()) { done(); resolve() } }
+      const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${what}`)) }, timeoutMs)
+      const done = (): void => { clearTimeout(timer); this.#waiters.delete(test) }
+      this.#waiters.add(test)
+    })
+  }
+
+  async stop (): Promise<void> {
+    await this.messenger.close()
+    await this.node.stop()
+  }
+}
+
+let table: TestTable | undefined
+let rogue: RogueDealer | undefined
+
+afterEach(async () => {
+  await rogue?.stop()
+  rogue = undefined
+  await table?.cleanup()
+  table = undefined
+})
+
+function commitFor (t: TestTable, signer: Signer, hand: number, secret: string, deadline: number): Signed<CommitBody> {
+  const spec = t.local.configs[0].table
+  const body: CommitBody = {
+    table: spec.id, hand, prev: ZERO_HASH, scheme: spec.scheme, game: spec.game, seats: spec.seats, dealer: spec.dealer,
+    params: { dealer: 0 }, commitment: sha256Hex(secret), beacon: null, deadline
+  }
+  return signDocument('commit', body, signer)
+}
+
+/** COMMIT A to seats 1 and 2, COMMIT B to seat 3; returns both and the three pledges that answer them. */
+async function equivocate (t: TestTable, r: RogueDealer, hand: number, deadline: number): Promise<{ a: Signed<CommitBody>, b: Signed<CommitBody>, pledges: SignedPledge[] }> {
+  const a = commitFor(t, r.signer, hand, toHex(randomBytes(32)), deadline)
+  const b = commitFor(t, r.signer, hand, toHex(randomBytes(32)), deadline)
+  expect(docDigest(a)).not.toBe(docDigest(b))
+  await r.send(t.peerIds[1], a)
+  await r.send(t.peerIds[2], a)
+  await r.send(t.peerIds[3], b)
+  await r.until(() => r.of('pledge', hand).length === 3, `three pledges for hand ${hand}`)
+  const pledges = r.of('pledge', hand).map(p => p.doc as SignedPledge)
+  // Each seat's signed pledge names the exact COMMIT it saw.
+  for (const p of pledges) expect(p.body.commit).toBe(docDigest(p.body.seat === 3 ? b : a))
+  return { a, b, pledges }
+}
+
+function ownPledge (t: TestTable, r: RogueDealer, hand: number, commit: Signed<CommitBody>): SignedPledge {
+  const body: PledgeBody = { table: t.local.configs[0].table.id, hand, commit: docDigest(commit), seat: 0, nonceHash: sha256Hex(toHex(randomBytes(32))) }
+  return signDocument('pledge', body, r.signer)
+}
+
+function pledgesDoc (t: TestTable, r: RogueDealer, hand: number, commit: Signed<CommitBody>, pledges: SignedPledge[]): Signed<PledgesBody> {
+  const sorted = [...pledges].sort((x, y) => x.body.seat - y.body.seat)
+  return signDocument('pledges', { table: t.local.configs[0].table.id, hand, commit: docDigest(commit), pledges: sorted }, r.signer)
+}
+
+describe.each<Transport>(['tcp', 'ws'])('a dealer that equivocates, over %s', (transport) => {
+  it('is caught from the pledges: every seat logs a verified equivocation abort blaming it, no nonce is sent', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: 500, ackMs: 1_000, revealMs: 60_000 } })
+    const seats: TableNode[] = []
+    for (const i of [1, 2, 3]) seats.push(await t.start(i))
+    const r = rogue = await RogueDealer.start(t)
+    const dealer = t.peerIds[0]
+
+    // Hand 1: the dealer passes on every pledge as signed (it cannot forge a seat's signature).
+    const { a, b, pledges } = await equivocate(t, r, 1, Date.now() + 10_000)
+    const all = [ownPledge(t, r, 1, a), ...pledges]
+    await r.send(t.peerIds[1], pledgesDoc(t, r, 1, a, all))
+    await r.send(t.peerIds[2], pledgesDoc(t, r, 1, a, all))
+    await r.send(t.peerIds[3], pledgesDoc(t, r, 1, b, all))
+    for (const s of seats) {
+      const e = await waitEvent(s.daemon.events, seatEvent(1, 'aborted'), `${s.name}: abort of hand 1`)
+      expect(e.event).toMatchObject({ type: 'aborted', reason: 'equivocation', blame: [dealer] })
+    }
+    // Each seat also sends its signed record to the dealer; a nonce sent before it would have arrived first.
+    await r.until(() => r.of('abort', 1).length === 3, 'the three abort records')
+    expect(r.of('nonce', 1)).toEqual([])
+    for (const s of seats) expect(s.daemon.events.after(0).filter(e => e.event.type === 'contributed')).toEqual([])
+    for (const { from, doc } of r.of('abort', 1)) {
+      expect(doc.signer).toBe(from)
+      const verdict = verifyAbort(doc)
+      expect(verdict.problems).toEqual([])
+      expect(verdict.summary).toMatchObject({ reason: 'equivocation', blame: [dealer] })
+    }
+
+    // The same COMMIT sent again (a replay by the dealer's own key) is refused with a logged reason.
+    await r.send(t.peerIds[1], a)
+    const line = await seats[0].logs.waitFor(l => l.msg === 'message rejected', 'the replayed commit refused')
+    expect(line).toMatchObject({ from: dealer, reason: 'commit for hand 1 replayed (hands up to 1 were already committed)' })
+
+    // Hand 2: the dealer hides the conflicting pledge instead. No seat accepts an incomplete set,
+    // so none reveals its nonce, and each records at its deadline that the dealer did not deal.
+    const deadline = Date.now() + 1_500
+    const second = await equivocate(t, r, 2, deadline)
+    const agreeing = [ownPledge(t, r, 2, second.a), ...second.pledges.filter(p => p.body.seat !== 3)]
+    await r.send(t.peerIds[1], pledgesDoc(t, r, 2, second.a, agreeing))
+    await r.send(t.peerIds[2], pledgesDoc(t, r, 2, second.a, agreeing))
+    await r.send(t.peerIds[3], pledgesDoc(t, r, 2, second.b, second.pledges.filter(p => p.body.seat === 3)))
+    for (const s of seats) {
+      const refused = await s.logs.waitFor(l => l.msg === 'message rejected' && l.reason === 'pledges: not exactly one pledge per human seat', `${s.name}: incomplete pledges refused`)
+      expect(refused.from).toBe(dealer)
+      const e = await waitEvent(s.daemon.events, seatEvent(2, 'aborted'), `${s.name}: abort of hand 2`)
+      expect(e.event).toMatchObject({ type: 'aborted', reason: 'missing-deal', blame: [dealer] })
+      expect(e.time).toBeGreaterThan(deadline)
+    }
+    await r.until(() => r.of('abort', 2).length === 3, 'the three abort records of hand 2')
+    expect(r.received.filter(x => x.doc.type === 'nonce')).toEqual([])
+
+    for (const s of seats) await t.stop(s.index)
+    for (const s of seats) {
+      const verdict = await verifyNodeLog(s.dataDir)
+      expect(verdict.failures).toEqual([])
+      expect(verdict.passed).toBe(2)
+      const entries = await logEntries(s.dataDir)
+      expect(entries.map(e => e.body.kind)).toEqual(['abort', 'abort'])
+      const [first, next] = entries.map(e => e.body.payload as Signed<AbortBody>)
+      expect(first.signer).toBe(s.peerId)
+      expect(first.body).toMatchObject({ hand: 1, reason: 'equivocation', blame: [dealer] })
+      expect(docDigest(first.body.commit)).toBe(docDigest(s.index === 3 ? b : a))
+      // The evidence: pledges signed by other seats that answer the other commit.
+      const seen = docDigest(first.body.commit)
+      expect(first.body.evidence.length).toBeGreaterThan(0)
+      for (const ev of first.body.evidence) {
+        expect(ev.type).toBe('pledge')
+        expect((ev.body as PledgeBody).commit).not.toBe(seen)
+      }
+      expect(next.body).toMatchObject({ hand: 2, reason: 'missing-deal', blame: [dealer] })
+      expect(verifyAbort(next).problems).toEqual([])
+    }
+  })
+})
