@@ -22,7 +22,8 @@ afterEach(async () => {
   table = undefined
 })
 
-const TIMEOUTS = { contributeMs: 1_000, ackMs: 2_000, revealMs: 60_000 }
+// Long enough for live hands on a busy 2-core machine, short enough to wait for a deadline in a test.
+const TIMEOUTS = { contributeMs: 1_500, ackMs: 2_000, revealMs: 60_000 }
 
 const aborted = (hand: number, role: 'dealer' | 'seat') => (e: NodeEvent) => e.hand === hand && e.role === role && e.event.type === 'aborted'
 

@@ -107,7 +107,7 @@ function pledgesDoc (t: TestTable, r: RogueDealer, hand: number, commit: Signed<
 }
 
 describe.each<Transport>(['tcp', 'ws'])('a dealer that equivocates, over %s', (transport) => {
-  it('is caught from the pledges: every seat logs a verified equivocation abort blaming it, no nonce is sent', async () => {
+  it('is caught from the pledges: each seat logs a verified abort blaming it and never sends its nonce', async () => {
     const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: 500, ackMs: 1_000, revealMs: 60_000 } })
     const seats: TableNode[] = []
     for (const i of [1, 2, 3]) seats.push(await t.start(i))

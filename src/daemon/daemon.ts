@@ -10,6 +10,7 @@ import { loadOrCreateIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
 import { openLog, type Log } from '../store/log.js'
+import { registerLogFetch } from '../net/log-fetch.js'
 import { LogInUseError } from '../store/errors.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta } from '../protocol/dealer.js'
 import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
@@ -71,6 +72,7 @@ export class Daemon {
   #beaconAborts = new Set<AbortController>()
   #stopping = false
   #rejections = 0
+  readonly #members: ReadonlySet<string>
   #lastFrame: { doc: Signed<unknown>, frame: Uint8Array } | undefined
 
   private constructor (parts: {
@@ -89,6 +91,7 @@ export class Daemon {
     this.seat = parts.seat
     this.#beacon = parts.beacon
     this.#clock = parts.clock
+    this.#members = new Set([parts.config.table.dealer, ...parts.config.table.seats.filter(s => s !== ROBOT)])
   }
 
   static async start (options: DaemonOptions): Promise<Daemon> {
@@ -122,12 +125,15 @@ export class Daemon {
       }
       cleanup.unshift(async () => { await log.close() })
       const members = new Set([table.dealer, ...table.seats.filter(s => s !== ROBOT)])
-      const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, logger })
+      // With a public log the gater lets anyone connect (to fetch the log); the table protocol still
+      // takes frames from members only (#onFrame).
+      const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members: config.logAccess === 'anyone' ? 'anyone' : members, logger })
       cleanup.unshift(async () => { await node.stop() })
       const addressBook = new Map(Object.entries(config.peers))
       const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook })
       cleanup.unshift(async () => { await messenger.close() })
-      await registerLogService(node, log, config, members, logger)
+      const stopLogService = await registerLogFetch(node, log, { policy: config.logAccess, members, logger })
+      cleanup.unshift(stopLogService)
 
       const beaconBinding = config.beacon.kind === 'drand' ? { chain: config.beacon.chain, marginMs: config.beaconMarginMs } : null
       const beacon = config.beacon.kind === 'drand'
@@ -268,6 +274,10 @@ export class Daemon {
   }
 
   #onFrame (from: string, frame: Uint8Array): void {
+    if (!this.#members.has(from)) {
+      this.#reject(from, new Rejection('table message from a peer who is not at the table'))
+      return
+    }
     let doc
     try {
       doc = decodeFrame(frame)
@@ -404,10 +414,3 @@ export class Daemon {
     this.#logger[level]({ hand, role, ...event }, `hand ${event.type}`)
   }
 }
-
-async function registerLogService (node: Libp2p, log: Log, config: NodeConfig, members: Set<string>, logger: Logger): Promise<void> {
-  const mod = await import('../net/log-fetch.js') as unknown as Record<string, unknown>
-  const register = mod.registerLogFetch as ((node: Libp2p, log: Log, opts: { policy: 'members' | 'anyone', members: Set<string>, logger: Logger }) => Promise<unknown> | unknown) | undefined
-  if (typeof register === 'function') await register(node, log, { policy: config.logAccess, members, logger })
-}
-

@@ -36,8 +36,10 @@ export class EventFeed {
   get last (): number { return this.#seq }
 
   after (seq: number, limit = 1000): NodeEvent[] {
-    const start = this.#events.findIndex(e => e.seq > seq)
-    return start < 0 ? [] : this.#events.slice(start, start + limit)
+    if (this.#events.length === 0) return []
+    // Retained events are numbered without gaps, so the first one after `seq` is found by arithmetic.
+    const start = Math.max(0, Math.floor(seq) - this.#events[0].seq + 1)
+    return this.#events.slice(start, start + limit)
   }
 
   /** Resolves when an event after `seq` exists, or after `timeoutMs`. */

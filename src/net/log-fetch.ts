@@ -193,7 +193,7 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
         state.remotePeer = connection.remotePeer.toString()
         stream = await connection.newStream(LOG_FETCH_PROTOCOL, { signal: options.signal })
       } catch (err) {
-        throw new LogFetchError(`cannot open a log stream to ${state.remotePeer ?? target.toString()}: ${(err as Error).message.split('\n')[0]}`, { cause: err })
+        throw new LogFetchError(`cannot open a log stream to ${state.remotePeer ?? target.toString()}: ${dialFailure(err)}`, { cause: err })
       }
       const lp = lpStream(stream, { maxDataLength: LOG_FETCH_LIMITS.maxFrameBytes })
       const read = async (): Promise<Uint8Array> => {
@@ -268,4 +268,13 @@ function seqOf (bytes: Uint8Array): number | null {
 function safeText (bytes: Uint8Array): string {
   // eslint-disable-next-line no-control-regex
   return new TextDecoder().decode(bytes.subarray(0, 300)).replace(/[\u0000-\u001f\u007f]/g, ' ')
+}
+
+/** One line on why a dial failed; a node that admits only its table closes a stranger's connection. */
+function dialFailure (err: unknown): string {
+  const e = err as { message?: unknown, name?: unknown, errors?: unknown[] } | null
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : typeof e?.name === 'string' ? e.name : String(err)
+  const inner = Array.isArray(e?.errors) && e.errors.length > 0 ? ` (${dialFailure(e.errors[0])})` : ''
+  const hint = /EOF|reset|closed|aborted/i.test(message) ? ' — the peer may serve its log to its table members only' : ''
+  return message.split('\n')[0] + inner + hint
 }
