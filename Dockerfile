@@ -4,7 +4,8 @@
 #   docker volume create fairdeal-data
 #   docker run --rm -v fairdeal-data:/data fairdeal init --data /data \
 #     --listen /ip4/0.0.0.0/tcp/7400 --listen /ip4/0.0.0.0/tcp/7401/ws
-#   (write /data/node.json: "data": ".", "listen" on 0.0.0.0; see README.md, "Running in Docker")
+#   docker run --rm -i -v fairdeal-data:/data --entrypoint sh fairdeal -c 'cat > /data/node.json' < node.json
+#   (node.json: "data": ".", "listen" on 0.0.0.0; see README.md, "Running in Docker")
 #   docker run -d --name fairdeal -v fairdeal-data:/data -p 7400:7400 -p 7401:7401 fairdeal
 #   docker exec fairdeal fairdeal hand deal --data /data
 #

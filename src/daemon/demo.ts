@@ -164,7 +164,9 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     transport: options.transport,
     beacon: options.beacon === null ? 'none' : { name: options.beacon.name, trust: options.beacon.trust, info: options.beacon.chain, relays: options.beacon.relays },
     beaconMarginMs: 0,
-    timeouts: { contributeMs: options.beacon === null ? 10_000 : 1_000, ackMs: 10_000, revealMs: 600_000 }
+    // With a beacon every hand waits out the contribution deadline (R comes after it), so it is kept
+    // short; 1 s proved too short on a loaded machine (the first hand also dials every peer).
+    timeouts: { contributeMs: options.beacon === null ? 10_000 : 2_000, ackMs: 10_000, revealMs: 600_000 }
   })
   const nodes: RunningNode[] = []
   const failures: string[] = []

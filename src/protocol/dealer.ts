@@ -92,7 +92,7 @@ export class DealerMachine {
         hand.deal = this.#recompute(hand)
         if (s.phase === 'revealed') effects.push(...this.end(s.hand))
       } else if (s.phase === 'pledging' || s.phase === 'contributing') {
-        effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted before dealing hand ${s.hand}; its secret was ${s.secret}`))
+        effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted before dealing; the secret of hand ${s.hand} was ${s.secret}`))
       }
     }
     return effects
@@ -243,12 +243,16 @@ export class DealerMachine {
     return next
   }
 
-  /** Stops a hand on the host's request (shutdown): recorded with the dealer as the one who stopped. */
+  /**
+   * Closes a hand on the host's request (shutdown): a dealt hand is revealed, a revealed one left to
+   * finish (tick finalises it), and one not yet dealt aborted with the dealer named and its secret
+   * published, as after a restart.
+   */
   abortHand (handNo: number, detail: string): Effect[] {
     const hand = this.#hands.get(handNo)
-    if (hand === undefined) return []
+    if (hand === undefined || hand.phase === 'revealed') return []
     if (hand.phase === 'dealt') return this.end(handNo)
-    return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], detail)
+    return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `${detail}; the secret of hand ${hand.hand} was ${hand.secret}`)
   }
 
   #onPledge (from: string, doc: Signed<PledgeBody>): Effect[] {
@@ -332,16 +336,26 @@ export class DealerMachine {
     return hand.acks.size === this.#humans.length ? this.#finalize(hand) : []
   }
 
+  /**
+   * A seat's signed abort record. Before the deal it ends the hand (a seat may always refuse to go
+   * on, and equivocation must stop it): the dealer logs the record and relays it. Once the cards
+   * are out a seat can no longer cancel the hand for everyone: its record is logged as evidence of
+   * its claim, and the hand goes on to its receipt (without that seat's countersignature).
+   */
   #onSeatAbort (from: string, doc: Signed<AbortBody>): Effect[] {
     const hand = this.#hands.get(doc.body.hand)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for unknown hand ${doc.body.hand}`)
     const seat = hand.commit.body.seats.indexOf(from)
     if (seat < 0 || doc.signer !== from || !this.#verify(doc)) throw new Rejection('abort not signed by a seat of that hand')
-    // The seat's own signed record is the evidence; the dealer keeps it and tells the other seats.
+    if (doc.body.commit === null || docDigest(doc.body.commit) !== hand.digest) throw new Rejection(`abort of seat ${seat} names another commit`)
+    const record: Effect[] = [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } }
+    ]
+    if (hand.phase === 'dealt' || hand.phase === 'revealed') return record
     this.#hands.delete(hand.hand)
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      ...record,
       ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from),
       { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: null }
     ]
@@ -356,6 +370,9 @@ export class DealerMachine {
     if (hand.commit.body.seats[body.seat] !== from) throw new Rejection(`${doc.type} for seat ${body.seat}, which is not ${from}'s seat`)
     if (body.commit !== hand.digest) throw new Rejection(`${doc.type} of seat ${body.seat} answers another commit`)
     if (hand.phase !== phase) throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} arrived in phase ${hand.phase}`)
+    if ((phase === 'pledging' || phase === 'contributing') && this.#init.now() > hand.commit.body.deadline) {
+      throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} came after the contribution deadline`)
+    }
     if (!this.#verify(doc)) throw new Rejection(`${doc.type} of seat ${body.seat}: bad signature`)
     return hand
   }

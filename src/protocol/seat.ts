@@ -44,7 +44,11 @@ interface SeatHand extends SeatHandSnapshot {
   waitUntil: number
 }
 
-export interface SeatMeta { lastHand: number }
+export interface SeatMeta {
+  lastHand: number
+  /** Digest of that hand's COMMIT: the next COMMIT must link to it (its `prev`). */
+  lastCommit?: string
+}
 
 export const seatHandKey = (table: string, hand: number): string => `seat/${table}/hand/${String(hand).padStart(16, '0')}`
 export const seatMetaKey = (table: string): string => `seat/${table}/meta`
@@ -132,11 +136,19 @@ export class SeatMachine {
     if (body.table !== table.id) throw new Rejection(`commit for another table (${body.table})`)
     if (body.hand <= this.#meta.lastHand) throw new Rejection(`commit for hand ${body.hand} replayed (hands up to ${this.#meta.lastHand} were already committed)`)
     if (body.dealer !== table.dealer) throw new Rejection('commit names another dealer')
+    // Hands form a chain of commits; a seat that saw the previous hand checks the link (a forked history shows here).
+    if (body.hand === this.#meta.lastHand + 1 && this.#meta.lastCommit !== undefined && body.prev !== this.#meta.lastCommit) {
+      throw new Rejection(`commit for hand ${body.hand} does not link to the commit of hand ${this.#meta.lastHand}`)
+    }
     if (body.scheme !== table.scheme || body.game !== table.game) throw new Rejection(`commit is for ${body.scheme}/${body.game}, the table plays ${table.scheme}/${table.game}`)
     if (body.seats.length !== table.seats.length || body.seats.some((s, i) => s !== table.seats[i])) throw new Rejection('commit seats differ from the table\'s')
     if (body.params.dealer >= body.seats.length) throw new Rejection('commit names a dealer seat the table does not have')
     this.#checkBeaconBinding(body)
     if (body.deadline < this.#init.now()) throw new Rejection(`commit for hand ${body.hand} arrived after its deadline`)
+    // A deadline far ahead would let a dealer hold the seats' nonces in a hand that never moves.
+    if (body.deadline > this.#init.now() + 2 * this.#init.timeouts.contributeMs) {
+      throw new Rejection(`commit for hand ${body.hand} sets a deadline further ahead than the table allows (${this.#init.timeouts.contributeMs} ms)`)
+    }
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
@@ -144,7 +156,7 @@ export class SeatMachine {
       waitUntil: this.#dealDeadline(body)
     }
     this.#hands.set(body.hand, hand)
-    this.#meta = { lastHand: body.hand }
+    this.#meta = { lastHand: body.hand, lastCommit: hand.digest }
     const pledge: PledgeBody = { table: body.table, hand: body.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(nonce) }
     return [
       { kind: 'persist', key: seatHandKey(table.id, body.hand), value: snapshot(hand) },

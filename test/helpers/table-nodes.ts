@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { prepareLocalTable, type LocalTable, type LocalTableInit } from '../../src/daemon/local-table.js'
+import { parseNodeConfig } from '../../src/daemon/config.js'
 import type { EventFeed, NodeEvent } from '../../src/daemon/events.js'
 import { verifyDataDir } from '../../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../../src/core/receipt.js'
@@ -30,7 +32,7 @@ export class TestTable {
 
   static async prepare (init: Omit<LocalTableInit, 'root'>): Promise<TestTable> {
     const root = await mkdtemp(join(tmpdir(), 'fairdeal-table-'))
-    return new TestTable(root, await prepareLocalTable({ ...init, root }))
+    return new TestTable(root, await outsideEphemeralPorts(await prepareLocalTable({ ...init, root })))
   }
 
   get peerIds (): string[] { return this.local.peerIds }
@@ -74,6 +76,42 @@ export class TestTable {
     await this.stopAll()
     await rm(this.root, { recursive: true, force: true })
   }
+}
+
+/** Binds and releases a random loopback port below Linux's ephemeral range (32768–60999). */
+async function reservePort (): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const free = await new Promise<boolean>(resolve => {
+      const server = createServer()
+      server.once('error', () => { resolve(false) })
+      server.listen(port, '127.0.0.1', () => { server.close(() => { resolve(true) }) })
+    })
+    if (free) return port
+  }
+}
+
+/**
+ * prepareLocalTable's ports come from the ephemeral range: between its check and a node's listen,
+ * any outgoing connection on the machine (other test files dial all the time) may take one. Ports
+ * below that range are only ever taken by a listen, so the tables here move there, configs and
+ * config files alike.
+ */
+async function outsideEphemeralPorts (local: LocalTable): Promise<LocalTable> {
+  const moved = new Map<string, string>()
+  for (const c of local.configs) {
+    for (const a of c.listen) {
+      const port = /\/tcp\/(\d+)/.exec(a)?.[1]
+      if (port !== undefined && !moved.has(port)) moved.set(port, String(await reservePort()))
+    }
+  }
+  const configs = []
+  for (const file of local.files) {
+    const text = (await readFile(file, 'utf8')).replace(/\/tcp\/(\d+)/g, (_all, port: string) => `/tcp/${moved.get(port) ?? port}`)
+    await writeFile(file, text)
+    configs.push(await parseNodeConfig(JSON.parse(text), file))
+  }
+  return { ...local, configs }
 }
 
 /** Resolves with the first event of `feed` (past or to come) that `match` accepts. */

@@ -1,7 +1,7 @@
 import type * as z from 'zod'
 import { sha256Hex } from '../bytes.js'
 import { verifyDocument, type Signed } from '../signed.js'
-import { parseChainInfo, verifyBoundBeacon } from '../beacon/index.js'
+import { parseChainInfo, roundTime, verifyBoundBeacon } from '../beacon/index.js'
 import { docDigest, seatCardsDigest } from './digest.js'
 import type { Delivery } from '../schemes/types.js'
 import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from './recompute.js'
@@ -158,8 +158,14 @@ function checkBeacon (commit: CommitBody, receipt: Receipt): string[] {
   } catch (err) {
     return [`beacon: ${(err as Error).message}`]
   }
+  const problems: string[] = []
+  // The round must have been unknown while contributions could change: published after the deadline.
+  if (roundTime(chain, commit.beacon.round) <= commit.deadline) {
+    problems.push(`beacon: the commit binds round ${commit.beacon.round}, published before its contribution deadline`)
+  }
   const verdict = verifyBoundBeacon(chain, { chainHash: commit.beacon.chainHash, round: commit.beacon.round }, entry)
-  return verdict.ok ? [] : [`beacon: ${verdict.reason}: ${verdict.message}`]
+  if (!verdict.ok) problems.push(`beacon: ${verdict.reason}: ${verdict.message}`)
+  return problems
 }
 
 export interface AbortSummary {
