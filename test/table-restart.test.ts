@@ -43,6 +43,8 @@ describe.each<Transport>(['tcp', 'ws'])('crash and restart, over %s', (transport
       const e = await waitEvent(s.daemon.events, ownCards(s, hand), `${s.name}: cards of hand ${hand}`)
       held.set(s.daemon.seat?.seat as number, e.event.type === 'cards' ? e.event.cards : [])
     }
+    // The dealer's node holds seat 0 too: its seat announces its cards once they are on disk.
+    await d.until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && e.event.seat === 0, 'seat 0\'s cards in the dealer process')
     await d.kill()
     expect((await d.exited).signal).toBe('SIGKILL')
     d = await start()
@@ -87,7 +89,7 @@ describe.each<Transport>(['tcp', 'ws'])('crash and restart, over %s', (transport
       expect(abort.signer).toBe(dealerId)
       expect(abort.body).toMatchObject({ hand: hand2, reason: 'dealer-stopped', blame: [dealerId] })
       // The record publishes the secret behind the commitment: the deal was fixed before the crash.
-      const secret = /its secret was ([0-9a-f]{64})/.exec(abort.body.detail)?.[1]
+      const secret = /the secret of hand \d+ was ([0-9a-f]{64})/.exec(abort.body.detail)?.[1]
       expect(sha256Hex(secret ?? '')).toBe(abort.body.commit?.body.commitment)
     }
     const receipt = (await logEntries(t.dataDir(0)))[0].body.payload as Receipt

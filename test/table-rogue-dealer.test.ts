@@ -62,6 +62,10 @@ class RogueDealer {
   }
 }
 
+// Seats refuse a COMMIT whose deadline is more than twice this far ahead, and wait twice this past
+// the deadline for their cards before recording that the dealer did not deal.
+const CONTRIBUTE_MS = 750
+
 let table: TestTable | undefined
 let rogue: RogueDealer | undefined
 
@@ -72,19 +76,22 @@ afterEach(async () => {
   table = undefined
 })
 
-function commitFor (t: TestTable, signer: Signer, hand: number, secret: string, deadline: number): Signed<CommitBody> {
+function commitFor (t: TestTable, signer: Signer, hand: number, prev: string, secret: string, deadline: number): Signed<CommitBody> {
   const spec = t.local.configs[0].table
   const body: CommitBody = {
-    table: spec.id, hand, prev: ZERO_HASH, scheme: spec.scheme, game: spec.game, seats: spec.seats, dealer: spec.dealer,
+    table: spec.id, hand, prev, scheme: spec.scheme, game: spec.game, seats: spec.seats, dealer: spec.dealer,
     params: { dealer: 0 }, commitment: sha256Hex(secret), beacon: null, deadline
   }
   return signDocument('commit', body, signer)
 }
 
-/** COMMIT A to seats 1 and 2, COMMIT B to seat 3; returns both and the three pledges that answer them. */
-async function equivocate (t: TestTable, r: RogueDealer, hand: number, deadline: number): Promise<{ a: Signed<CommitBody>, b: Signed<CommitBody>, pledges: SignedPledge[] }> {
-  const a = commitFor(t, r.signer, hand, toHex(randomBytes(32)), deadline)
-  const b = commitFor(t, r.signer, hand, toHex(randomBytes(32)), deadline)
+/**
+ * COMMIT A to seats 1 and 2, COMMIT B to seat 3 (each linking to the commit that seat saw last);
+ * returns both and the three pledges that answer them.
+ */
+async function equivocate (t: TestTable, r: RogueDealer, hand: number, deadline: number, prev: { a: string, b: string }): Promise<{ a: Signed<CommitBody>, b: Signed<CommitBody>, pledges: SignedPledge[] }> {
+  const a = commitFor(t, r.signer, hand, prev.a, toHex(randomBytes(32)), deadline)
+  const b = commitFor(t, r.signer, hand, prev.b, toHex(randomBytes(32)), deadline)
   expect(docDigest(a)).not.toBe(docDigest(b))
   await r.send(t.peerIds[1], a)
   await r.send(t.peerIds[2], a)
@@ -108,14 +115,14 @@ function pledgesDoc (t: TestTable, r: RogueDealer, hand: number, commit: Signed<
 
 describe.each<Transport>(['tcp', 'ws'])('a dealer that equivocates, over %s', (transport) => {
   it('is caught from the pledges: each seat logs a verified abort blaming it and never sends its nonce', async () => {
-    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: 500, ackMs: 1_000, revealMs: 60_000 } })
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: CONTRIBUTE_MS, ackMs: 1_000, revealMs: 60_000 } })
     const seats: TableNode[] = []
     for (const i of [1, 2, 3]) seats.push(await t.start(i))
     const r = rogue = await RogueDealer.start(t)
     const dealer = t.peerIds[0]
 
     // Hand 1: the dealer passes on every pledge as signed (it cannot forge a seat's signature).
-    const { a, b, pledges } = await equivocate(t, r, 1, Date.now() + 10_000)
+    const { a, b, pledges } = await equivocate(t, r, 1, Date.now() + CONTRIBUTE_MS, { a: ZERO_HASH, b: ZERO_HASH })
     const all = [ownPledge(t, r, 1, a), ...pledges]
     await r.send(t.peerIds[1], pledgesDoc(t, r, 1, a, all))
     await r.send(t.peerIds[2], pledgesDoc(t, r, 1, a, all))
@@ -142,8 +149,8 @@ describe.each<Transport>(['tcp', 'ws'])('a dealer that equivocates, over %s', (t
 
     // Hand 2: the dealer hides the conflicting pledge instead. No seat accepts an incomplete set,
     // so none reveals its nonce, and each records at its deadline that the dealer did not deal.
-    const deadline = Date.now() + 1_500
-    const second = await equivocate(t, r, 2, deadline)
+    const deadline = Date.now() + CONTRIBUTE_MS
+    const second = await equivocate(t, r, 2, deadline, { a: docDigest(a), b: docDigest(b) })
     const agreeing = [ownPledge(t, r, 2, second.a), ...second.pledges.filter(p => p.body.seat !== 3)]
     await r.send(t.peerIds[1], pledgesDoc(t, r, 2, second.a, agreeing))
     await r.send(t.peerIds[2], pledgesDoc(t, r, 2, second.a, agreeing))

@@ -12,6 +12,8 @@ import type { TableSpec, Timeouts } from '../protocol/types.js'
 const MAX_CONFIG_BYTES = 256 * 1024
 
 const peerId = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'must be an Ed25519 libp2p peer id (12D3KooW…)')
+// Listening needs an IP address; peers may also be named by DNS.
+const listenAddr = z.string().regex(/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?$/, 'must be a listen multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
 const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
 
 export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000, revealMs: 3_600_000 }
@@ -19,7 +21,7 @@ export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000,
 const configSchema = z.object({
   /** The node's data directory (identity key, LevelDB); relative to the config file. */
   data: z.string().min(1),
-  listen: z.array(multiaddr).max(8).default(['/ip4/127.0.0.1/tcp/7400', '/ip4/127.0.0.1/tcp/7401/ws']),
+  listen: z.array(listenAddr).max(8).default(['/ip4/127.0.0.1/tcp/7400', '/ip4/127.0.0.1/tcp/7401/ws']),
   control: z.object({
     /** Loopback TCP port of the control endpoint; 0 picks a free one (written to DATA/control.json). */
     port: z.number().int().min(0).max(65535).default(0)

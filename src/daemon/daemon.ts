@@ -67,10 +67,7 @@ export class Daemon {
   readonly #messenger: Messenger
   readonly #beacon: BeaconClient | undefined
   readonly #clock: Clock
-  /** Effect lists waiting to run, in order; one drain loop runs them (see #drain). */
-  #pending: PendingEffects[] = []
-  /** Settles when the drain loop has run everything queued. */
-  #drained: Promise<void> = Promise.resolve()
+  #queue: Promise<void> = Promise.resolve()
   #timer: NodeJS.Timeout | undefined
   #beaconAborts = new Set<AbortController>()
   #stopping = false
@@ -238,7 +235,7 @@ export class Daemon {
     }
     clearInterval(this.#timer)
     for (const a of this.#beaconAborts) a.abort()
-    await this.#drained
+    await this.#queue
     await this.#messenger.close().catch(() => {})
     try { await this.node.stop() } catch {}
     await this.log.close().catch(() => {})
@@ -323,42 +320,10 @@ export class Daemon {
 
   /** Runs one list of effects after every list enqueued before it. */
   async #enqueue (role: 'dealer' | 'seat', effects: Effect[]): Promise<void> {
-    if (effects.length === 0) return await this.#drained
-    const done = new Promise<void>((resolve, reject) => { this.#pending.push({ role, effects, resolve, reject }) })
-    if (this.#pending.length === 1) this.#drained = this.#drain()
-    await done
-  }
-
-  /**
-   * Runs the waiting lists in order. Lists that queued up while the disk was busy form a group, and
-   * the persists that open each of them go to disk together in one synced batch before any of the
-   * group's other effects: one fsync for the group, and every effect still runs after every persist
-   * queued before it. A persist that follows an append (the deletion of a finished hand) stays where
-   * it is, after the append.
-   */
-  async #drain (): Promise<void> {
-    while (this.#pending.length > 0) {
-      const group = takeGroup(this.#pending)
-      const heads = group.map(leadingPersists)
-      let failed: { err: unknown } | undefined
-      try {
-        await this.#persist(heads.flat())
-      } catch (err) {
-        failed = { err }
-      }
-      for (const [k, item] of group.entries()) {
-        try {
-          if (failed !== undefined) throw failed.err
-          await this.#execute(item.role, item.effects.slice(heads[k].length))
-          item.resolve()
-        } catch (err) {
-          this.#logger.error({ err }, 'effect failed')
-          item.reject(err)
-        }
-      }
-      // The lists taken are done; anything queued meanwhile is the next group.
-      this.#pending.splice(0, group.length)
-    }
+    if (effects.length === 0) return await this.#queue
+    const run = this.#queue.then(async () => { await this.#execute(role, effects) })
+    this.#queue = run.catch((err: unknown) => { this.#logger.error({ err }, 'effect failed') })
+    await run
   }
 
   async #execute (role: 'dealer' | 'seat', effects: Effect[]): Promise<void> {
@@ -396,7 +361,6 @@ export class Daemon {
   }
 
   async #persist (writes: PersistEffect[]): Promise<void> {
-    if (writes.length === 0) return
     if (writes.length === 1) {
       const [w] = writes
       if (w.value === null) await this.#state.del(w.key, { sync: true })
@@ -452,33 +416,3 @@ export class Daemon {
 }
 
 type PersistEffect = Extract<Effect, { kind: 'persist' }>
-
-interface PendingEffects {
-  role: 'dealer' | 'seat'
-  effects: Effect[]
-  resolve: () => void
-  reject: (err: unknown) => void
-}
-
-function leadingPersists (item: PendingEffects): PersistEffect[] {
-  let n = 0
-  while (n < item.effects.length && item.effects[n].kind === 'persist') n++
-  return item.effects.slice(0, n) as PersistEffect[]
-}
-
-/**
- * The lists at the front of the queue whose opening persists may be written ahead of the earlier
- * lists' other effects: up to (not including) a list that opens by writing a key an earlier list
- * of the group writes later on, so that the last write of every key stays the last one made.
- */
-function takeGroup (pending: PendingEffects[]): PendingEffects[] {
-  const laterKeys = new Set<string>()
-  let n = 0
-  for (const item of pending) {
-    const head = leadingPersists(item)
-    if (n > 0 && head.some(w => laterKeys.has(w.key))) break
-    for (const e of item.effects.slice(head.length)) if (e.kind === 'persist') laterKeys.add(e.key)
-    n++
-  }
-  return pending.slice(0, n)
-}

@@ -242,9 +242,10 @@ export class SeatMachine {
       hand.phase = 'dealt'
       hand.waitUntil = this.#init.now() + this.#init.timeouts.revealMs
     }
+    // Durable before it is announced: a seat shown its cards still holds them after a crash.
     return [
-      { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: body.stage, seat: body.seat, public: body.public, cards: body.cards } },
-      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) }
+      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) },
+      { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: body.stage, seat: body.seat, public: body.public, cards: body.cards } }
     ]
   }
 

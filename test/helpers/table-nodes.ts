@@ -78,16 +78,26 @@ export class TestTable {
   }
 }
 
-/** Binds and releases a random loopback port below Linux's ephemeral range (32768–60999). */
+// Each vitest worker draws from its own block below Linux's ephemeral range (32768–60999), so test
+// files running side by side never pick the same port; within a worker no port is handed out twice.
+const BLOCK = 1_000
+const blockStart = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 12) * BLOCK
+const handedOut = new Set<number>()
+
+/** A free loopback port of this worker's block, not handed out before. */
 async function reservePort (): Promise<number> {
+  if (handedOut.size > BLOCK / 2) handedOut.clear()
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const port = blockStart + Math.floor(Math.random() * BLOCK)
+    if (handedOut.has(port)) continue
     const free = await new Promise<boolean>(resolve => {
       const server = createServer()
       server.once('error', () => { resolve(false) })
       server.listen(port, '127.0.0.1', () => { server.close(() => { resolve(true) }) })
     })
-    if (free) return port
+    if (!free) continue
+    handedOut.add(port)
+    return port
   }
 }
 
