@@ -33,16 +33,22 @@ export interface LocalTable {
   peerIds: string[]
 }
 
+/**
+ * A free loopback port below Linux's ephemeral range (32768+), so that no outgoing connection made
+ * between now and the node's start can take it. Random, so that tables set up side by side rarely
+ * collide; each candidate is checked by binding it.
+ */
 async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => { resolve(port) })
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const free = await new Promise<boolean>(resolve => {
+      const server = createServer()
+      server.once('error', () => { resolve(false) })
+      server.listen(port, '127.0.0.1', () => { server.close(() => { resolve(true) }) })
     })
-  })
+    if (free) return port
+  }
+  throw new Error('no free loopback port found between 20000 and 31999')
 }
 
 /**
