@@ -25,7 +25,7 @@ describe('shared vectors through the checker', () => {
 
   it('fails a vector whose expected value is wrong, naming the field', () => {
     const mutations: Array<[string, (d: any) => void, string, string]> = [
-      ['atout-v1', d => { d.vectors[2].key = d.vectors[2].key.replace(/^./, c => c === '0' ? '1' : '0') }, 'vectors[2]', 'key'],
+      ['atout-v1', d => { d.vectors[2].key = d.vectors[2].key.replace(/^./, (c: string) => c === '0' ? '1' : '0') }, 'vectors[2]', 'key'],
       ['atout-v1', d => { d.vectors[0].text += ' ' }, 'vectors[0]', 'text'],
       ['atout-v1', d => { d.vectors[1].commitment = d.vectors[0].commitment }, 'vectors[1]', 'commitment'],
       ['atout-v1', d => { d.vectors[3].deck.reverse() }, 'vectors[3]', 'deck'],
