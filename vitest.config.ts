@@ -6,6 +6,7 @@ export default defineConfig({
     setupFiles: ['./src/polyfill.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    pool: 'forks'
+    pool: 'forks',
+    reporters: ['default', './test/reporters/summary.ts']
   }
 })
