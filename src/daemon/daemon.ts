@@ -288,8 +288,7 @@ export class Daemon {
     this.#dispatch(from, doc)
   }
 
-  #dispatch (from: string, doc: Signed<unknown>): void {
-    const toDealer = isForDealer(doc.type, from, this.config.table.dealer)
+  #dispatch (from: string, doc: Signed<unknown>, toDealer = isForDealer(doc.type, from, this.config.table.dealer)): void {
     const machine = toDealer ? this.dealer : this.seat
     if (machine === undefined) {
       this.#reject(from, new Rejection(`${doc.type} is for a ${toDealer ? 'dealer' : 'seat'}, and this node is none`))
@@ -340,7 +339,7 @@ export class Daemon {
           break
         }
         case 'send':
-          this.#send(e.to, e.doc)
+          this.#send(e.to, e.doc, role)
           break
         case 'append': {
           // On the dealer's node the dealer machine logs every hand (its receipt holds the own seat's
@@ -373,14 +372,16 @@ export class Daemon {
     await this.#state.batch(ops, { sync: true })
   }
 
-  #send (to: string, doc: Signed<unknown>): void {
+  #send (to: string, doc: Signed<unknown>, role: 'dealer' | 'seat'): void {
     // A document sent to every seat is the same object each time: encode it once.
     if (this.#lastFrame?.doc !== doc) this.#lastFrame = { doc, frame: encodeFrame(doc) }
     const frame = this.#lastFrame.frame
     if (to === this.peerId) {
       // The dealer's own seat: same bytes, same checks, no network.
       const decoded = decodeFrame(frame)
-      queueMicrotask(() => { this.#dispatch(this.peerId, decoded) })
+      // Both machines share this peer id, so the sender's role, not the document, says which one
+      // it is for: the own seat's abort record goes to the dealer machine, the dealer's to the seat.
+      queueMicrotask(() => { this.#dispatch(this.peerId, decoded, role === 'seat') })
       return
     }
     this.#messenger.send(to, frame).catch((err: unknown) => {
@@ -409,7 +410,9 @@ export class Daemon {
   }
 
   #event (role: 'dealer' | 'seat', hand: number, event: HandEvent): void {
-    this.events.push(role, hand, event, Date.now())
+    // High-resolution wall clock: event times from different node processes are compared to the
+    // sub-millisecond (the table benchmark), which Date.now's whole milliseconds cannot do.
+    this.events.push(role, hand, event, performance.timeOrigin + performance.now())
     const level = event.type === 'aborted' || (event.type === 'shield' && !event.ok) ? 'warn' : 'debug'
     this.#logger[level]({ hand, role, ...event }, `hand ${event.type}`)
   }

@@ -2,6 +2,7 @@ import type { HandEvent } from '../protocol/types.js'
 
 export interface NodeEvent {
   seq: number
+  /** When the node saw it: ms since the epoch, with a fraction (not a whole number). */
   time: number
   hand: number
   /** 'dealer' or 'seat': which of the node's machines saw it. */
