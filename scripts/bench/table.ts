@@ -1,29 +1,38 @@
-// The table end to end (issue 3): a 4-node coinche table (atout-v1, no beacon) of in-process
-// daemons on loopback TCP. Figures: the time from the deal() call to every seat holding its cards
-// (p50, p99, hands one at a time), and hands per second with hands pipelined (K in flight: deal →
-// cards on every seat → end → receipt on every node), each beside the issue's goal.
+// The table end to end (issue 3): a 4-node coinche table (atout-v1, no beacon) on loopback TCP, run
+// twice: as four daemons in this process, then as four `fairdeal node` OS processes driven through
+// their control endpoints. Figures, each beside the issue's goal: the time from the dealer's
+// 'committed' event to the last seat's own 'cards' event (p50, p99, hands one at a time, from the
+// events' own high-resolution wall-clock times, so the driver's polling adds nothing), and hands per
+// second with hands pipelined (K in flight: deal → cards on every seat → end → receipt on every node).
 //
 // The bounds they are set against are measured in the same run: the messenger's round trip
 // between two of the same nodes (5 one-way legs from COMMIT to CARDS), a synced LevelDB batch
-// (3 on that path), and Ed25519 sign and verify on OpenSSL times the signatures the protocol makes
-// and checks (each node checks every signature by another party once: see verify-memo.ts). All
-// four nodes share this process's one JavaScript thread, so every node's work adds up on it; the
-// core-per-node bound is what the same path costs when each node works on its own core.
-// FAIRDEAL_BENCH_HANDS changes the number of hands per figure.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// (2 on that path), and Ed25519 sign and verify on OpenSSL times the signatures the protocol makes
+// and checks (each node checks every signature by another party once: see verify-memo.ts). In one
+// process all four nodes share one JavaScript thread, so every node's work adds up on it; the
+// core-per-node bound is what the same path costs when each node works on its own core, which the
+// processes variant gets only as far as the machine has cores (the driver takes its share too).
+// FAIRDEAL_BENCH_HANDS changes the number of hands per figure (default 500 in process, 300 with
+// processes).
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { availableParallelism, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Level } from 'level'
 import pino from 'pino'
 import { signerFromSeed } from '../../src/core/identity.js'
 import { signDocument } from '../../src/core/signed.js'
+import { CONTROL_FILE } from '../../src/daemon/control.js'
+import { ControlClient } from '../../src/daemon/control-client.js'
 import { Daemon } from '../../src/daemon/daemon.js'
-import { prepareLocalTable } from '../../src/daemon/local-table.js'
+import { prepareLocalTable, type LocalTable } from '../../src/daemon/local-table.js'
 import { nativeSigner, nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
 import { createMessenger } from '../../src/net/messenger.js'
 import type { NodeEvent } from '../../src/daemon/events.js'
 
 const HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 500)
+const PROCESS_HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 300)
 const WARMUP_HANDS = 20
 const PIPELINE_DEPTHS = [4, 16]
 const RTT_SAMPLES = 1000
@@ -32,9 +41,10 @@ const CRYPTO_SAMPLES = 2000
 const SEATS = 4
 /** One-way legs from COMMIT to CARDS: COMMIT, PLEDGE, PLEDGES, NONCE, CARDS. */
 const LEGS = 5
-/** Synced writes one after the other on that path: the dealer's before COMMIT, the seat's before PLEDGE, the dealer's before CARDS. */
-const SYNCED_WRITES = 3
+/** Synced writes one after the other on that path after the 'committed' event: the seat's before PLEDGE, the dealer's before CARDS. */
+const SYNCED_WRITES = 2
 const GOALS = { p50: 5, p99: 25, handsPerSecond: 200 }
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'fairdeal.js')
 
 /**
  * Ed25519 operations of one hand, for h human seats, the dealer's node holding seat 0. A node checks
@@ -45,12 +55,13 @@ function cryptoCounts (h: number): Record<'pathVerify' | 'pathSign' | 'coreVerif
     // Commit → cards, all nodes on one thread: the commit at h-1 seats, h-1 pledges at the dealer,
     // at each of h-1 seats the PLEDGES and the h-1 pledges not its own, h-1 nonces, h-1 cards.
     pathVerify: (h - 1) * (h + 4),
-    // The commit, h pledges, the PLEDGES, h nonces, h cards messages.
-    pathSign: 3 * h + 2,
+    // After the 'committed' event (the commit is signed by then): h pledges, the PLEDGES, h nonces,
+    // h cards messages.
+    pathSign: 3 * h + 1,
     // The same path with a core per node: only the last pledge and nonce to arrive wait at the
     // dealer; a seat checks the commit, then the PLEDGES and h-1 pledges, then its cards.
     coreVerify: h + 4,
-    coreSign: h + 4,
+    coreSign: h + 3,
     // The whole hand: the above, plus every nonce and countersignature (3 per pair of nodes), the
     // reveal and the final receipt at each seat node.
     handVerify: (h - 1) * (3 * h + 5),
@@ -63,40 +74,47 @@ function percentile (sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
 }
 
-/** Per hand, when each node saw what: filled from every node's event feed as events arrive. */
+/** One node's event feed: the daemon's own in this process, or its control endpoint's long poll. */
+type EventSource = (after: number, waitMs: number) => Promise<NodeEvent[]>
+
+/** Per hand, when each node saw what (the events' own times): filled from every node's feed as events arrive. */
 class HandWatch {
-  readonly #nodes: Daemon[]
-  readonly #cards = new Map<number, Map<number, number>>()
-  readonly #receipts = new Map<number, Set<number>>()
+  readonly #nodes: number
+  readonly #committed = new Map<number, number>()
+  readonly #cards = new Map<number, number[]>()
+  readonly #receipts = new Map<number, number>()
   readonly #waiters = new Map<number, Array<() => void>>()
   readonly aborted: string[] = []
+  #failure: Error | undefined
   #running = true
 
-  constructor (nodes: Daemon[]) {
-    this.#nodes = nodes
-    nodes.forEach((d, i) => { void this.#follow(d, i) })
+  constructor (sources: EventSource[]) {
+    this.#nodes = sources.length
+    for (const source of sources) void this.#follow(source)
   }
 
-  async #follow (daemon: Daemon, index: number): Promise<void> {
-    let cursor = daemon.events.last
-    while (this.#running) {
-      const events = await daemon.events.wait(cursor, 200)
-      const now = performance.now()
-      for (const e of events) { cursor = e.seq; this.#see(index, e, now) }
+  async #follow (source: EventSource): Promise<void> {
+    let cursor = 0
+    try {
+      while (this.#running) {
+        for (const e of await source(cursor, 200)) { cursor = e.seq; this.#see(e) }
+      }
+    } catch (err) {
+      // A node gone (its process died): fail the waits now rather than at their deadline.
+      if (this.#running) this.#failure = err as Error
+      for (const list of this.#waiters.values()) for (const w of list) w()
     }
   }
 
-  #see (node: number, e: NodeEvent, now: number): void {
-    if (e.role !== 'seat') return
+  #see (e: NodeEvent): void {
     const ev = e.event
-    if (ev.type === 'cards' && ev.stage === 'deal' && !ev.public) {
-      let m = this.#cards.get(e.hand)
-      if (m === undefined) this.#cards.set(e.hand, m = new Map())
-      m.set(node, now)
+    if (e.role === 'dealer') {
+      if (ev.type !== 'committed') return
+      this.#committed.set(e.hand, e.time)
+    } else if (ev.type === 'cards' && ev.stage === 'deal' && !ev.public) {
+      this.#cards.set(e.hand, [...this.#cards.get(e.hand) ?? [], e.time])
     } else if (ev.type === 'receipt') {
-      let s = this.#receipts.get(e.hand)
-      if (s === undefined) this.#receipts.set(e.hand, s = new Set())
-      s.add(node)
+      this.#receipts.set(e.hand, (this.#receipts.get(e.hand) ?? 0) + 1)
     } else if (ev.type === 'aborted') {
       this.aborted.push(`hand ${e.hand}: ${ev.reason} (${ev.detail})`)
     } else return
@@ -107,6 +125,7 @@ class HandWatch {
   async #until (hand: number, done: () => boolean): Promise<void> {
     const deadline = Date.now() + 30_000
     while (!done()) {
+      if (this.#failure !== undefined) throw this.#failure
       if (this.aborted.length > 0) throw new Error(`aborted: ${this.aborted[0]}`)
       if (Date.now() > deadline) throw new Error(`hand ${hand} stalled`)
       await new Promise<void>(resolve => {
@@ -118,30 +137,219 @@ class HandWatch {
     }
   }
 
-  /** Resolves with the time the last seat got its cards. */
+  /** Resolves with ms from the dealer's commit to the last seat holding its cards. */
   async cards (hand: number): Promise<number> {
-    await this.#until(hand, () => (this.#cards.get(hand)?.size ?? 0) === this.#nodes.length)
-    const at = Math.max(...(this.#cards.get(hand) as Map<number, number>).values())
+    await this.#until(hand, () => this.#committed.has(hand) && (this.#cards.get(hand)?.length ?? 0) === this.#nodes)
+    const dealt = Math.max(...this.#cards.get(hand) as number[]) - (this.#committed.get(hand) as number)
     this.#cards.delete(hand)
-    return at
+    this.#committed.delete(hand)
+    return dealt
   }
 
   async receipts (hand: number): Promise<void> {
-    await this.#until(hand, () => (this.#receipts.get(hand)?.size ?? 0) === this.#nodes.length)
+    await this.#until(hand, () => (this.#receipts.get(hand) ?? 0) === this.#nodes)
     this.#receipts.delete(hand)
   }
 
   stop (): void { this.#running = false }
 }
 
-/** One whole hand; returns ms from the deal() call to the last seat holding its cards. */
-async function playHand (dealer: Daemon, watch: HandWatch): Promise<number> {
-  const t0 = performance.now()
-  const hand = await dealer.deal()
-  const dealt = await watch.cards(hand)
-  await dealer.end(hand)
-  await watch.receipts(hand)
-  return dealt - t0
+/** A running table as the figures need it, whichever way its nodes run. */
+interface BenchTable {
+  deal: () => Promise<number>
+  end: (hand: number) => Promise<void>
+  watch: HandWatch
+  /** CPU ms used so far by each OS process involved: the nodes' and this driver's. */
+  cpuMs: () => Promise<Record<string, number>>
+  rejections: () => Promise<number>
+}
+
+/** The bounds measured in this run, in ms. */
+interface Bounds { network: number, onePath: number, corePath: number, handCrypto: number }
+
+/** CPU ms per hand between two readings of BenchTable.cpuMs: the total, and each part when there are several. */
+function cpuPerHand (before: Record<string, number>, after: Record<string, number>, hands: number): { total: number, text: string } {
+  const parts = Object.keys(after).map(k => [k, (after[k] - before[k]) / hands] as const)
+  const total = parts.reduce((sum, [, ms]) => sum + ms, 0)
+  const text = `${f1(total)} ms` + (parts.length === 1 ? ` (${parts[0][0]})` : ` (${parts.map(([k, ms]) => `${k} ${f1(ms)}`).join(', ')})`)
+  return { total, text }
+}
+
+/** One whole hand; returns ms from the commit to the last seat holding its cards. */
+async function playHand (t: BenchTable): Promise<number> {
+  const hand = await t.deal()
+  const dealt = await t.watch.cards(hand)
+  await t.end(hand)
+  await t.watch.receipts(hand)
+  return dealt
+}
+
+/** The figures against the goals and the bounds; `cores` is what the nodes can use at once. */
+async function measure (t: BenchTable, hands: number, b: Bounds, cores: number): Promise<void> {
+  const latencies: number[] = []
+  const cpu0 = await t.cpuMs()
+  for (let i = 0; i < hands; i++) latencies.push(await playHand(t))
+  const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
+  latencies.sort((x, y) => x - y)
+  console.log(`  commit → every seat holds its cards (one hand at a time, ${hands} hands; cpu per hand ${cpu.text}):`)
+  for (const [name, value, goal] of [['p50', percentile(latencies, 0.5), GOALS.p50], ['p99', percentile(latencies, 0.99), GOALS.p99]] as const) {
+    console.log(`    ${name} ${f2(value).padStart(6)} ms  goal < ${String(goal).padEnd(2)} ms ${verdict(value < goal).padEnd(7)}` +
+      `  ×${f2(value / b.network)} the network legs, ×${f2(value / b.onePath)} the one-thread bound, ×${f2(value / b.corePath)} the core-per-node bound`)
+  }
+  const signatureBound = cores * 1000 / b.handCrypto
+  for (const depth of PIPELINE_DEPTHS) {
+    let next = 0
+    const underLoad: number[] = []
+    const t0 = performance.now()
+    const cpu0 = await t.cpuMs()
+    await Promise.all(Array.from({ length: depth }, async () => {
+      while (next < hands) { next++; underLoad.push(await playHand(t)) }
+    }))
+    const seconds = (performance.now() - t0) / 1000
+    const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
+    const rate = hands / seconds
+    underLoad.sort((x, y) => x - y)
+    console.log(`  pipelined, ${String(depth).padStart(2)} in flight: ${rate.toFixed(0).padStart(4)} hands/s  goal > ${GOALS.handsPerSecond}  ${verdict(rate > GOALS.handsPerSecond).padEnd(7)}` +
+      `  ${(100 * rate / signatureBound).toFixed(0)}% of the ${cores}-core signature bound (${signatureBound.toFixed(0)} hands/s);` +
+      ` cpu per hand ${cpu.text}, ${(cpu.total * rate / 10).toFixed(0)}% of a core;` +
+      ` commit → cards under load p50 ${f2(percentile(underLoad, 0.5))} ms, p99 ${f2(percentile(underLoad, 0.99))} ms`)
+  }
+  if (t.watch.aborted.length > 0) console.log(`  aborted hands: ${t.watch.aborted.length} (first: ${t.watch.aborted[0]})`)
+  const rejected = await t.rejections()
+  if (rejected > 0) console.log(`  rejected messages: ${rejected}`)
+}
+
+async function localTable (root: string): Promise<LocalTable> {
+  return await prepareLocalTable({
+    root,
+    game: 'coinche',
+    scheme: 'atout-v1',
+    seats: SEATS,
+    beacon: 'none',
+    transport: 'tcp',
+    // Generous: a slow machine must not turn the benchmark into a test of the deadlines.
+    timeouts: { contributeMs: 60_000, ackMs: 60_000, revealMs: 600_000 }
+  })
+}
+
+const ownCpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+
+/** The four daemons in this process; measures the bounds on them and returns them for the other variant. */
+async function inProcess (root: string): Promise<Bounds> {
+  const logger = pino({ level: 'silent' })
+  const daemons: Daemon[] = []
+  let watch: HandWatch | undefined
+  try {
+    const table = await localTable(root)
+    for (const config of table.configs) daemons.push(await Daemon.start({ config, logger }))
+    const dealer = daemons[0]
+    watch = new HandWatch(daemons.map(d => async (after, waitMs) => await d.events.wait(after, waitMs)))
+    const t: BenchTable = {
+      deal: async () => await dealer.deal(),
+      end: async hand => { await dealer.end(hand) },
+      watch,
+      cpuMs: async () => ({ 'all nodes and the driver': ownCpuMs() }),
+      rejections: async () => daemons.reduce((sum, d) => sum + d.rejections, 0)
+    }
+    // Connections up, code warm.
+    for (let i = 0; i < WARMUP_HANDS; i++) await playHand(t)
+
+    const rtt = await messengerRtt(dealer, daemons[1])
+    const sync = await syncedPut(root)
+    const ed = ed25519Costs()
+    const n = cryptoCounts(SEATS)
+    const network = rtt.p50 * LEGS / 2
+    const disk = sync.p50 * SYNCED_WRITES
+    const b: Bounds = {
+      network,
+      onePath: network + disk + n.pathVerify * ed.verify + n.pathSign * ed.sign,
+      corePath: network + disk + n.coreVerify * ed.verify + n.coreSign * ed.sign,
+      handCrypto: n.handVerify * ed.verify + n.handSign * ed.sign
+    }
+    console.log(`${SEATS}-node coinche table (atout-v1, no beacon) over loopback TCP; this machine has ${availableParallelism()} cores`)
+    console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)});` +
+      ` Ed25519 sign ${(ed.sign * 1000).toFixed(0)} µs, verify ${(ed.verify * 1000).toFixed(0)} µs`)
+    console.log(`bounds, commit → cards: network ${LEGS} legs ${f2(network)} ms; + ${SYNCED_WRITES} synced writes + ${n.pathVerify} verifications and ${n.pathSign} signatures` +
+      ` on one thread = ${f2(b.onePath)} ms; with a core per node (${n.coreVerify} + ${n.coreSign} on the path) = ${f2(b.corePath)} ms`)
+    console.log(`bounds, throughput: ${n.handVerify} verifications + ${n.handSign} signatures per hand = ${f2(b.handCrypto)} ms of one core, at most ${(1000 / b.handCrypto).toFixed(0)} hands/s per core`)
+    console.log('in one process: the four daemons share one JavaScript thread')
+    await measure(t, HANDS, b, 1)
+    return b
+  } finally {
+    watch?.stop()
+    for (const d of daemons.reverse()) await d.stop({ graceMs: 0 }).catch(() => {})
+  }
+}
+
+interface NodeProcess { pid: number, client: ControlClient, stop: () => Promise<void> }
+
+/** `fairdeal node --config FILE` as its own OS process, ready once it has written its control file. */
+async function startNodeProcess (file: string, dataDir: string): Promise<NodeProcess> {
+  const child = spawn(process.execPath, [BIN, 'node', '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'warn' }
+  })
+  let output = ''
+  const keep = (chunk: string): void => { output = (output + chunk).slice(-4000) }
+  child.stdout.setEncoding('utf8').on('data', keep)
+  child.stderr.setEncoding('utf8').on('data', keep)
+  child.once('error', err => { keep(err.message) })
+  const exited = new Promise<void>(resolve => child.once('exit', () => { resolve() }))
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    await exited
+    clearTimeout(timer)
+  }
+  try {
+    const deadline = Date.now() + 30_000
+    // The control file, naming this pid, is the only sign of readiness the process gives.
+    while (!(await readFile(join(dataDir, CONTROL_FILE), 'utf8').catch(() => '')).includes(`"pid":${child.pid ?? -1},`)) {
+      if (child.exitCode !== null) throw new Error(`${file}: fairdeal node exited with code ${child.exitCode}: ${output.trim()}`)
+      if (Date.now() > deadline) throw new Error(`${file}: fairdeal node did not start within 30 s: ${output.trim()}`)
+      await new Promise(resolve => setTimeout(resolve, 25))
+    }
+    return { pid: child.pid as number, client: await ControlClient.forDataDir(dataDir), stop }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}
+
+/** User and system CPU ms of a process so far, from Linux's /proc (clock ticks of 10 ms); NaN elsewhere. */
+async function processCpuMs (pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return stat === '' ? NaN : (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** The four nodes as OS processes, driven only through their control endpoints. */
+async function inProcesses (root: string, b: Bounds): Promise<void> {
+  const nodes: NodeProcess[] = []
+  let watch: HandWatch | undefined
+  try {
+    const table = await localTable(root)
+    const started = await Promise.allSettled(table.files.map(async (file, i) => await startNodeProcess(file, table.configs[i].dataDir)))
+    for (const s of started) if (s.status === 'fulfilled') nodes.push(s.value)
+    for (const s of started) if (s.status === 'rejected') throw s.reason
+    const dealer = nodes[0].client
+    watch = new HandWatch(nodes.map(p => async (after, waitMs) => (await p.client.events(after, waitMs)).events))
+    const t: BenchTable = {
+      deal: async () => await dealer.deal(),
+      end: async hand => { await dealer.end(hand) },
+      watch,
+      cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), driver: ownCpuMs() }),
+      rejections: async () => (await Promise.all(nodes.map(async p => Number((await p.client.status()).rejectedMessages)))).reduce((x, y) => x + y, 0)
+    }
+    for (let i = 0; i < WARMUP_HANDS; i++) await playHand(t)
+    const cores = Math.min(SEATS, availableParallelism())
+    console.log(`as ${SEATS} OS processes (\`fairdeal node\`, driven over their control endpoints): ${SEATS} nodes and this driver share ${availableParallelism()} cores`)
+    await measure(t, PROCESS_HANDS, b, cores)
+  } finally {
+    watch?.stop()
+    await Promise.all(nodes.map(async p => { await p.stop() }))
+  }
 }
 
 /** Raw messenger round trip between the dealer's node and a seat's, on their existing connection. */
@@ -209,84 +417,16 @@ function ed25519Costs (): { sign: number, verify: number } {
   return { sign, verify }
 }
 
+const f1 = (x: number): string => Number.isNaN(x) ? 'n/a' : x.toFixed(1)
 const f2 = (x: number): string => x.toFixed(2)
 const verdict = (ok: boolean): string => ok ? 'met' : 'NOT met'
 
 export async function run (): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'fairdeal-bench-table-'))
-  const logger = pino({ level: 'silent' })
-  const daemons: Daemon[] = []
   try {
-    const table = await prepareLocalTable({
-      root,
-      game: 'coinche',
-      scheme: 'atout-v1',
-      seats: 4,
-      beacon: 'none',
-      transport: 'tcp',
-      // Generous: a slow machine must not turn the benchmark into a test of the deadlines.
-      timeouts: { contributeMs: 60_000, ackMs: 60_000, revealMs: 600_000 }
-    })
-    for (const config of table.configs) daemons.push(await Daemon.start({ config, logger }))
-    const dealer = daemons[0]
-    const watch = new HandWatch(daemons)
-
-    // Connections up, code warm.
-    for (let i = 0; i < WARMUP_HANDS; i++) await playHand(dealer, watch)
-
-    const rtt = await messengerRtt(dealer, daemons[1])
-    const sync = await syncedPut(root)
-    const ed = ed25519Costs()
-    const n = cryptoCounts(SEATS)
-    const network = rtt.p50 * LEGS / 2
-    const disk = sync.p50 * SYNCED_WRITES
-    const onePath = network + disk + n.pathVerify * ed.verify + n.pathSign * ed.sign
-    const corePath = network + disk + n.coreVerify * ed.verify + n.coreSign * ed.sign
-    const handCrypto = n.handVerify * ed.verify + n.handSign * ed.sign
-    console.log(`${SEATS}-node coinche table (atout-v1, no beacon), in-process daemons over loopback TCP; ${HANDS} hands per figure`)
-    console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)});` +
-      ` Ed25519 sign ${(ed.sign * 1000).toFixed(0)} µs, verify ${(ed.verify * 1000).toFixed(0)} µs`)
-    console.log(`bounds, commit → cards: network ${LEGS} legs ${f2(network)} ms; + ${SYNCED_WRITES} synced writes + ${n.pathVerify} verifications and ${n.pathSign} signatures` +
-      ` on one thread = ${f2(onePath)} ms; with a core per node (${n.coreVerify} + ${n.coreSign} on the path) = ${f2(corePath)} ms`)
-    console.log(`bounds, throughput: ${n.handVerify} verifications + ${n.handSign} signatures per hand = ${f2(handCrypto)} ms of one thread, at most ${(1000 / handCrypto).toFixed(0)} hands/s in one process`)
-
-    const latencies: number[] = []
-    let cpu = process.cpuUsage()
-    for (let i = 0; i < HANDS; i++) latencies.push(await playHand(dealer, watch))
-    cpu = process.cpuUsage(cpu)
-    latencies.sort((a, b) => a - b)
-    const p50 = percentile(latencies, 0.5)
-    const p99 = percentile(latencies, 0.99)
-    console.log(`commit → every seat holds its cards (one hand at a time; cpu ${((cpu.user + cpu.system) / 1000 / HANDS).toFixed(1)} ms per hand, all nodes):`)
-    for (const [name, value, goal] of [['p50', p50, GOALS.p50], ['p99', p99, GOALS.p99]] as const) {
-      console.log(`  ${name} ${f2(value).padStart(6)} ms  goal < ${String(goal).padEnd(2)} ms ${verdict(value < goal).padEnd(7)}` +
-        `  ×${f2(value / network)} the network legs, ×${f2(value / onePath)} the one-thread bound, ×${f2(value / corePath)} the core-per-node bound`)
-    }
-
-    for (const depth of PIPELINE_DEPTHS) {
-      let next = 0
-      const inFlight: number[] = []
-      const t0 = performance.now()
-      const cpu0 = process.cpuUsage()
-      await Promise.all(Array.from({ length: depth }, async () => {
-        while (next < HANDS) { next++; inFlight.push(await playHand(dealer, watch)) }
-      }))
-      const seconds = (performance.now() - t0) / 1000
-      const used = process.cpuUsage(cpu0)
-      const cpuMs = (used.user + used.system) / 1000
-      const rate = HANDS / seconds
-      inFlight.sort((a, b) => a - b)
-      console.log(`pipelined, ${String(depth).padStart(2)} in flight: ${rate.toFixed(0).padStart(4)} hands/s  goal > ${GOALS.handsPerSecond}  ${verdict(rate > GOALS.handsPerSecond).padEnd(7)}` +
-        `  ${(100 * rate * handCrypto / 1000).toFixed(0)}% of the one-process signature bound;` +
-        ` cpu ${(cpuMs / HANDS).toFixed(1)} ms per hand (${(cpuMs / 10 / seconds).toFixed(0)}% of a core);` +
-        ` commit → cards under load p50 ${f2(percentile(inFlight, 0.5))} ms, p99 ${f2(percentile(inFlight, 0.99))} ms`)
-    }
-    if (watch.aborted.length > 0) console.log(`aborted hands: ${watch.aborted.length} (first: ${watch.aborted[0]})`)
-    const rejected = daemons.reduce((sum, d) => sum + d.rejections, 0)
-    if (rejected > 0) console.log(`rejected messages: ${rejected}`)
-    watch.stop()
+    const bounds = await inProcess(join(root, 'in-process'))
+    await inProcesses(join(root, 'processes'), bounds)
   } finally {
-    for (const d of daemons.reverse()) await d.stop({ graceMs: 0 }).catch(() => {})
     await rm(root, { recursive: true, force: true })
   }
 }
