@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import type { Writable } from 'node:stream'
 import { UsageError } from '../errors.js'
+import { parseSeq } from '../options.js'
 import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
 
 const USAGE = `usage: fairdeal log export --data DIR [--from SEQ] [--to SEQ] [--out FILE]
@@ -15,14 +16,6 @@ in its canonical form, exactly as stored and signed. Anyone can check the file a
   --from SEQ     first entry (default 0)
   --to SEQ       last entry (default: the last one)
   --out FILE     write there instead of to stdout (written whole, or not at all)`
-
-function parseSeq (value: string | undefined, option: string): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`${option} must be a sequence number (0, 1, 2, …), got ${JSON.stringify(value)}`)
-  }
-  return Number(value)
-}
 
 export async function run (argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
+import { parseSeq } from '../options.js'
 import { checkLine, ChainVerifier, formatFailure, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
@@ -19,14 +20,6 @@ verify'), ✗ and what failed otherwise.
   --from SEQ     first entry (default 0)
   --to SEQ       last entry (default: the last one)
   --chain-only   the shield checks order, links, signatures and head, not the receipts`
-
-function parseSeq (value: string | undefined, option: string): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`${option} must be a sequence number (0, 1, 2, …), got ${JSON.stringify(value)}`)
-  }
-  return Number(value)
-}
 
 /** What a row shows of a payload. Read from the receipt's shape, with nothing verified here. */
 export interface PayloadColumns {

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { access, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
+import { parseSeq } from '../options.js'
 import { verifyLog, inThreadChecker, formatFailure, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
@@ -30,14 +31,6 @@ deck, each seat's cards, beacon signatures).
 
 Prints one line per failed entry, naming its seq and what failed, then "N passed, M failed".
 Exit 0 when everything passed, 1 when anything failed, 2 when the log could not be read.`
-
-function parseSeq (value: string | undefined, option: string): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`${option} must be a sequence number (0, 1, 2, …), got ${JSON.stringify(value)}`)
-  }
-  return Number(value)
-}
 
 interface Source {
   lines: AsyncIterable<LogLine>
