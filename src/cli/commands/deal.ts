@@ -168,6 +168,10 @@ function dice (scheme: DiceScheme, v: Values): Output {
   refuseOthers(v, ['secret', 'nonce', 'roll', 'game'], scheme.id)
   if (v.game !== undefined && v.game !== 'dice') throw new UsageError(`${scheme.id} has no game '${String(v.game)}' (it has dice)`)
   const inputs = keyInputs(scheme.id, v, false)
+  const counts = scheme.seatsFor('dice')
+  if (!counts.includes(inputs.nonces.length)) {
+    throw new UsageError(`${scheme.id} takes ${counts[0]} to ${counts[counts.length - 1]} seats: give one --nonce per seat (got ${inputs.nonces.length})`)
+  }
   const keyText = scheme.keyText(inputs)
   const key = scheme.key(inputs)
   const commitment = scheme.commitment(inputs.secret)

@@ -14,10 +14,15 @@ const HELP = `usage: fairdeal demo [--hands N] [--game coinche|belote|duo|tarot]
 Starts a dealer node holding seat 0 and one node per other seat on 127.0.0.1, plays N hands
 (default 3, coinche), prints each seat's cards and its own check of the hand ("shield"), then
 re-verifies every node's receipt log. Exit 0 when everything verified.
+  --hands N     hands to play (default 3); the dealer seat moves round the table each hand
+  --game G      coinche (default), belote, duo or tarot (4 players)
   --processes   each node its own OS process, talking only over the network
-  --data DIR    keep each node's data directory under DIR (default: a temporary one, removed)
+  --data DIR    keep each node's data directory and config under DIR (DIR/node0 is the dealer;
+                with --processes also DIR/nodeN.log); default: a temporary one, removed
   --beacon      local (default): bind each hand to a round of a local drand-compatible beacon
-                (its trust = its operator: this demo); none: no beacon (atout-v1 exactly)
+                (its trust = its operator: this demo); none: no beacon (atout-v1 exactly);
+                tarot always plays without one (tarot-v1 binds none)
+  --transport   tcp (default) or ws (WebSockets)
   --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}`
 
 export async function run (argv: string[]): Promise<number> {
@@ -58,7 +63,7 @@ export async function run (argv: string[]): Promise<number> {
     } else if (values.beacon === 'local') {
       say('beacon: none (tarot-v1 binds no beacon round)')
     }
-    say(`table: ${values.game}, ${values.processes ? 'one OS process per node' : 'all nodes in this process'}, ${values.transport} on 127.0.0.1, data in ${root}`)
+    say(`table: ${values.game}, ${values.processes ? 'one OS process per node' : 'all nodes in this process'}, ${values.transport} on 127.0.0.1, data in ${root}${keep ? '' : ' (temporary)'}`)
     const result = await runDemo({
       root,
       hands,
@@ -75,7 +80,7 @@ export async function run (argv: string[]): Promise<number> {
       say('')
       for (const l of result.logs) say(`log ${l.node}: ${l.passed} passed, ${l.failed} failed${keep ? `  (fairdeal verify --data ${l.dataDir})` : ""}`)
       for (const f of result.failures) say(`FAILED: ${f}`)
-      say(`${result.hands} hands played, ${result.aborts} aborted; ${result.seats.map(s => `seat ${s.seat} verified ${s.verified}`).join(', ')}`)
+      say(`${result.hands} ${result.hands === 1 ? 'hand' : 'hands'} played, ${result.aborts} aborted; ${result.seats.map(s => `seat ${s.seat} verified ${s.verified}`).join(', ')}`)
     }
     const ok = result.failures.length === 0 && result.aborts === 0 && result.seats.every(s => s.verified === hands)
     return ok ? 0 : 1
@@ -94,7 +99,7 @@ function printHand (r: HandReport): void {
   }
   for (const s of r.seats) {
     const own = s.cards.filter(c => !c.public).flatMap(c => c.cards).map(cardLabel).join(' ')
-    const shown = s.cards.filter(c => c.public).map(c => `${c.stage}${c.seat === null ? '' : `@${c.seat}`}: ${c.cards.map(cardLabel).join(' ')}`).join('; ')
+    const shown = s.cards.filter(c => c.public).map(c => `${c.stage}${c.seat === null ? '' : ` (seat ${c.seat})`}: ${c.cards.map(cardLabel).join(' ')}`).join('; ')
     const shield = s.shield?.ok === true ? 'shield ✓ verified' : `shield ✗ ${s.shield?.problems.join('; ') ?? 'missing'}`
     process.stdout.write(`  seat ${s.seat} ${s.peerId.slice(-6)}: ${own}${shown === '' ? '' : `  | ${shown}`}  ${shield}\n`)
   }

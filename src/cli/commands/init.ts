@@ -8,10 +8,11 @@ import { DEFAULT_LISTEN } from '../../net/limits.js'
 const HELP = `usage: fairdeal init --data DIR [--listen MULTIADDR]... [--json]
 
 Creates the node's identity (DIR/identity.key, mode 0600) unless it exists, then prints the peer id
-and the addresses the node will listen on, as others should dial them.
+and the addresses the node will listen on, as others should dial them. Nothing else is stored: the
+node listens on its config's "listen", so give here the addresses you will put there.
 
   --data DIR          the node's data directory (created with mode 0700 if missing)
-  --listen MULTIADDR  an address to listen on, repeatable
+  --listen MULTIADDR  an address the node will listen on, repeatable; only printed, with the peer id
                       (default: ${DEFAULT_LISTEN.join(' and ')})
   --json              print one JSON object instead of text`
 

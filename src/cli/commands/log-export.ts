@@ -4,6 +4,7 @@ import { rename, rm } from 'node:fs/promises'
 import type { Writable } from 'node:stream'
 import { UsageError } from '../errors.js'
 import { parseSeq } from '../options.js'
+import { quietOnClosedStdout } from '../stdout.js'
 import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
 
 const USAGE = `usage: fairdeal log export --data DIR [--from SEQ] [--to SEQ] [--out FILE]
@@ -44,6 +45,7 @@ export async function run (argv: string[]): Promise<number> {
     throw err
   }
   const temp = values.out === undefined ? undefined : `${values.out}.${process.pid}.tmp`
+  if (temp === undefined) quietOnClosedStdout()
   try {
     const out: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: 'wx' })
     let entries = 0

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseSeq } from '../options.js'
+import { quietOnClosedStdout } from '../stdout.js'
 import { checkLine, ChainVerifier, formatFailure, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
@@ -114,6 +115,7 @@ export async function run (argv: string[]): Promise<number> {
     lines = readJsonLines(file)
   }
 
+  quietOnClosedStdout()
   const out = (text: string): void => { process.stdout.write(text + '\n') }
   const failures: LogFailure[] = []
   // With FILE the range options say what the file must hold, as for verify; with --data they

@@ -3,6 +3,7 @@ import { loadNodeConfig } from '../../daemon/config.js'
 import { Daemon } from '../../daemon/daemon.js'
 import { startControl } from '../../daemon/control.js'
 import { createLogger } from '../../daemon/logger.js'
+import { ROBOT } from '../../core/hand/messages.js'
 import { UsageError } from '../errors.js'
 
 const HELP = `usage: fairdeal node --config FILE [--control-port PORT]
@@ -28,6 +29,14 @@ export async function run (argv: string[]): Promise<number> {
   }
   const logger = createLogger()
   const daemon = await Daemon.start({ config, logger })
+  if (daemon.peerId === config.table.dealer) {
+    // The dealer speaks first: a seat it has no address for never gets the commit, so every hand
+    // would abort after contributeMs blaming that seat. Said now rather than at the first hand.
+    const unreachable = config.table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && config.peers[s] === undefined)
+    if (unreachable.length > 0) {
+      logger.warn({ seats: unreachable }, `table.peers has no address for seat ${unreachable.map(s => config.table.seats.indexOf(s)).join(', ')}: the dealer cannot reach it and its hands will abort`)
+    }
+  }
   const control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger })
   logger.info({ control: control.info.url, dataDir: config.dataDir }, 'control endpoint ready')
   await new Promise<void>(resolve => {

@@ -3,6 +3,7 @@ import { access, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { parseSeq } from '../options.js'
+import { quietOnClosedStdout } from '../stdout.js'
 import { verifyLog, inThreadChecker, formatFailure, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
@@ -70,6 +71,7 @@ export async function run (argv: string[]): Promise<number> {
   }
   const chainOnly = values['chain-only'] === true
   const json = values.json === true
+  quietOnClosedStdout()
 
   const source = positionals.length > 0
     ? await fileSource(positionals[0])
@@ -103,7 +105,11 @@ export async function run (argv: string[]): Promise<number> {
       // The input broke off (peer gone or refusing, unreadable file): what was found so far is
       // printed; the verdict cannot be given.
       if (err instanceof LogFetchError || typeof (err as NodeJS.ErrnoException).code === 'string') {
-        throw new UsageError(`${(err as Error).message} (verification incomplete)`)
+        // A table node's log is for its members by default, and a refusal is just a closed stream.
+        const hint = err instanceof LogFetchError && values.as === undefined && !/members only/.test((err as Error).message)
+          ? '; a table node serves its log to its members only: dial as one with --as DIR'
+          : ''
+        throw new UsageError(`${(err as Error).message} (verification incomplete${hint})`)
       }
       throw err
     }
