@@ -51,6 +51,15 @@ describe('the example configs', () => {
     expect(Object.keys(seat.peers)).toEqual([dealer.table.dealer])
   })
 
+  test('a beacon file named in the config is read next to the config, whatever the working directory', async () => {
+    const quicknet = await readJson(join(ROOT, 'config/beacons/quicknet.json'))
+    await writeFile(join(dir, 'beacon.json'), JSON.stringify(quicknet))
+    const value = await readJson(DEALER_EXAMPLE)
+    value.table.beacon = 'beacon.json'
+    const config = await parseNodeConfig(value, join(dir, 'node.json'))
+    expect(config.beacon.kind === 'drand' ? config.beacon.chain.hash : null).toBe(quicknet.info?.hash ?? quicknet.hash)
+  })
+
   test('a config in a container volume (/data/node.json, "data": ".") keeps its node\'s data in /data', async () => {
     const value = await readJson(SEAT_EXAMPLE)
     const config = await parseNodeConfig({ ...value, data: '.' }, '/data/node.json')

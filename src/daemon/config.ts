@@ -104,7 +104,7 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
   let beacon: BeaconConfig
   try {
     beacon = typeof t.beacon === 'string'
-      ? await resolveBeaconConfig(t.beacon.includes('/') && !t.beacon.startsWith('/') ? resolve(base, t.beacon) : t.beacon)
+      ? await resolveBeaconConfig(isBeaconFile(t.beacon) ? resolve(base, t.beacon) : t.beacon)
       : parseBeaconConfig(t.beacon, 'table.beacon')
   } catch (err) {
     return fail('table.beacon', (err as Error).message)
@@ -124,4 +124,9 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
     beacon,
     beaconMarginMs: t.beaconMarginMs
   }
+}
+
+/** A beacon given as a file (a path, or a name ending in .json) is read relative to the config file. */
+function isBeaconFile (spec: string): boolean {
+  return spec.includes('/') || spec.endsWith('.json')
 }
