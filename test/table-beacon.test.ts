@@ -61,13 +61,7 @@ const handOf = (item: LogItem): number => item.kind === 'receipt'
 
 /** The first event of `d` matching `pred`, waiting for it (real time). */
 async function waitEvent (d: Daemon, pred: (e: NodeEvent) => boolean, what: string, timeoutMs = 20_000): Promise<NodeEvent> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const hit = d.events.after(0, 4096).find(pred)
-    if (hit !== undefined) return hit
-    if (Date.now() > until) throw new Error(`${d.peerId.slice(-6)}: timed out waiting for ${what}`)
-    await d.events.wait(d.events.last, 200)
-  }
+  return await d.events.watch().until(pred, `${d.peerId.slice(-6)}: ${what}`, timeoutMs)
 }
 
 /** The seat-side outcome of a hand on every node: `type` or an abort, whichever comes first. */

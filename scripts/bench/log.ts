@@ -92,7 +92,12 @@ export async function run (): Promise<void> {
     console.log(`wrote a ${fmt(entries)}-entry log (${mb(size)}) in ${((performance.now() - start) / 1000).toFixed(1)} s`)
 
     const workers = defaultWorkerCount()
-    const pool = await createCheckPool({ workers, payloadModule: import.meta.url, payloadExport: 'verifyBenchPayload' })
+    const pool = await createCheckPool({
+      workers,
+      payloadModule: import.meta.url,
+      payloadExport: 'verifyBenchPayload',
+      verifyDocModule: new URL('../../src/daemon/native-crypto.js', import.meta.url).href
+    })
     const pooled = await timedVerify(file, pool)
     await pool.close()
     const pooledRate = entries / pooled.seconds

@@ -20,13 +20,7 @@ function percentile (sorted: number[], p: number): number {
 }
 
 async function waitEvent (d: Daemon, pred: (e: NodeEvent) => boolean, timeoutMs = 30_000): Promise<NodeEvent> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const hit = d.events.after(0, 4096).find(pred)
-    if (hit !== undefined) return hit
-    if (Date.now() > until) throw new Error('timed out waiting for a hand event')
-    await d.events.wait(d.events.last, 500)
-  }
+  return await d.events.watch().until(pred, 'a hand event', timeoutMs)
 }
 
 const fmt = (x: number): string => x.toFixed(1)

@@ -23,13 +23,12 @@ import { Level } from 'level'
 import pino from 'pino'
 import { signerFromSeed } from '../../src/core/identity.js'
 import { signDocument } from '../../src/core/signed.js'
-import { CONTROL_FILE } from '../../src/daemon/control.js'
-import { ControlClient } from '../../src/daemon/control-client.js'
+import { controlOfSpawnedNode, type ControlClient } from '../../src/daemon/control-client.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { prepareLocalTable, type LocalTable } from '../../src/daemon/local-table.js'
 import { nativeSigner, nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
 import { createMessenger } from '../../src/net/messenger.js'
-import type { NodeEvent } from '../../src/daemon/events.js'
+import type { EventSource, NodeEvent } from '../../src/daemon/events.js'
 
 const HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 500)
 const PROCESS_HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 300)
@@ -73,9 +72,6 @@ function cryptoCounts (h: number): Record<'pathVerify' | 'pathSign' | 'coreVerif
 function percentile (sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
 }
-
-/** One node's event feed: the daemon's own in this process, or its control endpoint's long poll. */
-type EventSource = (after: number, waitMs: number) => Promise<NodeEvent[]>
 
 /** Per hand, when each node saw what (the events' own times): filled from every node's feed as events arrive. */
 class HandWatch {
@@ -303,14 +299,8 @@ async function startNodeProcess (file: string, dataDir: string): Promise<NodePro
     clearTimeout(timer)
   }
   try {
-    const deadline = Date.now() + 30_000
-    // The control file, naming this pid, is the only sign of readiness the process gives.
-    while (!(await readFile(join(dataDir, CONTROL_FILE), 'utf8').catch(() => '')).includes(`"pid":${child.pid ?? -1},`)) {
-      if (child.exitCode !== null) throw new Error(`${file}: fairdeal node exited with code ${child.exitCode}: ${output.trim()}`)
-      if (Date.now() > deadline) throw new Error(`${file}: fairdeal node did not start within 30 s: ${output.trim()}`)
-      await new Promise(resolve => setTimeout(resolve, 25))
-    }
-    return { pid: child.pid as number, client: await ControlClient.forDataDir(dataDir), stop }
+    const client = await controlOfSpawnedNode(child, dataDir, { name: `${file}: fairdeal node`, detail: () => `: ${output.trim()}` })
+    return { pid: child.pid as number, client, stop }
   } catch (err) {
     await stop()
     throw err

@@ -22,6 +22,6 @@ export { startLocalBeacon, KEY_FILE, INFO_FILE, TRUST_HEADER, type LocalBeacon, 
 export { drandV1Handler, type DrandSource } from './http-api.js'
 export { loadBeaconPreset, listBeaconPresets, resolveBeaconConfig, presetDirectory, readJsonFile } from './presets.js'
 export {
-  BeaconError, BeaconTimeoutError, BeaconUnavailableError, BeaconInvalidError, isBeaconError, LOCAL_BEACON_TRUST,
+  BeaconError, BeaconTimeoutError, BeaconUnavailableError, BeaconInvalidError, LOCAL_BEACON_TRUST,
   type BeaconFailureKind, type RelayFailure
 } from '../core/beacon/index.js'

@@ -50,7 +50,9 @@ export async function main (argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0
   }
   if (key === undefined) {
-    process.stderr.write(`fairdeal: unknown command '${argv.slice(0, 2).join(' ')}' (run 'fairdeal --help')\n`)
+    const subcommands = Object.keys(commands).filter(c => c.startsWith(`${argv[0]} `)).map(c => c.slice(argv[0].length + 1)).sort()
+    const hint = subcommands.length > 0 ? `${argv[0]} takes ${subcommands.join(', ')}` : "run 'fairdeal --help'"
+    process.stderr.write(`fairdeal: unknown command '${argv.slice(0, 2).join(' ')}' (${hint})\n`)
     return 2
   }
   const rest = argv.slice(key.split(' ').length)
@@ -58,8 +60,9 @@ export async function main (argv: string[]): Promise<number> {
     const mod = await commands[key]()
     return await mod.run(rest)
   } catch (err) {
-    if (err instanceof UsageError || err instanceof CoreInputError || isInputError(err)) {
-      process.stderr.write(`fairdeal ${key}: ${(err as Error).message}\n`)
+    if (err instanceof UsageError || err instanceof CoreInputError || isInputError(err) || isSystemError(err)) {
+      // Messages may quote what they could not parse, newlines included; the CLI promises one line.
+      process.stderr.write(`fairdeal ${key}: ${(err as Error).message.replace(/\s*\n\s*/g, ' ').trim()}\n`)
       return 2
     }
     if (isParseArgsError(err)) {
@@ -75,7 +78,13 @@ export async function main (argv: string[]): Promise<number> {
 function isInputError (err: unknown): boolean {
   const name = (err as Error | null)?.name
   return name === 'NetInputError' || name === 'IdentityFileError' || name === 'DataDirInUseError' || name === 'LogInUseError' ||
-    name === 'LogNotFoundError' || name === 'Rejection'
+    name === 'LogNotFoundError' || name === 'LogStateError' || name === 'DataDirError' || name === 'Rejection'
+}
+
+/** Node's system errors (ENOENT, EEXIST, EADDRINUSE, EACCES, …): a file, directory or port named by the user is unusable. */
+function isSystemError (err: unknown): boolean {
+  const e = err as { code?: unknown, syscall?: unknown } | null
+  return typeof e?.code === 'string' && /^E[A-Z0-9]+$/.test(e.code) && typeof e.syscall === 'string'
 }
 
 function isParseArgsError (err: unknown): boolean {

@@ -10,7 +10,7 @@ import {
   ATOUT_CARDS, atoutDeck, atoutKeyText, atoutPermutation, bitjackCommitment, bitjackShoe,
   dealBelote, dealCoinche, dealDuo, getInt, Xoshiro256StarStar, BITJACK_MAX_CARDS
 } from './schemes/index.js'
-import { preview } from './schemes/inputs.js'
+import { checkSeat, preview } from './schemes/inputs.js'
 
 export interface FieldMismatch {
   /** Path of the field inside the vector, e.g. 'belote.hands'. */
@@ -138,8 +138,8 @@ function checkAtoutVector (v: Json, c: Comparer): void {
       case 'coinche': c.compare(field, v.coinche, dealCoinche(deck)); break
       case 'belote': {
         const b = asObject(v.belote, 'belote')
-        const dealer = seat(b.dealer, 4, 'belote.dealer')
-        const taker = seat(b.taker, 4, 'belote.taker')
+        const dealer = checkSeat(b.dealer, 4, 'belote.dealer')
+        const taker = checkSeat(b.taker, 4, 'belote.taker')
         const d = dealBelote(deck, dealer, taker)
         for (const k of Object.keys(b)) {
           if (k === 'dealer' || k === 'taker') continue
@@ -150,7 +150,7 @@ function checkAtoutVector (v: Json, c: Comparer): void {
       }
       case 'duo': {
         const u = asObject(v.duo, 'duo')
-        const d = dealDuo(deck, seat(u.dealer, 2, 'duo.dealer'))
+        const d = dealDuo(deck, checkSeat(u.dealer, 2, 'duo.dealer'))
         for (const k of Object.keys(u)) {
           if (k === 'dealer') continue
           if (k === 'receiver' || k === 'faceDown' || k === 'faceUp') c.compare(`duo.${k}`, u[k], d[k])
@@ -235,13 +235,6 @@ function jsonEqual (a: unknown, b: unknown): boolean {
 function asObject (value: unknown, what: string): Json {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CoreInputError(`${what} must be a JSON object`)
   return value as Json
-}
-
-function seat (value: unknown, seats: number, what: string): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 0 || (value as number) >= seats) {
-    throw new CoreInputError(`${what} must be a seat number from 0 to ${seats - 1}, got ${preview(value)}`)
-  }
-  return value as number
 }
 
 /** One line for a failed vector: which fields differ, with the first difference spelled out. */

@@ -4,6 +4,7 @@ import * as z from 'zod'
 import { parseBeaconConfig, type BeaconConfig } from '../core/beacon/index.js'
 import { resolveBeaconConfig } from '../beacon/presets.js'
 import { getScheme } from '../core/schemes/registry.js'
+import { DEFAULT_LISTEN } from '../net/limits.js'
 import { ROBOT } from '../core/hand/messages.js'
 import { UsageError } from '../cli/errors.js'
 import type { TableSpec, Timeouts } from '../protocol/types.js'
@@ -21,7 +22,7 @@ export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000,
 const configSchema = z.object({
   /** The node's data directory (identity key, LevelDB); relative to the config file. */
   data: z.string().min(1),
-  listen: z.array(listenAddr).max(8).default(['/ip4/127.0.0.1/tcp/7400', '/ip4/127.0.0.1/tcp/7401/ws']),
+  listen: z.array(listenAddr).max(8).default([...DEFAULT_LISTEN]),
   control: z.object({
     /** Loopback TCP port of the control endpoint; 0 picks a free one (written to DATA/control.json). */
     port: z.number().int().min(0).max(65535).default(0)

@@ -1,8 +1,9 @@
+import type { ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../cli/errors.js'
 import { CONTROL_FILE, type ControlInfo } from './control.js'
-import type { NodeEvent } from './events.js'
+import { EventWatcher, type NodeEvent } from './events.js'
 
 /** A client of a running node's control endpoint, found through the node's data directory. */
 export class ControlClient {
@@ -49,5 +50,40 @@ export class ControlClient {
 
   async events (after: number, waitMs: number): Promise<{ events: NodeEvent[], last: number }> {
     return await this.request('GET', `/events?after=${after}&wait=${waitMs}`, undefined, waitMs + 10_000)
+  }
+
+  /** A watcher of the node's events, through the endpoint's long poll (see EventWatcher). */
+  watch (): EventWatcher {
+    return new EventWatcher(async (after, waitMs) => (await this.events(after, waitMs)).events)
+  }
+}
+
+/**
+ * The control client of a `fairdeal node` process just spawned as `child`. The node writes its
+ * control file into `dataDir` once it is ready (naming its pid, so a file left by an earlier run is
+ * not taken for it), the only sign of readiness it gives. Rejects when the process ends first, or
+ * when `timeoutMs` passes (the process is then killed); `detail` adds what the caller knows, such
+ * as the process's output or where its log is.
+ */
+export async function controlOfSpawnedNode (
+  child: ChildProcess,
+  dataDir: string,
+  options: { name?: string, timeoutMs?: number, detail?: () => string } = {}
+): Promise<ControlClient> {
+  const name = options.name ?? 'fairdeal node'
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const file = join(dataDir, CONTROL_FILE)
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const text = await readFile(file, 'utf8').catch(() => '')
+    if (text.includes(`"pid":${child.pid ?? -1},`)) return await ControlClient.forDataDir(dataDir)
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited with ${child.exitCode !== null ? `code ${child.exitCode}` : child.signalCode}${options.detail?.() ?? ''}`)
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`${name} did not start within ${timeoutMs} ms${options.detail?.() ?? ''}`)
+    }
+    await new Promise(resolve => setTimeout(resolve, 25))
   }
 }

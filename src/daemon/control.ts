@@ -112,8 +112,9 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       return reply(res, 200, { hand })
     }
     case 'GET /hand/cards': {
-      const hand = Number(url.searchParams.get('hand'))
-      if (!Number.isSafeInteger(hand) || hand < 0) throw new HttpError(400, 'query parameter hand must be a hand number')
+      // Digits only: Number() would read a missing or empty parameter as hand 0.
+      const hand = /^\d{1,16}$/.test(url.searchParams.get('hand') ?? '') ? Number(url.searchParams.get('hand')) : NaN
+      if (!Number.isSafeInteger(hand)) throw new HttpError(400, 'query parameter hand must be a hand number')
       return reply(res, 200, { hand, seat: daemon.seat?.seat ?? null, cards: daemon.cards(hand) })
     }
     case 'GET /events': {

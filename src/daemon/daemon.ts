@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
 import { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
@@ -9,7 +8,7 @@ import { createBeaconClient, type BeaconClient, type Clock } from '../beacon/ind
 import { loadOrCreateIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
-import { openLog, type Log } from '../store/log.js'
+import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
 import { LogInUseError } from '../store/errors.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta } from '../protocol/dealer.js'
@@ -77,7 +76,7 @@ export class Daemon {
 
   private constructor (parts: {
     peerId: string, config: NodeConfig, logger: Logger, db: StateDb, log: Log, node: Libp2p, messenger: Messenger,
-    dealer?: DealerMachine, seat?: SeatMachine, beacon?: BeaconClient, clock: Clock
+    members: ReadonlySet<string>, dealer?: DealerMachine, seat?: SeatMachine, beacon?: BeaconClient, clock: Clock
   }) {
     this.peerId = parts.peerId
     this.config = parts.config
@@ -91,7 +90,7 @@ export class Daemon {
     this.seat = parts.seat
     this.#beacon = parts.beacon
     this.#clock = parts.clock
-    this.#members = new Set([parts.config.table.dealer, ...parts.config.table.seats.filter(s => s !== ROBOT)])
+    this.#members = parts.members
   }
 
   static async start (options: DaemonOptions): Promise<Daemon> {
@@ -103,7 +102,7 @@ export class Daemon {
       // The usual cause is a config whose peer ids were not replaced with the ones `fairdeal init` printed.
       throw new UsageError(`this node (${identity.peerId}, the key in ${config.dataDir}) is neither the dealer nor a seat of table ${table.id}: put the peer ids printed by 'fairdeal init' in the config`)
     }
-    const db: StateDb = new Level(join(config.dataDir, 'db'), { valueEncoding: 'json' })
+    const db: StateDb = new Level(logDbPath(config.dataDir), { valueEncoding: 'json' })
     try {
       await db.open()
     } catch (err) {
@@ -151,7 +150,7 @@ export class Daemon {
       const common = { table, signer: memo.signer(signer), timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify }
       const dealer = identity.peerId === table.dealer ? new DealerMachine(common) : undefined
       const seat = table.seats.includes(identity.peerId) ? new SeatMachine(common) : undefined
-      const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, dealer, seat, beacon, clock })
+      const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, dealer, seat, beacon, clock })
       await daemon.#restore()
       messenger.onFrame((from, frame) => { daemon.#onFrame(from, frame) })
       daemon.#timer = setInterval(() => { daemon.#tick() }, options.tickMs ?? 100)

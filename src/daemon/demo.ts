@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { open, readFile, stat } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
@@ -8,8 +8,8 @@ import { verifyLogPayload } from '../core/receipt.js'
 import { ROBOT } from '../core/hand/messages.js'
 import type { DrandBeaconConfig } from '../core/beacon/index.js'
 import { Daemon } from './daemon.js'
-import { startControl, CONTROL_FILE } from './control.js'
-import { ControlClient } from './control-client.js'
+import { startControl } from './control.js'
+import { ControlClient, controlOfSpawnedNode } from './control-client.js'
 import { prepareLocalTable, type LocalTable } from './local-table.js'
 import type { NodeEvent } from './events.js'
 import type { HandEvent } from '../protocol/types.js'
@@ -64,25 +64,6 @@ export function demoScheme (game: string, beacon: boolean): string {
   return beacon ? 'atout-drand-v1' : 'atout-v1'
 }
 
-/** Watches one node's event feed through its control endpoint. */
-class Watcher {
-  readonly seen: NodeEvent[] = []
-  #cursor = 0
-  constructor (readonly client: ControlClient) {}
-
-  async until (predicate: (e: NodeEvent) => boolean, timeoutMs: number, what: string): Promise<NodeEvent> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const hit = this.seen.find(predicate)
-      if (hit !== undefined) return hit
-      const left = deadline - Date.now()
-      if (left <= 0) throw new Error(`timed out waiting for ${what}`)
-      const { events } = await this.client.events(this.#cursor, Math.min(left, 5_000))
-      for (const e of events) { this.seen.push(e); this.#cursor = e.seq }
-    }
-  }
-}
-
 interface RunningNode {
   name: string
   dataDir: string
@@ -106,28 +87,18 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin
 
 async function startProcess (table: LocalTable, index: number): Promise<RunningNode> {
   const config = table.configs[index]
-  const logFile = await open(join(dirname(table.files[index]), `${table.names[index]}.log`), 'a')
+  const name = table.names[index]
+  const logFile = await open(join(dirname(table.files[index]), `${name}.log`), 'a')
   const child: ChildProcess = spawn(process.execPath, [BIN, 'node', '--config', table.files[index]], {
     stdio: ['ignore', logFile.fd, logFile.fd],
     env: { ...process.env, FAIRDEAL_LOG_LEVEL: process.env.FAIRDEAL_LOG_LEVEL ?? 'info' }
   })
   const exited = new Promise<number | null>(resolve => child.once('exit', code => { resolve(code) }))
-  const controlFile = join(config.dataDir, CONTROL_FILE)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const info = await stat(controlFile).then(s => s.mtimeMs).catch(() => undefined)
-    if (info !== undefined) {
-      const text = await readFile(controlFile, 'utf8').catch(() => '')
-      if (text.includes(`"pid":${child.pid ?? -1}`)) break
-    }
-    if (child.exitCode !== null) throw new Error(`node ${table.names[index]} exited with code ${child.exitCode}; see ${table.names[index]}.log`)
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`node ${table.names[index]} did not start in 30 s`) }
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
+  const client = await controlOfSpawnedNode(child, config.dataDir, { name: `node ${name}`, detail: () => `; see ${name}.log` })
   return {
-    name: table.names[index],
+    name,
     dataDir: config.dataDir,
-    client: await ControlClient.forDataDir(config.dataDir),
+    client,
     stop: async () => {
       child.kill('SIGTERM')
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
@@ -177,7 +148,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     for (let i = 0; i < table.configs.length; i++) {
       nodes.push(options.processes ? await startProcess(table, i) : await startInProcess(table, i, options.logger))
     }
-    const watchers = nodes.map(n => new Watcher(n.client))
+    const watchers = nodes.map(n => n.client.watch())
     for (let h = 0; h < hands; h++) {
       const dealerSeat = h % seats
       const hand = await nodes[0].client.deal(dealerSeat)
@@ -186,18 +157,18 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
       const isHand = (e: NodeEvent): boolean => e.hand === hand && e.role === 'seat'
       const ended = (t: HandEvent['type']) => (e: NodeEvent) => isHand(e) && (e.event.type === t || e.event.type === 'aborted')
       try {
-        const committed = await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'committed', timeout, `hand ${hand} commit`)
+        const committed = await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'committed', `hand ${hand} commit`, timeout)
         report.beaconRound = committed.event.type === 'committed' ? committed.event.beaconRound : null
         for (const w of watchers) {
-          const e = await w.until(ended('cards'), timeout, `hand ${hand} cards`)
+          const e = await w.until(ended('cards'), `hand ${hand} cards`, timeout)
           if (e.event.type === 'aborted') throw new AbortedHand(e.event.reason, e.event.detail)
         }
         for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
         const cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
         await nodes[0].client.end(hand)
         for (const [i, w] of watchers.entries()) {
-          const shield = await w.until(ended('shield'), timeout, `hand ${hand} shield`)
-          const receipt = await w.until(ended('receipt'), timeout, `hand ${hand} receipt`)
+          const shield = await w.until(ended('shield'), `hand ${hand} shield`, timeout)
+          const receipt = await w.until(ended('receipt'), `hand ${hand} receipt`, timeout)
           const seat = seatList.indexOf(table.peerIds[i])
           const ok = shield.event.type === 'shield' && shield.event.ok
           if (ok) verified.set(seat, (verified.get(seat) ?? 0) + 1)

@@ -54,4 +54,38 @@ export class EventFeed {
     })
     return this.after(seq)
   }
+
+  /** A watcher of this feed (see EventWatcher). */
+  watch (): EventWatcher {
+    return new EventWatcher(async (after, waitMs) => await this.wait(after, waitMs))
+  }
+}
+
+/**
+ * One node's event feed as a function, events after `after` within `waitMs`: the EventFeed of a
+ * node in this process, or a node's control endpoint (ControlClient.events) in another.
+ */
+export type EventSource = (after: number, waitMs: number) => Promise<NodeEvent[]>
+
+/**
+ * Follows one node's events and keeps every one it has seen, so that whoever drives a table (the
+ * demo, the tests, the benchmarks) can wait for the first event, past or to come, that matches.
+ */
+export class EventWatcher {
+  readonly seen: NodeEvent[] = []
+  #cursor = 0
+
+  constructor (readonly source: EventSource) {}
+
+  async until (match: (e: NodeEvent) => boolean, what: string, timeoutMs = 15_000): Promise<NodeEvent> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const hit = this.seen.find(match)
+      if (hit !== undefined) return hit
+      const left = deadline - Date.now()
+      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+      // Short polls: a control endpoint caps each one anyway, and the deadline stays close.
+      for (const e of await this.source(this.#cursor, Math.min(left, 5_000))) { this.seen.push(e); this.#cursor = e.seq }
+    }
+  }
 }

@@ -21,6 +21,8 @@ export interface LocalTableInit {
   timeouts?: Partial<Timeouts>
   tableId?: string
   logAccess?: 'members' | 'anyone'
+  /** Picks each node's listen port (default: a random free one from 20000 to 31999). */
+  freePort?: () => Promise<number>
 }
 
 export interface LocalTable {
@@ -33,20 +35,24 @@ export interface LocalTable {
   peerIds: string[]
 }
 
+/** Whether `port` can be listened on at 127.0.0.1 right now (found by binding it). */
+export async function isPortFree (port: number): Promise<boolean> {
+  return await new Promise<boolean>(resolve => {
+    const server = createServer()
+    server.once('error', () => { resolve(false) })
+    server.listen(port, '127.0.0.1', () => { server.close(() => { resolve(true) }) })
+  })
+}
+
 /**
  * A free loopback port below Linux's ephemeral range (32768+), so that no outgoing connection made
  * between now and the node's start can take it. Random, so that tables set up side by side rarely
- * collide; each candidate is checked by binding it.
+ * collide.
  */
 async function freePort (): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000)
-    const free = await new Promise<boolean>(resolve => {
-      const server = createServer()
-      server.once('error', () => { resolve(false) })
-      server.listen(port, '127.0.0.1', () => { server.close(() => { resolve(true) }) })
-    })
-    if (free) return port
+    if (await isPortFree(port)) return port
   }
   throw new Error('no free loopback port found between 20000 and 31999')
 }
@@ -66,7 +72,7 @@ export async function prepareLocalTable (init: LocalTableInit): Promise<LocalTab
   const transport = init.transport ?? 'tcp'
   const listens: string[] = []
   for (let i = 0; i < names.length; i++) {
-    const port = await freePort()
+    const port = await (init.freePort ?? freePort)()
     listens.push(transport === 'ws' ? `/ip4/127.0.0.1/tcp/${port}/ws` : `/ip4/127.0.0.1/tcp/${port}`)
   }
   const seatsList = [...Array(init.seats).keys()].map(s => robots.has(s) ? ROBOT : ids[nodeSeats.indexOf(s)].peerId)

@@ -4,7 +4,8 @@ import { publicKeyFromPeerId, type Signer } from '../core/identity.js'
 import { signingBytes, type Signed } from '../core/signed.js'
 
 // Node's own Ed25519 (OpenSSL) signs and verifies several times faster than the pure one. Same
-// signatures, same documents: the core stays pure, the daemon passes these in where speed matters.
+// signatures, same documents: the core stays pure; the daemon, the log commands and the check
+// workers (given this module by URL) pass these in where speed matters.
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex')
 const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex')
 

@@ -16,6 +16,7 @@ import { lpStream } from '@libp2p/utils'
 import { z } from 'zod'
 import type { Libp2p, PeerId, Stream, Connection } from '@libp2p/interface'
 import type { Multiaddr } from '@multiformats/multiaddr'
+import { fromUtf8, utf8 } from '../core/bytes.js'
 import { MAX_ENTRY_BYTES } from '../core/log/format.js'
 import type { LogLine } from '../core/log/check.js'
 
@@ -76,11 +77,8 @@ export interface LogFetchInit {
   maxResponseBytes?: number
 }
 
-const encoder = new TextEncoder()
-const decoder = new TextDecoder('utf-8', { fatal: true })
-
 function frame (tag: number, text = ''): Uint8Array {
-  const body = encoder.encode(text)
+  const body = utf8(text)
   const out = new Uint8Array(body.length + 1)
   out[0] = tag
   out.set(body, 1)
@@ -114,7 +112,7 @@ export async function registerLogFetch (node: Libp2p, log: ServedLog, init: LogF
       const raw = await lp.read({ signal: AbortSignal.timeout(LOG_FETCH_LIMITS.requestTimeoutMs) })
       let request: LogFetchRequest
       try {
-        request = Request.parse(JSON.parse(decoder.decode(raw.subarray())))
+        request = Request.parse(JSON.parse(fromUtf8(raw.subarray())))
       } catch (err) {
         await refuse(`bad request: ${err instanceof z.ZodError ? z.prettifyError(err).replace(/\n/g, '; ') : (err as Error).message}`)
         return
@@ -208,7 +206,7 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
       }
       const request: LogFetchRequest = { from, max: pageSize, ...(end !== Number.MAX_SAFE_INTEGER ? { to: end } : {}) }
       try {
-        await lp.write(encoder.encode(JSON.stringify(request)), { signal: options.signal })
+        await lp.write(utf8(JSON.stringify(request)), { signal: options.signal })
       } catch (err) {
         stream.abort(err as Error)
         throw new LogFetchError(`sending the log request to ${state.remotePeer ?? '?'} failed: ${(err as Error).message}`, { cause: err })
@@ -260,7 +258,7 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
 
 function seqOf (bytes: Uint8Array): number | null {
   try {
-    const seq = (JSON.parse(decoder.decode(bytes)) as { body?: { seq?: unknown } }).body?.seq
+    const seq = (JSON.parse(fromUtf8(bytes)) as { body?: { seq?: unknown } }).body?.seq
     return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : null
   } catch { return null }
 }

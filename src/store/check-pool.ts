@@ -13,6 +13,13 @@ export interface CheckPoolOptions {
   payloadModule: string | null
   /** Name of that export. Default `verifyLogPayload`. */
   payloadExport?: string
+  /**
+   * `file:` URL of an ES module exporting the signature check the workers use (a `DocVerifier`,
+   * such as Node's native Ed25519 in src/daemon/native-crypto.ts); absent: the core's pure one.
+   */
+  verifyDocModule?: string
+  /** Name of that export. Default `nativeVerifyDocument`. */
+  verifyDocExport?: string
 }
 
 export interface CheckPool extends LineChecker {
@@ -52,7 +59,12 @@ export async function createCheckPool (options: CheckPoolOptions): Promise<Check
   try {
     await Promise.all(Array.from({ length: count }, async () => {
       const worker = new Worker(url, {
-        workerData: { payloadModule: options.payloadModule, payloadExport: options.payloadExport ?? 'verifyLogPayload' },
+        workerData: {
+          payloadModule: options.payloadModule,
+          payloadExport: options.payloadExport ?? 'verifyLogPayload',
+          verifyDocModule: options.verifyDocModule ?? null,
+          verifyDocExport: options.verifyDocExport ?? 'nativeVerifyDocument'
+        },
         // A worker holds a few batches of at most ~1 MiB each; left alone V8 grows each worker's
         // heap long after that is needed, and memory looks as if it grew with the log.
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 8 }
@@ -62,7 +74,7 @@ export async function createCheckPool (options: CheckPoolOptions): Promise<Check
       await new Promise<void>((resolve, reject) => {
         worker.on('message', (msg: { ready?: true, failed?: string, id?: number, results?: LineCheck[] }) => {
           if (msg.ready === true) { resolve(); return }
-          if (msg.failed !== undefined) { reject(new Error(`cannot load the payload verifier: ${msg.failed}`)); return }
+          if (msg.failed !== undefined) { reject(new Error(`cannot load a verification module: ${msg.failed}`)); return }
           const waiting = slot.pending.get(msg.id as number)
           slot.pending.delete(msg.id as number)
           waiting?.resolve(msg.results as LineCheck[])

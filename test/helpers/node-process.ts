@@ -1,11 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CONTROL_FILE } from '../../src/daemon/control.js'
-import { ControlClient } from '../../src/daemon/control-client.js'
-import type { NodeEvent } from '../../src/daemon/events.js'
+import { controlOfSpawnedNode, type ControlClient } from '../../src/daemon/control-client.js'
+import type { EventWatcher, NodeEvent } from '../../src/daemon/events.js'
 import type { LogLine } from './captured-logger.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -25,10 +23,9 @@ export function requireBuild (): void {
 export class NodeProcess {
   /** The node's pino JSON lines from stdout. */
   readonly lines: LogLine[] = []
-  readonly seen: NodeEvent[] = []
   readonly exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
   #client: ControlClient | undefined
-  #cursor = 0
+  #events: EventWatcher | undefined
   #stderr = ''
 
   private constructor (readonly child: ChildProcess) {
@@ -57,31 +54,15 @@ export class NodeProcess {
       env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'info' }
     })
     const p = new NodeProcess(child)
-    const controlFile = join(dataDir, CONTROL_FILE)
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const text = await readFile(controlFile, 'utf8').catch(() => '')
-      if (text.includes(`"pid":${child.pid ?? -1},`)) break
-      if (child.exitCode !== null) throw new Error(`fairdeal node exited with code ${child.exitCode}: ${p.#stderr.trim()}`)
-      if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`fairdeal node did not start within ${timeoutMs} ms: ${p.#stderr.trim()}`) }
-      // The control file is the only sign of readiness the process gives; poll it.
-      await new Promise(resolve => setTimeout(resolve, 25))
-    }
-    p.#client = await ControlClient.forDataDir(dataDir)
+    p.#client = await controlOfSpawnedNode(child, dataDir, { timeoutMs, detail: () => `: ${p.#stderr.trim()}` })
+    p.#events = p.#client.watch()
     return p
   }
 
   /** The first event of the node's feed (through its control endpoint's long poll) that `match` accepts. */
   async until (match: (e: NodeEvent) => boolean, what: string, timeoutMs = 15_000): Promise<NodeEvent> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const hit = this.seen.find(match)
-      if (hit !== undefined) return hit
-      const left = deadline - Date.now()
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-      const { events } = await this.client.events(this.#cursor, Math.min(left, 5_000))
-      for (const e of events) { this.seen.push(e); this.#cursor = e.seq }
-    }
+    if (this.#events === undefined) throw new Error('the node has not started')
+    return await this.#events.until(match, what, timeoutMs)
   }
 
   /** SIGKILL: no shutdown code runs, exactly like a crash or a power cut. */

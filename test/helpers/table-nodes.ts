@@ -1,10 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Daemon } from '../../src/daemon/daemon.js'
-import { prepareLocalTable, type LocalTable, type LocalTableInit } from '../../src/daemon/local-table.js'
-import { parseNodeConfig } from '../../src/daemon/config.js'
+import { isPortFree, prepareLocalTable, type LocalTable, type LocalTableInit } from '../../src/daemon/local-table.js'
 import type { EventFeed, NodeEvent } from '../../src/daemon/events.js'
 import { verifyDataDir } from '../../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../../src/core/receipt.js'
@@ -32,7 +30,7 @@ export class TestTable {
 
   static async prepare (init: Omit<LocalTableInit, 'root'>): Promise<TestTable> {
     const root = await mkdtemp(join(tmpdir(), 'fairdeal-table-'))
-    return new TestTable(root, await outsideEphemeralPorts(await prepareLocalTable({ ...init, root })))
+    return new TestTable(root, await prepareLocalTable({ ...init, root, freePort: reservePort }))
   }
 
   get peerIds (): string[] { return this.local.peerIds }
@@ -78,8 +76,9 @@ export class TestTable {
   }
 }
 
-// Each vitest worker draws from its own block below Linux's ephemeral range (32768–60999), so test
-// files running side by side never pick the same port; within a worker no port is handed out twice.
+// Each vitest worker draws from its own block of prepareLocalTable's range (below Linux's ephemeral
+// range), so test files running side by side never pick the same port; within a worker no port is
+// handed out twice.
 const BLOCK = 1_000
 const blockStart = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 12) * BLOCK
 const handedOut = new Set<number>()
@@ -89,54 +88,15 @@ async function reservePort (): Promise<number> {
   if (handedOut.size > BLOCK / 2) handedOut.clear()
   for (;;) {
     const port = blockStart + Math.floor(Math.random() * BLOCK)
-    if (handedOut.has(port)) continue
-    const free = await new Promise<boolean>(resolve => {
-      const server = createServer()
-      server.once('error', () => { resolve(false) })
-      server.listen(port, '127.0.0.1', () => { server.close(() => { resolve(true) }) })
-    })
-    if (!free) continue
+    if (handedOut.has(port) || !await isPortFree(port)) continue
     handedOut.add(port)
     return port
   }
 }
 
-/**
- * prepareLocalTable's ports come from the ephemeral range: between its check and a node's listen,
- * any outgoing connection on the machine (other test files dial all the time) may take one. Ports
- * below that range are only ever taken by a listen, so the tables here move there, configs and
- * config files alike.
- */
-async function outsideEphemeralPorts (local: LocalTable): Promise<LocalTable> {
-  const moved = new Map<string, string>()
-  for (const c of local.configs) {
-    for (const a of c.listen) {
-      const port = /\/tcp\/(\d+)/.exec(a)?.[1]
-      if (port !== undefined && !moved.has(port)) moved.set(port, String(await reservePort()))
-    }
-  }
-  const configs = []
-  for (const file of local.files) {
-    const text = (await readFile(file, 'utf8')).replace(/\/tcp\/(\d+)/g, (_all, port: string) => `/tcp/${moved.get(port) ?? port}`)
-    await writeFile(file, text)
-    configs.push(await parseNodeConfig(JSON.parse(text), file))
-  }
-  return { ...local, configs }
-}
-
 /** Resolves with the first event of `feed` (past or to come) that `match` accepts. */
 export async function waitEvent (feed: EventFeed, match: (e: NodeEvent) => boolean, what: string, timeoutMs = 15_000): Promise<NodeEvent> {
-  const deadline = Date.now() + timeoutMs
-  let cursor = 0
-  for (;;) {
-    for (const e of feed.after(cursor, Number.MAX_SAFE_INTEGER)) {
-      if (match(e)) return e
-      cursor = e.seq
-    }
-    const left = deadline - Date.now()
-    if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await feed.wait(cursor, left)
-  }
+  return await feed.watch().until(match, what, timeoutMs)
 }
 
 export function seatEvent (hand: number, type: NodeEvent['event']['type']): (e: NodeEvent) => boolean {

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { writeFile } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
+import { parseIntOption } from '../options.js'
 import { beaconConfigJson, LOCAL_BEACON_TRUST } from '../../core/beacon/index.js'
 import { startLocalBeacon, INFO_FILE } from '../../beacon/local-beacon.js'
 
@@ -17,14 +18,6 @@ Trust: ${LOCAL_BEACON_TRUST}. Whoever holds DIR can compute every future round.
 
 Runs until interrupted (Ctrl-C).`
 
-function intOption (value: string | undefined, name: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined
-  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`)
-  }
-  return Number(value)
-}
-
 export async function run (argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -38,8 +31,8 @@ export async function run (argv: string[]): Promise<number> {
   })
   if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
   if (values.data === undefined) throw new UsageError('--data DIR is required (the beacon key lives there)')
-  const period = intOption(values.period, 'period', 1, 3600)
-  const port = intOption(values.port, 'port', 0, 65535)
+  const period = parseIntOption(values.period, '--period', 1, 3600)
+  const port = parseIntOption(values.port, '--port', 0, 65535)
 
   const beacon = await startLocalBeacon({ dataDir: values.data, period, port })
   const configPath = join(values.data, 'beacon-config.json')

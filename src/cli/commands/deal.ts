@@ -47,18 +47,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' }
 } as const
 
-function parse (argv: string[]) { // eslint-disable-line @typescript-eslint/explicit-function-return-type
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (err) {
-    // parseArgs explains some mistakes over several lines; the CLI promises one
-    throw new UsageError(firstLine(err))
-  }
-}
-
-function firstLine (err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]
-}
+const parse = (argv: string[]) => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
 type Values = ReturnType<typeof parse>['values']
 
 /** Short names people type; a receipt always carries the full id. */

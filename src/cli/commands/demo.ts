@@ -7,6 +7,7 @@ import { createLogger } from '../../daemon/logger.js'
 import { startLocalBeacon, type LocalBeacon } from '../../beacon/index.js'
 import { cardLabel } from '../../core/schemes/labels.js'
 import { UsageError } from '../errors.js'
+import { parseIntOption } from '../options.js'
 
 const HELP = `usage: fairdeal demo [--hands N] [--game coinche|belote|duo|tarot] [--processes] [--data DIR]
                     [--beacon local|none] [--transport tcp|ws] [--json]
@@ -41,8 +42,7 @@ export async function run (argv: string[]): Promise<number> {
     strict: true
   })
   if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
-  const hands = Number(values.hands)
-  if (!Number.isSafeInteger(hands) || hands < 1 || hands > 100_000) throw new UsageError(`--hands must be a whole number from 1 to 100000, got ${JSON.stringify(values.hands)}`)
+  const hands = parseIntOption(values.hands, '--hands', 1, 100_000) as number
   if (!['coinche', 'belote', 'duo', 'tarot'].includes(values.game)) throw new UsageError(`--game must be coinche, belote, duo or tarot, got ${JSON.stringify(values.game)}`)
   if (values.beacon !== 'local' && values.beacon !== 'none') throw new UsageError(`--beacon must be local or none, got ${JSON.stringify(values.beacon)}`)
   if (values.transport !== 'tcp' && values.transport !== 'ws') throw new UsageError(`--transport must be tcp or ws, got ${JSON.stringify(values.transport)}`)

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { ControlClient } from '../../daemon/control-client.js'
 import { cardLabel } from '../../core/schemes/labels.js'
 import { UsageError } from '../errors.js'
+import { parseIntOption } from '../options.js'
 
 const HELP = `usage:
   fairdeal hand deal   --data DIR [--dealer SEAT]           start a hand (dealer node); prints its number
@@ -25,16 +26,6 @@ const OPTIONS: Record<'deal' | 'stage' | 'end' | 'status' | 'cards', readonly st
   cards: ['hand']
 }
 
-function intOption (value: string | undefined, name: string, required: boolean): number | undefined {
-  if (value === undefined) {
-    if (required) throw new UsageError(`--${name} is required`)
-    return undefined
-  }
-  const n = Number(value)
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer, got ${JSON.stringify(value)}`)
-  return n
-}
-
 export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -49,24 +40,27 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
     if (values[name] !== undefined && !OPTIONS[sub].includes(name)) throw new UsageError(`hand ${sub} takes no --${name} (see --help)`)
   }
   if (values.data === undefined) throw new UsageError('--data DIR is required (the node\'s data directory)')
+  // Every option is checked before the node is asked anything.
+  const hand = parseIntOption(values.hand, '--hand')
+  if (hand === undefined && OPTIONS[sub].includes('hand')) throw new UsageError('--hand is required')
+  if (values.stage === undefined && sub === 'stage') throw new UsageError('--stage is required')
+  const taker = parseIntOption(values.taker, '--taker')
+  const dealer = parseIntOption(values.dealer, '--dealer')
   const client = await ControlClient.forDataDir(values.data)
   const out = (json: unknown, text: string): void => { process.stdout.write((values.json === true ? JSON.stringify(json) : text) + '\n') }
   switch (sub) {
     case 'deal': {
-      const hand = await client.deal(intOption(values.dealer, 'dealer', false))
-      out({ hand }, `hand ${hand} committed`)
+      const dealt = await client.deal(dealer)
+      out({ hand: dealt }, `hand ${dealt} committed`)
       return 0
     }
     case 'stage': {
-      const hand = intOption(values.hand, 'hand', true) as number
-      if (values.stage === undefined) throw new UsageError('--stage is required')
-      await client.stage(hand, values.stage, intOption(values.taker, 'taker', false))
+      await client.stage(hand as number, values.stage as string, taker)
       out({ hand, stage: values.stage }, `hand ${hand}: ${values.stage} delivered`)
       return 0
     }
     case 'end': {
-      const hand = intOption(values.hand, 'hand', true) as number
-      await client.end(hand)
+      await client.end(hand as number)
       out({ hand }, `hand ${hand} revealed`)
       return 0
     }
@@ -76,10 +70,9 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
       return 0
     }
     case 'cards': {
-      const hand = intOption(values.hand, 'hand', true) as number
-      const cards = await client.cards(hand)
+      const cards = await client.cards(hand as number)
       const lines = cards.cards.map(c => `${c.stage.padEnd(7)} ${c.public ? `public${c.seat === null ? ' (table)' : ` (seat ${c.seat})`}` : `seat ${String(c.seat)}`}: ${c.cards.map(cardLabel).join(' ')}`)
-      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand))
+      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand as number))
       return 0
     }
   }

@@ -3,9 +3,9 @@ import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import type { Writable } from 'node:stream'
 import { UsageError } from '../errors.js'
-import { parseSeq } from '../options.js'
+import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
+import { openDataDirLog } from '../../store/data-dir.js'
 
 const USAGE = `usage: fairdeal log export --data DIR [--from SEQ] [--to SEQ] [--out FILE]
 
@@ -33,17 +33,11 @@ export async function run (argv: string[]): Promise<number> {
   if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`)
   if (values.data === undefined) throw new UsageError('--data DIR is required (see --help)')
-  const from = parseSeq(values.from, '--from') ?? 0
-  const to = parseSeq(values.to, '--to')
-  if (to !== undefined && to < from) throw new UsageError(`--to ${to} is before --from ${from}`)
+  const range = parseSeqRange(values)
+  const from = range.from ?? 0
+  const to = range.to
 
-  let log
-  try {
-    log = await openDataDirLog(values.data)
-  } catch (err) {
-    if (err instanceof DataDirError) throw new UsageError(err.message)
-    throw err
-  }
+  const log = await openDataDirLog(values.data)
   const temp = values.out === undefined ? undefined : `${values.out}.${process.pid}.tmp`
   if (temp === undefined) quietOnClosedStdout()
   try {

@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
-import { parseSeq } from '../options.js'
+import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { checkLine, ChainVerifier, formatFailure, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { readJsonLines } from '../../store/jsonl.js'
-import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
+import { openDataDirLog } from '../../store/data-dir.js'
 import type { Log } from '../../store/log.js'
 
 const USAGE = `usage: fairdeal log show --data DIR [--from SEQ] [--to SEQ] [--chain-only]
@@ -95,18 +95,13 @@ export async function run (argv: string[]): Promise<number> {
   if ((positionals.length > 0) === (values.data !== undefined) || positionals.length > 1) {
     throw new UsageError('give either FILE or --data DIR (see --help)')
   }
-  const from = parseSeq(values.from, '--from')
-  const to = parseSeq(values.to, '--to')
-  if (from !== undefined && to !== undefined && to < from) throw new UsageError(`--to ${to} is before --from ${from}`)
+  const { from, to } = parseSeqRange(values)
   const payloadCheck = values['chain-only'] === true ? null : verifyLogPayload
 
   let log: Log | undefined
   let lines: AsyncIterable<LogLine>
   if (values.data !== undefined) {
-    try { log = await openDataDirLog(values.data) } catch (err) {
-      if (err instanceof DataDirError) throw new UsageError(err.message)
-      throw err
-    }
+    log = await openDataDirLog(values.data)
     // The head, then only the asked range: a whole log is not read to show a few rows.
     lines = log.copy({ from, to })
   } else {

@@ -5,6 +5,7 @@ import { startControl } from '../../daemon/control.js'
 import { createLogger } from '../../daemon/logger.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { UsageError } from '../errors.js'
+import { parseIntOption } from '../options.js'
 
 const HELP = `usage: fairdeal node --config FILE [--control-port PORT]
 
@@ -21,12 +22,9 @@ export async function run (argv: string[]): Promise<number> {
   })
   if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
   if (values.config === undefined) throw new UsageError('--config FILE is required')
+  const controlPort = parseIntOption(values['control-port'], '--control-port', 0, 65535)
   const config = await loadNodeConfig(values.config)
-  if (values['control-port'] !== undefined) {
-    const port = Number(values['control-port'])
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--control-port must be a port number')
-    config.controlPort = port
-  }
+  if (controlPort !== undefined) config.controlPort = controlPort
   const logger = createLogger()
   const daemon = await Daemon.start({ config, logger })
   if (daemon.peerId === config.table.dealer) {
@@ -37,7 +35,14 @@ export async function run (argv: string[]): Promise<number> {
       logger.warn({ seats: unreachable }, `table.peers has no address for seat ${unreachable.map(s => config.table.seats.indexOf(s)).join(', ')}: the dealer cannot reach it and its hands will abort`)
     }
   }
-  const control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger })
+  let control
+  try {
+    control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger })
+  } catch (err) {
+    // A running libp2p node would keep the process alive: stop it before saying why.
+    await daemon.stop()
+    throw new UsageError(`cannot start the control endpoint on 127.0.0.1:${config.controlPort}: ${(err as Error).message}`)
+  }
   logger.info({ control: control.info.url, dataDir: config.dataDir }, 'control endpoint ready')
   await new Promise<void>(resolve => {
     const stop = (signal: string): void => {

@@ -14,14 +14,7 @@ fields that differ, then "N passed, M failed". Exit 0 if all passed, 1 if any fa
 const MAX_FILE_BYTES = 16 * 1024 * 1024
 
 export async function run (argv: string[]): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
-  } catch (err) {
-    // parseArgs explains some mistakes over several lines; the CLI promises one
-    throw new UsageError(String((err as Error).message).split('\n')[0])
-  }
-  const { values, positionals } = parsed
+  const { values, positionals } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
   if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
   if (positionals.length === 0) throw new UsageError('give at least one vectors file (fairdeal vectors check FILE...)')
 

@@ -2,15 +2,14 @@ import { parseArgs } from 'node:util'
 import { access, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
-import { parseSeq } from '../options.js'
+import { parseIntOption, parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { verifyLog, inThreadChecker, formatFailure, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
 import { readJsonLines } from '../../store/jsonl.js'
-import { openDataDirLog, DataDirError } from '../../store/data-dir.js'
-import type { Log } from '../../store/log.js'
+import { openDataDirLog } from '../../store/data-dir.js'
 
 const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairdeal log export' ('-' for stdin)
        fairdeal verify --data DIR     the log of a node's data directory (the node must be stopped)
@@ -60,11 +59,8 @@ export async function run (argv: string[]): Promise<number> {
   const sources = [positionals.length > 0, values.data !== undefined, values.peer !== undefined].filter(Boolean).length
   if (sources !== 1 || positionals.length > 1) throw new UsageError('give exactly one of FILE, --data DIR or --peer ADDR (see --help)')
   if (values.as !== undefined && values.peer === undefined) throw new UsageError('--as goes with --peer')
-  const from = parseSeq(values.from, '--from')
-  const to = parseSeq(values.to, '--to')
-  if (from !== undefined && to !== undefined && to < from) throw new UsageError(`--to ${to} is before --from ${from}`)
-  const workers = values.workers === undefined ? defaultWorkerCount() : parseSeq(values.workers, '--workers') as number
-  if (workers > 64) throw new UsageError('--workers is at most 64')
+  const { from, to } = parseSeqRange(values)
+  const workers = parseIntOption(values.workers, '--workers', 0, 64) ?? defaultWorkerCount()
   if (values.owner !== undefined) {
     const { isPeerId } = await import('../../core/identity.js')
     if (!isPeerId(values.owner)) throw new UsageError(`--owner must be an Ed25519 peer id, got ${JSON.stringify(values.owner)}`)
@@ -82,7 +78,11 @@ export async function run (argv: string[]): Promise<number> {
   try {
     checker = workers === 0
       ? inThreadChecker(chainOnly ? null : verifyLogPayload, nativeVerifyDocument)
-      : await createCheckPool({ workers, payloadModule: chainOnly ? null : new URL('../../core/receipt.js', import.meta.url).href })
+      : await createCheckPool({
+        workers,
+        payloadModule: chainOnly ? null : new URL('../../core/receipt.js', import.meta.url).href,
+        verifyDocModule: new URL('../../daemon/native-crypto.js', import.meta.url).href
+      })
     const progress = new Progress(!json && process.stderr.isTTY === true, from ?? 0, to)
     const print = (failure: LogFailure): void => {
       progress.clear()
@@ -140,13 +140,7 @@ async function fileSource (file: string): Promise<Source> {
 }
 
 async function dataSource (dir: string): Promise<Source> {
-  let log: Log
-  try {
-    log = await openDataDirLog(dir)
-  } catch (err) {
-    if (err instanceof DataDirError) throw new UsageError(err.message)
-    throw err
-  }
+  const log = await openDataDirLog(dir)
   try {
     return { lines: log.copy(), expectOwner: await identityOf(dir), close: async () => { await log.close() } }
   } catch (err) {

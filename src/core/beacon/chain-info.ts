@@ -21,7 +21,8 @@ export interface ChainInfo {
 export const MAX_PERIOD_SECONDS = 3600
 const MAX_BEACON_ID_LENGTH = 64
 
-function isDefaultBeaconId (id: string): boolean {
+/** drand's default chain (mainnet) has beacon ID 'default' (or none): its hash omits the ID, its relay URLs the hash. */
+export function isDefaultBeaconId (id: string): boolean {
   return id === '' || id === 'default'
 }
 

@@ -1,5 +1,5 @@
 import { CoreInputError } from '../errors.js'
-import { parseChainInfo, type ChainInfo } from './chain-info.js'
+import { isDefaultBeaconId, parseChainInfo, type ChainInfo } from './chain-info.js'
 
 /** A table's beacon: none, or a drand chain with the relays to fetch it from. */
 export type BeaconConfig = NoBeacon | DrandBeaconConfig
@@ -28,8 +28,7 @@ function relayUrl (value: unknown, chain: ChainInfo, what: string): string {
   }
   const url = value.replace(/\/+$/, '')
   // drand-client never appends the chain hash, so a relay URL without it silently serves the default chain.
-  const isDefault = chain.metadata.beaconID === 'default' || chain.metadata.beaconID === ''
-  if (!isDefault && !url.endsWith('/' + chain.hash)) {
+  if (!isDefaultBeaconId(chain.metadata.beaconID) && !url.endsWith('/' + chain.hash)) {
     throw new CoreInputError(`${what}: relay ${url} must end in /${chain.hash} (the chain hash of ${chain.metadata.beaconID})`)
   }
   return url

@@ -37,7 +37,3 @@ export class BeaconInvalidError extends BeaconError {
   override name = 'BeaconInvalidError'
   readonly kind = 'invalid' as const
 }
-
-export function isBeaconError (err: unknown): err is BeaconError {
-  return err instanceof BeaconError
-}

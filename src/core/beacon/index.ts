@@ -22,11 +22,11 @@ export { parseChainInfo, computeChainHash, sameChain, MAX_PERIOD_SECONDS, type C
 export { parseBeaconEntry, type BeaconEntry } from './entry.js'
 export { roundAt, roundTime, firstRoundAfter, checkRound } from './rounds.js'
 export {
-  verifyBeaconEntry, verifyBoundBeacon, assertBeaconEntry, beaconMessage, roundBytes,
+  verifyBeaconEntry, verifyBoundBeacon, beaconMessage, roundBytes,
   type BeaconVerdict, type BeaconRejection, type BeaconBinding
 } from './verify.js'
 export {
-  BeaconError, BeaconTimeoutError, BeaconUnavailableError, BeaconInvalidError, isBeaconError,
+  BeaconError, BeaconTimeoutError, BeaconUnavailableError, BeaconInvalidError,
   type BeaconFailureKind, type RelayFailure
 } from './errors.js'
 export { parseBeaconConfig, beaconConfigJson, MAX_RELAYS, type BeaconConfig, type DrandBeaconConfig, type NoBeacon } from './config.js'

@@ -1,6 +1,5 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesEqual, concatBytes, fromHex, sha256 } from '../bytes.js'
-import { CoreInputError } from '../errors.js'
 import { computeChainHash, type ChainInfo } from './chain-info.js'
 import { parseBeaconEntry, type BeaconEntry } from './entry.js'
 import { SCHEMES, isSchemeId, type SchemeSpec } from './schemes.js'
@@ -129,11 +128,4 @@ export function verifyBoundBeacon (info: ChainInfo, binding: BeaconBinding, entr
     return reject('wrong-chain', `the entry is bound to chain ${String(binding.chainHash).slice(0, 64)}, the chain info given is ${String(info?.hash).slice(0, 64)}`)
   }
   return verifyBeaconEntry(info, entry, binding.round)
-}
-
-/** verifyBeaconEntry that throws CoreInputError with the verdict's message (for callers that abort on failure). */
-export function assertBeaconEntry (info: ChainInfo, entry: unknown, expectedRound: number): BeaconEntry {
-  const verdict = verifyBeaconEntry(info, entry, expectedRound)
-  if (!verdict.ok) throw new CoreInputError(`invalid beacon (${verdict.reason}): ${verdict.message}`)
-  return verdict.entry
 }

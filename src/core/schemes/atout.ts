@@ -1,6 +1,6 @@
 import { sha256Hex } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
-import { checkBeacon, checkNonces, checkSeat, checkText, preview, resolveSeats } from './inputs.js'
+import { checkBeacon, checkKey, checkNonces, checkSeat, plainKeyText, preview, resolveSeats, secretCommitment } from './inputs.js'
 import { CounterMessage, fisherYates, identity, readU32BE, type U32Source } from './streams.js'
 import type { CardScheme, Deal, DealOptions, Delivery, KeyInputs } from './types.js'
 
@@ -21,9 +21,7 @@ const STAGES: Record<AtoutGame, readonly string[]> = {
 
 /** `atout-v1|<secret>|<nonce 0>|…|<nonce n−1>` — atout-v1's published key text. */
 export function atoutKeyText (inputs: KeyInputs): string {
-  if (inputs?.beacon !== undefined) throw new CoreInputError('atout-v1 takes no beacon (use atout-drand-v1)')
-  const nonces = checkNonces(inputs, 'atout-v1')
-  return 'atout-v1|' + inputs.secret + '|' + nonces.join('|')
+  return plainKeyText('atout-v1', inputs, ' (use atout-drand-v1)')
 }
 
 /** atout-v1's text with the drand round appended: `…|<chain hash>|<round>|<randomness>`. */
@@ -175,13 +173,6 @@ function checkGame (game: string, scheme: string): AtoutGame {
   return game as AtoutGame
 }
 
-/** The key a deck is shuffled from: always the 64-hex SHA-256 of the key text in these schemes. */
-function checkKey (key: string): void {
-  if (typeof key !== 'string' || !/^[0-9a-f]{64}$/.test(key)) {
-    throw new CoreInputError(`key must be 64 lowercase hex characters, got ${preview(key)}`)
-  }
-}
-
 function atoutScheme (id: string, version: number, title: string, beacon: boolean, keyText: (i: KeyInputs) => string): CardScheme {
   return Object.freeze({
     kind: 'cards' as const,
@@ -192,10 +183,7 @@ function atoutScheme (id: string, version: number, title: string, beacon: boolea
     games: ATOUT_GAMES,
     seatsFor: (game: string) => SEATS[checkGame(game, id)],
     stagesFor: (game: string) => STAGES[checkGame(game, id)],
-    commitment: (secret: string, salt?: string) => {
-      if (salt !== undefined && salt !== '') throw new CoreInputError(`${id} commits to the secret alone (no salt)`)
-      return sha256Hex(checkText(secret, `${id} secret`))
-    },
+    commitment: (secret: string, salt?: string) => secretCommitment(id, secret, salt),
     keyText,
     key: (inputs: KeyInputs) => sha256Hex(keyText(inputs)),
     deck: (key: string) => atoutDeck(key),

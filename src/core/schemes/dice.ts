@@ -2,7 +2,7 @@ import { hmac } from '@noble/hashes/hmac.js'
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { fromHex, sha256Hex, toHex, utf8 } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
-import { checkNonces, checkText, preview } from './inputs.js'
+import { checkKey, plainKeyText, preview, secretCommitment } from './inputs.js'
 import { getInt, Xoshiro256StarStar } from './xoshiro256starstar.js'
 import type { DiceRoll, DiceScheme, KeyInputs } from './types.js'
 
@@ -49,9 +49,7 @@ export function diceEngineSeed (key: string, expression: string): Uint8Array {
 }
 
 export function diceKeyText (inputs: KeyInputs): string {
-  if (inputs?.beacon !== undefined) throw new CoreInputError('dice-v1 takes no beacon')
-  const nonces = checkNonces(inputs, 'dice-v1')
-  return 'dice-v1|' + inputs.secret + '|' + nonces.join('|')
+  return plainKeyText('dice-v1', inputs)
 }
 
 /** Anyone at the table may contribute; 1 to 16 seats. */
@@ -68,15 +66,11 @@ export const diceV1: DiceScheme = Object.freeze({
     if (game !== 'dice') throw new CoreInputError(`dice-v1 has no game ${preview(game)} (it has dice)`)
     return SEAT_COUNTS
   },
-  commitment: (secret: string, salt?: string) => {
-    if (salt !== undefined && salt !== '') throw new CoreInputError('dice-v1 commits to the secret alone (no salt)')
-    return sha256Hex(checkText(secret, 'dice-v1 secret'))
-  },
+  commitment: (secret: string, salt?: string) => secretCommitment('dice-v1', secret, salt),
   keyText: diceKeyText,
   key: (inputs: KeyInputs) => sha256Hex(diceKeyText(inputs)),
   roll: (key: string, expression: string): DiceRoll => {
-    if (typeof key !== 'string' || !/^[0-9a-f]{64}$/.test(key)) throw new CoreInputError(`key must be 64 lowercase hex characters, got ${preview(key)}`)
-    const seed = diceEngineSeed(key, expression)
+    const seed = diceEngineSeed(checkKey(key), expression)
     const { rolls, total, roll } = rollWithEngineSeed(seed, expression)
     return { scheme: 'dice-v1', expression: roll.text, count: roll.count, sides: roll.sides, engineSeed: toHex(seed), rolls, total }
   }

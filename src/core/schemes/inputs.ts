@@ -1,3 +1,4 @@
+import { sha256Hex } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
 import type { BeaconInput, KeyInputs } from './types.js'
 
@@ -19,6 +20,24 @@ export function checkLowerHex (value: unknown, what: string, bytes: number): str
     throw new CoreInputError(`${what} must be ${bytes * 2} lowercase hex characters, got ${preview(value)}`)
   }
   return value
+}
+
+/** The key a deck or a roll is drawn from: in these schemes always the 64-hex SHA-256 of the key text. */
+export function checkKey (key: unknown): string {
+  return checkLowerHex(key, 'key', 32)
+}
+
+/** The commitment of the schemes that commit to the secret alone: SHA-256 of its UTF-8 bytes, no salt. */
+export function secretCommitment (scheme: string, secret: string, salt?: string): string {
+  if (salt !== undefined && salt !== '') throw new CoreInputError(`${scheme} commits to the secret alone (no salt)`)
+  return sha256Hex(checkText(secret, `${scheme} secret`))
+}
+
+/** `<scheme>|<secret>|<nonce 0>|…|<nonce n−1>`: the key text of the schemes that bind no beacon. */
+export function plainKeyText (scheme: string, inputs: KeyInputs, beaconHint = ''): string {
+  if (inputs?.beacon !== undefined) throw new CoreInputError(`${scheme} takes no beacon${beaconHint}`)
+  const nonces = checkNonces(inputs, scheme)
+  return scheme + '|' + inputs.secret + '|' + nonces.join('|')
 }
 
 export function checkSeat (value: unknown, seats: number, what: string): number {

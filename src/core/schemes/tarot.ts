@@ -1,7 +1,7 @@
 import { concatBytes, sha256Hex, utf8 } from '../bytes.js'
 import { canonicalJson } from '../canonical.js'
 import { CoreInputError } from '../errors.js'
-import { checkNonces, checkSeat, checkText, preview, resolveSeats } from './inputs.js'
+import { checkKey, checkSeat, plainKeyText, preview, resolveSeats, secretCommitment } from './inputs.js'
 import { CounterMessage, fisherYates, identity, readU32BE, type U32Source } from './streams.js'
 import type { CardScheme, Deal, DealOptions, Delivery, KeyInputs, Redeal } from './types.js'
 
@@ -63,8 +63,7 @@ export function nextSeed (seed: string): string {
 
 /** tarot-v1's seed for a key: the 32 key bytes read as one big-endian integer, in decimal. */
 export function seedFromKey (key: string): string {
-  if (typeof key !== 'string' || !/^[0-9a-f]{64}$/.test(key)) throw new CoreInputError(`key must be 64 lowercase hex characters, got ${preview(key)}`)
-  return BigInt('0x' + key).toString()
+  return BigInt('0x' + checkKey(key)).toString()
 }
 
 /** The shuffled deck as indices into TAROT_CARDS (Fisher–Yates with rejection, as atout-v1). */
@@ -170,9 +169,7 @@ export function dealTarot (seed: string, players: number, dealer = 0): TarotDeal
 }
 
 export function tarotKeyText (inputs: KeyInputs): string {
-  if (inputs?.beacon !== undefined) throw new CoreInputError('tarot-v1 takes no beacon')
-  const nonces = checkNonces(inputs, 'tarot-v1')
-  return 'tarot-v1|' + inputs.secret + '|' + nonces.join('|')
+  return plainKeyText('tarot-v1', inputs)
 }
 
 function checkGame (game: string): void {
@@ -188,10 +185,7 @@ export const tarotV1: CardScheme = Object.freeze({
   games: Object.freeze(['tarot']),
   seatsFor: (game: string) => { checkGame(game); return PLAYERS },
   stagesFor: (game: string) => { checkGame(game); return ['deal', 'dog'] },
-  commitment: (secret: string, salt?: string) => {
-    if (salt !== undefined && salt !== '') throw new CoreInputError('tarot-v1 commits to the secret alone (no salt)')
-    return sha256Hex(checkText(secret, 'tarot-v1 secret'))
-  },
+  commitment: (secret: string, salt?: string) => secretCommitment('tarot-v1', secret, salt),
   keyText: tarotKeyText,
   key: (inputs: KeyInputs) => sha256Hex(tarotKeyText(inputs)),
   deck: (key: string) => tarotDeck(seedFromKey(key)),
