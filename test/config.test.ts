@@ -9,7 +9,7 @@ import { loadNodeConfig, parseNodeConfig } from '../src/daemon/config.js'
 import { loadBeaconPreset } from '../src/beacon/presets.js'
 import { isPeerId } from '../src/core/identity.js'
 import { ROBOT } from '../src/core/hand/messages.js'
-import { UsageError } from '../src/cli/errors.js'
+import { NodeInputError } from '../src/daemon/errors.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DEALER_EXAMPLE = join(ROOT, 'config/dealer.example.json')
@@ -97,7 +97,7 @@ describe('a wrong or missing field is a one-line error naming it', () => {
     mutate(value)
     const source = join(dir, 'node.json')
     const err = await parseNodeConfig(value, source).then(() => undefined, (e: unknown) => e)
-    expect(err).toBeInstanceOf(UsageError)
+    expect(err).toBeInstanceOf(NodeInputError)
     const message = (err as Error).message
     expect(message).not.toContain('\n')
     expect(message.startsWith(`${source}: field ${field}: `), message).toBe(true)

@@ -77,7 +77,7 @@ export async function main (argv: string[]): Promise<number> {
 /** Errors of the adapters that mean bad input or environment (a locked data dir, a bad key file). */
 function isInputError (err: unknown): boolean {
   const name = (err as Error | null)?.name
-  return name === 'NetInputError' || name === 'IdentityFileError' || name === 'DataDirInUseError' || name === 'LogInUseError' ||
+  return name === 'NetInputError' || name === 'NodeInputError' || name === 'IdentityFileError' || name === 'DataDirInUseError' || name === 'LogInUseError' ||
     name === 'LogNotFoundError' || name === 'LogStateError' || name === 'DataDirError' || name === 'Rejection'
 }
 

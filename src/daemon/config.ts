@@ -6,7 +6,7 @@ import { resolveBeaconConfig } from '../beacon/presets.js'
 import { getScheme } from '../core/schemes/registry.js'
 import { DEFAULT_LISTEN } from '../net/limits.js'
 import { ROBOT } from '../core/hand/messages.js'
-import { UsageError } from '../cli/errors.js'
+import { NodeInputError } from './errors.js'
 import type { TableSpec, Timeouts } from '../protocol/types.js'
 
 /** The largest config file read: a table config is a few KiB. */
@@ -65,19 +65,19 @@ export interface NodeConfig {
   beaconMarginMs: number
 }
 
-/** Reads and validates a node config file: a wrong or missing field is a UsageError naming it. */
+/** Reads and validates a node config file: a wrong or missing field is a NodeInputError naming it. */
 export async function loadNodeConfig (path: string): Promise<NodeConfig> {
   let text: string
   try {
     const bytes = await readFile(path)
-    if (bytes.length > MAX_CONFIG_BYTES) throw new UsageError(`${path}: config is over ${MAX_CONFIG_BYTES} bytes`)
+    if (bytes.length > MAX_CONFIG_BYTES) throw new NodeInputError(`${path}: config is over ${MAX_CONFIG_BYTES} bytes`)
     text = bytes.toString('utf8')
   } catch (err) {
-    if (err instanceof UsageError) throw err
-    throw new UsageError(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    if (err instanceof NodeInputError) throw err
+    throw new NodeInputError(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
   let value: unknown
-  try { value = JSON.parse(text) } catch (err) { throw new UsageError(`${path}: not JSON (${(err as Error).message})`) }
+  try { value = JSON.parse(text) } catch (err) { throw new NodeInputError(`${path}: not JSON (${(err as Error).message})`) }
   return await parseNodeConfig(value, path)
 }
 
@@ -87,12 +87,12 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
     const issue = parsed.error.issues[0]
     const field = issue.path.join('.')
     const what = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? 'is missing' : issue.message
-    throw new UsageError(`${source}: field ${field === '' ? '(root)' : field}: ${what}`)
+    throw new NodeInputError(`${source}: field ${field === '' ? '(root)' : field}: ${what}`)
   }
   const c = parsed.data
   const base = dirname(resolve(source))
   const t = c.table
-  const fail = (field: string, message: string): never => { throw new UsageError(`${source}: field ${field}: ${message}`) }
+  const fail = (field: string, message: string): never => { throw new NodeInputError(`${source}: field ${field}: ${message}`) }
   let scheme
   try { scheme = getScheme(t.scheme) } catch (err) { fail('table.scheme', (err as Error).message) }
   if (scheme?.kind !== 'cards') fail('table.scheme', `${t.scheme} does not deal cards`)

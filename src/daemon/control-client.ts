@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { UsageError } from '../cli/errors.js'
+import { NodeInputError } from './errors.js'
 import { CONTROL_FILE, type ControlInfo } from './control.js'
 import { EventWatcher, type NodeEvent } from './events.js'
 
@@ -14,12 +14,12 @@ export class ControlClient {
     try {
       text = await readFile(join(dataDir, CONTROL_FILE), 'utf8')
     } catch {
-      throw new UsageError(`no running node found for ${dataDir} (no ${CONTROL_FILE}); start it with 'fairdeal node --config FILE'`)
+      throw new NodeInputError(`no running node found for ${dataDir} (no ${CONTROL_FILE}); start it with 'fairdeal node --config FILE'`)
     }
     try {
       return new ControlClient(JSON.parse(text) as ControlInfo)
     } catch {
-      throw new UsageError(`${join(dataDir, CONTROL_FILE)} is not valid JSON`)
+      throw new NodeInputError(`${join(dataDir, CONTROL_FILE)} is not valid JSON`)
     }
   }
 
@@ -33,10 +33,10 @@ export class ControlClient {
         signal: AbortSignal.timeout(timeoutMs)
       })
     } catch (err) {
-      throw new UsageError(`cannot reach the node at ${this.info.url} (${(err as Error).message}); is it running?`)
+      throw new NodeInputError(`cannot reach the node at ${this.info.url} (${(err as Error).message}); is it running?`)
     }
     const value = await res.json().catch(() => ({})) as T & { error?: string }
-    if (!res.ok) throw new UsageError(value.error ?? `control request failed with HTTP ${res.status}`)
+    if (!res.ok) throw new NodeInputError(value.error ?? `control request failed with HTTP ${res.status}`)
     return value
   }
 

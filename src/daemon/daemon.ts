@@ -4,7 +4,7 @@ import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { ROBOT } from '../core/hand/messages.js'
 import type { Signed } from '../core/signed.js'
-import { createBeaconClient, type BeaconClient, type Clock } from '../beacon/index.js'
+import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
 import { loadOrCreateIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
@@ -16,7 +16,7 @@ import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type Seat
 import { isForDealer } from '../protocol/route.js'
 import { Rejection, type Effect, type HandEvent } from '../protocol/types.js'
 import { decodeFrame, encodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
-import { UsageError } from '../cli/errors.js'
+import { NodeInputError } from './errors.js'
 import type { NodeConfig } from './config.js'
 import { EventFeed } from './events.js'
 import { nativeSigner } from './native-crypto.js'
@@ -95,12 +95,12 @@ export class Daemon {
 
   static async start (options: DaemonOptions): Promise<Daemon> {
     const { config, logger } = options
-    const clock: Clock = options.clock ?? { now: () => Date.now(), sleep: async (ms: number) => await new Promise(resolve => setTimeout(resolve, ms)) } as Clock
+    const clock: Clock = options.clock ?? systemClock
     const identity = await loadOrCreateIdentity(config.dataDir)
     const { table } = config
     if (identity.peerId !== table.dealer && !table.seats.includes(identity.peerId)) {
       // The usual cause is a config whose peer ids were not replaced with the ones `fairdeal init` printed.
-      throw new UsageError(`this node (${identity.peerId}, the key in ${config.dataDir}) is neither the dealer nor a seat of table ${table.id}: put the peer ids printed by 'fairdeal init' in the config`)
+      throw new NodeInputError(`this node (${identity.peerId}, the key in ${config.dataDir}) is neither the dealer nor a seat of table ${table.id}: put the peer ids printed by 'fairdeal init' in the config`)
     }
     const db: StateDb = new Level(logDbPath(config.dataDir), { valueEncoding: 'json' })
     try {

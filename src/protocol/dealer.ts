@@ -4,6 +4,7 @@ import type { Signer } from '../core/identity.js'
 import { firstRoundAfter } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
 import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from '../core/hand/recompute.js'
+import { ROBOT } from '../core/hand/messages.js'
 import type {
   AbortBody, AbortReason, AckBody, BeaconEntry, CardsBody, CommitBody, DealParams, NonceBody, PledgeBody, PledgesBody,
   Receipt, RevealBody, SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
@@ -320,7 +321,7 @@ export class DealerMachine {
       const doc = signDocument('cards', body, this.#init.signer)
       if (d.public) effects.push(...this.#toHumans(doc))
       // A robot's private cards stay in the dealer: they are never sent anywhere.
-      else if (d.seat !== null && seats[d.seat] !== 'robot') effects.push({ kind: 'send', to: seats[d.seat], doc })
+      else if (d.seat !== null && seats[d.seat] !== ROBOT) effects.push({ kind: 'send', to: seats[d.seat], doc })
     }
     return effects
   }

@@ -36,7 +36,6 @@ export interface SeatHandSnapshot {
 
 interface SeatHand extends SeatHandSnapshot {
   digest: string
-  pledges?: SignedPledge[]
   cards: Array<Signed<CardsBody>>
   reveal?: SignedReveal
   ack?: SignedAck

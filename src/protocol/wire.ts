@@ -19,8 +19,8 @@ const signed = <T extends z.ZodType>(type: string, body: T) =>
 
 /** FINAL, dealer → seats: the finished receipt, countersigned by the seats that acknowledged. */
 export const finalBodySchema = z.object({
-  table: z.string().max(64),
-  hand: z.number().int().min(0),
+  table: z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/),
+  hand: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   commit: z.string().regex(/^[0-9a-f]{64}$/),
   receipt: receiptSchema
 }).strict()
