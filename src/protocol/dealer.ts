@@ -1,6 +1,5 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
-import type { Signer } from '../core/identity.js'
 import { firstRoundAfter } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
 import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from '../core/hand/recompute.js'
@@ -10,20 +9,10 @@ import type {
   Receipt, RevealBody, SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
-import { Rejection, type BeaconBindingConfig, type Effect, type TableSpec, type Timeouts } from './types.js'
+import { Rejection, type Effect, type MachineInit } from './types.js'
 import { INITIAL_STAGES } from './stages.js'
 
-export interface DealerInit {
-  table: TableSpec
-  signer: Signer
-  timeouts: Timeouts
-  beacon: BeaconBindingConfig | null
-  now: () => number
-  /** Source of the dealer's secrets; 32 bytes per hand. */
-  random: (bytes: number) => Uint8Array
-  /** Signature check for incoming documents (the host may pass a faster native one). */
-  verifyDoc?: (doc: Signed<unknown>) => boolean
-}
+export type DealerInit = MachineInit
 
 type Phase = 'pledging' | 'contributing' | 'beacon' | 'dealt' | 'revealed' | 'done' | 'aborted'
 

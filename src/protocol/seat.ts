@@ -1,6 +1,5 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
-import type { Signer } from '../core/identity.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { humanSeats } from '../core/hand/recompute.js'
@@ -9,18 +8,9 @@ import type {
   AbortBody, AbortReason, AckBody, CardsBody, CommitBody, NonceBody, PledgeBody, PledgesBody, Receipt, RevealBody,
   SignedAck, SignedCommit, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
-import { Rejection, type BeaconBindingConfig, type Effect, type TableSpec, type Timeouts } from './types.js'
+import { Rejection, type Effect, type MachineInit } from './types.js'
 
-export interface SeatInit {
-  table: TableSpec
-  signer: Signer
-  timeouts: Timeouts
-  /** The beacon the table config binds; a COMMIT naming another chain (or none) is refused. */
-  beacon: BeaconBindingConfig | null
-  now: () => number
-  random: (bytes: number) => Uint8Array
-  verifyDoc?: (doc: Signed<unknown>) => boolean
-}
+export type SeatInit = MachineInit
 
 type Phase = 'pledged' | 'contributed' | 'dealt' | 'acked' | 'done' | 'aborted'
 

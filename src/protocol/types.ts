@@ -1,4 +1,5 @@
 import type { Signed } from '../core/signed.js'
+import type { Signer } from '../core/identity.js'
 import type { ChainInfo } from '../core/beacon/index.js'
 
 /** The table as the config defines it: every node of the table must agree on all of it. */
@@ -25,6 +26,20 @@ export interface BeaconBindingConfig {
   chain: ChainInfo
   /** The bound round is the first one published at least this long after the contribution deadline. */
   marginMs: number
+}
+
+/** What the dealer's and the seat's machines are given: the table, the node's key, time and randomness. */
+export interface MachineInit {
+  table: TableSpec
+  signer: Signer
+  timeouts: Timeouts
+  /** The beacon the table binds (a seat refuses a COMMIT naming another chain, or none). */
+  beacon: BeaconBindingConfig | null
+  now: () => number
+  /** Source of secrets and nonces: 32 bytes per hand. */
+  random: (bytes: number) => Uint8Array
+  /** Signature check for incoming documents (the host may pass a faster native one). */
+  verifyDoc?: (doc: Signed<unknown>) => boolean
 }
 
 /**

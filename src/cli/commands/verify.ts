@@ -198,7 +198,7 @@ class Progress {
   private lastDraw = 0
   private shown = false
 
-  constructor (private readonly enabled: boolean, private readonly from: number, private readonly to: number | undefined) {
+  constructor (private readonly enabled: boolean, private readonly from: number, to: number | undefined) {
     if (to !== undefined) this.total = to - from + 2 // the entries and the head line
   }
 

@@ -20,7 +20,6 @@ export const TAROT_CARDS: readonly string[] = Object.freeze([
 
 const PETIT = 56
 const FIRST_TRUMP = 56
-const EXCUSE = 77
 const PACKET = 3
 /** Cards per seat and in the dog, by number of players. */
 export const TAROT_LAYOUT: Readonly<Record<number, { hand: number, dog: number }>> = Object.freeze({
