@@ -213,10 +213,12 @@ export class SeatMachine {
     hand.phase = 'contributed'
     const body: NonceBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonce: hand.nonce }
     return [
+      // Before the nonce leaves: a seat that crashes after sending it must come back able to take its
+      // cards, or it would later blame the dealer for a deal it simply lost. A crash before the send
+      // leaves the nonce unsent, and the dealer's record rightly names this seat.
+      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) },
       { kind: 'event', hand: hand.hand, event: { type: 'contributed' } },
-      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('nonce', body, this.#init.signer) },
-      // After the send: the nonce is not held back by the write (a crash in between only loses the pledges).
-      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) }
+      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('nonce', body, this.#init.signer) }
     ]
   }
 
