@@ -4,8 +4,7 @@ import type { Signed } from '../../src/core/signed.js'
 import { DealerMachine } from '../../src/protocol/dealer.js'
 import { SeatMachine } from '../../src/protocol/seat.js'
 import type { BeaconBindingConfig, Effect, TableSpec, Timeouts } from '../../src/protocol/types.js'
-import { encodeFrame, decodeFrame } from '../../src/protocol/wire.js'
-import { isForDealer } from '../../src/protocol/route.js'
+import { inMemoryTable } from '../../src/protocol/in-memory.js'
 
 /**
  * The pure state machines wired together in memory, every message going through the real wire
@@ -51,46 +50,28 @@ export function memoryTable (options: { game?: string, scheme?: string, robots?:
     frames: new Map(), appended: new Map(), persisted: new Map(), rejections: [],
     run: () => {}
   }
-  const queue: Array<{ from: string, effects: Effect[] }> = []
-  let running = false
-  t.run = (from, effects) => {
-    queue.push({ from, effects })
-    if (running) return
-    running = true
-    try {
-      while (queue.length > 0) {
-        const { from: who, effects: list } = queue.shift() as { from: string, effects: Effect[] }
-        for (const e of list) {
-          if (e.kind === 'persist') {
-            const m = t.persisted.get(who) ?? new Map()
-            if (e.value === null) m.delete(e.key); else m.set(e.key, structuredClone(e.value))
-            t.persisted.set(who, m)
-          } else if (e.kind === 'append') {
-            const list2 = t.appended.get(who) ?? []
-            list2.push({ entry: e.entry, hand: e.hand, payload: e.payload })
-            t.appended.set(who, list2)
-          } else if (e.kind === 'send') {
-            const doc = t.intercept === undefined ? e.doc : t.intercept(who, e.to, e.doc)
-            if (doc === undefined) continue
-            const bytes = encodeFrame(doc)
-            const fl = t.frames.get(e.to) ?? []
-            fl.push(bytes)
-            t.frames.set(e.to, fl)
-            const decoded = decodeFrame(bytes)
-            try {
-              const out = e.to === table.dealer && isForDealer(decoded.type, who, table.dealer)
-                ? dealer.receive(who, decoded)
-                : (seats.get(e.to) as SeatMachine).receive(who, decoded)
-              queue.push({ from: e.to, effects: out })
-            } catch (err) {
-              t.rejections.push({ to: e.to, reason: (err as Error).message })
-            }
-          }
-        }
+  t.run = inMemoryTable({
+    dealerId: table.dealer,
+    dealer,
+    seats,
+    intercept: () => t.intercept,
+    onEffect: (who, e) => {
+      if (e.kind === 'persist') {
+        const m = t.persisted.get(who) ?? new Map()
+        if (e.value === null) m.delete(e.key); else m.set(e.key, structuredClone(e.value))
+        t.persisted.set(who, m)
+      } else if (e.kind === 'append') {
+        const list = t.appended.get(who) ?? []
+        list.push({ entry: e.entry, hand: e.hand, payload: e.payload })
+        t.appended.set(who, list)
       }
-    } finally {
-      running = false
-    }
-  }
+    },
+    onFrame: (to, frame) => {
+      const list = t.frames.get(to) ?? []
+      list.push(frame)
+      t.frames.set(to, list)
+    },
+    onRejection: (to, err) => { t.rejections.push({ to, reason: err.message }) }
+  })
   return t
 }

@@ -1,6 +1,6 @@
-// Real receipts for benchmarks: the dealer and seat state machines wired together in memory (as
-// test/helpers/memory-table.ts wires them for tests), every document going through the real wire
-// encoding and schema check, signing and checking with Node's native Ed25519 and one verification
+// Real receipts for benchmarks: the dealer and seat state machines wired together in memory
+// (src/protocol/in-memory.ts, as the tests' memory table does), every document going through the
+// real wire encoding and schema check, signing and checking with Node's native Ed25519 and one verification
 // memo per node, as the daemon does (without the memo each seat re-checks every signature it has
 // already seen, several times over, and making a hand costs about five times as much).
 // Lives in lib/ so the bench runner, which runs every module directly under scripts/bench/, skips it.
@@ -11,10 +11,9 @@ import type { BeaconEntry, Receipt } from '../../../src/core/hand/messages.js'
 import { nativeSigner } from '../../../src/daemon/native-crypto.js'
 import { verifyMemo } from '../../../src/daemon/verify-memo.js'
 import { DealerMachine } from '../../../src/protocol/dealer.js'
-import { isForDealer } from '../../../src/protocol/route.js'
+import { inMemoryTable } from '../../../src/protocol/in-memory.js'
 import { SeatMachine } from '../../../src/protocol/seat.js'
-import type { BeaconBindingConfig, Effect, TableSpec, Timeouts } from '../../../src/protocol/types.js'
-import { decodeFrame, encodeFrame } from '../../../src/protocol/wire.js'
+import type { BeaconBindingConfig, TableSpec, Timeouts } from '../../../src/protocol/types.js'
 
 export interface MemoryHands {
   table: TableSpec
@@ -50,25 +49,20 @@ export function memoryHands (options: { game?: string, scheme?: string, seats?: 
 
   let receipts: Receipt[] = []
   let fetches: Array<{ hand: number, round: number }> = []
-  const run = (from: string, effects: Effect[]): void => {
-    const queue = [{ from, effects }]
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      for (const e of next.effects) {
-        if (e.kind === 'append' && e.entry === 'receipt' && next.from === table.dealer && (e.payload as Receipt).v === 1) {
-          // The dealer node logs the receipt twice (dealer machine, its own seat): keep one.
-          if (!receipts.some(r => r.commit.body.hand === e.hand)) receipts.push(e.payload as Receipt)
-        } else if (e.kind === 'fetchBeacon') {
-          fetches.push({ hand: e.hand, round: e.round })
-        } else if (e.kind === 'send') {
-          const doc = decodeFrame(encodeFrame(e.doc))
-          const out = e.to === table.dealer && isForDealer(doc.type, next.from, table.dealer)
-            ? dealer.receive(next.from, doc)
-            : (seats.get(e.to) as SeatMachine).receive(next.from, doc)
-          queue.push({ from: e.to, effects: out })
-        }
+  const run = inMemoryTable({
+    dealerId: table.dealer,
+    dealer,
+    seats,
+    onEffect: (from, e) => {
+      if (e.kind === 'append' && e.entry === 'receipt' && from === table.dealer && (e.payload as Receipt).v === 1) {
+        // The dealer node logs the receipt twice (dealer machine, its own seat): keep one.
+        if (!receipts.some(r => r.commit.body.hand === e.hand)) receipts.push(e.payload as Receipt)
+      } else if (e.kind === 'fetchBeacon') {
+        fetches.push({ hand: e.hand, round: e.round })
       }
-    }
-  }
+    },
+    onRejection: (to, err) => { throw new Error(`${to} refused a document: ${err.message}`) }
+  })
 
   const play = (entryFor?: (round: number) => BeaconEntry): Receipt => {
     receipts = []
