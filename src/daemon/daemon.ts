@@ -230,7 +230,7 @@ export class Daemon {
       while (this.dealer.status().some(h => h.phase === 'revealed') && Date.now() < until) {
         await new Promise(resolve => setTimeout(resolve, 20))
       }
-      await this.#enqueue('dealer', this.dealer.tick(Number.MAX_SAFE_INTEGER - 1).filter(e => e.kind !== 'append' || (e.payload as { v?: number }).v === 1))
+      await this.#enqueue('dealer', this.dealer.finalizeRevealed())
     }
     clearInterval(this.#timer)
     for (const a of this.#beaconAborts) a.abort()

@@ -10,6 +10,7 @@ import type {
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
+import { signAbort } from './abort.js'
 import { INITIAL_STAGES } from './stages.js'
 
 export type DealerInit = MachineInit
@@ -245,6 +246,11 @@ export class DealerMachine {
     return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `${detail}; the secret of hand ${hand.hand} was ${hand.secret}`)
   }
 
+  /** Completes every revealed hand now, with the countersignatures it has (the host is stopping). */
+  finalizeRevealed (): Effect[] {
+    return [...this.#hands.values()].filter(h => h.phase === 'revealed').flatMap(h => this.#finalize(h))
+  }
+
   #onPledge (from: string, doc: Signed<PledgeBody>): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'pledging')
     if (hand.pledges.some(p => p.body.seat === doc.body.seat)) throw new Rejection(`replayed pledge of seat ${doc.body.seat} for hand ${hand.hand}`)
@@ -394,10 +400,7 @@ export class DealerMachine {
   }
 
   #abort (hand: DealerHand, reason: AbortReason, blame: string[], detail: string): Effect[] {
-    const body: AbortBody = {
-      table: hand.commit.body.table, hand: hand.hand, reason, blame, commit: hand.commit, evidence: [...hand.pledges, ...hand.nonces], detail
-    }
-    const doc = signDocument('abort', body, this.#init.signer)
+    const doc = signAbort(hand.commit, reason, blame, detail, [...hand.pledges, ...hand.nonces], this.#init.signer)
     hand.phase = 'aborted'
     this.#hands.delete(hand.hand)
     return [

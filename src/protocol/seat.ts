@@ -9,6 +9,7 @@ import type {
   SignedAck, SignedCommit, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
+import { signAbort } from './abort.js'
 
 export type SeatInit = MachineInit
 
@@ -341,11 +342,7 @@ export class SeatMachine {
   }
 
   #abort (hand: SeatHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
-    const body: AbortBody = {
-      table: hand.commit.body.table, hand: hand.hand, reason, blame, commit: hand.commit,
-      evidence: evidence as AbortBody['evidence'], detail
-    }
-    const doc = signDocument('abort', body, this.#init.signer)
+    const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
     hand.phase = 'aborted'
     this.#hands.delete(hand.hand)
     return [
