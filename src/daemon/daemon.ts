@@ -260,10 +260,8 @@ export class Daemon {
       const hands = await read<DealerHandSnapshot>(dealerHandKey(table, 0).slice(0, -16))
       const effects = this.dealer.restore(meta, hands)
       if (hands.length > 0) this.#logger.info({ hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
+      // A hand saved while waiting for its beacon round asks for the round again (a fetchBeacon effect).
       void this.#enqueue('dealer', effects).catch(() => {})
-      for (const h of hands) {
-        if (h.phase === 'beacon' && h.commit.body.beacon !== null) this.#fetchBeacon(h.hand, h.commit.body.beacon.round)
-      }
     }
     if (this.seat !== undefined) {
       const meta = await this.#state.get(seatMetaKey(table)) as SeatMeta | undefined

@@ -67,23 +67,39 @@ export class DealerMachine {
   }
 
   /**
-   * Brings back hands in flight and the hand counter after a restart. A hand dealt (or revealed)
-   * before the restart can still be revealed: its secret, nonces and beacon entry were persisted.
-   * A hand caught before dealing cannot go on (the pledges were not kept): it is aborted with the
-   * dealer named, and its secret published in the record so nobody can say it was chosen later.
+   * Brings back hands in flight and the hand counter after a restart (docs/protocol.md §11). Each
+   * hand resumes from the phase it was saved in, which is the phase it was in (#enter):
+   * - `pledging`, `contributing`: the contributions received are not kept one by one, so the hand
+   *   cannot go on; it is aborted with the dealer named and its secret published in the record, so
+   *   nobody can say it was chosen later;
+   * - `beacon`: the nonces are kept; the bound round is fetched again, and the hand is dealt;
+   * - `dealt`: it waits for the end of the hand, as before;
+   * - `revealed`: the same REVEAL (same body, deterministic signature) is sent again.
    */
   restore (meta: DealerMeta | undefined, snapshots: DealerHandSnapshot[]): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
     const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: DealerHand = { ...s, digest: docDigest(s.commit), acks: new Map(), ackDeadline: 0 }
+      const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), ackDeadline: 0 }
       this.#hands.set(s.hand, hand)
-      if (s.phase === 'dealt' || s.phase === 'revealed') {
-        hand.phase = 'dealt'
-        hand.deal = this.#recompute(hand)
-        if (s.phase === 'revealed') effects.push(...this.end(s.hand))
-      } else if (s.phase === 'pledging' || s.phase === 'contributing') {
-        effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted before dealing; the secret of hand ${s.hand} was ${s.secret}`))
+      switch (s.phase) {
+        case 'pledging':
+        case 'contributing':
+          effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted before dealing; the secret of hand ${s.hand} was ${s.secret}`))
+          break
+        case 'beacon':
+          effects.push({ kind: 'fetchBeacon', hand: s.hand, round: (s.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+          break
+        case 'dealt':
+          hand.deal = this.#recompute(hand)
+          break
+        case 'revealed':
+          hand.deal = this.#recompute(hand)
+          effects.push(...this.#reveal(hand))
+          break
+        default:
+          // A finished hand's state is deleted in the same list that logs it: nothing to resume.
+          this.#hands.delete(s.hand)
       }
     }
     return effects
@@ -129,8 +145,8 @@ export class DealerMachine {
     this.#hands.set(hand, state)
     this.#meta = { nextHand: hand + 1, prevCommit: state.digest }
     const effects: Effect[] = [
-      { kind: 'persist', key: dealerHandKey(table.id, hand), value: snapshot(state) },
-      { kind: 'persist', key: dealerMetaKey(table.id), value: this.#meta },
+      this.#enter(state, 'pledging'),
+      { kind: 'persist', key: dealerMetaKey(table.id), value: { ...this.#meta } },
       { kind: 'event', hand, event: { type: 'committed', commitment: body.commitment, beaconRound: beacon?.round ?? null } },
       ...this.#toHumans(commit)
     ]
@@ -175,15 +191,16 @@ export class DealerMachine {
     const deliveries = (hand.deal as Deal).deliveries.filter(d => d.stage === stage)
     if (deliveries.length === 0) throw new Rejection(`stage ${stage} needs more input (belote's take needs --taker)`)
     hand.stages.push(stage)
-    return [
-      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) },
-      ...this.#sendDeliveries(hand, stage)
-    ]
+    // Saved before the cards leave: a restart reveals exactly the stages the seats were shown.
+    return [this.#enter(hand, 'dealt'), ...this.#sendDeliveries(hand, stage)]
   }
 
   /** REVEAL: the secret, every nonce and the beacon entry go to every seat. */
   end (handNo: number): Effect[] {
-    const hand = this.#handIn(handNo, ['dealt'])
+    return this.#reveal(this.#handIn(handNo, ['dealt']))
+  }
+
+  #reveal (hand: DealerHand): Effect[] {
     const body: RevealBody = {
       table: hand.commit.body.table,
       hand: hand.hand,
@@ -195,10 +212,9 @@ export class DealerMachine {
       stages: hand.stages
     }
     hand.reveal = signDocument('reveal', body, this.#init.signer)
-    hand.phase = 'revealed'
     hand.ackDeadline = this.#init.now() + this.#init.timeouts.ackMs
     const effects: Effect[] = [
-      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) },
+      this.#enter(hand, 'revealed'),
       { kind: 'event', hand: hand.hand, event: { type: 'revealed' } },
       ...this.#toHumans(hand.reveal)
     ]
@@ -256,14 +272,13 @@ export class DealerMachine {
     if (hand.pledges.some(p => p.body.seat === doc.body.seat)) throw new Rejection(`replayed pledge of seat ${doc.body.seat} for hand ${hand.hand}`)
     hand.pledges.push(doc)
     if (hand.pledges.length < this.#humans.length) return []
-    hand.phase = 'contributing'
     const body: PledgesBody = {
       table: hand.commit.body.table,
       hand: hand.hand,
       commit: hand.digest,
       pledges: [...hand.pledges].sort((a, b) => a.body.seat - b.body.seat)
     }
-    return this.#toHumans(signDocument('pledges', body, this.#init.signer))
+    return [this.#enter(hand, 'contributing'), ...this.#toHumans(signDocument('pledges', body, this.#init.signer))]
   }
 
   #onNonce (from: string, doc: Signed<NonceBody>): Effect[] {
@@ -278,27 +293,20 @@ export class DealerMachine {
     return this.#afterNonces(hand)
   }
 
+  /** Every nonce is in: saved (with the nonces) before the beacon wait, or dealt at once. */
   #afterNonces (hand: DealerHand): Effect[] {
-    const persist: Effect = { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) }
     const round = hand.commit.body.beacon?.round
-    if (round !== undefined) {
-      hand.phase = 'beacon'
-      return [persist, { kind: 'fetchBeacon', hand: hand.hand, round }]
-    }
-    return [persist, ...this.#dealInitial(hand)]
+    if (round !== undefined) return [this.#enter(hand, 'beacon'), { kind: 'fetchBeacon', hand: hand.hand, round }]
+    return this.#dealInitial(hand)
   }
 
   #dealInitial (hand: DealerHand): Effect[] {
     hand.deal = this.#recompute(hand)
-    hand.phase = 'dealt'
     const stages = cardSchemeFor(hand.commit.body).stagesFor(hand.commit.body.game).filter(s => INITIAL_STAGES.has(s))
-    const effects: Effect[] = []
-    for (const stage of stages) {
-      hand.stages.push(stage)
-      effects.push(...this.#sendDeliveries(hand, stage))
-    }
-    // The snapshot now holds the nonces and the beacon entry: a restart can reveal this exact deal.
-    return [{ kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: snapshot(hand) }, ...effects]
+    hand.stages.push(...stages)
+    // Saved with the nonces, the beacon entry and the stages before any card leaves: a restart
+    // reveals this exact deal.
+    return [this.#enter(hand, 'dealt'), ...stages.flatMap(stage => this.#sendDeliveries(hand, stage))]
   }
 
   #recompute (hand: DealerHand): Deal {
@@ -349,12 +357,8 @@ export class DealerMachine {
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } }
     ]
     if (hand.phase === 'dealt' || hand.phase === 'revealed') return record
-    this.#hands.delete(hand.hand)
-    return [
-      ...record,
-      ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from),
-      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: null }
-    ]
+    const gone = this.#enter(hand, 'aborted')
+    return [...record, ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from), gone]
   }
 
   #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): DealerHand {
@@ -388,27 +392,43 @@ export class DealerMachine {
       reveal: hand.reveal as SignedReveal,
       acks: [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat)
     }
-    hand.phase = 'done'
-    this.#hands.delete(hand.hand)
+    const gone = this.#enter(hand, 'done')
     const final = signDocument('final', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, receipt }, this.#init.signer)
     return [
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
       { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } },
       ...this.#toHumans(final),
-      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: null }
+      gone
     ]
   }
 
   #abort (hand: DealerHand, reason: AbortReason, blame: string[], detail: string): Effect[] {
     const doc = signAbort(hand.commit, reason, blame, detail, [...hand.pledges, ...hand.nonces], this.#init.signer)
-    hand.phase = 'aborted'
-    this.#hands.delete(hand.hand)
+    const gone = this.#enter(hand, 'aborted')
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
       ...this.#toHumans(doc),
-      { kind: 'persist', key: dealerHandKey(this.#init.table.id, hand.hand), value: null }
+      gone
     ]
+  }
+
+  /**
+   * The one place a hand changes phase (or, staying in `dealt`, gains a stage). It returns the save
+   * that must follow, taken now: what is on disk is always the phase the hand is in, with what that
+   * phase needs to resume (docs/protocol.md §11). The caller puts it before any send the new phase
+   * allows. A hand that is over (`done`, `aborted`) leaves memory, and its saved state is deleted:
+   * the caller puts that after the log entry, so a crash in between finishes the hand again rather
+   * than losing it.
+   */
+  #enter (hand: DealerHand, phase: Phase): Effect {
+    hand.phase = phase
+    const key = dealerHandKey(this.#init.table.id, hand.hand)
+    if (phase === 'done' || phase === 'aborted') {
+      this.#hands.delete(hand.hand)
+      return { kind: 'persist', key, value: null }
+    }
+    return { kind: 'persist', key, value: snapshot(hand) }
   }
 
   #toHumans (doc: Signed<unknown>): Effect[] {
@@ -416,10 +436,11 @@ export class DealerMachine {
   }
 }
 
+/** A copy, not a view: the hand goes on changing after the save is asked for. */
 function snapshot (h: DealerHand): DealerHandSnapshot {
   return {
-    hand: h.hand, secret: h.secret, commit: h.commit, phase: h.phase, pledges: h.pledges, nonces: h.nonces,
-    beacon: h.beacon, params: h.params, stages: h.stages
+    hand: h.hand, secret: h.secret, commit: h.commit, phase: h.phase, pledges: [...h.pledges], nonces: [...h.nonces],
+    beacon: h.beacon, params: h.params, stages: [...h.stages]
   }
 }
 

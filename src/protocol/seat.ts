@@ -23,13 +23,14 @@ export interface SeatHandSnapshot {
   /** Kept from PLEDGES on, with every card message: after a restart the seat can still check the reveal. */
   pledges?: SignedPledge[]
   cards?: Array<Signed<CardsBody>>
+  /** Kept from the ACK on (saved before the ACK leaves): the REVEAL it answers and the ACK itself. */
+  reveal?: SignedReveal
+  ack?: SignedAck
 }
 
 interface SeatHand extends SeatHandSnapshot {
   digest: string
   cards: Array<Signed<CardsBody>>
-  reveal?: SignedReveal
-  ack?: SignedAck
   /** When the seat stops waiting for the next step and records who stopped. */
   waitUntil: number
 }
@@ -64,11 +65,28 @@ export class SeatMachine {
 
   get seat (): number { return this.#seat }
 
+  /**
+   * Brings back the hand counter and each hand in play after a restart (docs/protocol.md §11). A
+   * hand resumes in the phase it was saved in, which is the phase it was in (#enter), with its
+   * waiting time counted again from its phase: the deal deadline before the cards, `revealMs` for
+   * the REVEAL, `2 × ackMs` for the FINAL.
+   */
   restore (meta: SeatMeta | undefined, snapshots: SeatHandSnapshot[]): void {
     if (meta !== undefined) this.#meta = { ...meta }
     for (const s of snapshots) {
-      const waitUntil = s.phase === 'pledged' || s.phase === 'contributed' ? this.#dealDeadline(s.commit.body) : this.#init.now() + this.#init.timeouts.revealMs
-      this.#hands.set(s.hand, { ...s, digest: docDigest(s.commit), cards: s.cards ?? [], waitUntil })
+      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0 }
+      if (hand.phase === 'acked' && (hand.ack === undefined || hand.reveal === undefined)) continue // cannot be: saved together
+      hand.waitUntil = this.#waitFor(hand)
+      this.#hands.set(s.hand, hand)
+    }
+  }
+
+  /** When a seat in this phase stops waiting for the dealer's next step (docs/protocol.md §7). */
+  #waitFor (hand: SeatHand): number {
+    switch (hand.phase) {
+      case 'pledged': case 'contributed': return this.#dealDeadline(hand.commit.body)
+      case 'dealt': return this.#init.now() + this.#init.timeouts.revealMs
+      default: return this.#init.now() + 2 * this.#init.timeouts.ackMs
     }
   }
 
@@ -142,14 +160,13 @@ export class SeatMachine {
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
-      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [],
-      waitUntil: this.#dealDeadline(body)
+      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0
     }
     this.#hands.set(body.hand, hand)
     this.#meta = { lastHand: body.hand, lastCommit: hand.digest }
     const pledge: PledgeBody = { table: body.table, hand: body.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(nonce) }
     return [
-      { kind: 'persist', key: seatHandKey(table.id, body.hand), value: snapshot(hand) },
+      this.#enter(hand, 'pledged'),
       { kind: 'persist', key: seatMetaKey(table.id), value: this.#meta },
       { kind: 'event', hand: body.hand, event: { type: 'committed', commitment: body.commitment, beaconRound: body.beacon?.round ?? null } },
       { kind: 'send', to: table.dealer, doc: signDocument('pledge', pledge, this.#init.signer) }
@@ -211,13 +228,12 @@ export class SeatMachine {
     const mine = pledges.find(p => p.body.seat === this.#seat)
     if (mine?.body.nonceHash !== sha256Hex(hand.nonce)) throw new Rejection('pledges: my own pledge was altered')
     hand.pledges = pledges
-    hand.phase = 'contributed'
     const body: NonceBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonce: hand.nonce }
     return [
       // Before the nonce leaves: a seat that crashes after sending it must come back able to take its
       // cards, or it would later blame the dealer for a deal it simply lost. A crash before the send
       // leaves the nonce unsent, and the dealer's record rightly names this seat.
-      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) },
+      this.#enter(hand, 'contributed'),
       { kind: 'event', hand: hand.hand, event: { type: 'contributed' } },
       { kind: 'send', to: this.#init.table.dealer, doc: signDocument('nonce', body, this.#init.signer) }
     ]
@@ -230,13 +246,10 @@ export class SeatMachine {
     if (hand.cards.some(c => c.body.stage === body.stage && c.body.seat === body.seat)) throw new Rejection(`replayed ${body.stage} cards for hand ${hand.hand}`)
     if (!this.#verify(doc)) throw new Rejection('cards: bad signature')
     hand.cards.push(doc)
-    if (hand.phase !== 'dealt') {
-      hand.phase = 'dealt'
-      hand.waitUntil = this.#init.now() + this.#init.timeouts.revealMs
-    }
-    // Durable before it is announced: a seat shown its cards still holds them after a crash.
+    // Durable before it is announced: a seat shown its cards still holds them after a crash. The
+    // REVEAL is awaited from the first cards on (later stages do not move the deadline).
     return [
-      { kind: 'persist', key: seatHandKey(hand.commit.body.table, hand.hand), value: snapshot(hand) },
+      this.#enter(hand, 'dealt'),
       { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: body.stage, seat: body.seat, public: body.public, cards: body.cards } }
     ]
   }
@@ -264,9 +277,10 @@ export class SeatMachine {
       cards: this.#ownCardsDigest(hand, doc.body)
     }
     hand.ack = signDocument('ack', ack, this.#init.signer)
-    hand.phase = 'acked'
-    hand.waitUntil = this.#init.now() + this.#init.timeouts.ackMs * 2
     return [
+      // Saved before the ACK leaves: a seat that crashes once it has countersigned comes back
+      // knowing it did, and takes the receipt that holds its countersignature.
+      this.#enter(hand, 'acked'),
       { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: true, problems: [] } },
       { kind: 'send', to: this.#init.table.dealer, doc: hand.ack }
     ]
@@ -318,12 +332,11 @@ export class SeatMachine {
   }
 
   #done (hand: SeatHand, receipt: Receipt): Effect[] {
-    hand.phase = 'done'
-    this.#hands.delete(hand.hand)
+    const gone = this.#enter(hand, 'done')
     return [
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
       { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } },
-      { kind: 'persist', key: seatHandKey(this.#init.table.id, hand.hand), value: null }
+      gone
     ]
   }
 
@@ -332,25 +345,44 @@ export class SeatMachine {
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
     const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
     if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
-    hand.phase = 'aborted'
-    this.#hands.delete(hand.hand)
+    const gone = this.#enter(hand, 'aborted')
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
-      { kind: 'persist', key: seatHandKey(this.#init.table.id, hand.hand), value: null }
+      gone
     ]
   }
 
   #abort (hand: SeatHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
     const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
-    hand.phase = 'aborted'
-    this.#hands.delete(hand.hand)
+    const gone = this.#enter(hand, 'aborted')
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
       { kind: 'send', to: this.#init.table.dealer, doc },
-      { kind: 'persist', key: seatHandKey(this.#init.table.id, hand.hand), value: null }
+      gone
     ]
+  }
+
+  /**
+   * The one place a hand changes phase (or, staying in `dealt`, gains cards). It sets when the seat
+   * stops waiting for the next step, and returns the save that must follow, taken now: what is on
+   * disk is always the phase the hand is in (docs/protocol.md §11). The caller puts it before any
+   * send the new phase allows. A hand that is over (`done`, `aborted`) leaves memory and disk; the
+   * caller puts that after the log entry.
+   */
+  #enter (hand: SeatHand, phase: Phase): Effect {
+    const key = seatHandKey(this.#init.table.id, hand.hand)
+    if (phase === 'done' || phase === 'aborted') {
+      hand.phase = phase
+      this.#hands.delete(hand.hand)
+      return { kind: 'persist', key, value: null }
+    }
+    if (phase !== hand.phase || hand.waitUntil === 0) {
+      hand.phase = phase
+      hand.waitUntil = this.#waitFor(hand)
+    }
+    return { kind: 'persist', key, value: snapshot(hand) }
   }
 
   #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): SeatHand {
@@ -365,7 +397,8 @@ export class SeatMachine {
   }
 }
 
+/** A copy, not a view: the hand goes on changing after the save is asked for. */
 function snapshot (h: SeatHand): SeatHandSnapshot {
-  return { hand: h.hand, commit: h.commit, nonce: h.nonce, phase: h.phase, pledges: h.pledges, cards: h.cards }
+  return { hand: h.hand, commit: h.commit, nonce: h.nonce, phase: h.phase, pledges: h.pledges, cards: [...h.cards], reveal: h.reveal, ack: h.ack }
 }
 

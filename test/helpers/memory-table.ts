@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
 import type { Signed } from '../../src/core/signed.js'
-import { DealerMachine } from '../../src/protocol/dealer.js'
-import { SeatMachine } from '../../src/protocol/seat.js'
-import type { BeaconBindingConfig, Effect, TableSpec, Timeouts } from '../../src/protocol/types.js'
+import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta } from '../../src/protocol/dealer.js'
+import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../../src/protocol/seat.js'
+import type { BeaconBindingConfig, Effect, MachineInit, TableSpec, Timeouts } from '../../src/protocol/types.js'
 import { inMemoryTable } from '../../src/protocol/in-memory.js'
 
 /**
@@ -25,6 +25,13 @@ export interface MemoryTable {
   run: (from: string, effects: Effect[]) => void
   /** Intercepts a frame before delivery: return undefined to drop it, or a replacement document. */
   intercept?: (from: string, to: string, doc: Signed<unknown>) => Signed<unknown> | undefined
+  /**
+   * A crash and restart of the dealer machine: a new one, restored from nothing but what the old
+   * one had persisted. Returns the effects its restore asks for (not run).
+   */
+  restartDealer: () => Effect[]
+  /** The same for one seat's machine (its restore asks for nothing). */
+  restartSeat: (peer: string) => void
 }
 
 export function memoryTable (options: { game?: string, scheme?: string, robots?: number[], seats?: number, dealerSeat?: boolean, timeouts?: Partial<Timeouts>, beacon?: BeaconBindingConfig | null } = {}): MemoryTable {
@@ -39,20 +46,36 @@ export function memoryTable (options: { game?: string, scheme?: string, robots?:
   const now = (): number => clock.now
   const random = (n: number): Uint8Array => randomBytes(n)
   const beacon = options.beacon ?? null
-  const dealer = new DealerMachine({ table, signer: dealerSigner, timeouts, beacon, now, random })
+  const init = (signer: Signer): MachineInit => ({ table, signer, timeouts, beacon, now, random })
+  const dealer = new DealerMachine(init(dealerSigner))
   const seats = new Map<string, SeatMachine>()
   for (let i = 0; i < nSeats; i++) {
     if (seatsList[i] === 'robot') continue
-    seats.set(signers[i].peerId, new SeatMachine({ table, signer: signers[i], timeouts, beacon, now, random }))
+    seats.set(signers[i].peerId, new SeatMachine(init(signers[i])))
   }
+  /** What a machine had persisted under `prefix`, in key order, as a restarted node reads it back. */
+  const saved = <T>(peer: string, prefix: string): T[] =>
+    [...(t.persisted.get(peer) ?? new Map<string, unknown>())].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => structuredClone(v) as T)
   const t: MemoryTable = {
     table, signers, dealer, seats, clock,
     frames: new Map(), appended: new Map(), persisted: new Map(), rejections: [],
-    run: () => {}
+    run: () => {},
+    restartDealer: () => {
+      t.dealer = new DealerMachine(init(dealerSigner))
+      const meta = t.persisted.get(table.dealer)?.get(dealerMetaKey(table.id)) as DealerMeta | undefined
+      return t.dealer.restore(meta === undefined ? undefined : structuredClone(meta), saved<DealerHandSnapshot>(table.dealer, dealerHandKey(table.id, 0).slice(0, -16)))
+    },
+    restartSeat: (peer) => {
+      const machine = new SeatMachine(init(signers.find(s => s.peerId === peer) as Signer))
+      const meta = t.persisted.get(peer)?.get(seatMetaKey(table.id)) as SeatMeta | undefined
+      machine.restore(meta === undefined ? undefined : structuredClone(meta), saved<SeatHandSnapshot>(peer, seatHandKey(table.id, 0).slice(0, -16)))
+      seats.set(peer, machine)
+    }
   }
   t.run = inMemoryTable({
     dealerId: table.dealer,
-    dealer,
+    // Read at each delivery: a restarted dealer machine takes the place of the old one.
+    get dealer () { return t.dealer },
     seats,
     intercept: () => t.intercept,
     onEffect: (who, e) => {
