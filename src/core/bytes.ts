@@ -61,3 +61,44 @@ export function bytesEqual (a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i]
   return diff === 0
 }
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+const B64_INDEX = new Map(Array.from(B64, (c, i) => [c, i]))
+
+/** RFC 4648 base64 with `=` padding (`unpadded` leaves it out, as age does). */
+export function toBase64 (bytes: Uint8Array, unpadded = false): string {
+  let out = ''
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0)
+    const chars = Math.min(4, Math.ceil((bytes.length - i) * 4 / 3))
+    for (let k = 0; k < 4; k++) out += k < chars ? B64[(n >> (18 - 6 * k)) & 63] : (unpadded ? '' : '=')
+  }
+  return out
+}
+
+/**
+ * Strict base64 (padded or not): only the 64 characters, no whitespace, and the unused low bits of
+ * the last character zero, so every byte string has exactly one accepted text.
+ */
+export function fromBase64 (text: string, what = 'value'): Uint8Array {
+  const body = text.replace(/={1,2}$/, '')
+  if (body.length % 4 === 1 || (body.length !== text.length && text.length % 4 !== 0)) {
+    throw new CoreInputError(`${what} is not base64 (bad length)`)
+  }
+  const out = new Uint8Array(Math.floor(body.length * 3 / 4))
+  let acc = 0
+  let bits = 0
+  let o = 0
+  for (const c of body) {
+    const v = B64_INDEX.get(c)
+    if (v === undefined) throw new CoreInputError(`${what} is not base64 (character ${JSON.stringify(c)})`)
+    acc = ((acc << 6) | v) & 0x3fff
+    bits += 6
+    if (bits >= 8) {
+      bits -= 8
+      out[o++] = (acc >> bits) & 0xff
+    }
+  }
+  if ((acc & ((1 << bits) - 1)) !== 0) throw new CoreInputError(`${what} is not canonical base64 (non-zero trailing bits)`)
+  return out
+}

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import type { Signed } from '../signed.js'
+import { MAX_TIMELOCK_CHARS, TIMELOCK_ARMOR } from '../timelock/format.js'
 
 /**
  * The bodies of the signed documents a hand is made of. They are both the wire messages of the
@@ -20,6 +21,11 @@ const index = z.number().int().min(0).max(15)
 const handNo = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
 const card = z.string().min(1).max(8)
 const nonce = z.string().max(256)
+/** An armored tlock ciphertext (docs/protocol.md §5, src/core/timelock/): shape here, content in the verifier. */
+/** The field rules, for documents defined beside this file (recovered.ts). */
+export const fields = { hex32, peerId, shortText, index, handNo, nonce }
+
+const timelockText = z.string().max(MAX_TIMELOCK_CHARS).regex(TIMELOCK_ARMOR, 'must be an armored age file (tlock)')
 
 /** Game-level parameters that choose who gets which cards; they never change the deck. */
 export const dealParamsSchema = z.object({
@@ -61,7 +67,9 @@ export const commitBodySchema = z.object({
   commitment: hex32,
   beacon: beaconBindingSchema.nullable(),
   /** Epoch ms: contributions after this are refused and the hand aborts. */
-  deadline: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+  deadline: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  /** On a time-locked table: the secret encrypted to the bound round, so anyone can open it once it is out. */
+  timelock: timelockText.optional()
 }).strict()
 export type CommitBody = z.infer<typeof commitBodySchema>
 
@@ -70,11 +78,13 @@ export const pledgeBodySchema = z.object({
   ...handRef,
   commit: hex32,
   seat: index,
-  nonceHash: hex32
+  nonceHash: hex32,
+  /** On a time-locked table: the nonce encrypted to the COMMIT's round. */
+  timelock: timelockText.optional()
 }).strict()
 export type PledgeBody = z.infer<typeof pledgeBodySchema>
 
-const signedOf = <T extends z.ZodType>(type: string, body: T) => z.object({
+export const signedOf = <T extends z.ZodType>(type: string, body: T) => z.object({
   type: z.literal(type),
   signer: peerId,
   body,
@@ -114,6 +124,7 @@ export const cardsBodySchema = z.object({
   params: dealParamsSchema
 }).strict()
 export type CardsBody = z.infer<typeof cardsBodySchema>
+export const signedCardsSchema = signedOf('cards', cardsBodySchema)
 
 /** REVEAL, dealer → seats at the end of the hand: all that is needed to recompute the deal. */
 export const revealBodySchema = z.object({
@@ -124,7 +135,9 @@ export const revealBodySchema = z.object({
   beacon: beaconEntrySchema.nullable(),
   params: dealParamsSchema,
   /** Stages delivered during the hand, in order. */
-  stages: z.array(shortText).max(8)
+  stages: z.array(shortText).max(8),
+  /** Nonces of seats that pledged but never sent them, opened by the dealer from their pledges' timelock. */
+  recovered: z.array(z.object({ seat: index, nonce }).strict()).max(8).optional()
 }).strict()
 export type RevealBody = z.infer<typeof revealBodySchema>
 export const signedRevealSchema = signedOf('reveal', revealBodySchema)

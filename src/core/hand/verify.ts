@@ -7,8 +7,9 @@ import type { Delivery } from '../schemes/types.js'
 import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from './recompute.js'
 import {
   receiptSchema, signedAbortSchema, ROBOT,
-  type CommitBody, type Receipt, type SignedAbort
+  type BeaconEntry, type CommitBody, type Receipt, type SignedAbort
 } from './messages.js'
+import { checkReceiptTimelock, recoveredNonces } from './timelock-checks.js'
 
 export interface VerifyOptions {
   /** Signature check for one signed document; defaults to the pure Ed25519 one (src/core/signed.ts). */
@@ -38,7 +39,7 @@ export interface Verdict<S> {
   summary?: S
 }
 
-function zodProblems (error: z.ZodError): string[] {
+export function zodProblems (error: z.ZodError): string[] {
   return error.issues.slice(0, 5).map(i => `malformed: ${i.path.join('.') || '(root)'}: ${i.message}`)
 }
 
@@ -81,7 +82,8 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Ver
 
   const humans = summary.humanSeats
   checkOnePerSeat('pledge', receipt.pledges.map(p => p.body.seat), humans, problems)
-  checkOnePerSeat('nonce', reveal.nonces.map(n => n.body.seat), humans, problems)
+  checkOnePerSeat('nonce', [...reveal.nonces, ...(reveal.recovered ?? [])].map(n => 'body' in n ? n.body.seat : n.seat), humans, problems)
+  problems.push(...checkReceiptTimelock(receipt))
   const pledgeBySeat = new Map(receipt.pledges.map(p => [p.body.seat, p]))
   for (const pledge of receipt.pledges) {
     const what = `pledge of seat ${pledge.body.seat}`
@@ -110,7 +112,7 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Ver
     const unknownStage = reveal.stages.find(s => !scheme.stagesFor(commit.game).includes(s))
     if (unknownStage !== undefined) problems.push(`reveal: ${commit.game} has no stage ${unknownStage}`)
     if (problems.length === 0) {
-      const { key, deal } = recomputeDeal(commit, reveal.secret, noncesBySeat(commit, reveal.nonces), reveal.beacon, reveal.params)
+      const { key, deal } = recomputeDeal(commit, reveal.secret, recoveredNonces(noncesBySeat(commit, reveal.nonces), reveal.recovered), reveal.beacon, reveal.params)
       summary.key = key
       summary.hands = deal.hands
       summary.deliveries = deal.deliveries.filter(d => reveal.stages.includes(d.stage))
@@ -138,7 +140,7 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Ver
   return { ok: problems.length === 0, problems, summary }
 }
 
-function checkOnePerSeat (what: string, seats: number[], humans: number[], problems: string[]): void {
+export function checkOnePerSeat (what: string, seats: number[], humans: number[], problems: string[]): void {
   const seen = new Set<number>()
   for (const s of seats) {
     if (!humans.includes(s)) problems.push(`${what}: seat ${s} is not a human seat of the table`)
@@ -149,7 +151,11 @@ function checkOnePerSeat (what: string, seats: number[], humans: number[], probl
 }
 
 function checkBeacon (commit: CommitBody, receipt: Receipt): string[] {
-  const entry = receipt.reveal.body.beacon
+  return checkBeaconEntry(commit, receipt.reveal.body.beacon)
+}
+
+/** The beacon entry a hand's evidence gives for the COMMIT's binding: present iff bound, on time, valid. */
+export function checkBeaconEntry (commit: CommitBody, entry: BeaconEntry | null): string[] {
   if (commit.beacon === null) return entry === null ? [] : ['reveal: carries a beacon entry the commit did not bind']
   if (entry === null) return [`reveal: the commit bound drand round ${commit.beacon.round} but no entry is given`]
   let chain

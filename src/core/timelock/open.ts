@@ -1,0 +1,138 @@
+import { bls12_381 } from '@noble/curves/bls12-381.js'
+import { hkdf } from '@noble/hashes/hkdf.js'
+import { hmac } from '@noble/hashes/hmac.js'
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
+import { chacha20poly1305 } from '@noble/ciphers/chacha.js'
+import { bytesEqual, concatBytes, fromHex, fromUtf8, utf8 } from '../bytes.js'
+import type { ChainInfo } from '../beacon/chain-info.js'
+import type { BeaconEntry } from '../beacon/entry.js'
+import { bls12381G1FromBytes, bls12381G2FromBytes } from '../beacon/bls12-381.js'
+import { parseTimelock, type TimelockCiphertext } from './format.js'
+import { TimelockError } from './errors.js'
+
+/**
+ * Opening a tlock ciphertext offline with the drand entry of its round, pure and browser-safe, on
+ * @noble/curves, @noble/hashes and @noble/ciphers: the same computation as tlock-js 0.9.0's
+ * `timelockDecrypt` for `bls-unchained-g1-rfc9380` (Boneh–Franklin IBE whose private key for
+ * identity sha256(u64be(R)) is round R's BLS signature on G1; the chain key and U are on G2), then
+ * age v1 (header MAC, HKDF, ChaCha20-Poly1305 STREAM). No curve or field arithmetic is done here:
+ * only noble's pairing, point decoding and scalar multiplication, and byte layouts.
+ */
+
+/** The schemes a table can time-lock to: tlock's own scheme on quicknet, the local and group beacons. */
+export const TIMELOCK_SCHEMES = ['bls-unchained-g1-rfc9380'] as const
+
+export function timelockSupported (info: Pick<ChainInfo, 'schemeID'>): boolean {
+  return (TIMELOCK_SCHEMES as readonly string[]).includes(info.schemeID)
+}
+
+type Fp2 = { c0: bigint, c1: bigint }
+type Fp6 = { c0: Fp2, c1: Fp2, c2: Fp2 }
+type Fp12 = { c0: Fp6, c1: Fp6 }
+
+// tlock's (and kilic/drand's) serialisation of a GT element: c1 before c0 at every level of the
+// tower, each base-field element 48 bytes big-endian.
+function fpBytes (x: bigint): Uint8Array {
+  return fromHex(x.toString(16).padStart(96, '0'))
+}
+const fp2Bytes = (x: Fp2): Uint8Array => concatBytes(fpBytes(x.c1), fpBytes(x.c0))
+const fp6Bytes = (x: Fp6): Uint8Array => concatBytes(fp2Bytes(x.c2), fp2Bytes(x.c1), fp2Bytes(x.c0))
+const fp12Bytes = (x: Fp12): Uint8Array => concatBytes(fp6Bytes(x.c1), fp6Bytes(x.c0))
+
+function tagged (tag: string, ...parts: Uint8Array[]): Uint8Array {
+  return nobleSha256(concatBytes(utf8(tag), ...parts))
+}
+
+function xor (a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length)
+  for (let i = 0; i < a.length; i++) out[i] = a[i] ^ b[i]
+  return out
+}
+
+/** tlock's H3: sigma ‖ msg to a scalar below r, by rejection sampling on sha256(u16le(i) ‖ h). */
+function h3 (sigma: Uint8Array, msg: Uint8Array): bigint {
+  const h = tagged('IBE-H3', sigma, msg)
+  const order = bls12_381.fields.Fr.ORDER
+  for (let i = 1; i < 65535; i++) {
+    const data = nobleSha256(concatBytes(new Uint8Array([i & 0xff, i >> 8]), h))
+    data[0] = data[0] >> 1
+    let n = 0n
+    for (const b of data) n = (n << 8n) | BigInt(b)
+    if (n < order) return n
+  }
+  throw new TimelockError('undecryptable', 'IBE: no scalar for this sigma')
+}
+
+/** Unwraps the age file key: sigma = V ⊕ H2(e(σ_R, U)), key = W ⊕ H4(sigma), then U = H3(sigma, key)·G2. */
+function unwrapFileKey (signature: Uint8Array, body: Uint8Array): Uint8Array {
+  let sig, U
+  try {
+    sig = bls12381G1FromBytes(signature, 'round signature')
+    U = bls12381G2FromBytes(body.subarray(0, 96), 'IBE ciphertext U')
+  } catch (err) {
+    throw new TimelockError('undecryptable', (err as Error).message)
+  }
+  const V = body.subarray(96, 112)
+  const W = body.subarray(112, 128)
+  const gid = bls12_381.pairing(sig, U) as unknown as Fp12
+  const sigma = xor(V, tagged('IBE-H2', fp12Bytes(gid)).subarray(0, V.length))
+  const fileKey = xor(W, tagged('IBE-H4', sigma).subarray(0, W.length))
+  let rP
+  try {
+    rP = bls12_381.G2.Point.BASE.multiply(h3(sigma, fileKey))
+  } catch {
+    throw new TimelockError('undecryptable', 'IBE: the scalar is zero')
+  }
+  if (!rP.equals(U)) {
+    throw new TimelockError('undecryptable', 'IBE check failed (U ≠ rP): not locked to this round of this chain, or corrupt')
+  }
+  return fileKey
+}
+
+const CHUNK = 64 * 1024
+const TAG = 16
+
+/** age's payload: HKDF-SHA256(file key, nonce, "payload") keys ChaCha20-Poly1305 over 64 KiB chunks. */
+function openPayload (fileKey: Uint8Array, payload: Uint8Array): Uint8Array {
+  const key = hkdf(nobleSha256, fileKey, payload.subarray(0, 16), utf8('payload'), 32)
+  const body = payload.subarray(16)
+  const chunks = Math.max(1, Math.ceil(body.length / (CHUNK + TAG)))
+  const out: Uint8Array[] = []
+  for (let c = 0; c < chunks; c++) {
+    const nonce = new Uint8Array(12)
+    new DataView(nonce.buffer).setUint32(7, c)
+    if (c === chunks - 1) nonce[11] = 1
+    try {
+      out.push(chacha20poly1305(key, nonce).decrypt(body.subarray(c * (CHUNK + TAG), (c + 1) * (CHUNK + TAG))))
+    } catch {
+      throw new TimelockError('undecryptable', 'age payload does not authenticate')
+    }
+  }
+  return concatBytes(...out)
+}
+
+/**
+ * Opens `ct` with the entry of its round. The caller has verified `entry` against `chain` (e.g.
+ * verifyBoundBeacon) and checked the target (checkTimelockTarget); this only decrypts.
+ */
+export function openParsedTimelock (ct: TimelockCiphertext, chain: Pick<ChainInfo, 'schemeID'>, entry: Pick<BeaconEntry, 'signature'>): Uint8Array {
+  if (!timelockSupported(chain)) throw new TimelockError('unsupported', `scheme ${chain.schemeID} has no timelock encryption here (needs ${TIMELOCK_SCHEMES.join(', ')})`)
+  const fileKey = unwrapFileKey(fromHex(entry.signature, 'round signature'), ct.stanzaBody)
+  const macKey = hkdf(nobleSha256, fileKey, new Uint8Array(0), utf8('header'), 32)
+  if (!bytesEqual(hmac(nobleSha256, macKey, ct.macInput), ct.mac)) throw new TimelockError('undecryptable', 'age header MAC does not verify')
+  return openPayload(fileKey, ct.payload)
+}
+
+export function openTimelock (armored: string, chain: Pick<ChainInfo, 'schemeID'>, entry: Pick<BeaconEntry, 'signature'>): Uint8Array {
+  return openParsedTimelock(parseTimelock(armored), chain, entry)
+}
+
+/** {@link openTimelock} for a value that is text (a secret or a nonce): UTF-8, fatal on bad bytes. */
+export function openTimelockText (armored: string, chain: Pick<ChainInfo, 'schemeID'>, entry: Pick<BeaconEntry, 'signature'>): string {
+  const bytes = openTimelock(armored, chain, entry)
+  try {
+    return fromUtf8(bytes)
+  } catch {
+    throw new TimelockError('not-text', 'opens to bytes that are not UTF-8 text')
+  }
+}
