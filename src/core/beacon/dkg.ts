@@ -1,0 +1,456 @@
+import { CoreInputError } from '../errors.js'
+import { canonicalBytes } from '../canonical.js'
+import { signDocument, verifyDocument, type Signed } from '../signed.js'
+import type { Signer } from '../identity.js'
+import { computeChainHash, type ChainInfo } from './chain-info.js'
+import {
+  DKG_DEAL, DKG_RESPONSES, DKG_RESULT, DKG_SHARE, parseDkgDocument, type DocumentVerifier,
+  type Complaint, type DealBody, type DkgDocument, type ResponsesBody, type ResultBody, type ShareBody
+} from './dkg-documents.js'
+import { groupSession, memberIndex, parseGroupParams, type GroupParams } from './group-params.js'
+import {
+  commitPolynomial, commitmentsFromHex, evaluateCommitments, evaluatePolynomial, GROUP_SCHEME, groupDigest,
+  pointHex, publicKeyMatches, randomPolynomial, scalarFromHex, scalarToHex, shareMatchesCommitments, sumCommitments, sumScalars, type G2Point
+} from './threshold.js'
+
+// The group's distributed key generation, Joint-Feldman (Pedersen 1991, as drand runs it):
+//  1. deal: every member deals a Feldman VSS of a random polynomial of degree t-1: its commitments
+//     on G2 to everyone, each member's share privately (signed, so it can be shown if wrong);
+//  2. complain: every member publishes one signed list of complaints (possibly empty);
+//  3. answer: a dealer accused of a missing share publishes that signed share.
+// Then everyone computes the same qualified set from the same public documents (`qualify`), the
+// group key Σ C_0 over it and its own share Σ f_d(i). Public documents are echoed once to every
+// member, so one that reaches a single honest member in time reaches all. A phase ends as soon as
+// everything it waits for is in, at its deadline otherwise.
+
+export type DkgPhase = 'idle' | 'deal' | 'complain' | 'answer' | 'done' | 'failed'
+
+/** Why a dealer is not in the qualified set. */
+export type Disqualification =
+  | { dealer: number, reason: 'no-deal' }
+  | { dealer: number, reason: 'equivocation', evidence: [Signed<DealBody>, Signed<DealBody>] }
+  | { dealer: number, reason: 'bad-share', complainant: number, evidence: Signed<ShareBody> }
+  | { dealer: number, reason: 'unanswered-complaint', complainant: number }
+
+/** The public record of a DKG: everything needed to recompute its outcome offline. */
+export interface DkgTranscript {
+  params: GroupParams
+  deals: Array<Signed<DealBody>>
+  responses: Array<Signed<ResponsesBody>>
+  /** Shares published by their dealers in answer to `missing` complaints. */
+  answers: Array<Signed<ShareBody>>
+}
+
+export interface DkgOutcome {
+  qual: number[]
+  disqualified: Disqualification[]
+  /** Σ over qual of the dealers' commitments: public share of member i = Σ C_k i^k. */
+  commitments: string[]
+  groupKey: string
+  groupHash: string
+  chainInfo: ChainInfo
+}
+
+export interface DkgResult extends DkgOutcome {
+  /** This member's secret share, hex of a scalar: keep it like an identity key. */
+  share: string
+  index: number
+  transcript: DkgTranscript
+}
+
+const byIndex = <T extends { body: unknown }>(key: (b: any) => number) => (a: T, b: T): number => key(a.body) - key(b.body)
+
+/**
+ * The outcome of a transcript: who qualifies and why the others do not, the group key and the
+ * chain info. Deterministic: every member (and any verifier) holding the same documents gets the
+ * same answer. Throws CoreInputError when fewer than t dealers qualify.
+ */
+export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = verifyDocument): DkgOutcome {
+  const params = parseGroupParams(transcript.params)
+  const session = groupSession(params)
+  const n = params.members.length
+  const check = <T extends DkgDocument>(doc: unknown, type: string): T => {
+    const parsed = parseDkgDocument(doc, params, session, verify)
+    if (parsed.type !== type) throw new CoreInputError(`transcript: a ${parsed.type} document among the ${type} documents`)
+    return parsed as T
+  }
+  const deals = new Map<number, Signed<DealBody>>()
+  const dq = new Map<number, Disqualification>()
+  for (const raw of transcript.deals) {
+    const d = check<Signed<DealBody>>(raw, DKG_DEAL)
+    const prev = deals.get(d.body.dealer)
+    if (prev !== undefined && prev.sig !== d.sig) {
+      dq.set(d.body.dealer, { dealer: d.body.dealer, reason: 'equivocation', evidence: [prev, d] })
+    } else deals.set(d.body.dealer, d)
+  }
+  const commitments = new Map<number, G2Point[]>()
+  const commitmentsOf = (dealer: number): G2Point[] => {
+    let c = commitments.get(dealer)
+    if (c === undefined) {
+      c = commitmentsFromHex((deals.get(dealer) as Signed<DealBody>).body.commitments, `deal of member ${dealer}: commitments`)
+      commitments.set(dealer, c)
+    }
+    return c
+  }
+  const shareOk = (doc: Signed<ShareBody>): boolean => {
+    let s: bigint
+    try { s = scalarFromHex(doc.body.share, 'share') } catch { return false }
+    return shareMatchesCommitments(commitmentsOf(doc.body.dealer), doc.body.recipient, s)
+  }
+  const answered = new Set<string>()
+  for (const raw of transcript.answers) {
+    const a = check<Signed<ShareBody>>(raw, DKG_SHARE)
+    if (deals.has(a.body.dealer) && shareOk(a)) answered.add(`${a.body.dealer}:${a.body.recipient}`)
+  }
+  const seenResponses = new Set<number>()
+  for (const raw of transcript.responses) {
+    const r = check<Signed<ResponsesBody>>(raw, DKG_RESPONSES)
+    seenResponses.add(r.body.member)
+    for (const c of r.body.complaints) {
+      if (!deals.has(c.dealer) || dq.has(c.dealer)) continue
+      if (c.kind === 'bad-share') {
+        // The dealer's own signature on a share off its own polynomial: proof, whatever it answers.
+        if (!shareOk(c.evidence)) dq.set(c.dealer, { dealer: c.dealer, reason: 'bad-share', complainant: r.body.member, evidence: c.evidence })
+      } else if (!answered.has(`${c.dealer}:${r.body.member}`)) {
+        dq.set(c.dealer, { dealer: c.dealer, reason: 'unanswered-complaint', complainant: r.body.member })
+      }
+    }
+  }
+  const qual: number[] = []
+  const disqualified: Disqualification[] = []
+  for (let d = 1; d <= n; d++) {
+    const why = dq.get(d)
+    if (why !== undefined) disqualified.push(why)
+    else if (!deals.has(d)) disqualified.push({ dealer: d, reason: 'no-deal' })
+    else qual.push(d)
+  }
+  if (qual.length < params.threshold) {
+    throw new CoreInputError(`DKG failed: ${qual.length} qualified dealer(s), the threshold is ${params.threshold} (${disqualified.map(x => `${x.dealer}: ${x.reason}`).join(', ')})`)
+  }
+  const summed = sumCommitments(qual.map(commitmentsOf))
+  const groupKey = pointHex(summed[0])
+  const groupHash = groupDigest('group', canonicalBytes({
+    id: params.id,
+    members: params.members,
+    threshold: params.threshold,
+    qual,
+    deals: qual.map(d => deals.get(d))
+  }))
+  const withoutHash = {
+    public_key: groupKey,
+    period: params.period,
+    genesis_time: params.genesisTime,
+    groupHash,
+    schemeID: GROUP_SCHEME.id,
+    metadata: { beaconID: params.id }
+  }
+  return {
+    qual,
+    disqualified,
+    commitments: summed.map(pointHex),
+    groupKey,
+    groupHash,
+    chainInfo: { ...withoutHash, hash: computeChainHash(withoutHash) }
+  }
+}
+
+/** Public share f(i)·G2 of every member, from the summed commitments (for checking partials). */
+export function publicShares (commitments: readonly string[], members: number): G2Point[] {
+  const c = commitmentsFromHex(commitments, 'group commitments')
+  const out: G2Point[] = []
+  for (let i = 1; i <= members; i++) out.push(evaluateCommitments(c, i))
+  return out
+}
+
+export type DkgEffect =
+  | { kind: 'send', to: string, doc: DkgDocument }
+  | { kind: 'broadcast', doc: DkgDocument }
+  /** The phase changed: persist `snapshot` (it holds the secret polynomial: mode 0600). */
+  | { kind: 'persist', phase: DkgPhase, snapshot: DkgSnapshot }
+  | { kind: 'done', result: DkgResult }
+  | { kind: 'failed', reason: string }
+  /** A document was refused (logged by the adapter; nothing changed). */
+  | { kind: 'rejected', from: string, reason: string }
+
+/** Everything a restarted member needs to resume: its polynomial and every document it holds. */
+export interface DkgSnapshot {
+  phase: DkgPhase
+  coefficients: string[]
+  documents: DkgDocument[]
+}
+
+export interface DkgInit {
+  params: GroupParams
+  signer: Signer
+  /** Randomness for the polynomial (48 bytes per coefficient). */
+  random: (n: number) => Uint8Array
+  /** Echo every public document once to every member (default true). */
+  echo?: boolean
+  /** Ed25519 check of documents (default: core verifyDocument; the daemon passes node:crypto's). */
+  verify?: DocumentVerifier
+}
+
+/**
+ * One member's DKG as a pure state machine: documents and clock readings in, effects out.
+ * `start(now)`, then `receive(from, doc, now)` for every frame and `tick(now)` now and then.
+ */
+export class DkgMachine {
+  readonly params: GroupParams
+  readonly session: string
+  readonly index: number
+  private readonly signer: Signer
+  private readonly echo: boolean
+  private readonly verify: DocumentVerifier
+  private coefficients: bigint[]
+  private phase: DkgPhase = 'idle'
+  private readonly deals = new Map<number, Signed<DealBody>>()
+  private readonly extraDeals: Array<Signed<DealBody>> = []
+  private readonly myShares = new Map<number, Signed<ShareBody>>()
+  private readonly responses = new Map<number, Signed<ResponsesBody>>()
+  private readonly answers = new Map<string, Signed<ShareBody>>()
+  private readonly results = new Map<number, Signed<ResultBody>>()
+  private readonly seen = new Set<string>()
+  private readonly answeredComplaints = new Set<number>()
+  private result: DkgResult | undefined
+
+  constructor (init: DkgInit, snapshot?: DkgSnapshot) {
+    this.params = parseGroupParams(init.params)
+    this.session = groupSession(this.params)
+    this.signer = init.signer
+    this.echo = init.echo ?? true
+    this.verify = init.verify ?? verifyDocument
+    this.index = memberIndex(this.params, init.signer.peerId)
+    if (this.index === 0) throw new CoreInputError('this node is not a member of the beacon group')
+    this.coefficients = snapshot !== undefined
+      ? snapshot.coefficients.map((h, k) => scalarFromHex(h, `snapshot coefficient ${k}`))
+      : randomPolynomial(this.params.threshold, init.random)
+    if (this.coefficients.length !== this.params.threshold) throw new CoreInputError('snapshot polynomial of the wrong degree')
+    if (snapshot !== undefined) {
+      for (const doc of snapshot.documents) this.accept(this.signer.peerId, doc, false)
+      this.phase = snapshot.phase === 'done' || snapshot.phase === 'failed' ? snapshot.phase : snapshot.phase
+    }
+  }
+
+  get currentPhase (): DkgPhase { return this.phase }
+  get outcome (): DkgResult | undefined { return this.result }
+  /** Results other members announced, by member index (compare their groupHash with ours). */
+  get announcedResults (): ReadonlyMap<number, Signed<ResultBody>> { return this.results }
+
+  private deadline (k: number): number { return this.params.dkg.start + k * this.params.dkg.phaseMs }
+
+  private snapshot (): DkgSnapshot {
+    return {
+      phase: this.phase,
+      coefficients: this.coefficients.map(scalarToHex),
+      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...this.answers.values()]
+    }
+  }
+
+  private enter (phase: DkgPhase, out: DkgEffect[]): void {
+    this.phase = phase
+    out.push({ kind: 'persist', phase, snapshot: this.snapshot() })
+  }
+
+  /** Deals this member's polynomial: commitments to all, each share to its recipient. */
+  start (now: number): DkgEffect[] {
+    const out: DkgEffect[] = []
+    if (this.phase !== 'idle') return this.tick(now)
+    const deal = signDocument<DealBody>(DKG_DEAL, {
+      session: this.session, dealer: this.index, commitments: commitPolynomial(this.coefficients).map(pointHex)
+    }, this.signer)
+    this.accept(this.signer.peerId, deal, false)
+    out.push({ kind: 'broadcast', doc: deal })
+    this.params.members.forEach((peer, i) => {
+      const share = this.shareFor(i + 1)
+      if (i + 1 === this.index) this.accept(peer, share, false)
+      else out.push({ kind: 'send', to: peer, doc: share })
+    })
+    this.enter('deal', out)
+    out.push(...this.tick(now))
+    return out
+  }
+
+  private shareFor (recipient: number): Signed<ShareBody> {
+    return signDocument<ShareBody>(DKG_SHARE, {
+      session: this.session, dealer: this.index, recipient, share: scalarToHex(evaluatePolynomial(this.coefficients, recipient))
+    }, this.signer)
+  }
+
+  receive (from: string, value: unknown, now: number): DkgEffect[] {
+    const out: DkgEffect[] = []
+    if (this.phase === 'done' || this.phase === 'failed') {
+      // Late results are still welcome: they tell us who agrees.
+      try {
+        const doc = parseDkgDocument(value, this.params, this.session, this.verify)
+        if (doc.type === DKG_RESULT) this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
+      } catch { /* nothing to do after the end */ }
+      return out
+    }
+    const sig = (value as { sig?: unknown } | null)?.sig
+    if (typeof sig === 'string' && this.seen.has(sig)) return out // an echo of what we hold: no second signature check
+    let doc: DkgDocument
+    try {
+      doc = parseDkgDocument(value, this.params, this.session, this.verify)
+    } catch (err) {
+      return [{ kind: 'rejected', from, reason: (err as Error).message }]
+    }
+    const fresh = this.accept(from, doc, true)
+    if (fresh && this.echo && doc.type !== DKG_SHARE) {
+      out.push({ kind: 'broadcast', doc })
+    } else if (fresh && this.echo && doc.type === DKG_SHARE && (doc.body as ShareBody).recipient !== this.index) {
+      out.push({ kind: 'broadcast', doc }) // a published answer
+    }
+    // An accusation of a missing share from us: answer it at once by publishing that share.
+    if (doc.type === DKG_RESPONSES) {
+      const r = doc.body as ResponsesBody
+      if (r.complaints.some(c => c.dealer === this.index && c.kind === 'missing') && !this.answeredComplaints.has(r.member)) {
+        this.answeredComplaints.add(r.member)
+        const answer = this.shareFor(r.member)
+        this.accept(this.signer.peerId, answer, false)
+        out.push({ kind: 'broadcast', doc: answer })
+      }
+    }
+    out.push(...this.tick(now))
+    return out
+  }
+
+  /** Files a document; false when already held (or out of its phase). */
+  private accept (_from: string, doc: DkgDocument, live: boolean): boolean {
+    if (this.seen.has(doc.sig)) return false
+    this.seen.add(doc.sig)
+    switch (doc.type) {
+      case DKG_DEAL: {
+        const b = doc.body as DealBody
+        if (live && this.phase !== 'deal' && this.phase !== 'idle') return false
+        const prev = this.deals.get(b.dealer)
+        if (prev === undefined) this.deals.set(b.dealer, doc as Signed<DealBody>)
+        else this.extraDeals.push(doc as Signed<DealBody>) // equivocation: both are kept as evidence
+        return true
+      }
+      case DKG_SHARE: {
+        const b = doc.body as ShareBody
+        if (b.recipient === this.index && !this.myShares.has(b.dealer)) this.myShares.set(b.dealer, doc as Signed<ShareBody>)
+        if (b.recipient !== this.index || b.dealer === this.index || this.phase === 'complain' || this.phase === 'answer') {
+          // Published after a complaint (or our own answer): part of the public transcript.
+          if (!(b.recipient === this.index && b.dealer === this.index)) this.answers.set(`${b.dealer}:${b.recipient}`, doc as Signed<ShareBody>)
+        }
+        return true
+      }
+      case DKG_RESPONSES: {
+        const b = doc.body as ResponsesBody
+        if (live && this.phase !== 'idle' && this.phase !== 'deal' && this.phase !== 'complain') return false
+        if (!this.responses.has(b.member)) this.responses.set(b.member, doc as Signed<ResponsesBody>)
+        return true
+      }
+      case DKG_RESULT:
+        this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
+        return true
+    }
+    return false
+  }
+
+  tick (now: number): DkgEffect[] {
+    const out: DkgEffect[] = []
+    const n = this.params.members.length
+    if (this.phase === 'deal') {
+      const complete = this.deals.size === n && this.myShares.size === n
+      if (complete || now >= this.deadline(1)) this.sendResponses(out)
+    }
+    if (this.phase === 'complain') {
+      if (this.responses.size === n || now >= this.deadline(2)) this.enter('answer', out)
+    }
+    if (this.phase === 'answer') {
+      const pending = [...this.responses.values()].some(r => r.body.complaints.some(c =>
+        c.kind === 'missing' && this.deals.has(c.dealer) && !this.answers.has(`${c.dealer}:${r.body.member}`)))
+      if (!pending || now >= this.deadline(3)) this.finish(out)
+    }
+    return out
+  }
+
+  private sendResponses (out: DkgEffect[]): void {
+    const complaints: Complaint[] = []
+    for (const [dealer, deal] of this.deals) {
+      const share = this.myShares.get(dealer)
+      if (share === undefined) { complaints.push({ dealer, kind: 'missing' }); continue }
+      let ok = false
+      try {
+        ok = shareMatchesCommitments(commitmentsFromHex(deal.body.commitments, 'commitments'), this.index, scalarFromHex(share.body.share, 'share'))
+      } catch { ok = false }
+      if (!ok) complaints.push({ dealer, kind: 'bad-share', evidence: share })
+    }
+    complaints.sort((a, b) => a.dealer - b.dealer)
+    const doc = signDocument<ResponsesBody>(DKG_RESPONSES, { session: this.session, member: this.index, complaints }, this.signer)
+    this.accept(this.signer.peerId, doc, false)
+    out.push({ kind: 'broadcast', doc })
+    this.enter('complain', out)
+  }
+
+  /** The public transcript as this member holds it. */
+  transcript (): DkgTranscript {
+    const sortDeals = byIndex<Signed<DealBody>>(b => b.dealer)
+    return {
+      params: this.params,
+      deals: [...this.deals.values(), ...this.extraDeals].sort(sortDeals),
+      responses: [...this.responses.values()].sort(byIndex<Signed<ResponsesBody>>(b => b.member)),
+      answers: [...this.answers.values()].sort((a, b) => a.body.dealer - b.body.dealer || a.body.recipient - b.body.recipient)
+    }
+  }
+
+  private finish (out: DkgEffect[]): void {
+    const transcript = this.transcript()
+    let outcome: DkgOutcome
+    try {
+      outcome = qualify(transcript, this.verify)
+    } catch (err) {
+      this.enter('failed', out)
+      out.push({ kind: 'failed', reason: (err as Error).message })
+      return
+    }
+    // Our share: Σ over qual of what each dealer dealt us (privately, or in answer to our complaint).
+    const shares: bigint[] = []
+    const commitments = new Map(outcome.qual.map(d => [d, commitmentsFromHex((this.deals.get(d) as Signed<DealBody>).body.commitments, 'commitments')]))
+    for (const d of outcome.qual) {
+      const candidates = [this.myShares.get(d), this.answers.get(`${d}:${this.index}`)]
+      const good = candidates.find(c => {
+        if (c === undefined) return false
+        try { return shareMatchesCommitments(commitments.get(d) as G2Point[], this.index, scalarFromHex(c.body.share, 'share')) } catch { return false }
+      })
+      if (good === undefined) {
+        // Impossible when qualify() kept d (we complained, d answered); kept as a loud failure.
+        this.enter('failed', out)
+        out.push({ kind: 'failed', reason: `no valid share from qualified dealer ${d}` })
+        return
+      }
+      shares.push(scalarFromHex(good.body.share, 'share'))
+    }
+    this.result = { ...outcome, share: scalarToHex(sumScalars(shares)), index: this.index, transcript }
+    const resultDoc = signDocument<ResultBody>(DKG_RESULT, {
+      session: this.session, member: this.index, qual: outcome.qual, groupKey: outcome.groupKey, groupHash: outcome.groupHash
+    }, this.signer)
+    this.results.set(this.index, resultDoc)
+    out.push({ kind: 'broadcast', doc: resultDoc })
+    this.enter('done', out)
+    out.push({ kind: 'done', result: this.result })
+  }
+}
+
+/**
+ * Re-checks a DKG result offline from its public transcript: the qualified set, group key,
+ * groupHash and chain info must all follow from the signed documents, and when the secret share
+ * is given, it must match the member's public share.
+ */
+export function verifyDkgResult (result: Pick<DkgResult, 'transcript' | 'qual' | 'groupKey' | 'groupHash' | 'chainInfo' | 'commitments'> & { share?: string, index?: number }, verify: DocumentVerifier = verifyDocument): DkgOutcome {
+  const outcome = qualify(result.transcript, verify)
+  if (outcome.qual.join(',') !== result.qual.join(',')) throw new CoreInputError(`qualified set ${result.qual.join(',')} does not follow from the transcript (${outcome.qual.join(',')})`)
+  if (outcome.groupKey !== result.groupKey) throw new CoreInputError('group key does not follow from the transcript')
+  if (outcome.groupHash !== result.groupHash) throw new CoreInputError('groupHash does not follow from the transcript')
+  if (outcome.chainInfo.hash !== result.chainInfo.hash) throw new CoreInputError('chain info does not follow from the transcript')
+  if (outcome.commitments.join(',') !== result.commitments.join(',')) throw new CoreInputError('group commitments do not follow from the transcript')
+  if (result.share !== undefined && result.index !== undefined) {
+    const pub = evaluateCommitments(commitmentsFromHex(outcome.commitments, 'commitments'), result.index)
+    if (!publicKeyMatches(scalarFromHex(result.share, 'share'), pub)) {
+      throw new CoreInputError(`secret share does not match member ${result.index}'s public share`)
+    }
+  }
+  return outcome
+}
