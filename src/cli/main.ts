@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<{ run: Command }>> = {
   verify: async () => await import('./commands/verify.js'),
   node: async () => await import('./commands/node.js'),
   demo: async () => await import('./commands/demo.js'),
+  web: async () => await import('./commands/web.js'),
   'hand deal': async () => handCommand('deal'),
   'hand stage': async () => handCommand('stage'),
   'hand end': async () => handCommand('end'),

@@ -1,0 +1,135 @@
+// The verifier page in a real headless Chromium: after `fairdeal demo --data DIR` (a beacon-bound
+// table), `fairdeal web --data DIR/node1` serves /verify, where the browser re-checks that seat's
+// whole exported log with src/core (Ed25519 on WebCrypto and on the pure fallback, BLS in the
+// page), fails a tampered copy on the right entry with the CLI's own reason, and checks a drand
+// {info, entries} file. One browser for the whole file.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { requireBuild } from './helpers/node-process.js'
+import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const BIN = join(ROOT, 'bin', 'fairdeal.js')
+const QUICKNET = join(ROOT, 'test', 'fixtures', 'drand', 'quicknet.json')
+
+async function cli (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c })
+  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c })
+  const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
+  return { code, stdout, stderr }
+}
+
+/** `fairdeal web …` until it prints its URL. */
+async function startWeb (args: string[]): Promise<{ child: ChildProcess, url: string }> {
+  const child = spawn(process.execPath, [BIN, 'web', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => { err += c })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      out += c
+      const m = /verifier: (http:\/\/127\.0\.0\.1:\d+)\/verify/.exec(out)
+      if (m !== null) resolve(m[1])
+    })
+    child.once('exit', code => { reject(new Error(`fairdeal web exited (${String(code)}): ${err}`)) })
+  })
+  return { child, url }
+}
+
+async function verifyInPage (page: Page, file: string): Promise<{ summary: string, verdicts: string[], labels: string[] }> {
+  await page.setInputFiles('[data-testid=receipt-input]', file)
+  await page.waitForFunction("window.fairdealVerify?.running === false && document.querySelector('[data-testid=summary]') !== null")
+  return {
+    summary: await page.locator('[data-testid=summary]').innerText(),
+    verdicts: await page.locator('[data-testid=verdict]').allInnerTexts(),
+    labels: await page.locator('[data-testid=entry]').evaluateAll(els => els.map(e => e.getAttribute('data-label') ?? ''))
+  }
+}
+
+const skip = skipBrowserTests('test/web-verify.test.ts')
+
+describe.skipIf(skip)('the verifier page in Chromium', () => {
+  let dir: string
+  let browser: Browser
+  let web: { child: ChildProcess, url: string } | undefined
+  let exported: string
+
+  beforeAll(async () => {
+    requireBuild()
+    dir = await mkdtemp(join(tmpdir(), 'fairdeal-web-'))
+    const [demo, launched] = await Promise.all([cli(['demo', '--data', dir, '--hands', '2', '--json']), launchBrowser()])
+    browser = launched
+    expect(demo.code, demo.stderr).toBe(0)
+    exported = join(dir, 'node1.jsonl')
+    const exp = await cli(['log', 'export', '--data', join(dir, 'node1'), '--out', exported])
+    expect(exp.code, exp.stderr).toBe(0)
+    web = await startWeb(['--data', join(dir, 'node1'), '--port', '0'])
+  })
+
+  afterAll(async () => {
+    web?.child.kill('SIGTERM')
+    await browser?.close()
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('verifies the seat\'s whole beacon-bound demo log, on WebCrypto and on the pure fallback, and shows its hands', async () => {
+    const page = await browser.context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', e => errors.push(e.message))
+    // A fetch cut short by leaving the page is not a failure.
+    page.on('requestfailed', r => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') errors.push(`request failed: ${r.url()}`) })
+    await page.goto(`${web?.url ?? ''}/verify`)
+    const result = await verifyInPage(page, exported)
+    expect(result.summary).toBe('2 passed, 0 failed')
+    expect(result.verdicts).toEqual(['verified', 'verified'])
+    expect(await page.evaluate('window.fairdealVerify?.last?.engine')).toBe('webcrypto')
+    // The hands as the players saw them: a coinche hand is 8 cards for each of 4 seats, bound to a round.
+    const first = page.locator('[data-testid=entry]').first()
+    const cards = await first.locator('[data-testid=hand-cards]').evaluateAll(els => els.map(e => e.querySelectorAll('[data-card]').length))
+    expect(cards).toEqual([8, 8, 8, 8])
+    expect(await first.innerText()).toMatch(/drand round \d+/)
+    expect(await first.locator('.card.red').count()).toBeGreaterThan(0)
+
+    // The node's log as served by `fairdeal web`, through the pure Ed25519 fallback.
+    await page.goto(`${web?.url ?? ''}/verify?ed25519=pure`)
+    await page.click('[data-testid=load-served-log]')
+    await page.waitForFunction('window.fairdealVerify?.last !== undefined')
+    expect(await page.locator('[data-testid=summary]').innerText()).toBe('2 passed, 0 failed')
+    expect(await page.evaluate('window.fairdealVerify?.last?.engine')).toBe('pure')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('fails a tampered copy on the right entry, with the reason the CLI gives, and checks drand entries', async () => {
+    const lines = (await readFile(exported, 'utf8')).trimEnd().split('\n')
+    // Entry seq 1 (line 3): one hex digit of a nonce changed.
+    lines[2] = lines[2].replace(/"nonce":"([0-9a-f])/, (_m, c: string) => `"nonce":"${c === '0' ? '1' : '0'}`)
+    const tampered = join(dir, 'tampered.jsonl')
+    await writeFile(tampered, lines.join('\n') + '\n')
+    const offline = await cli(['verify', tampered, '--workers', '0'])
+    expect(offline.code).toBe(1)
+    const cliFailure = offline.stdout.split('\n').find(l => l.startsWith('seq 1: ')) ?? ''
+    expect(cliFailure).not.toBe('')
+
+    const page = await browser.context.newPage()
+    await page.goto(`${web?.url ?? ''}/verify`)
+    const result = await verifyInPage(page, tampered)
+    expect(result.summary).toBe('1 passed, 1 failed')
+    expect(result.labels).toEqual(['seq 0', 'seq 1'])
+    expect(result.verdicts).toEqual(['verified', `failed: ${cliFailure.slice('seq 1: '.length)}`])
+
+    const fixture = JSON.parse(await readFile(QUICKNET, 'utf8')) as { entries: unknown[] }
+    const beacon = await verifyInPage(page, QUICKNET)
+    expect(beacon.summary).toBe(`${fixture.entries.length} passed, 0 failed`)
+    expect(beacon.verdicts.every(v => v === 'verified')).toBe(true)
+    await page.close()
+  })
+})
