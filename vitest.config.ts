@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -7,6 +8,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default (cores - 1) is ONE worker on a 2-core machine: every file in turn. The
+    // real-network files mostly wait on sockets, disks and child processes, so two files side by side
+    // nearly halve the wall time; their deadlines are sized for a busy machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', './test/reporters/summary.ts']
   }
 })

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cliInProcess } from './helpers/cli-in-process.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const VECTORS = join(ROOT, 'test/fixtures/vectors')
@@ -37,6 +38,12 @@ async function ensureBuilt (): Promise<void> {
   // type errors elsewhere in a tree under construction do not stop tsc from emitting
   await new Promise<void>(resolve => execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: ROOT }, () => resolve()))
 }
+
+/**
+ * The first of a table of cases runs the real binary (the wiring around main: exit code, streams,
+ * no stack trace); the rest run main in this process, the same code without a process start each.
+ */
+const spawnFirst = (i: number) => async (...args: string[]): Promise<Run> => (i === 0 ? await fairdeal(...args) : await cliInProcess(...args))
 
 function expectOneLineError (r: Run, command: string, message: RegExp): void {
   expect(r.code).toBe(2)
@@ -94,7 +101,7 @@ describe('fairdeal vectors check', () => {
       [[await write('hex.json', '{"scheme":"php-xoshiro256starstar","vectors":[{"engineSeed":"xyz","values":[]}]}')], /engineSeed must be hex/],
       [['--frobnicate', FILES[0]], /Unknown option '--frobnicate'/]
     ]
-    for (const [args, message] of cases) expectOneLineError(await fairdeal('vectors', 'check', ...args), 'vectors check', message)
+    for (const [i, [args, message]] of cases.entries()) expectOneLineError(await spawnFirst(i)('vectors', 'check', ...args), 'vectors check', message)
   })
 })
 
@@ -112,7 +119,7 @@ describe('fairdeal deal', () => {
 
   it('prints a readable deal with suit symbols, and robots as empty nonces', async () => {
     const v = JSON.parse(await readFile(FILES[0], 'utf8')).vectors[2] // one human seat, three robots
-    const r = await fairdeal('deal', '--scheme', 'atout-v1', '--game', 'coinche', '--secret', v.secret, ...v.nonces.flatMap((n: string) => ['--nonce', n]))
+    const r = await cliInProcess('deal', '--scheme', 'atout-v1', '--game', 'coinche', '--secret', v.secret, ...v.nonces.flatMap((n: string) => ['--nonce', n]))
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(`key         ${v.key}`)
     expect(r.stdout).toContain(`commitment  ${v.commitment}`)
@@ -122,28 +129,28 @@ describe('fairdeal deal', () => {
 
   it('duo, atout-drand-v1, tarot, bitjack21 and dice each take their own inputs', async () => {
     const duo = JSON.parse(await readFile(FILES[0], 'utf8')).vectors[7]
-    const d = JSON.parse((await fairdeal('deal', '--scheme', 'atout-v1', '--game', 'duo', '--secret', duo.secret, '--nonce', duo.nonces[0], '--nonce', duo.nonces[1], '--dealer', String(duo.duo.dealer), '--json')).stdout)
+    const d = JSON.parse((await cliInProcess('deal', '--scheme', 'atout-v1', '--game', 'duo', '--secret', duo.secret, '--nonce', duo.nonces[0], '--nonce', duo.nonces[1], '--dealer', String(duo.duo.dealer), '--json')).stdout)
     expect(d.receiver).toBe(duo.duo.receiver)
     expect(d.deliveries.filter((x: any) => x.stage === 'faceUp').map((x: any) => x.cards)).toEqual(duo.duo.faceUp)
 
     const chain = '52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971'
-    const b = JSON.parse((await fairdeal('deal', '--scheme', 'atout-drand-v1', '--game', 'coinche', '--secret', 's3cr3t', '--nonce', 'a', '--nonce', '', '--nonce', 'c', '--nonce', 'd',
+    const b = JSON.parse((await cliInProcess('deal', '--scheme', 'atout-drand-v1', '--game', 'coinche', '--secret', 's3cr3t', '--nonce', 'a', '--nonce', '', '--nonce', 'c', '--nonce', 'd',
       '--chain-hash', chain, '--round', '1000', '--randomness', 'ab'.repeat(32), '--json')).stdout)
     // independent Python value (see schemes-atout.test.ts)
     expect(b.key).toBe('3335d770fb07d9658739f366a6a011b452a95e2bf1996771ffdd513deded987d')
 
-    const t = JSON.parse((await fairdeal('deal', '--scheme', 'tarot', '--seed', '484', '--players', '4', '--dealer', '1', '--json')).stdout)
+    const t = JSON.parse((await cliInProcess('deal', '--scheme', 'tarot', '--seed', '484', '--players', '4', '--dealer', '1', '--json')).stdout)
     expect(t.redeals).toEqual([{ seed: '484', dealer: 1, petitSec: 3 }])
     expect(t.dealer).toBe(2)
     expect(t.fingerprint).toBe('5ddf5eafab052056c92d9b7b58a1ad92b8e50931b6afbf1c8c207732697e1f8c')
 
     const bj = JSON.parse(await readFile(FILES[1], 'utf8')).vectors[0]
-    const s = JSON.parse((await fairdeal('deal', '--scheme', 'bitjack21', '--r1', bj.r1, '--r2', bj.r2, '--rx', bj.rx, '--cards', String(bj.n), '--json')).stdout)
+    const s = JSON.parse((await cliInProcess('deal', '--scheme', 'bitjack21', '--r1', bj.r1, '--r2', bj.r2, '--rx', bj.rx, '--cards', String(bj.n), '--json')).stdout)
     expect(s.commitment).toBe(bj.commitment)
     const ranks = '23456789TJQKA'
     expect(s.shoe).toEqual(bj.cards.map((v: number) => ranks[v % 13] + 'DHCS'[Math.floor(v / 13)]))
 
-    const dice = JSON.parse((await fairdeal('deal', '--scheme', 'dice', '--secret', 'secret', '--nonce', 'n1', '--nonce', 'n2', '--roll', '3d20', '--json')).stdout)
+    const dice = JSON.parse((await cliInProcess('deal', '--scheme', 'dice', '--secret', 'secret', '--nonce', 'n1', '--nonce', 'n2', '--roll', '3d20', '--json')).stdout)
     expect(dice).toMatchObject({ scheme: 'dice-v1', rolls: [6, 1, 5], total: 12 }) // independent Python values
   })
 
@@ -172,6 +179,6 @@ describe('fairdeal deal', () => {
       [['--scheme', 'tarot', '--seed', '0042', '--players', '4'], /a tarot seed is a non-negative decimal integer without leading zeros/],
       [['--scheme', 'tarot', '--seed', '1', '--players', '6'], /tarot is for 3, 4 or 5 seats, got 6/]
     ]
-    for (const [args, message] of cases) expectOneLineError(await fairdeal('deal', ...args), 'deal', message)
+    for (const [i, [args, message]] of cases.entries()) expectOneLineError(await spawnFirst(i)('deal', ...args), 'deal', message)
   })
 })

@@ -57,7 +57,7 @@ async function oversizedTo (r: RawSeat, node: TableNode): Promise<LogLine> {
   return line
 }
 
-describe.each<Transport>(['tcp', 'ws'])('bad and replayed messages over %s', (transport) => {
+describe.each<Transport>(['tcp'])('bad and replayed messages over %s', (transport) => {
   it('are refused with a logged reason, and the nodes keep serving', async () => {
     const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: 10_000, ackMs: 10_000, revealMs: 60_000 } })
     const nodes = [await t.start(0), await t.start(1), await t.start(2)]
