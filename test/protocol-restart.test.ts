@@ -58,8 +58,13 @@ const logOf = (t: MemoryTable, peer: string): Array<{ entry: string, hand: numbe
 /** The dealer's node (dealer machine and seat 0) crashes and comes back. */
 function restartDealerNode (t: MemoryTable): void {
   const effects = t.restartDealer()
-  t.restartSeat(t.table.dealer)
+  const asks = t.restartSeat(t.table.dealer)
   step(t, t.table.dealer, effects)
+  step(t, t.table.dealer, asks)
+}
+
+function restartSeat (t: MemoryTable, seat: number): void {
+  step(t, peerOf(t, seat), t.restartSeat(peerOf(t, seat)))
 }
 
 /** Every member ends the hand with the one receipt, countersigned by every seat. */
@@ -130,9 +135,10 @@ describe('dealer restarted in every phase', () => {
     expect(t.dealer.status()).toMatchObject([{ hand, phase: 'beacon' }])
     const round = ((t.persisted.get(t.table.dealer)?.get(`dealer/${t.table.id}/hand/${String(hand).padStart(16, '0')}`)) as { commit: Signed<CommitBody> }).commit.body.beacon?.round as number
     const effects = t.restartDealer()
-    t.restartSeat(t.table.dealer)
+    const asks = t.restartSeat(t.table.dealer)
     expect(effects).toEqual([{ kind: 'fetchBeacon', hand, round }])
     step(t, t.table.dealer, effects)
+    step(t, t.table.dealer, asks)
     step(t, t.table.dealer, t.dealer.beaconResult(hand, { entry: signLocalRound(beaconKey, round) }))
     expect(t.dealer.status()).toMatchObject([{ hand, phase: 'dealt' }])
     step(t, t.table.dealer, t.dealer.end(hand))
@@ -188,7 +194,7 @@ describe('seat restarted in every phase', () => {
     const late = hold(t, (from, _to, doc) => doc.type === 'pledge' && from === peerOf(t, 3))
     const hand = start(t)
     expect(t.seats.get(peerOf(t, restarted))?.status()).toEqual([{ hand, phase: 'pledged' }])
-    t.restartSeat(peerOf(t, restarted))
+    restartSeat(t, restarted)
     late.release()
     step(t, t.table.dealer, t.dealer.end(hand))
     expect(t.rejections).toEqual([])
@@ -200,7 +206,7 @@ describe('seat restarted in every phase', () => {
     const late = hold(t, (from, _to, doc) => doc.type === 'nonce' && from === peerOf(t, 3))
     const hand = start(t)
     expect(t.seats.get(peerOf(t, restarted))?.status()).toEqual([{ hand, phase: 'contributed' }])
-    t.restartSeat(peerOf(t, restarted))
+    restartSeat(t, restarted)
     late.release()
     step(t, t.table.dealer, t.dealer.end(hand))
     expect(t.rejections).toEqual([])
@@ -211,8 +217,12 @@ describe('seat restarted in every phase', () => {
     const t = memoryTable()
     hold(t, (_from, _to, doc) => doc.type === 'cards')
     const hand = start(t)
-    t.restartSeat(peerOf(t, restarted))
+    restartSeat(t, restarted)
     const seat = t.seats.get(peerOf(t, restarted))
+    t.clock.now = (seat?.nextDeadline() as number) + 1
+    // It asks the dealer first (the answer is lost: the dealer holds the cards back), then records.
+    step(t, peerOf(t, restarted), seat?.tick(t.clock.now) ?? [])
+    expect(logOf(t, peerOf(t, restarted))).toEqual([])
     t.clock.now = (seat?.nextDeadline() as number) + 1
     step(t, peerOf(t, restarted), seat?.tick(t.clock.now) ?? [])
     const record = logOf(t, peerOf(t, restarted)).find(e => e.hand === hand)?.payload as SignedAbort
@@ -224,7 +234,7 @@ describe('seat restarted in every phase', () => {
     const t = memoryTable()
     const hand = start(t)
     const cards = t.seats.get(peerOf(t, restarted))?.cards(hand)
-    t.restartSeat(peerOf(t, restarted))
+    restartSeat(t, restarted)
     expect(t.seats.get(peerOf(t, restarted))?.cards(hand)).toEqual(cards)
     step(t, t.table.dealer, t.dealer.end(hand))
     expect(t.rejections).toEqual([])
@@ -237,9 +247,109 @@ describe('seat restarted in every phase', () => {
     const hand = start(t)
     step(t, t.table.dealer, t.dealer.end(hand))
     expect(t.seats.get(peerOf(t, restarted))?.status()).toEqual([{ hand, phase: 'acked' }])
-    t.restartSeat(peerOf(t, restarted))
+    restartSeat(t, restarted)
     late.release()
     expect(t.rejections).toEqual([])
     expectSameFullReceipt(t, hand)
+  })
+})
+
+describe('a seat that was down learns how the hand ended (it asks before it blames)', () => {
+  const down = 2
+  const isolate = (t: MemoryTable): void => {
+    const peer = peerOf(t, down)
+    t.intercept = (from, to, doc) => (from === peer || to === peer ? undefined : doc)
+  }
+
+  test('killed right after its ACK left, back after the FINAL: it takes the dealer\'s receipt, which holds its ACK', () => {
+    const t = memoryTable()
+    const peer = peerOf(t, down)
+    // Its ACK reaches the dealer; everything after (the FINAL) is lost while it is down.
+    t.intercept = (from, to, doc) => (to === peer && doc.type === 'final' ? undefined : doc)
+    const hand = start(t)
+    step(t, t.table.dealer, t.dealer.end(hand))
+    expect(t.dealer.status()).toEqual([])
+    t.intercept = undefined
+    restartSeat(t, down)
+    expect(t.rejections).toEqual([])
+    expectSameFullReceipt(t, hand)
+  })
+
+  test('down from its cards to the end (no REVEAL, no FINAL): it takes the receipt and never records missing-reveal', () => {
+    const t = memoryTable()
+    const hand = start(t)
+    isolate(t)
+    step(t, t.table.dealer, t.dealer.end(hand))
+    t.clock.now += 6_000
+    step(t, t.table.dealer, t.dealer.tick(t.clock.now))
+    const dealerReceipt = logOf(t, t.table.dealer).find(e => e.entry === 'receipt')?.payload as Receipt
+    expect(dealerReceipt.acks.map(a => a.body.seat)).toEqual([0, 1, 3])
+    t.intercept = undefined
+    restartSeat(t, down)
+    expect(logOf(t, peerOf(t, down))).toEqual([{ entry: 'receipt', hand, payload: dealerReceipt }])
+    expect(t.rejections).toEqual([])
+  })
+
+  test('cut off (not restarted) when the FINAL went out: at its deadline it asks, and logs the dealer\'s receipt, not its own', () => {
+    const t = memoryTable()
+    const peer = peerOf(t, down)
+    t.intercept = (from, to, doc) => (to === peer && doc.type === 'final' ? undefined : doc)
+    const hand = start(t)
+    step(t, t.table.dealer, t.dealer.end(hand))
+    t.intercept = undefined
+    const seat = t.seats.get(peer)
+    t.clock.now = (seat?.nextDeadline() as number) + 1
+    step(t, peer, seat?.tick(t.clock.now) ?? [])
+    expectSameFullReceipt(t, hand)
+  })
+
+  test('its cards and the REVEAL lost: asking brings them, it checks them and countersigns', () => {
+    const t = memoryTable()
+    const peer = peerOf(t, down)
+    t.intercept = (from, to, doc) => (to === peer && (doc.type === 'cards' || doc.type === 'reveal') ? undefined : doc)
+    const hand = start(t)
+    step(t, t.table.dealer, t.dealer.end(hand))
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'revealed', acks: 3 }])
+    t.intercept = undefined
+    restartSeat(t, down)
+    expect(t.rejections).toEqual([])
+    expectSameFullReceipt(t, hand)
+  })
+
+  test('down for a whole hand: back, it logs the dealer\'s record of it and then plays the next hand', () => {
+    const t = memoryTable()
+    isolate(t)
+    const hand = start(t)
+    t.clock.now += 6_000
+    step(t, t.table.dealer, t.dealer.tick(t.clock.now))
+    const record = logOf(t, t.table.dealer).find(e => e.entry === 'abort')?.payload as SignedAbort
+    expect(record.body).toMatchObject({ reason: 'missing-pledge', blame: [peerOf(t, down)] })
+    t.intercept = undefined
+    // A dealer restart in between: it still knows the hand's record, from its log.
+    step(t, t.table.dealer, t.restartDealer())
+    restartSeat(t, down)
+    expect(logOf(t, peerOf(t, down))).toEqual([{ entry: 'abort', hand, payload: record }])
+    const next = start(t)
+    step(t, t.table.dealer, t.dealer.end(next))
+    expect(t.rejections).toEqual([])
+    expectSameFullReceipt(t, next)
+  })
+
+  test('hands it never saw are learnt in order only: one that skips a hand is refused', () => {
+    const t = memoryTable()
+    isolate(t)
+    const hands = [start(t), 0]
+    t.clock.now += 6_000
+    step(t, t.table.dealer, t.dealer.tick(t.clock.now))
+    hands[1] = start(t)
+    t.clock.now += 6_000
+    step(t, t.table.dealer, t.dealer.tick(t.clock.now))
+    t.intercept = undefined
+    const peer = peerOf(t, down)
+    const second = logOf(t, t.table.dealer).find(e => e.entry === 'abort' && e.hand === hands[1])?.payload as SignedAbort
+    expect(() => t.seats.get(peer)?.receive(t.table.dealer, second)).toThrow(/the next hand this seat can learn of is 1/)
+    restartSeat(t, down)
+    expect(logOf(t, peer).map(e => e.hand)).toEqual(hands)
+    expect(t.rejections).toEqual([])
   })
 })

@@ -123,3 +123,47 @@ describe('crash and restart', () => {
     expect(receipt.reveal.body.stages).toEqual(['deal', 'turnUp', 'take'])
   })
 })
+
+describe('a seat killed right after its ACK (issue 9, item 4)', () => {
+  it('ends, after its restart, with the same receipt as the dealer; a seat down at the end learns it too', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport: 'tcp', timeouts: { contributeMs: 4_000, ackMs: 1_500, revealMs: 60_000 } })
+    const d = await t.start(0)
+    const others = [await t.start(2), await t.start(3)]
+    let seat = dealer = await NodeProcess.start(t.local.files[1], t.dataDir(1))
+    const seat1 = t.seatOf(1)
+    const hand = await d.daemon.deal({ dealer: 0 })
+    for (const n of [d, ...others]) await waitEvent(n.daemon.events, ownCards(n, hand), `${n.name}: cards`)
+    await seat.until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && e.event.seat === seat1, 'the process seat\'s cards')
+    // Seat 3 goes down holding its cards: the dealer then waits ackMs for its ACK.
+    await t.stop(3)
+    await d.daemon.end(hand)
+    // SIGKILL the process seat once its ACK is in the dealer: the FINAL will find it down.
+    await until(() => d.daemon.dealer?.status().find(h => h.hand === hand)?.acks === 3, 'the dealer holds three ACKs')
+    await seat.kill()
+    const done = await waitEvent(d.daemon.events, e => e.hand === hand && e.role === 'dealer' && e.event.type === 'receipt', 'the dealer\'s receipt')
+    expect(done.event).toMatchObject({ acked: [0, seat1, t.seatOf(2)].sort() })
+    // Back, each asks the dealer what became of the hand, and logs the dealer's receipt.
+    seat = dealer = await NodeProcess.start(t.local.files[1], t.dataDir(1))
+    const back = await t.start(3)
+    await seat.until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'receipt', 'the restarted seat\'s receipt')
+    await waitEvent(back.daemon.events, seatEvent(hand, 'receipt'), 'seat 3\'s receipt')
+    expect((await seat.stop()).code).toBe(0)
+    dealer = undefined
+    await t.stopAll()
+    const receipts = await Promise.all([0, 1, 2, 3].map(async i => (await logEntries(t.dataDir(i))).map(e => e.body)))
+    for (let i = 0; i < 4; i++) {
+      expect(receipts[i].map(b => b.kind), `node ${i}`).toEqual(['receipt'])
+      expect(receipts[i][0].payload, `node ${i}`).toEqual(receipts[0][0].payload)
+      expect((await verifyNodeLog(t.dataDir(i))).failures).toEqual([])
+    }
+  })
+})
+
+/** Resolves once `condition` holds (checked every 10 ms), or fails naming `what`. */
+async function until (condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
+}

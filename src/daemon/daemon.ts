@@ -11,7 +11,7 @@ import { createMessenger, type Messenger } from '../net/messenger.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
 import { LogInUseError } from '../store/errors.js'
-import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta } from '../protocol/dealer.js'
+import { DealerMachine, dealerHandKey, dealerMetaKey, ENDED_KEPT, type DealerHandSnapshot, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
 import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
 import { isForDealer } from '../protocol/route.js'
 import { Rejection, type Effect, type HandEvent } from '../protocol/types.js'
@@ -258,7 +258,7 @@ export class Daemon {
     if (this.dealer !== undefined) {
       const meta = await this.#state.get(dealerMetaKey(table)) as DealerMeta | undefined
       const hands = await read<DealerHandSnapshot>(dealerHandKey(table, 0).slice(0, -16))
-      const effects = this.dealer.restore(meta, hands)
+      const effects = this.dealer.restore(meta, hands, await this.#recentlyLogged(ENDED_KEPT * 4))
       if (hands.length > 0) this.#logger.info({ hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
       // A hand saved while waiting for its beacon round asks for the round again (a fetchBeacon effect).
       void this.#enqueue('dealer', effects).catch(() => {})
@@ -266,8 +266,18 @@ export class Daemon {
     if (this.seat !== undefined) {
       const meta = await this.#state.get(seatMetaKey(table)) as SeatMeta | undefined
       const hands = await read<SeatHandSnapshot>(seatHandKey(table, 0).slice(0, -16))
-      this.seat.restore(meta, hands)
+      // Its ASKs about the hands it had in play and the next one: they go out once the node is up.
+      void this.#enqueue('seat', this.seat.restore(meta, hands)).catch(() => {})
     }
+  }
+
+  /** The last `count` entries of the log (kind and payload), oldest first. */
+  async #recentlyLogged (count: number): Promise<LoggedOutcome[]> {
+    const head = this.log.head()
+    if (head === null) return []
+    const out: LoggedOutcome[] = []
+    for await (const e of this.log.read({ from: Math.max(0, head.body.seq - count + 1) })) out.push({ kind: e.body.kind, payload: e.body.payload })
+    return out
   }
 
   #onFrame (from: string, frame: Uint8Array): void {

@@ -12,6 +12,15 @@ import type { Deal } from '../core/schemes/types.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { signAbort } from './abort.js'
 import { INITIAL_STAGES } from './stages.js'
+import type { AskBody } from './wire.js'
+
+/** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11). */
+export const ENDED_KEPT = 256
+/** How many times the dealer answers one seat's ASK about one hand. */
+const ANSWERS_PER_SEAT_HAND = 4
+
+/** A log entry as the host reads it back (kind and payload), for `restore`. */
+export interface LoggedOutcome { kind: string, payload: unknown }
 
 export type DealerInit = MachineInit
 
@@ -56,6 +65,9 @@ export class DealerMachine {
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
+  /** The last ENDED_KEPT hands that ended: the FINAL, or the abort record that ended them. */
+  readonly #ended = new Map<number, { digest: string, doc: Signed<unknown> }>()
+  readonly #answers = new Map<string, number>()
 
   constructor (init: DealerInit) {
     this.#init = init
@@ -75,9 +87,11 @@ export class DealerMachine {
    * - `beacon`: the nonces are kept; the bound round is fetched again, and the hand is dealt;
    * - `dealt`: it waits for the end of the hand, as before;
    * - `revealed`: the same REVEAL (same body, deterministic signature) is sent again.
+   * `logged` is the end of the dealer's log (oldest first): what the ended hands' seats may still ask for.
    */
-  restore (meta: DealerMeta | undefined, snapshots: DealerHandSnapshot[]): Effect[] {
+  restore (meta: DealerMeta | undefined, snapshots: DealerHandSnapshot[], logged: LoggedOutcome[] = []): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
+    for (const e of logged) this.#rememberLogged(e)
     const effects: Effect[] = []
     for (const s of snapshots) {
       const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), ackDeadline: 0 }
@@ -160,6 +174,7 @@ export class DealerMachine {
       case 'nonce': return this.#onNonce(from, doc as Signed<NonceBody>)
       case 'ack': return this.#onAck(from, doc as Signed<AckBody>)
       case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
+      case 'ask': return this.#onAsk(from, doc as Signed<AskBody>)
       default: throw new Rejection(`a dealer does not accept ${doc.type} messages`)
     }
   }
@@ -272,13 +287,7 @@ export class DealerMachine {
     if (hand.pledges.some(p => p.body.seat === doc.body.seat)) throw new Rejection(`replayed pledge of seat ${doc.body.seat} for hand ${hand.hand}`)
     hand.pledges.push(doc)
     if (hand.pledges.length < this.#humans.length) return []
-    const body: PledgesBody = {
-      table: hand.commit.body.table,
-      hand: hand.hand,
-      commit: hand.digest,
-      pledges: [...hand.pledges].sort((a, b) => a.body.seat - b.body.seat)
-    }
-    return [this.#enter(hand, 'contributing'), ...this.#toHumans(signDocument('pledges', body, this.#init.signer))]
+    return [this.#enter(hand, 'contributing'), ...this.#toHumans(this.#pledges(hand))]
   }
 
   #onNonce (from: string, doc: Signed<NonceBody>): Effect[] {
@@ -331,7 +340,10 @@ export class DealerMachine {
 
   #onAck (from: string, doc: Signed<AckBody>): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'revealed')
-    if (hand.acks.has(doc.body.seat)) throw new Rejection(`replayed countersignature of seat ${doc.body.seat} for hand ${hand.hand}`)
+    const had = hand.acks.get(doc.body.seat)
+    // The same ACK again (a seat answering a REVEAL sent again) changes nothing.
+    if (had !== undefined && docDigest(had) === docDigest(doc)) return []
+    if (had !== undefined) throw new Rejection(`replayed countersignature of seat ${doc.body.seat} for hand ${hand.hand}`)
     if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection(`countersignature of seat ${doc.body.seat} names another reveal`)
     if (doc.body.cards !== seatCardsDigest((hand.deal as Deal).deliveries, doc.body.seat, hand.stages)) {
       throw new Rejection(`countersignature of seat ${doc.body.seat} names cards it was not dealt`)
@@ -358,7 +370,93 @@ export class DealerMachine {
     ]
     if (hand.phase === 'dealt' || hand.phase === 'revealed') return record
     const gone = this.#enter(hand, 'aborted')
+    this.#remember(hand.hand, hand.digest, doc)
     return [...record, ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from), gone]
+  }
+
+  /**
+   * A seat's ASK: it sends the seat what it is missing of the hand. An ended hand: its FINAL, or the
+   * abort record that ended it. A hand in play: in `pledging`, the COMMIT (to a seat that never
+   * saw it); in `contributing`, the PLEDGES; once dealt, the seat's cards (and the public ones)
+   * for every stage delivered; once revealed, those and the REVEAL. Each seat may ask about each
+   * hand ANSWERS_PER_SEAT_HAND times.
+   */
+  #onAsk (from: string, doc: Signed<AskBody>): Effect[] {
+    const { table } = this.#init
+    const body = doc.body
+    if (body.table !== table.id) throw new Rejection(`ask for another table (${body.table})`)
+    if (doc.signer !== from || table.seats[body.seat] !== from) throw new Rejection(`ask for seat ${body.seat}, which is not ${from}'s seat`)
+    if (!this.#verify(doc)) throw new Rejection('ask: bad signature')
+    // A hand not committed yet: nothing to tell (a seat back from a restart asks about the next hand).
+    if (body.hand >= this.#meta.nextHand) return []
+    const live = this.#hands.get(body.hand)
+    const ended = this.#ended.get(body.hand)
+    const digest = live?.digest ?? ended?.digest
+    if (digest === undefined) throw new Rejection(`ask for hand ${body.hand}, which is neither in play nor among the last ${ENDED_KEPT} ended`)
+    if (body.commit !== null && body.commit !== digest) throw new Rejection(`ask for hand ${body.hand} names another commit`)
+    const key = `${body.hand}/${body.seat}`
+    const answered = this.#answers.get(key) ?? 0
+    if (answered >= ANSWERS_PER_SEAT_HAND) throw new Rejection(`seat ${body.seat} already asked about hand ${body.hand} ${answered} times`)
+    this.#answers.set(key, answered + 1)
+    if (ended !== undefined) return [{ kind: 'send', to: from, doc: ended.doc }]
+    const hand = live as DealerHand
+    const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
+    switch (hand.phase) {
+      case 'pledging':
+        return body.commit === null ? [send(hand.commit)] : []
+      case 'contributing': {
+        const pledged = hand.pledges.some(p => p.body.seat === body.seat)
+        return pledged && !hand.nonces.some(n => n.body.seat === body.seat) ? [send(this.#pledges(hand))] : []
+      }
+      case 'dealt':
+      case 'revealed': {
+        if (hand.acks.has(body.seat)) return []
+        const cards = hand.stages.flatMap(stage => this.#sendDeliveries(hand, stage)).filter(e => e.kind === 'send' && e.to === from)
+        return hand.phase === 'revealed' ? [...cards, send(hand.reveal as SignedReveal)] : cards
+      }
+      default:
+        return []
+    }
+  }
+
+  #remember (handNo: number, digest: string, doc: Signed<unknown>): void {
+    this.#ended.set(handNo, { digest, doc })
+    for (const old of this.#ended.keys()) {
+      if (this.#ended.size <= ENDED_KEPT) break
+      this.#ended.delete(old)
+    }
+    if (this.#answers.size > 16 * ENDED_KEPT) this.#answers.clear()
+  }
+
+  /** An ended hand read back from the log: a receipt wins over the records logged for its hand. */
+  #rememberLogged (e: LoggedOutcome): void {
+    const { table } = this.#init
+    if (e.kind === 'receipt') {
+      const receipt = e.payload as Receipt
+      if (receipt.commit.body.table !== table.id || receipt.commit.signer !== table.dealer) return
+      this.#remember(receipt.commit.body.hand, docDigest(receipt.commit), this.#final(receipt))
+    } else if (e.kind === 'abort') {
+      const record = e.payload as Signed<AbortBody>
+      const commit = record.body.commit
+      if (commit === null || commit.body.table !== table.id || commit.signer !== table.dealer) return
+      // The first record of a hand is the one that ended it (later ones are seats' claims after the deal).
+      if (!this.#ended.has(commit.body.hand)) this.#remember(commit.body.hand, docDigest(commit), record)
+    }
+  }
+
+  #final (receipt: Receipt): Signed<unknown> {
+    const body = { table: receipt.commit.body.table, hand: receipt.commit.body.hand, commit: docDigest(receipt.commit), receipt }
+    return signDocument('final', body, this.#init.signer)
+  }
+
+  #pledges (hand: DealerHand): Signed<PledgesBody> {
+    const body: PledgesBody = {
+      table: hand.commit.body.table,
+      hand: hand.hand,
+      commit: hand.digest,
+      pledges: [...hand.pledges].sort((a, b) => a.body.seat - b.body.seat)
+    }
+    return signDocument('pledges', body, this.#init.signer)
   }
 
   #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): DealerHand {
@@ -393,7 +491,8 @@ export class DealerMachine {
       acks: [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat)
     }
     const gone = this.#enter(hand, 'done')
-    const final = signDocument('final', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, receipt }, this.#init.signer)
+    const final = this.#final(receipt)
+    this.#remember(hand.hand, hand.digest, final)
     return [
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
       { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } },
@@ -405,6 +504,7 @@ export class DealerMachine {
   #abort (hand: DealerHand, reason: AbortReason, blame: string[], detail: string): Effect[] {
     const doc = signAbort(hand.commit, reason, blame, detail, [...hand.pledges, ...hand.nonces], this.#init.signer)
     const gone = this.#enter(hand, 'aborted')
+    this.#remember(hand.hand, hand.digest, doc)
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },

@@ -4,7 +4,7 @@
  * seat machine.
  */
 export function isForDealer (type: string, from: string, dealer: string): boolean {
-  if (type === 'pledge' || type === 'nonce' || type === 'ack') return true
+  if (type === 'pledge' || type === 'nonce' || type === 'ack' || type === 'ask') return true
   if (type === 'abort') return from !== dealer
   return false
 }

@@ -1,4 +1,5 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
+import { canonicalJson } from '../core/canonical.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
@@ -8,8 +9,9 @@ import type {
   AbortBody, AbortReason, AckBody, CardsBody, CommitBody, NonceBody, PledgeBody, PledgesBody, Receipt, RevealBody,
   SignedAck, SignedCommit, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
-import { Rejection, type Effect, type MachineInit } from './types.js'
+import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { signAbort } from './abort.js'
+import type { AskBody } from './wire.js'
 
 export type SeatInit = MachineInit
 
@@ -31,8 +33,10 @@ export interface SeatHandSnapshot {
 interface SeatHand extends SeatHandSnapshot {
   digest: string
   cards: Array<Signed<CardsBody>>
-  /** When the seat stops waiting for the next step and records who stopped. */
+  /** When the seat stops waiting for the next step: it asks the dealer once, then records who stopped. */
   waitUntil: number
+  /** It asked the dealer about the hand since it entered this phase (not saved: a restart asks again). */
+  asked: boolean
 }
 
 export interface SeatMeta {
@@ -69,16 +73,27 @@ export class SeatMachine {
    * Brings back the hand counter and each hand in play after a restart (docs/protocol.md §11). A
    * hand resumes in the phase it was saved in, which is the phase it was in (#enter), with its
    * waiting time counted again from its phase: the deal deadline before the cards, `revealMs` for
-   * the REVEAL, `2 × ackMs` for the FINAL.
+   * the REVEAL, `2 × ackMs` for the FINAL. It asks the dealer at once what became of each of those
+   * hands, and of the hand after the last it knows of: it may have ended, or begun, while the seat
+   * was down.
    */
-  restore (meta: SeatMeta | undefined, snapshots: SeatHandSnapshot[]): void {
+  restore (meta: SeatMeta | undefined, snapshots: SeatHandSnapshot[]): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
+    const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0 }
+      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0, asked: false }
       if (hand.phase === 'acked' && (hand.ack === undefined || hand.reveal === undefined)) continue // cannot be: saved together
       hand.waitUntil = this.#waitFor(hand)
       this.#hands.set(s.hand, hand)
+      effects.push(this.#ask(hand.hand, hand.digest))
     }
+    effects.push(this.#ask(this.#meta.lastHand + 1, null))
+    return effects
+  }
+
+  #ask (hand: number, commit: string | null): Effect {
+    const body: AskBody = { table: this.#init.table.id, hand, commit, seat: this.#seat }
+    return { kind: 'send', to: this.#init.table.dealer, doc: signDocument('ask', body, this.#init.signer) }
   }
 
   /** When a seat in this phase stops waiting for the dealer's next step (docs/protocol.md §7). */
@@ -119,6 +134,14 @@ export class SeatMachine {
     const effects: Effect[] = []
     for (const hand of [...this.#hands.values()]) {
       if (now <= hand.waitUntil) continue
+      if (!hand.asked) {
+        // Before recording anything against the dealer, ask it once: the answer may simply have
+        // been lost (this seat was down or cut off), and the hand may have ended well.
+        hand.asked = true
+        hand.waitUntil = now + this.#init.timeouts.ackMs
+        effects.push(this.#ask(hand.hand, hand.digest))
+        continue
+      }
       const dealer = [this.#init.table.dealer]
       if (hand.phase === 'pledged' || hand.phase === 'contributed') {
         effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, []))
@@ -160,7 +183,7 @@ export class SeatMachine {
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
-      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0
+      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false
     }
     this.#hands.set(body.hand, hand)
     this.#meta = { lastHand: body.hand, lastCommit: hand.digest }
@@ -206,7 +229,12 @@ export class SeatMachine {
   }
 
   #onPledges (doc: Signed<PledgesBody>): Effect[] {
-    const hand = this.#handFor(doc.body, 'pledged')
+    const hand = this.#handFor(doc.body, 'pledged', 'contributed')
+    if (hand.phase === 'contributed') {
+      // The dealer answering an ASK (it has no NONCE from this seat): the same pledges get the same NONCE again.
+      if (canonicalJson(doc.body.pledges) !== canonicalJson(hand.pledges ?? [])) throw new Rejection(`a second, different set of pledges for hand ${hand.hand}`)
+      return [{ kind: 'send', to: this.#init.table.dealer, doc: this.#nonce(hand) }]
+    }
     const { seats } = hand.commit.body
     const humans = humanSeats(seats)
     const pledges = doc.body.pledges
@@ -228,22 +256,31 @@ export class SeatMachine {
     const mine = pledges.find(p => p.body.seat === this.#seat)
     if (mine?.body.nonceHash !== sha256Hex(hand.nonce)) throw new Rejection('pledges: my own pledge was altered')
     hand.pledges = pledges
-    const body: NonceBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonce: hand.nonce }
     return [
       // Before the nonce leaves: a seat that crashes after sending it must come back able to take its
       // cards, or it would later blame the dealer for a deal it simply lost. A crash before the send
       // leaves the nonce unsent, and the dealer's record rightly names this seat.
       this.#enter(hand, 'contributed'),
       { kind: 'event', hand: hand.hand, event: { type: 'contributed' } },
-      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('nonce', body, this.#init.signer) }
+      { kind: 'send', to: this.#init.table.dealer, doc: this.#nonce(hand) }
     ]
   }
 
+  #nonce (hand: SeatHand): Signed<NonceBody> {
+    const body: NonceBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonce: hand.nonce }
+    return signDocument('nonce', body, this.#init.signer)
+  }
+
   #onCards (doc: Signed<CardsBody>): Effect[] {
-    const hand = this.#handFor(doc.body, 'contributed', 'dealt')
+    const hand = this.#handFor(doc.body, 'contributed', 'dealt', 'acked')
     const body = doc.body
     if (!body.public && body.seat !== this.#seat) throw new Rejection(`cards of seat ${String(body.seat)} sent privately to seat ${this.#seat}`)
-    if (hand.cards.some(c => c.body.stage === body.stage && c.body.seat === body.seat)) throw new Rejection(`replayed ${body.stage} cards for hand ${hand.hand}`)
+    const had = hand.cards.find(c => c.body.stage === body.stage && c.body.seat === body.seat)
+    // The same cards again (the dealer answering an ASK; the params may have gained a taker since)
+    // change nothing; other cards for that stage are refused.
+    if (had !== undefined && had.body.public === body.public && had.body.cards.join() === body.cards.join() && this.#verify(doc)) return []
+    if (had !== undefined) throw new Rejection(`replayed ${body.stage} cards for hand ${hand.hand}`)
+    if (hand.phase === 'acked') throw new Rejection(`${body.stage} cards for hand ${hand.hand} after its REVEAL`)
     if (!this.#verify(doc)) throw new Rejection('cards: bad signature')
     hand.cards.push(doc)
     // Durable before it is announced: a seat shown its cards still holds them after a crash. The
@@ -314,7 +351,10 @@ export class SeatMachine {
   }
 
   #onFinal (doc: Signed<{ table: string, hand: number, commit: string, receipt: Receipt }>): Effect[] {
-    const hand = this.#handFor(doc.body, 'acked', 'dealt')
+    if (!this.#hands.has(doc.body.hand) && doc.body.table === this.#init.table.id) return this.#catchUp(doc, doc.body.receipt.commit)
+    // A seat that lost its cards or the REVEAL (down, cut off) still takes the receipt: it verifies
+    // alone, and it holds this seat's pledge, so its nonce was the one used.
+    const hand = this.#handFor(doc.body, 'contributed', 'dealt', 'acked')
     if (!this.#verify(doc)) throw new Rejection('final: bad signature')
     const receipt = doc.body.receipt
     if (docDigest(receipt.commit) !== hand.digest) throw new Rejection('final: the receipt is for another commit')
@@ -324,6 +364,52 @@ export class SeatMachine {
       throw new Rejection('final: the receipt leaves out my countersignature')
     }
     return this.#done(hand, receipt)
+  }
+
+  /**
+   * How a seat that was down learns of a hand it never saw (the dealer's answer to its ASK about
+   * the hand after its last): the hand's FINAL or abort record, taken only for exactly that next
+   * hand, whose COMMIT is the dealer's for this table and links to the last COMMIT this seat knows.
+   * The seat logs it, moves its last hand on (so that COMMIT can never be pledged to later) and
+   * asks about the next one.
+   */
+  #catchUp (doc: Signed<unknown>, commit: SignedCommit): Effect[] {
+    const { table } = this.#init
+    const body = commit.body
+    const next = this.#meta.lastHand + 1
+    // An answer about a hand this seat already ended (it asked, and the record came meanwhile too): nothing new.
+    if (body.hand < next) return []
+    if (body.hand !== next) throw new Rejection(`${doc.type} for hand ${body.hand}, which is not in play here (the next hand this seat can learn of is ${next})`)
+    if (body.table !== table.id || body.dealer !== table.dealer || commit.signer !== table.dealer || !this.#verify(commit)) {
+      throw new Rejection(`${doc.type} for hand ${body.hand}: its COMMIT is not this table's dealer's`)
+    }
+    if (this.#meta.lastCommit !== undefined && body.prev !== this.#meta.lastCommit) {
+      throw new Rejection(`${doc.type} for hand ${body.hand}: its COMMIT does not link to the commit of hand ${this.#meta.lastHand}`)
+    }
+    if (!this.#verify(doc)) throw new Rejection(`${doc.type}: bad signature`)
+    const digest = docDigest(commit)
+    let entry: Effect
+    let event: HandEvent
+    if (doc.type === 'final') {
+      const receipt = (doc as Signed<{ commit: string, receipt: Receipt }>).body.receipt
+      const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
+      if (!verdict.ok) throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0]}`)
+      entry = { kind: 'append', entry: 'receipt', hand: body.hand, payload: receipt }
+      event = { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) }
+    } else {
+      const record = doc as Signed<AbortBody>
+      const verdict = verifyAbort(record, { verifyDoc: this.#verify })
+      if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
+      entry = { kind: 'append', entry: 'abort', hand: body.hand, payload: record }
+      event = { type: 'aborted', reason: record.body.reason, blame: record.body.blame, detail: record.body.detail }
+    }
+    this.#meta = { lastHand: body.hand, lastCommit: digest }
+    return [
+      entry,
+      { kind: 'persist', key: seatMetaKey(table.id), value: { ...this.#meta } },
+      { kind: 'event', hand: body.hand, event },
+      this.#ask(body.hand + 1, null)
+    ]
   }
 
   #keepOwnReceipt (hand: SeatHand): Effect[] {
@@ -342,6 +428,7 @@ export class SeatMachine {
 
   #onAbort (doc: Signed<AbortBody>): Effect[] {
     const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined && doc.body.table === this.#init.table.id && doc.body.commit !== null) return this.#catchUp(doc, doc.body.commit)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
     const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
     if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
@@ -381,6 +468,7 @@ export class SeatMachine {
     if (phase !== hand.phase || hand.waitUntil === 0) {
       hand.phase = phase
       hand.waitUntil = this.#waitFor(hand)
+      hand.asked = false
     }
     return { kind: 'persist', key, value: snapshot(hand) }
   }

@@ -25,6 +25,20 @@ export const finalBodySchema = z.object({
   receipt: receiptSchema
 }).strict()
 
+/**
+ * ASK, seat → dealer: "what became of this hand?" A seat asks after a restart, for every hand it
+ * had in play and for the hand after the last one it knows of (`commit: null`: it never saw that
+ * COMMIT), and once more before it records anything against the dealer. The dealer answers with
+ * what the seat is missing (docs/protocol.md §11).
+ */
+export const askBodySchema = z.object({
+  table: finalBodySchema.shape.table,
+  hand: finalBodySchema.shape.hand,
+  commit: finalBodySchema.shape.commit.nullable(),
+  seat: z.number().int().min(0).max(15)
+}).strict()
+export type AskBody = z.infer<typeof askBodySchema>
+
 /** Every document that may arrive on the table protocol, by its type tag. */
 export const wireSchema = z.discriminatedUnion('type', [
   signed('commit', commitBodySchema),
@@ -35,7 +49,8 @@ export const wireSchema = z.discriminatedUnion('type', [
   signed('reveal', revealBodySchema),
   signed('ack', ackBodySchema),
   signed('abort', abortBodySchema),
-  signed('final', finalBodySchema)
+  signed('final', finalBodySchema),
+  signed('ask', askBodySchema)
 ])
 export type WireDoc = z.infer<typeof wireSchema>
 

@@ -34,8 +34,8 @@ export interface MemoryTable {
    * one had persisted. Returns the effects its restore asks for (not run).
    */
   restartDealer: () => Effect[]
-  /** The same for one seat's machine (its restore asks for nothing). */
-  restartSeat: (peer: string) => void
+  /** The same for one seat's machine. Returns the effects its restore asks for (its ASKs; not run). */
+  restartSeat: (peer: string) => Effect[]
 }
 
 export interface MemoryTableOptions {
@@ -93,13 +93,14 @@ export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
     restartDealer: () => {
       t.dealer = new DealerMachine(init(dealerSigner))
       const meta = t.persisted.get(table.dealer)?.get(dealerMetaKey(table.id)) as DealerMeta | undefined
-      return t.dealer.restore(meta === undefined ? undefined : structuredClone(meta), saved<DealerHandSnapshot>(table.dealer, dealerHandKey(table.id, 0).slice(0, -16)))
+      const logged = (t.appended.get(table.dealer) ?? []).map(e => ({ kind: e.entry, payload: structuredClone(e.payload) }))
+      return t.dealer.restore(meta === undefined ? undefined : structuredClone(meta), saved<DealerHandSnapshot>(table.dealer, dealerHandKey(table.id, 0).slice(0, -16)), logged)
     },
     restartSeat: (peer) => {
       const machine = new SeatMachine(init(signers.find(s => s.peerId === peer) as Signer))
       const meta = t.persisted.get(peer)?.get(seatMetaKey(table.id)) as SeatMeta | undefined
-      machine.restore(meta === undefined ? undefined : structuredClone(meta), saved<SeatHandSnapshot>(peer, seatHandKey(table.id, 0).slice(0, -16)))
       seats.set(peer, machine)
+      return machine.restore(meta === undefined ? undefined : structuredClone(meta), saved<SeatHandSnapshot>(peer, seatHandKey(table.id, 0).slice(0, -16)))
     }
   }
   t.run = inMemoryTable({
