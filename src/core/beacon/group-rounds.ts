@@ -1,0 +1,315 @@
+import { CoreInputError } from '../errors.js'
+import { isHex } from '../bytes.js'
+import { signDocument, verifyDocument, type Signed } from '../signed.js'
+import type { Signer } from '../identity.js'
+import type { ChainInfo } from './chain-info.js'
+import { parseBeaconEntry, type BeaconEntry } from './entry.js'
+import { roundAt, roundTime } from './rounds.js'
+import type { DocumentVerifier } from './dkg-documents.js'
+import { publicShares } from './dkg.js'
+import {
+  entryFromSignature, g1FromHex, g2FromHex, hashRound, partialSign, pointHex, publicKeyMatches, recoverG1, scalarFromHex, verifyOnG1,
+  type G1Point, type G2Point
+} from './threshold.js'
+import { verifyBeaconEntry } from './verify.js'
+
+// The group's rounds. Every period each member signs the round with its share and sends the
+// partial signature to the others; any t partials recover the group signature by Lagrange
+// interpolation at 0. The recovered signature is verified once against the group key; only when
+// that fails are the partials checked one by one, the bad ones dropped, and their senders named in
+// a signed blame record. A member produces (and so serves) a round only once its own clock says the
+// round is due and only with t partials that give a valid signature; a member's clock off by up to
+// a period only delays its own view, never the group's rounds.
+
+export const GROUP_PARTIAL = 'beacon-group/partial'
+export const GROUP_BLAME = 'beacon-group/blame'
+
+export interface PartialBody { chain: string, round: number, index: number, partial: string }
+export interface BlameBody {
+  chain: string
+  round: number
+  /** Each bad partial as its sender signed it (verifiable by anyone holding the chain's DKG result). */
+  bad: Array<{ index: number, reason: 'bad-partial', partial: Signed<PartialBody> }>
+}
+
+/** Frames of the round protocol besides partials: catch-up requests and answers (entries verify alone). */
+export interface SyncRequest { type: 'beacon-group/sync', chain: string, from: number, to: number }
+export interface SyncReply { type: 'beacon-group/rounds', chain: string, entries: BeaconEntry[] }
+
+/** Rounds a member still signs when it falls behind (a restart, a slow clock). */
+export const SIGN_BACKLOG = 8
+/** Partials are kept for rounds this far back (and one period ahead, for clocks that run fast). */
+export const PENDING_ROUNDS = 32
+/** Catch-up looks this far back, asks at most this many rounds at once. */
+export const CATCHUP_WINDOW = 256
+export const MAX_SYNC_ENTRIES = 64
+/** Produced entries kept in memory (older ones are in the member's store). */
+export const KEEP_ENTRIES = 4096
+
+export type RoundEffect =
+  | { kind: 'broadcast', msg: Signed<PartialBody> }
+  | { kind: 'send', to: string, msg: SyncRequest | SyncReply }
+  | { kind: 'produced', entry: BeaconEntry, via: 'partials' | 'catch-up' }
+  | { kind: 'blame', record: Signed<BlameBody> }
+  | { kind: 'rejected', from: string, reason: string }
+
+export interface RoundInit {
+  chain: ChainInfo
+  members: string[]
+  threshold: number
+  /** Summed commitments of the DKG (public shares derive from them). */
+  commitments: string[]
+  index: number
+  /** This member's secret share (hex scalar). */
+  share: string
+  signer: Signer
+  verify?: DocumentVerifier
+  /** Entries already stored (after a restart). */
+  stored?: Iterable<BeaconEntry>
+}
+
+export interface RoundStatus {
+  now: number
+  currentRound: number
+  latestRound: number
+  produced: number
+  /** Why the current round is not out yet, if it is not. */
+  waiting?: string
+  suspects: number[]
+}
+
+export class RoundMachine {
+  readonly chain: ChainInfo
+  private readonly members: string[]
+  private readonly t: number
+  private readonly index: number
+  private readonly share: bigint
+  private readonly signer: Signer
+  private readonly verify: DocumentVerifier
+  private readonly groupKey: G2Point
+  private readonly pubs: G2Point[]
+  private readonly entries = new Map<number, BeaconEntry>()
+  private readonly pending = new Map<number, Map<number, { point: G1Point, doc: Signed<PartialBody> }>>()
+  private readonly hashed = new Map<number, G1Point>()
+  private readonly suspects = new Set<number>()
+  private lastSigned = 0
+  private latest = 0
+  private catchupFloor = 1
+  private catchupAttempts = 0
+  private lastAskMs = -Infinity
+
+  constructor (init: RoundInit) {
+    this.chain = init.chain
+    this.members = init.members
+    this.t = init.threshold
+    this.index = init.index
+    this.share = scalarFromHex(init.share, 'share')
+    this.signer = init.signer
+    this.verify = init.verify ?? verifyDocument
+    this.groupKey = g2FromHex(init.chain.public_key, 'group key')
+    this.pubs = publicShares(init.commitments, init.members.length)
+    if (!publicKeyMatches(this.share, this.pubs[this.index - 1])) throw new CoreInputError('the secret share does not match this member\'s public share')
+    for (const e of init.stored ?? []) this.keep(e)
+    this.lastSigned = this.latest
+  }
+
+  get latestRound (): number { return this.latest }
+  entry (round: number): BeaconEntry | undefined { return this.entries.get(round) }
+
+  private currentRound (now: number): number {
+    return now < this.chain.genesis_time * 1000 ? 0 : roundAt(this.chain, now)
+  }
+
+  private hash (round: number): G1Point {
+    let h = this.hashed.get(round)
+    if (h === undefined) {
+      h = hashRound(round)
+      this.hashed.set(round, h)
+      if (this.hashed.size > PENDING_ROUNDS * 2) this.hashed.delete(this.hashed.keys().next().value as number)
+    }
+    return h
+  }
+
+  private keep (entry: BeaconEntry): void {
+    this.entries.set(entry.round, entry)
+    if (entry.round > this.latest) this.latest = entry.round
+    if (this.entries.size > KEEP_ENTRIES) {
+      const oldest = Math.min(...this.entries.keys())
+      this.entries.delete(oldest)
+    }
+    this.pending.delete(entry.round)
+  }
+
+  /** Signs every due round not yet signed (at most SIGN_BACKLOG back), recovers what can be, asks for what is missing. */
+  tick (now: number): RoundEffect[] {
+    const out: RoundEffect[] = []
+    const current = this.currentRound(now)
+    if (current === 0) return out
+    for (let r = Math.max(this.lastSigned + 1, current - SIGN_BACKLOG + 1, 1); r <= current; r++) {
+      if (this.entries.has(r)) continue
+      const point = partialSign(this.share, this.hash(r))
+      const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: this.chain.hash, round: r, index: this.index, partial: pointHex(point) }, this.signer)
+      this.addPartial(r, this.index, point, doc)
+      out.push({ kind: 'broadcast', msg: doc })
+      this.tryRecover(r, current, out)
+    }
+    this.lastSigned = Math.max(this.lastSigned, current)
+    // Rounds the member never saw recovered (it was down, or partitioned): ask peers, one per period.
+    for (const r of [...this.pending.keys()]) if (r <= current) this.tryRecover(r, current, out)
+    this.catchUp(now, current, out)
+    for (const r of this.pending.keys()) if (r < current - PENDING_ROUNDS) this.pending.delete(r)
+    return out
+  }
+
+  private catchUp (now: number, current: number, out: RoundEffect[]): void {
+    if (this.members.length < 2 || now - this.lastAskMs < this.chain.period * 1000) return
+    const low = Math.max(this.catchupFloor, current - CATCHUP_WINDOW, 1)
+    const high = current - 2
+    let first = 0
+    let last = 0
+    for (let r = low; r <= high; r++) {
+      if (this.entries.has(r)) continue
+      if (first === 0) first = r
+      last = r
+      if (last - first + 1 >= MAX_SYNC_ENTRIES) break
+    }
+    if (first === 0) {
+      this.catchupFloor = Math.max(this.catchupFloor, high + 1)
+      this.catchupAttempts = 0
+      return
+    }
+    if (this.catchupAttempts >= this.members.length - 1) {
+      // Every peer was asked: the group did not produce these rounds (fewer than t were up).
+      this.catchupFloor = last + 1
+      this.catchupAttempts = 0
+      return
+    }
+    const peers = this.members.filter((_, i) => i + 1 !== this.index)
+    const to = peers[(this.index + this.catchupAttempts) % peers.length]
+    this.catchupAttempts++
+    this.lastAskMs = now
+    out.push({ kind: 'send', to, msg: { type: 'beacon-group/sync', chain: this.chain.hash, from: first, to: last } })
+  }
+
+  private addPartial (round: number, index: number, point: G1Point, doc: Signed<PartialBody>): void {
+    let m = this.pending.get(round)
+    if (m === undefined) { m = new Map(); this.pending.set(round, m) }
+    if (!m.has(index)) m.set(index, { point, doc })
+  }
+
+  private tryRecover (round: number, current: number, out: RoundEffect[]): void {
+    if (round > current || this.entries.has(round)) return
+    const m = this.pending.get(round)
+    if (m === undefined || m.size < this.t) return
+    const h = this.hash(round)
+    const chosen = [...m.entries()].sort((a, b) => a[0] - b[0]).slice(0, this.t)
+    const signature = recoverG1(chosen.map(([index, p]) => ({ index, point: p.point })))
+    if (verifyOnG1(signature, h, this.groupKey)) {
+      const entry = entryFromSignature(round, signature)
+      this.keep(entry)
+      out.push({ kind: 'produced', entry, via: 'partials' })
+      return
+    }
+    // Some partial is wrong: check each, drop and name the bad ones, recover from the good.
+    const bad: BlameBody['bad'] = []
+    for (const [index, p] of m) {
+      if (!verifyOnG1(p.point, h, this.pubs[index - 1])) {
+        m.delete(index)
+        this.suspects.add(index)
+        bad.push({ index, reason: 'bad-partial', partial: p.doc })
+      }
+    }
+    if (bad.length > 0) {
+      out.push({ kind: 'blame', record: signDocument<BlameBody>(GROUP_BLAME, { chain: this.chain.hash, round, bad }, this.signer) })
+    }
+    if (m.size >= this.t) {
+      const good = [...m.entries()].sort((a, b) => a[0] - b[0]).slice(0, this.t)
+      // Each was checked against its sender's public share: interpolation gives the group's signature.
+      const entry = entryFromSignature(round, recoverG1(good.map(([index, p]) => ({ index, point: p.point }))))
+      this.keep(entry)
+      out.push({ kind: 'produced', entry, via: 'partials' })
+    }
+  }
+
+  receive (from: string, msg: unknown, now: number): RoundEffect[] {
+    const out: RoundEffect[] = []
+    const reject = (reason: string): RoundEffect[] => [{ kind: 'rejected', from, reason }]
+    const fromIndex = this.members.indexOf(from) + 1
+    if (fromIndex === 0) return reject('not a member of the group')
+    if (typeof msg !== 'object' || msg === null) return reject('not a JSON object')
+    const m = msg as Record<string, unknown>
+    const current = this.currentRound(now)
+    if (m.type === GROUP_PARTIAL) {
+      const body = m.body as Record<string, unknown> | undefined
+      if (typeof body !== 'object' || body === null || m.signer !== from || typeof m.sig !== 'string') return reject('partial: malformed or not signed by its sender')
+      if (body.chain !== this.chain.hash) return reject('partial: another chain')
+      if (body.index !== fromIndex) return reject(`partial: index ${String(body.index)} is not the sender's (${fromIndex})`)
+      const round = body.round
+      if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1) return reject('partial: round must be an integer >= 1')
+      // One period of tolerance ahead: a member whose clock runs fast is not refused, only buffered.
+      if (round > current + 1 || round < current - PENDING_ROUNDS) return reject(`partial for round ${round} outside the window around the current round ${current}`)
+      if (this.entries.has(round) || this.pending.get(round)?.has(fromIndex) === true) return out
+      if (!isHex(body.partial, 48)) return reject('partial: not 48 bytes of hex')
+      const doc: Signed<PartialBody> = { type: GROUP_PARTIAL, signer: from, body: { chain: this.chain.hash, round, index: fromIndex, partial: body.partial }, sig: m.sig }
+      let point: G1Point
+      try {
+        point = g1FromHex(body.partial, 'partial')
+      } catch (err) {
+        if (!this.verify(doc)) return reject('partial: not a G1 point, and its signature is bad')
+        out.push({ kind: 'blame', record: signDocument<BlameBody>(GROUP_BLAME, { chain: this.chain.hash, round, bad: [{ index: fromIndex, reason: 'bad-partial', partial: doc }] }, this.signer) })
+        this.suspects.add(fromIndex)
+        return [...out, ...reject(`partial: ${(err as Error).message}`)]
+      }
+      if (this.suspects.has(fromIndex)) {
+        // A member caught once is checked on arrival, so it cannot make every round pay for a full check.
+        if (!verifyOnG1(point, this.hash(round), this.pubs[fromIndex - 1])) {
+          if (this.verify(doc)) out.push({ kind: 'blame', record: signDocument<BlameBody>(GROUP_BLAME, { chain: this.chain.hash, round, bad: [{ index: fromIndex, reason: 'bad-partial', partial: doc }] }, this.signer) })
+          return out
+        }
+      }
+      this.addPartial(round, fromIndex, point, doc)
+      this.tryRecover(round, current, out)
+      return out
+    }
+    if (m.type === 'beacon-group/sync') {
+      if (m.chain !== this.chain.hash) return reject('sync: another chain')
+      const lo = m.from
+      const hi = m.to
+      if (typeof lo !== 'number' || typeof hi !== 'number' || !Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || lo < 1 || hi < lo) return reject('sync: bad range')
+      const entries: BeaconEntry[] = []
+      for (let r = lo; r <= Math.min(hi, current) && entries.length < MAX_SYNC_ENTRIES; r++) {
+        const e = this.entries.get(r)
+        if (e !== undefined) entries.push(e)
+      }
+      out.push({ kind: 'send', to: from, msg: { type: 'beacon-group/rounds', chain: this.chain.hash, entries } })
+      return out
+    }
+    if (m.type === 'beacon-group/rounds') {
+      if (m.chain !== this.chain.hash) return reject('rounds: another chain')
+      if (!Array.isArray(m.entries) || m.entries.length > MAX_SYNC_ENTRIES) return reject(`rounds: at most ${MAX_SYNC_ENTRIES} entries`)
+      for (const raw of m.entries) {
+        let e: BeaconEntry
+        try { e = parseBeaconEntry(raw) } catch (err) { return [...out, ...reject(`rounds: ${(err as Error).message}`)] }
+        if (e.round > current || this.entries.has(e.round)) continue
+        const verdict = verifyBeaconEntry(this.chain, e, e.round)
+        if (!verdict.ok) return [...out, ...reject(`rounds: round ${e.round}: ${verdict.message}`)]
+        this.keep(verdict.entry)
+        out.push({ kind: 'produced', entry: verdict.entry, via: 'catch-up' })
+      }
+      return out
+    }
+    return reject(`unknown message type ${JSON.stringify(String(m.type).slice(0, 40))}`)
+  }
+
+  status (now: number): RoundStatus {
+    const current = this.currentRound(now)
+    const s: RoundStatus = { now, currentRound: current, latestRound: this.latest, produced: this.entries.size, suspects: [...this.suspects].sort((a, b) => a - b) }
+    if (current > 0 && !this.entries.has(current)) {
+      const have = this.pending.get(current)?.size ?? 0
+      s.waiting = `round ${current}: ${have} of ${this.t} partial signatures (due ${new Date(roundTime(this.chain, current)).toISOString()})`
+    } else if (current === 0) {
+      s.waiting = `before genesis (${new Date(this.chain.genesis_time * 1000).toISOString()})`
+    }
+    return s
+  }
+}
