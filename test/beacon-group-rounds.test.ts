@@ -1,22 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { fetchBeacon, type ChainClient } from 'drand-client'
 import { signDocument } from '../src/core/signed.js'
 import { roundTime, verifyBeaconEntry, type BeaconEntry, type ChainInfo } from '../src/core/beacon/index.js'
 import type { DkgResult } from '../src/core/beacon/dkg.js'
 import { GROUP_PARTIAL, RoundMachine, type PartialBody, type RoundEffect } from '../src/core/beacon/group-rounds.js'
 import { hashRound, partialSign, pointHex } from '../src/core/beacon/threshold.js'
 import { nativeVerifyDocument } from '../src/daemon/native-crypto.js'
-import { groupParams, memberSigners, runDkg } from './helpers/beacon-group.js'
+import { drandClientVerifies, groupParams, memberSigners, runDkg } from './helpers/beacon-group.js'
 
-async function drandClientVerifies (info: ChainInfo, entry: BeaconEntry): Promise<boolean> {
-  const client: ChainClient = {
-    options: { disableBeaconVerification: false, noCache: true, chainVerificationParams: { chainHash: info.hash, publicKey: info.public_key } },
-    chain: () => ({ baseUrl: 'memory:', info: async () => info }) as any,
-    latest: async () => entry as any,
-    get: async () => entry as any
-  }
-  try { await fetchBeacon(client, entry.round); return true } catch { return false }
-}
 
 const signers = memberSigners(5, 'rounds')
 const params = groupParams(signers, 3)

@@ -43,7 +43,8 @@ const MAX_CACHED_ROUNDS = 1024
 
 interface KeyFile { version: 1, secretKey: string, period: number, genesisTime: number }
 
-async function writeAtomic (path: string, text: string, mode: number): Promise<void> {
+/** Writes a file whole or not at all (a temporary file renamed over it), with the given mode. */
+export async function writeAtomic (path: string, text: string, mode: number): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`
   await writeFile(tmp, text, { mode })
   await rename(tmp, path)

@@ -14,6 +14,8 @@ const commands: Record<string, () => Promise<{ run: Command }>> = {
   init: async () => await import('./commands/init.js'),
   'beacon verify': async () => await import('./commands/beacon-verify.js'),
   'beacon serve': async () => await import('./commands/beacon-serve.js'),
+  'beacon demo': async () => await import('./commands/beacon-demo.js'),
+  'beacon group': async () => await import('./commands/beacon-group.js'),
   'log export': async () => await import('./commands/log-export.js'),
   'log show': async () => await import('./commands/log-show.js'),
   verify: async () => await import('./commands/verify.js'),

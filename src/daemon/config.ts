@@ -48,7 +48,9 @@ const configSchema = z.object({
     beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),
     /** The bound round is the first published this long after the contribution deadline. */
     beaconMarginMs: z.number().int().min(0).max(600_000).default(1_000)
-  }).strict()
+  }).strict().optional(),
+  /** A beacon group this node is a member of: checked by src/beacon/group/config.ts. */
+  group: z.unknown().optional()
 }).strict()
 
 export interface NodeConfig {
@@ -67,6 +69,11 @@ export interface NodeConfig {
 
 /** Reads and validates a node config file: a wrong or missing field is a NodeInputError naming it. */
 export async function loadNodeConfig (path: string): Promise<NodeConfig> {
+  return await parseNodeConfig(await readNodeConfigJson(path), path)
+}
+
+/** A node config file's JSON, size-limited; a table, a beacon group, or both are then parsed from it. */
+export async function readNodeConfigJson (path: string): Promise<unknown> {
   let text: string
   try {
     const bytes = await readFile(path)
@@ -76,9 +83,7 @@ export async function loadNodeConfig (path: string): Promise<NodeConfig> {
     if (err instanceof NodeInputError) throw err
     throw new NodeInputError(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
-  let value: unknown
-  try { value = JSON.parse(text) } catch (err) { throw new NodeInputError(`${path}: not JSON (${(err as Error).message})`) }
-  return await parseNodeConfig(value, path)
+  try { return JSON.parse(text) } catch (err) { throw new NodeInputError(`${path}: not JSON (${(err as Error).message})`) }
 }
 
 export async function parseNodeConfig (value: unknown, source: string): Promise<NodeConfig> {
@@ -92,6 +97,7 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
   const c = parsed.data
   const base = dirname(resolve(source))
   const t = c.table
+  if (t === undefined) throw new NodeInputError(`${source}: field table: is missing`)
   const fail = (field: string, message: string): never => { throw new NodeInputError(`${source}: field ${field}: ${message}`) }
   let scheme
   try { scheme = getScheme(t.scheme) } catch (err) { fail('table.scheme', (err as Error).message) }

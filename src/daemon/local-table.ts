@@ -49,7 +49,7 @@ export async function isPortFree (port: number): Promise<boolean> {
  * between now and the node's start can take it. Random, so that tables set up side by side rarely
  * collide.
  */
-async function freePort (): Promise<number> {
+export async function freeLoopbackPort (): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000)
     if (await isPortFree(port)) return port
@@ -72,7 +72,7 @@ export async function prepareLocalTable (init: LocalTableInit): Promise<LocalTab
   const transport = init.transport ?? 'tcp'
   const listens: string[] = []
   for (let i = 0; i < names.length; i++) {
-    const port = await (init.freePort ?? freePort)()
+    const port = await (init.freePort ?? freeLoopbackPort)()
     listens.push(transport === 'ws' ? `/ip4/127.0.0.1/tcp/${port}/ws` : `/ip4/127.0.0.1/tcp/${port}`)
   }
   const seatsList = [...Array(init.seats).keys()].map(s => robots.has(s) ? ROBOT : ids[nodeSeats.indexOf(s)].peerId)

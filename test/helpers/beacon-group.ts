@@ -1,4 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
+import { fetchBeacon, type ChainClient } from 'drand-client'
+import type { BeaconEntry, ChainInfo } from '../../src/core/beacon/index.js'
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
 import { DkgMachine, type DkgEffect, type DkgResult } from '../../src/core/beacon/dkg.js'
 import { nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
@@ -85,4 +87,15 @@ export function runDkg (params: GroupParams, signers: Signer[], opts: {
     drain()
   }
   return { machines, results, effects, failures }
+}
+
+/** drand-client's own verification (fetchBeacon) of an entry, without HTTP: true when it accepts it. */
+export async function drandClientVerifies (info: ChainInfo, entry: BeaconEntry): Promise<boolean> {
+  const client: ChainClient = {
+    options: { disableBeaconVerification: false, noCache: true, chainVerificationParams: { chainHash: info.hash, publicKey: info.public_key } },
+    chain: () => ({ baseUrl: 'memory:', info: async () => info }) as any,
+    latest: async () => entry as any,
+    get: async () => entry as any
+  }
+  try { await fetchBeacon(client, entry.round); return true } catch { return false }
 }

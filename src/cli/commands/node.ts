@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util'
-import { loadNodeConfig } from '../../daemon/config.js'
+import { dirname, resolve } from 'node:path'
+import { parseNodeConfig, readNodeConfigJson } from '../../daemon/config.js'
+import { parseGroupConfig } from '../../beacon/group/config.js'
+import { startGroupNode } from '../../beacon/group/node.js'
 import { Daemon } from '../../daemon/daemon.js'
 import { startControl } from '../../daemon/control.js'
 import { createLogger } from '../../daemon/logger.js'
@@ -9,7 +12,9 @@ import { parseIntOption } from '../options.js'
 
 const HELP = `usage: fairdeal node --config FILE [--control-port PORT]
 
-Runs a table node (dealer and/or seat) until SIGINT or SIGTERM. On a stop, a dealt hand is revealed
+Runs what the config holds, until SIGINT or SIGTERM: a table node (dealer and/or seat), a beacon
+group member (a 'group' block: DKG, then threshold rounds served over drand's HTTP API), or both.
+For the table: On a stop, a dealt hand is revealed
 and countersigned, a hand not yet dealt is aborted with a signed record, and the store is closed.
 Logs are JSON lines on stdout (readable on a terminal); FAIRDEAL_LOG_LEVEL sets the level.
 The node is driven with 'fairdeal hand ... --data DIR' through its local control endpoint.`
@@ -23,10 +28,15 @@ export async function run (argv: string[]): Promise<number> {
   if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
   if (values.config === undefined) throw new UsageError('--config FILE is required')
   const controlPort = parseIntOption(values['control-port'], '--control-port', 0, 65535)
-  const config = await loadNodeConfig(values.config)
+  const raw = await readNodeConfigJson(values.config)
+  const hasGroup = (raw as { group?: unknown } | null)?.group !== undefined
+  const hasTable = (raw as { table?: unknown } | null)?.table !== undefined
+  if (hasGroup && !hasTable) return await runGroupOnly(raw as { data?: unknown, group: unknown }, values.config)
+  const config = await parseNodeConfig(raw, values.config)
   if (controlPort !== undefined) config.controlPort = controlPort
   const logger = createLogger()
-  const daemon = await Daemon.start({ config, logger })
+  const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger }) : undefined
+  const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { await group?.stop(); throw err })
   if (daemon.peerId === config.table.dealer) {
     // The dealer speaks first: a seat it has no address for never gets the commit, so every hand
     // would abort after contributeMs blaming that seat. Said now rather than at the first hand.
@@ -41,6 +51,7 @@ export async function run (argv: string[]): Promise<number> {
   } catch (err) {
     // A running libp2p node would keep the process alive: stop it before saying why.
     await daemon.stop()
+    await group?.stop()
     throw new UsageError(`cannot start the control endpoint on 127.0.0.1:${config.controlPort}: ${(err as Error).message}`)
   }
   logger.info({ control: control.info.url, dataDir: config.dataDir }, 'control endpoint ready')
@@ -54,6 +65,24 @@ export async function run (argv: string[]): Promise<number> {
   })
   await control.close()
   await daemon.stop()
+  await group?.stop()
+  logger.flush?.()
+  return 0
+}
+
+/** A config with a beacon group and no table: the member alone (no control endpoint). */
+async function runGroupOnly (raw: { data?: unknown, group: unknown }, path: string): Promise<number> {
+  if (typeof raw.data !== 'string' || raw.data === '') throw new UsageError(`${path}: field data is missing (the node's data directory)`)
+  const config = parseGroupConfig(raw.group, `${path}: group`)
+  const logger = createLogger()
+  const member = await startGroupNode({ config, dataDir: resolve(dirname(resolve(path)), raw.data), logger })
+  logger.info({ group: config.params.id, index: member.index, http: member.httpUrl }, 'beacon group member started')
+  await new Promise<void>(resolve => {
+    const stop = (signal: string): void => { logger.info({ signal }, 'stopping'); resolve() }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  await member.stop()
   logger.flush?.()
   return 0
 }

@@ -96,6 +96,7 @@ export class RoundMachine {
   private latest = 0
   private catchupFloor = 1
   private catchupAttempts = 0
+  private catchupFirst = 0
   private lastAskMs = -Infinity
 
   constructor (init: RoundInit) {
@@ -178,6 +179,8 @@ export class RoundMachine {
       this.catchupAttempts = 0
       return
     }
+    // Progress (the first missing round moved) starts a new round of asking.
+    if (first !== this.catchupFirst) { this.catchupFirst = first; this.catchupAttempts = 0 }
     if (this.catchupAttempts >= this.members.length - 1) {
       // Every peer was asked: the group did not produce these rounds (fewer than t were up).
       this.catchupFloor = last + 1
@@ -248,7 +251,13 @@ export class RoundMachine {
       if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1) return reject('partial: round must be an integer >= 1')
       // One period of tolerance ahead: a member whose clock runs fast is not refused, only buffered.
       if (round > current + 1 || round < current - PENDING_ROUNDS) return reject(`partial for round ${round} outside the window around the current round ${current}`)
-      if (this.entries.has(round) || this.pending.get(round)?.has(fromIndex) === true) return out
+      const known = this.entries.get(round)
+      if (known !== undefined) {
+        // The sender is behind (restarted, or its clock is late): the round, which verifies alone, saves it a catch-up.
+        out.push({ kind: 'send', to: from, msg: { type: 'beacon-group/rounds', chain: this.chain.hash, entries: [known] } })
+        return out
+      }
+      if (this.pending.get(round)?.has(fromIndex) === true) return out
       if (!isHex(body.partial, 48)) return reject('partial: not 48 bytes of hex')
       const doc: Signed<PartialBody> = { type: GROUP_PARTIAL, signer: from, body: { chain: this.chain.hash, round, index: fromIndex, partial: body.partial }, sig: m.sig }
       let point: G1Point

@@ -1,0 +1,87 @@
+import * as z from 'zod'
+import { CoreInputError } from '../../core/errors.js'
+import { defaultThreshold, parseGroupParams, type GroupParams } from '../../core/beacon/index.js'
+
+// The `group` block of a node config: a beacon group this node is a member of.
+//
+//   "group": {
+//     "id": "my-group",
+//     "members": [{ "peer": "12D3KooW…", "addrs": ["/ip4/127.0.0.1/tcp/7500"], "url": "http://127.0.0.1:8081" }, …],
+//     "threshold": 3,                      // default floor(n/2) + 1
+//     "period": 3,                         // whole seconds
+//     "genesisTime": 1767225600,           // Unix seconds of round 1
+//     "dkg": { "start": 1767225540000, "phaseMs": 10000 },
+//     "listen": ["/ip4/127.0.0.1/tcp/7500"],
+//     "http": { "host": "127.0.0.1", "port": 8081 }
+//   }
+//
+// The members' order gives their indices (1…n) and is part of the group: every member's config
+// must list them identically (the DKG's session id hashes them).
+
+const peerId = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'must be an Ed25519 libp2p peer id (12D3KooW…)')
+const listenAddr = z.string().regex(/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?$/, 'must be a listen multiaddr like /ip4/127.0.0.1/tcp/7500')
+const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7500')
+const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+(:\d{1,5})?\/?$/, 'must be an http(s)://host:port URL (the member\'s drand API, without the chain hash)')
+
+const groupSchema = z.object({
+  id: z.string(),
+  members: z.array(z.object({ peer: peerId, addrs: z.array(multiaddr).max(8).default([]), url: httpUrl.optional() }).strict()).min(1).max(64),
+  threshold: z.number().int().optional(),
+  period: z.number().int(),
+  genesisTime: z.number().int(),
+  dkg: z.object({ start: z.number().int(), phaseMs: z.number().int().default(10_000) }).strict(),
+  listen: z.array(listenAddr).min(1).max(8),
+  http: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(0) }).strict().default({ host: '127.0.0.1', port: 0 })
+}).strict()
+
+export interface GroupConfig {
+  params: GroupParams
+  /** peer id → multiaddrs, for every member. */
+  addresses: Map<string, string[]>
+  /** peer id → the member's drand API base URL, where known (a table can use them as relays). */
+  urls: Map<string, string>
+  listen: string[]
+  http: { host: string, port: number }
+}
+
+/** Validates a `group` block; a wrong field is a CoreInputError naming it. */
+export function parseGroupConfig (value: unknown, what = 'group'): GroupConfig {
+  const parsed = groupSchema.safeParse(value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new CoreInputError(`${what}: field ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+  }
+  const g = parsed.data
+  const params = parseGroupParams({
+    id: g.id,
+    members: g.members.map(m => m.peer),
+    threshold: g.threshold ?? defaultThreshold(g.members.length),
+    period: g.period,
+    genesisTime: g.genesisTime,
+    dkg: g.dkg
+  }, what)
+  if (!/^(127\.\d+\.\d+\.\d+|::1|localhost|0\.0\.0\.0|::|[0-9a-f:.]+)$/i.test(g.http.host)) {
+    throw new CoreInputError(`${what}: field http.host must be an IP address (127.0.0.1 by default)`)
+  }
+  return {
+    params,
+    addresses: new Map(g.members.map(m => [m.peer, m.addrs])),
+    urls: new Map(g.members.filter(m => m.url !== undefined).map(m => [m.peer, (m.url as string).replace(/\/$/, '')])),
+    listen: g.listen,
+    http: g.http
+  }
+}
+
+/** The JSON block for a config file, from its parts (the inverse of parseGroupConfig). */
+export function groupConfigBlock (c: { params: GroupParams, addresses: ReadonlyMap<string, string[]>, urls: ReadonlyMap<string, string>, listen: string[], http: { host: string, port: number } }): Record<string, unknown> {
+  return {
+    id: c.params.id,
+    members: c.params.members.map(peer => ({ peer, addrs: c.addresses.get(peer) ?? [], ...(c.urls.has(peer) ? { url: c.urls.get(peer) } : {}) })),
+    threshold: c.params.threshold,
+    period: c.params.period,
+    genesisTime: c.params.genesisTime,
+    dkg: c.params.dkg,
+    listen: c.listen,
+    http: c.http
+  }
+}

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fetchBeacon, HttpCachingChain, HttpChainClient } from 'drand-client'
+import { timelockDecrypt, timelockEncrypt, Buffer as TlockBuffer } from 'tlock-js'
+import { pino } from 'pino'
+import { roundAt, roundTime, verifyBeaconEntry, type BeaconEntry, type ChainInfo } from '../src/core/beacon/index.js'
+import type { Clock } from '../src/beacon/clock.js'
+import { prepareLocalGroup, type LocalGroup } from '../src/beacon/group/local-group.js'
+import { startGroupNode } from '../src/beacon/group/node.js'
+import { SHARE_FILE } from '../src/beacon/group/member.js'
+import { groupDir } from '../src/beacon/group/node.js'
+
+/**
+ * The group's clock, stepped by the test: it stands still until set, so each round is made due
+ * only once the previous one is in everywhere, however loaded the machine is. A sleep waits a few
+ * real milliseconds (the members' loops poll it). It starts ten minutes behind real time, so the
+ * rounds are in the past for tlock-js, which checks a round's time against the real clock.
+ */
+function steppedClock (): Clock & { set: (ms: number) => void } {
+  let now = Date.now() - 600_000
+  return {
+    now: () => now,
+    set: (ms) => { now = ms },
+    sleep: async (ms, signal) => {
+      signal?.throwIfAborted()
+      if (ms <= 0) return
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => { clearTimeout(t); reject(signal?.reason) }
+        const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, Math.min(ms, 10))
+        signal?.addEventListener('abort', onAbort, { once: true })
+      })
+    }
+  }
+}
+
+type Member = Awaited<ReturnType<typeof startGroupNode>>
+const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })
+
+function client (relay: string, chain: ChainInfo): HttpChainClient {
+  const opts = { disableBeaconVerification: false, noCache: true, chainVerificationParams: { chainHash: chain.hash, publicKey: chain.public_key } }
+  return new HttpChainClient(new HttpCachingChain(relay, opts), opts)
+}
+
+async function until (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP, drand-client, tlock-js', () => {
+  let root: string
+  let group: LocalGroup
+  let chain: ChainInfo
+  const clock = steppedClock()
+  const due = (round: number): void => { clock.set(roundTime(chain, round) + 1) }
+  const members: Array<Member | undefined> = []
+  const seen: Array<Map<number, number>> = []
+
+  const start = async (i: number): Promise<Member> => {
+    const m = await startGroupNode({ config: group.configs[i], dataDir: group.dataDirs[i], logger: silent, clock, tickMs: 50 })
+    seen[i] = seen[i] ?? new Map()
+    m.onRound((e, at) => { seen[i].set(e.round, at) })
+    members[i] = m
+    return m
+  }
+  const stop = async (i: number): Promise<void> => { await members[i]?.stop(); members[i] = undefined }
+  const produced = (i: number, round: number): boolean => members[i]?.entry(round) !== undefined
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'fairdeal-group-'))
+    group = await prepareLocalGroup({ root, members: 5, threshold: 3, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+    await Promise.all([0, 1, 2, 3, 4].map(start))
+    // Everyone is up: the DKG runs on its fast path (each phase ends once everything is in).
+    clock.set(group.configs[0].params.dkg.start)
+    const chains = await Promise.all(members.map(async m => await (m as Member).ready))
+    expect(new Set(chains.map(c => c.hash)).size).toBe(1)
+    chain = chains[0]
+  })
+
+  afterAll(async () => {
+    for (let i = 0; i < 5; i++) await stop(i)
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it('the DKG gives every member the same group key; the share file is 0600; 20 rounds are byte-identical everywhere and verify with drand-client over HTTP and offline; none is served early', async () => {
+    expect(chain.schemeID).toBe('bls-unchained-g1-rfc9380')
+    expect(chain.metadata.beaconID).toBe('fairdeal-demo-group')
+    expect(members.map(m => m?.status().chain?.public_key)).toEqual(Array(5).fill(chain.public_key))
+    const mode = (await stat(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), SHARE_FILE))).mode & 0o777
+    expect(mode).toBe(0o600)
+    for (let r = 1; r <= 20; r++) {
+      due(r)
+      await until(`round ${r} at every member`, () => [0, 1, 2, 3, 4].every(i => produced(i, r)))
+    }
+    const relays = group.urls.map(u => `${u}/${chain.hash}`)
+    const info = await (await fetch(`${relays[2]}/info`)).json()
+    expect(info).toEqual(chain)
+    const bodies: string[][] = []
+    for (const relay of relays) {
+      const texts: string[] = []
+      for (let r = 1; r <= 20; r++) {
+        const res = await fetch(`${relay}/public/${r}`)
+        expect(res.status).toBe(200)
+        texts.push(await res.text())
+      }
+      bodies.push(texts)
+    }
+    for (const b of bodies) expect(b).toEqual(bodies[0])
+    const entries = bodies[0].map(t => JSON.parse(t) as BeaconEntry)
+    entries.forEach((e, i) => { expect(verifyBeaconEntry(chain, e, i + 1).ok).toBe(true) })
+    // drand-client, unmodified, pinned to the chain: every round from one member, and one round from each of the others.
+    const c0 = client(relays[0], chain)
+    for (let r = 1; r <= 20; r++) expect((await fetchBeacon(c0, r)).signature).toBe(entries[r - 1].signature)
+    for (const relay of relays.slice(1)) expect((await fetchBeacon(client(relay, chain), 20)).signature).toBe(entries[19].signature)
+    // Never early: no member produced a round before its time, and the next round is a 404 everywhere.
+    for (const s of seen) for (const [r, at] of s) expect(at).toBeGreaterThanOrEqual((chain.genesis_time + (r - 1) * chain.period) * 1000)
+    const next = roundAt(chain, clock.now()) + 1
+    for (const relay of relays) expect((await fetch(`${relay}/public/${next}`)).status).toBe(404)
+  })
+
+  it('tlock-js encrypts to a future round of the group and decrypts once it is out', async () => {
+    const relays = group.urls.map(u => `${u}/${chain.hash}`)
+    const target = roundAt(chain, clock.now()) + 2
+    const ciphertext = await timelockEncrypt(target, TlockBuffer.from('the river card'), client(relays[1], chain))
+    // Not out yet: the relays answer 404, and tlock-js cannot decrypt.
+    await expect(timelockDecrypt(ciphertext, client(relays[3], chain))).rejects.toThrow()
+    due(target)
+    await until(`round ${target}`, () => produced(3, target))
+    expect((await timelockDecrypt(ciphertext, client(relays[3], chain))).toString()).toBe('the river card')
+  })
+
+  it('two members stopped: rounds go on; three stopped: no round appears or is served, and the status says why; a restarted member catches up', async () => {
+    await stop(3)
+    await stop(4)
+    const from = roundAt(chain, clock.now()) + 1
+    for (const r of [from, from + 1]) {
+      due(r)
+      await until(`round ${r} at members 1-3`, () => [0, 1, 2].every(i => produced(i, r)))
+    }
+    await stop(2)
+    const outage = from + 2
+    due(outage)
+    // Members 1 and 2 sign and wait: two partials of three, no round, a 404 and a status that says why.
+    await until('members 1 and 2 to have signed', () => [0, 1].every(i => /2 of 3 partial signatures/.test(members[i]?.status().waiting ?? '')))
+    await new Promise(resolve => setTimeout(resolve, 200))
+    for (const i of [0, 1]) {
+      expect(produced(i, outage)).toBe(false)
+      expect((await fetch(`${group.urls[i]}/${chain.hash}/public/${outage}`)).status).toBe(404)
+      expect((await fetch(`${group.urls[i]}/${chain.hash}/public/latest`)).status).toBe(200)
+    }
+    // Member 4, back from its data directory: it signs again, rounds resume (the one missed during
+    // the outage too, late), and it fetches from its peers the rounds it missed while down.
+    const back = await start(3)
+    expect(back.status().latestRound).toBeLessThan(from)
+    due(outage + 1)
+    await until(`rounds ${outage} and ${outage + 1} at members 1 and 2, ${outage + 1} at member 4`, () =>
+      [0, 1].every(i => produced(i, outage) && produced(i, outage + 1)) && produced(3, outage + 1))
+    // It asks one peer per period for what it lacks (a stopped peer does not answer: it asks the next).
+    const caughtUp = (): boolean => [from, from + 1, outage].every(r => produced(3, r))
+    for (let r = outage + 2; r <= outage + 8 && !caughtUp(); r++) {
+      due(r)
+      await until(`round ${r} at members 1, 2, 4`, () => [0, 1, 3].every(i => produced(i, r)))
+    }
+    expect(caughtUp()).toBe(true)
+    for (const r of [from, from + 1, outage, outage + 1]) expect(back.entry(r)).toEqual(members[0]?.entry(r))
+    expect((await fetch(`${group.urls[3]}/${chain.hash}/public/${from}`)).status).toBe(200)
+  })
+})
