@@ -20,6 +20,7 @@ const commands: Record<string, () => Promise<{ run: Command }>> = {
   'log show': async () => await import('./commands/log-show.js'),
   verify: async () => await import('./commands/verify.js'),
   node: async () => await import('./commands/node.js'),
+  repair: async () => await import('./commands/repair.js'),
   demo: async () => await import('./commands/demo.js'),
   web: async () => await import('./commands/web.js'),
   'hand deal': async () => handCommand('deal'),
@@ -81,7 +82,7 @@ export async function main (argv: string[]): Promise<number> {
 function isInputError (err: unknown): boolean {
   const name = (err as Error | null)?.name
   return name === 'NetInputError' || name === 'NodeInputError' || name === 'IdentityFileError' || name === 'DataDirInUseError' || name === 'LogInUseError' ||
-    name === 'LogNotFoundError' || name === 'LogStateError' || name === 'DataDirError' || name === 'Rejection'
+    name === 'LogNotFoundError' || name === 'LogStateError' || name === 'StoreDamagedError' || name === 'DataDirError' || name === 'Rejection'
 }
 
 /** Node's system errors (ENOENT, EEXIST, EADDRINUSE, EACCES, …): a file, directory or port named by the user is unusable. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { Level } from 'level'
+import type { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { ROBOT } from '../core/hand/messages.js'
@@ -10,7 +10,8 @@ import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
-import { LogInUseError } from '../store/errors.js'
+import { LogInUseError, StoreDamagedError } from '../store/errors.js'
+import { openStoreDb, repairHint } from '../store/store-db.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, ENDED_KEPT, type DealerHandSnapshot, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
 import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
 import { isForDealer } from '../protocol/route.js'
@@ -102,14 +103,12 @@ export class Daemon {
       // The usual cause is a config whose peer ids were not replaced with the ones `fairdeal init` printed.
       throw new NodeInputError(`this node (${identity.peerId}, the key in ${config.dataDir}) is neither the dealer nor a seat of table ${table.id}: put the peer ids printed by 'fairdeal init' in the config`)
     }
-    const db: StateDb = new Level(logDbPath(config.dataDir), { valueEncoding: 'json' })
+    let db: StateDb
     try {
-      await db.open()
+      // Refuses a damaged store (and never creates one over the remains of another): see store-db.ts.
+      db = await openStoreDb(logDbPath(config.dataDir), { valueEncoding: 'json' })
     } catch (err) {
-      const e = err as { code?: string, cause?: { code?: string } }
-      if (e.code === 'LEVEL_LOCKED' || e.cause?.code === 'LEVEL_LOCKED') {
-        throw new DataDirInUseError(`data directory ${config.dataDir} is already in use by another process`)
-      }
+      if (err instanceof LogInUseError) throw new DataDirInUseError(`data directory ${config.dataDir} is already in use by another process`)
       throw err
     }
     const signer = nativeSigner(identity.seed, identity.peerId)
@@ -257,6 +256,11 @@ export class Daemon {
     }
     if (this.dealer !== undefined) {
       const meta = await this.#state.get(dealerMetaKey(table)) as DealerMeta | undefined
+      // The hand counter never goes back: the head file keeps it outside LevelDB.
+      const kept = this.log.mark(dealerMetaKey(table)) as DealerMeta | undefined
+      if (kept !== undefined && (meta === undefined || meta.nextHand < kept.nextHand)) {
+        throw new StoreDamagedError(`the store in ${this.config.dataDir} lost the dealer's hand counter of table ${table} (LevelDB: next hand ${meta?.nextHand ?? 'none'}, head file: ${kept.nextHand}): ${repairHint(logDbPath(this.config.dataDir))}`)
+      }
       const hands = await read<DealerHandSnapshot>(dealerHandKey(table, 0).slice(0, -16))
       const effects = this.dealer.restore(meta, hands, await this.#recentlyLogged(ENDED_KEPT * 4))
       if (hands.length > 0) this.#logger.info({ hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
@@ -367,6 +371,14 @@ export class Daemon {
   }
 
   async #persist (writes: PersistEffect[]): Promise<void> {
+    await this.#persistState(writes)
+    // The dealer's hand counter also goes to the head file, before the COMMIT that uses it leaves.
+    const metaKey = dealerMetaKey(this.config.table.id)
+    const meta = writes.findLast(w => w.key === metaKey)
+    if (meta !== undefined && meta.value !== null) await this.log.keepMark(metaKey, meta.value)
+  }
+
+  async #persistState (writes: PersistEffect[]): Promise<void> {
     if (writes.length === 1) {
       const [w] = writes
       if (w.value === null) await this.#state.del(w.key, { sync: true })

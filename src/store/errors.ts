@@ -21,3 +21,12 @@ export class LogNotFoundError extends Error {
 export class LogStateError extends Error {
   override name = 'LogStateError'
 }
+
+/**
+ * The store on disk lost data or its files are damaged (LevelDB files truncated, corrupted or
+ * missing, or fewer entries than the store's head file vouches for). Opening refuses, in one line;
+ * `fairdeal repair` is the explicit way out.
+ */
+export class StoreDamagedError extends Error {
+  override name = 'StoreDamagedError'
+}

@@ -1,10 +1,11 @@
-import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Level } from 'level'
+import type { Level } from 'level'
 import { checkLine } from '../core/log/check.js'
 import { GENESIS_PREV, makeEntry, makeHead, type LogEntry, type LogHead } from '../core/log/format.js'
 import type { Signer } from '../core/identity.js'
-import { LogInUseError, LogNotFoundError, LogStateError } from './errors.js'
+import { LogInUseError, LogStateError, StoreDamagedError } from './errors.js'
+import { HeadFile, readHeadFile, type HeadFileState } from './head-file.js'
+import { isLocked, openStoreDb, repairHint } from './store-db.js'
 
 /** The LevelDB directory of a node's data directory (`DIR/db`), where its log lives. */
 export function logDbPath (dataDir: string): string {
@@ -49,12 +50,13 @@ export interface Range {
   to?: number
 }
 
-const HEAD_KEY = 'head'
-const ENTRY_PREFIX = 'e'
+/** Keys of the log's sublevel (`log`): the head line, and one entry line per seq. */
+export const HEAD_KEY = 'head'
+export const ENTRY_PREFIX = 'e'
 
 // Sequence numbers are zero-padded to the 16 digits of Number.MAX_SAFE_INTEGER so that LevelDB's
 // byte order is numeric order.
-function entryKey (seq: number): string {
+export function entryKey (seq: number): string {
   return ENTRY_PREFIX + String(seq).padStart(16, '0')
 }
 
@@ -73,7 +75,9 @@ interface LogLevel {
 
 /**
  * A node's receipt log in LevelDB. Each append writes the entry and the new signed head in one
- * synced batch, so after a crash the log holds every acknowledged entry and never half of one.
+ * synced batch, so after a crash the log holds every acknowledged entry and never half of one;
+ * then the head goes to the store's head file (head-file.ts), outside LevelDB, so that LevelDB
+ * later losing entries is noticed on open.
  */
 export class Log {
   private headDoc: LogHead | null
@@ -88,10 +92,36 @@ export class Log {
     private readonly signer: Signer | null,
     private readonly now: () => number,
     head: string | null,
-    private readonly checked: boolean
+    private readonly checked: boolean,
+    private readonly kept: HeadFile
   ) {
     this.headText = head
     this.headDoc = head === null ? null : parseHead(head)
+  }
+
+  /**
+   * A value kept in the head file, outside LevelDB (see {@link keepMark}); undefined when none.
+   */
+  mark (key: string): unknown {
+    return this.kept.current.marks[key]
+  }
+
+  /**
+   * Keeps a value the node must never see go back (the dealer's hand counter) in the head file,
+   * synced, so a store whose LevelDB lost it is refused on open and `fairdeal repair` restores it.
+   */
+  async keepMark (key: string, value: unknown): Promise<void> {
+    await this.kept.setMark(key, value)
+  }
+
+  /** Damage LevelDB reported when the store was opened (kept until repaired), or null. */
+  damage (): string | null {
+    return this.kept.current.damage
+  }
+
+  /** The head line kept in the head file: the last head this store is known to have written. */
+  keptHeadLine (): string | null {
+    return this.kept.current.head
   }
 
   /** Peer id of the log's owner: whoever signed the head, or the signer for a new log. */
@@ -133,6 +163,7 @@ export class Log {
     ], { sync: true })
     this.headDoc = head
     this.headText = headLine
+    await this.kept.update({ head: headLine })
     return made
   }
 
@@ -154,10 +185,17 @@ export class Log {
    * covers. Head and range are taken together, so appends made meanwhile do not tear the copy.
    */
   async * copy (range: Range = {}): AsyncGenerator<string> {
-    const headLine = this.headText
+    let headLine = this.headText
+    if (!this.checked) {
+      // Read for verification: when the head file names a later head than LevelDB holds, that one
+      // is the log's true end, and the verifier reports the entries LevelDB lost as missing.
+      const kept = this.kept.current.head
+      const keptSeq = kept === null ? null : parseHead(kept)?.body.seq ?? null
+      if (kept !== null && keptSeq !== null && (this.headDoc === null || keptSeq > this.headDoc.body.seq)) headLine = kept
+    }
     // An unchecked log may have a head too damaged to name its seq: copy everything, and let the
     // verifier say what is wrong.
-    const headSeq = this.headDoc?.body.seq ?? Number.MAX_SAFE_INTEGER
+    const headSeq = (headLine === null ? null : parseHead(headLine)?.body.seq) ?? Number.MAX_SAFE_INTEGER
     if (headLine !== null) yield headLine
     else if (this.checked) return
     const to = Math.min(range.to ?? headSeq, headSeq)
@@ -173,11 +211,6 @@ export class Log {
   }
 }
 
-function isLocked (err: unknown): boolean {
-  const e = err as { code?: unknown, cause?: { code?: unknown } } | null
-  return e?.code === 'LEVEL_LOCKED' || e?.cause?.code === 'LEVEL_LOCKED'
-}
-
 /**
  * Opens (or creates) a node's log, checking that what is on disk is whole: the head verifies, its
  * entry exists with the hash it names, nothing lies beyond it, and it belongs to `signer`.
@@ -185,6 +218,8 @@ function isLocked (err: unknown): boolean {
  * @throws LogInUseError when another process holds the database
  * @throws LogNotFoundError when `create` is false and there is no database
  * @throws LogStateError when the stored log is inconsistent or owned by another identity
+ * @throws StoreDamagedError when LevelDB's files are damaged or it holds fewer entries than the
+ *   head file vouches for (checked opens only; unchecked ones report it through `copy()`)
  */
 export async function openLog (target: string | OpenLogOptions, signer?: Signer | null): Promise<Log> {
   const options: OpenLogOptions = typeof target === 'string' ? { path: target } : target
@@ -197,8 +232,7 @@ export async function openLog (target: string | OpenLogOptions, signer?: Signer 
     where = db.location
   } else if (options.path !== undefined) {
     where = options.path
-    if (options.create === false && !await exists(join(where, 'CURRENT'))) throw new LogNotFoundError(where)
-    root = new Level<string, string>(where, { createIfMissing: options.create !== false })
+    root = await openStoreDb(where, { create: options.create })
     db = root
   } else {
     throw new TypeError('openLog needs a path or a db')
@@ -212,8 +246,21 @@ export async function openLog (target: string | OpenLogOptions, signer?: Signer 
   try {
     const store = db.sublevel<string, string>(options.sublevel ?? 'log', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as LogLevel
     const checked = options.checkOnOpen !== false
-    const head = checked ? await loadHead(store, where, who) : (await store.get(HEAD_KEY) ?? null)
-    return new Log(store, root, who, options.now ?? Date.now, head, checked)
+    const kept = await readHeadFile(where)
+    const state: HeadFileState = kept ?? { head: null, marks: {}, damage: null }
+    let head: string | null
+    if (checked) {
+      if (state.damage !== null) throw new StoreDamagedError(`the store in ${where} is damaged: ${state.damage}: ${repairHint(where)}`)
+      head = await loadHead(store, where, who)
+      await checkAgainstKept(store, where, head, state.head)
+    } else {
+      head = await store.get(HEAD_KEY) ?? null
+    }
+    const headFile = new HeadFile(where, state)
+    // A store from before head files, or one whose last append crashed between LevelDB and the
+    // head file: the head file catches up now.
+    if (checked && head !== null && head !== state.head) await headFile.update({ head })
+    return new Log(store, root, who, options.now ?? Date.now, head, checked, headFile)
   } catch (err) {
     if (root !== null) await root.close().catch(() => {})
     throw err
@@ -227,8 +274,25 @@ function parseHead (line: string): LogHead | null {
   } catch { return null }
 }
 
-async function exists (path: string): Promise<boolean> {
-  try { await stat(path); return true } catch { return false }
+/**
+ * LevelDB's head must be the head file's or extend it: fewer entries than the head file vouches
+ * for means LevelDB lost some (a truncated or damaged `.log` file), another entry at that seq
+ * means the store was replaced under it.
+ */
+async function checkAgainstKept (store: LogLevel, where: string, head: string | null, kept: string | null): Promise<void> {
+  if (kept === null) return
+  const k = checkLine(kept, null)
+  if (k.type !== 'head' || !k.authentic) throw new StoreDamagedError(`the head file of ${where} holds no valid signed head (${k.problems.join('; ')}): ${repairHint(where)}`)
+  const keptSeq = k.seq as number
+  const seq = head === null ? -1 : (parseHead(head)?.body.seq ?? -1)
+  if (seq < keptSeq) {
+    const lost = seq + 1 === keptSeq ? `seq ${keptSeq} is` : `seq ${seq + 1}..${keptSeq} are`
+    throw new StoreDamagedError(`the store in ${where} has lost log entries: LevelDB holds ${seq < 0 ? 'none' : `up to seq ${seq}`}, its head file says seq ${keptSeq}, so ${lost} missing: ${repairHint(where)}`)
+  }
+  const line = await store.get(entryKey(keptSeq))
+  if (line === undefined || checkLine(line, null).hash !== k.hash) {
+    throw new StoreDamagedError(`the store in ${where} does not extend the head in its head file: entry ${keptSeq} is ${line === undefined ? 'missing' : 'another one'}: ${repairHint(where)}`)
+  }
 }
 
 async function loadHead (store: LogLevel, where: string, signer: Signer | null): Promise<string | null> {

@@ -35,6 +35,10 @@ Exit 0 when everything passed, 1 when anything failed, 2 when the log could not 
 interface Source {
   lines: AsyncIterable<LogLine>
   expectOwner?: string
+  /** A node's store: what it lost is reported as lost, not as a partial export. */
+  store?: boolean
+  /** Failures found before any line is read (damage LevelDB reported), one line each. */
+  notes?: string[]
   close: () => Promise<void>
 }
 
@@ -89,6 +93,9 @@ export async function run (argv: string[]): Promise<number> {
       process.stdout.write((json ? JSON.stringify(failure) : formatFailure(failure)) + '\n')
     }
     let verdict: LogVerdict
+    for (const note of source.notes ?? []) {
+      process.stdout.write((json ? JSON.stringify({ seq: null, store: true, problems: [note], count: 1 }) : `store: ${note}`) + '\n')
+    }
     try {
       verdict = await verifyLog(progress.tap(source.lines), {
         verifyPayload: chainOnly ? null : verifyLogPayload,
@@ -96,6 +103,7 @@ export async function run (argv: string[]): Promise<number> {
         from,
         to,
         expectOwner: values.owner ?? source.expectOwner,
+        store: source.store,
         onFailure: print,
         onProgress: done => { progress.update(done) }
       })
@@ -114,6 +122,7 @@ export async function run (argv: string[]): Promise<number> {
       throw err
     }
     progress.clear()
+    if (source.notes !== undefined) verdict = { ...verdict, failed: verdict.failed + source.notes.length }
     if (json) {
       process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked' }) + '\n')
     } else {
@@ -142,7 +151,8 @@ async function fileSource (file: string): Promise<Source> {
 async function dataSource (dir: string): Promise<Source> {
   const log = await openDataDirLog(dir)
   try {
-    return { lines: log.copy(), expectOwner: await identityOf(dir), close: async () => { await log.close() } }
+    const damage = log.damage()
+    return { lines: log.copy(), expectOwner: await identityOf(dir), store: true, notes: damage === null ? [] : [damage], close: async () => { await log.close() } }
   } catch (err) {
     await log.close()
     throw err

@@ -27,6 +27,11 @@ export interface ChainOptions {
   to?: number
   /** The peer id that must own the log (for a log fetched from a peer: that peer). */
   expectOwner?: string
+  /**
+   * The input is a node's whole store, not an export: entries missing before the head are lost,
+   * and no hint about checking a partial export is given.
+   */
+  store?: boolean
 }
 
 export interface LogVerdict {
@@ -61,6 +66,7 @@ interface Anchor {
 export class ChainVerifier {
   private readonly from: number
   private readonly to: number | undefined
+  private readonly store: boolean
   private owner: string | undefined
   private readonly report: (failure: LogFailure) => void
   private anchor: Anchor | null = null
@@ -75,6 +81,7 @@ export class ChainVerifier {
   constructor (options: ChainOptions, report: (failure: LogFailure) => void) {
     this.from = options.from ?? 0
     this.to = options.to
+    this.store = options.store === true
     this.owner = options.expectOwner
     this.report = report
   }
@@ -170,7 +177,7 @@ export class ChainVerifier {
     } else if (this.head !== null) {
       if (last < this.head.seq) {
         this.missing(last + 1, this.head.seq, `the signed head says the log ends at seq ${this.head.seq}` +
-          (entries ? ` (to check a partial export, pass the range it holds: ${this.firstSeq !== undefined && this.firstSeq > 0 ? `--from ${this.firstSeq} ` : ''}--to ${last})` : ''))
+          (entries && !this.store ? ` (to check a partial export, pass the range it holds: ${this.firstSeq !== undefined && this.firstSeq > 0 ? `--from ${this.firstSeq} ` : ''}--to ${last})` : ''))
       }
     } else if (!this.headPresent && (entries || this.lines > 0)) {
       this.fail({

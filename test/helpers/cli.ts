@@ -1,0 +1,18 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+
+export const repoRoot = join(import.meta.dirname, '..', '..')
+const bin = join(repoRoot, 'bin', 'fairdeal.js')
+
+export interface CliResult { code: number | null, stdout: string, stderr: string, lines: string[] }
+
+/** Runs the built CLI in its own process, as a user would; `lines` are stdout's non-empty lines. */
+export async function fairdeal (...args: string[]): Promise<CliResult> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  const code = await new Promise<number | null>(resolve => child.on('exit', resolve))
+  return { code, stdout, stderr, lines: stdout.split('\n').filter(l => l !== '') }
+}
