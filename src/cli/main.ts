@@ -82,7 +82,7 @@ export async function main (argv: string[]): Promise<number> {
 function isInputError (err: unknown): boolean {
   const name = (err as Error | null)?.name
   return name === 'NetInputError' || name === 'NodeInputError' || name === 'IdentityFileError' || name === 'DataDirInUseError' || name === 'LogInUseError' ||
-    name === 'LogNotFoundError' || name === 'LogStateError' || name === 'StoreDamagedError' || name === 'DataDirError' || name === 'Rejection'
+    name === 'LogNotFoundError' || name === 'LogStateError' || name === 'StoreDamagedError' || name === 'LogInputError' || name === 'DataDirError' || name === 'Rejection'
 }
 
 /** Node's system errors (ENOENT, EEXIST, EADDRINUSE, EACCES, …): a file, directory or port named by the user is unusable. */

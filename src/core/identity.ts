@@ -57,6 +57,10 @@ export function publicKeyFromPeerId (peerId: string): Uint8Array {
     throw new CoreInputError(`not an Ed25519 libp2p peer id: ${JSON.stringify(String(peerId).slice(0, 80))}`)
   }
   const key = bytes.slice(6)
+  // A peer id is only an identity if its key is a point of the curve: checked once per id (cached).
+  try { ed25519.Point.fromBytes(key) } catch {
+    throw new CoreInputError(`not an Ed25519 libp2p peer id (its key is not an Ed25519 public key): ${JSON.stringify(String(peerId).slice(0, 80))}`)
+  }
   if (keyCache.size > 10_000) keyCache.clear()
   keyCache.set(peerId, key)
   return key

@@ -7,12 +7,14 @@ import { getScheme } from '../core/schemes/registry.js'
 import { DEFAULT_LISTEN } from '../net/limits.js'
 import { ROBOT } from '../core/hand/messages.js'
 import { NodeInputError } from './errors.js'
+import { peerIdSchema } from '../core/peer-id-schema.js'
+import { dialAddress, parseListenAddress } from '../net/addresses.js'
 import type { TableSpec, Timeouts } from '../protocol/types.js'
 
 /** The largest config file read: a table config is a few KiB. */
 const MAX_CONFIG_BYTES = 256 * 1024
 
-const peerId = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'must be an Ed25519 libp2p peer id (12D3KooW…)')
+const peerId = peerIdSchema
 // Listening needs an IP address; peers may also be named by DNS.
 const listenAddr = z.string().regex(/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?$/, 'must be a listen multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
 const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
@@ -108,6 +110,13 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
   }
   const humans = t.seats.filter(s => s !== ROBOT)
   if (new Set(humans).size !== humans.length) fail('table.seats', 'a peer id holds two seats')
+  // Addresses are parsed as libp2p will parse them (ports up to 65535, a /p2p part naming that very peer).
+  c.listen.forEach((a, i) => { try { parseListenAddress(a) } catch (err) { fail(`listen.${i}`, (err as Error).message) } })
+  const members = new Set([t.dealer, ...humans])
+  for (const [peer, addrs] of Object.entries(t.peers)) {
+    if (!members.has(peer)) fail(`table.peers.${peer}`, 'is not a member of the table (neither its dealer nor a seat)')
+    addrs.forEach((a, i) => { try { dialAddress(a, peer) } catch (err) { fail(`table.peers.${peer}.${i}`, (err as Error).message) } })
+  }
   let beacon: BeaconConfig
   try {
     beacon = typeof t.beacon === 'string'

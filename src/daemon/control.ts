@@ -5,12 +5,17 @@ import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { Rejection } from '../protocol/types.js'
+import { CoreInputError } from '../core/errors.js'
 import type { Daemon } from './daemon.js'
 
 /** Where a running node tells local clients how to reach its control endpoint. */
 export const CONTROL_FILE = 'control.json'
 const MAX_BODY_BYTES = 16 * 1024
 const MAX_WAIT_MS = 30_000
+/** A connection that sends nothing for this long is closed (a long poll gets its wait on top). */
+export const CONTROL_IDLE_MS = 10_000
+/** At most this many connections at once: the endpoint serves a few local clients. */
+const MAX_CONNECTIONS = 64
 
 export interface ControlInfo {
   url: string
@@ -28,16 +33,23 @@ class HttpError extends Error {
  * token kept (mode 0600) in the data directory, so only someone who can read that directory can
  * drive the node. JSON in, JSON out.
  */
-export async function startControl (daemon: Daemon, options: { port: number, dataDir: string, logger: Logger }): Promise<{ info: ControlInfo, close: () => Promise<void> }> {
+export async function startControl (daemon: Daemon, options: { port: number, dataDir: string, logger: Logger, idleMs?: number }): Promise<{ info: ControlInfo, close: () => Promise<void> }> {
   const token = randomBytes(32).toString('hex')
   const expected = Buffer.from(`Bearer ${token}`)
   const server: Server = createServer((req, res) => {
     handle(daemon, req, res, expected).catch((err: unknown) => {
-      const status = err instanceof HttpError ? err.status : err instanceof Rejection ? 409 : 500
+      const status = err instanceof HttpError ? err.status : err instanceof Rejection ? 409 : err instanceof CoreInputError ? 400 : 500
       if (status === 500) options.logger.error({ err }, 'control request failed')
       reply(res, status, { error: (err as Error).message })
     })
   })
+  // Idle sockets are closed (one that never sends a request, or stops halfway, holds nothing).
+  const idleMs = options.idleMs ?? CONTROL_IDLE_MS
+  server.setTimeout(idleMs)
+  server.headersTimeout = idleMs
+  server.requestTimeout = 2 * idleMs
+  server.keepAliveTimeout = Math.min(5_000, idleMs)
+  server.maxConnections = MAX_CONNECTIONS
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port, '127.0.0.1', () => { server.off('error', reject); resolve() })
@@ -64,7 +76,8 @@ function reply (res: ServerResponse, status: number, body: unknown): void {
   res.end(text)
 }
 
-async function readBody (req: IncomingMessage): Promise<Record<string, unknown>> {
+/** The JSON object body of a request, with no field but `allowed` (a misspelt field is an error, not ignored). */
+async function readBody (req: IncomingMessage, allowed: string[]): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
@@ -76,13 +89,30 @@ async function readBody (req: IncomingMessage): Promise<Record<string, unknown>>
   let value: unknown
   try { value = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { throw new HttpError(400, 'request body is not JSON') }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'request body must be a JSON object')
+  const unknown = Object.keys(value).find(k => !allowed.includes(k))
+  if (unknown !== undefined) throw new HttpError(400, `unknown field ${JSON.stringify(unknown.slice(0, 40))} (this request takes: ${allowed.join(', ')})`)
   return value as Record<string, unknown>
+}
+
+/** Query parameters of a GET, none but `allowed`. */
+function readQuery (url: URL, allowed: string[]): void {
+  const unknown = [...url.searchParams.keys()].find(k => !allowed.includes(k))
+  if (unknown !== undefined) throw new HttpError(400, `unknown query parameter ${JSON.stringify(unknown.slice(0, 40))} (this request takes: ${allowed.join(', ') || 'none'})`)
+}
+
+/** A query parameter that is a non-negative integer (digits only: Number() would read '' as 0). */
+function queryInt (url: URL, name: string, fallback?: number): number {
+  const text = url.searchParams.get(name)
+  if (text === null && fallback !== undefined) return fallback
+  if (text === null || !/^\d{1,15}$/.test(text)) throw new HttpError(400, `query parameter ${name} must be a non-negative integer`)
+  return Number(text)
 }
 
 function intField (body: Record<string, unknown>, name: string, required: boolean): number | undefined {
   const v = body[name]
   if (v === undefined && !required) return undefined
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new HttpError(400, `field ${name} must be a non-negative integer`)
+  // -0 is refused too: it is no integer of canonical JSON, and nothing a client means.
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || Object.is(v, -0)) throw new HttpError(400, `field ${name} must be a non-negative integer`)
   return v
 }
 
@@ -93,34 +123,36 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
   const route = `${req.method ?? 'GET'} ${url.pathname}`
   switch (route) {
     case 'GET /status':
+      readQuery(url, [])
       return reply(res, 200, daemon.status())
     case 'POST /hand/deal': {
-      const body = await readBody(req)
+      const body = await readBody(req, ['dealer'])
       const hand = await daemon.deal({ dealer: intField(body, 'dealer', false) })
       return reply(res, 200, { hand })
     }
     case 'POST /hand/stage': {
-      const body = await readBody(req)
+      const body = await readBody(req, ['hand', 'stage', 'taker'])
       const hand = intField(body, 'hand', true) as number
       if (typeof body.stage !== 'string') throw new HttpError(400, 'field stage must be a string')
       await daemon.stage(hand, body.stage, intField(body, 'taker', false))
       return reply(res, 200, { hand, stage: body.stage })
     }
     case 'POST /hand/end': {
-      const hand = intField(await readBody(req), 'hand', true) as number
+      const hand = intField(await readBody(req, ['hand']), 'hand', true) as number
       await daemon.end(hand)
       return reply(res, 200, { hand })
     }
     case 'GET /hand/cards': {
-      // Digits only: Number() would read a missing or empty parameter as hand 0.
-      const hand = /^\d{1,16}$/.test(url.searchParams.get('hand') ?? '') ? Number(url.searchParams.get('hand')) : NaN
-      if (!Number.isSafeInteger(hand)) throw new HttpError(400, 'query parameter hand must be a hand number')
+      readQuery(url, ['hand'])
+      const hand = queryInt(url, 'hand')
       return reply(res, 200, { hand, seat: daemon.seat?.seat ?? null, cards: daemon.cards(hand) })
     }
     case 'GET /events': {
-      const after = Number(url.searchParams.get('after') ?? 0)
-      const wait = Math.min(Number(url.searchParams.get('wait') ?? 0), MAX_WAIT_MS)
-      if (!Number.isSafeInteger(after) || !Number.isFinite(wait)) throw new HttpError(400, 'after and wait must be numbers')
+      readQuery(url, ['after', 'wait'])
+      const after = queryInt(url, 'after', 0)
+      const wait = Math.min(queryInt(url, 'wait', 0), MAX_WAIT_MS)
+      // The long poll is quiet for up to `wait`: the idle limit starts after it.
+      req.socket.setTimeout(wait + (req.socket.timeout ?? CONTROL_IDLE_MS))
       const abort = new AbortController()
       res.on('close', () => { abort.abort() })
       const events = await daemon.events.wait(after, wait, abort.signal)

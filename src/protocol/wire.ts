@@ -6,13 +6,14 @@ import {
   pledgesBodySchema, receiptSchema, revealBodySchema
 } from '../core/hand/messages.js'
 import type { Signed } from '../core/signed.js'
+import { peerIdSchema } from '../core/peer-id-schema.js'
 
 /** The libp2p protocol id of the table protocol. */
 export const TABLE_PROTOCOL = '/fairdeal/table/1.0.0'
 /** Largest frame accepted: a whole receipt of an 8-seat table with a beacon entry fits in well under this. */
 export const MAX_FRAME_BYTES = 64 * 1024
 
-const peerId = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/)
+const peerId = peerIdSchema
 const sig = z.string().regex(/^[0-9a-f]{128}$/)
 const signed = <T extends z.ZodType>(type: string, body: T) =>
   z.object({ type: z.literal(type), signer: peerId, body, sig }).strict()

@@ -30,3 +30,8 @@ export class LogStateError extends Error {
 export class StoreDamagedError extends Error {
   override name = 'StoreDamagedError'
 }
+
+/** An input file that cannot be a log (a device, endless bytes, no lines): said in one line. */
+export class LogInputError extends Error {
+  override name = 'LogInputError'
+}

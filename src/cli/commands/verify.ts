@@ -9,6 +9,7 @@ import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
 import { readJsonLines } from '../../store/jsonl.js'
+import { LogInputError } from '../../store/errors.js'
 import { openDataDirLog } from '../../store/data-dir.js'
 
 const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairdeal log export' ('-' for stdin)
@@ -112,7 +113,7 @@ export async function run (argv: string[]): Promise<number> {
       const { LogFetchError } = await import('../../net/log-fetch.js')
       // The input broke off (peer gone or refusing, unreadable file): what was found so far is
       // printed; the verdict cannot be given.
-      if (err instanceof LogFetchError || typeof (err as NodeJS.ErrnoException).code === 'string') {
+      if (err instanceof LogFetchError || err instanceof LogInputError || typeof (err as NodeJS.ErrnoException).code === 'string') {
         // A table node's log is for its members by default, and a refusal is just a closed stream.
         const hint = err instanceof LogFetchError && values.as === undefined && !/members only/.test((err as Error).message)
           ? '; a table node serves its log to its members only: dial as one with --as DIR'
@@ -140,7 +141,10 @@ async function fileSource (file: string): Promise<Source> {
   if (file !== '-') {
     try {
       await access(file)
-      if ((await stat(file)).isDirectory()) throw new Error('it is a directory (use --data DIR for a data directory)')
+      const s = await stat(file)
+      if (s.isDirectory()) throw new Error('it is a directory (use --data DIR for a data directory)')
+      // A device (/dev/zero, /dev/urandom) never ends: only files and pipes are read.
+      if (!s.isFile() && !s.isFIFO()) throw new Error('it is not a regular file or a pipe')
     } catch (err) {
       throw new UsageError(`cannot read ${file}: ${(err as Error).message}`)
     }

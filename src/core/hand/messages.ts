@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import type { Signed } from '../signed.js'
 import { MAX_TIMELOCK_CHARS, TIMELOCK_ARMOR } from '../timelock/format.js'
+import { peerIdSchema } from '../peer-id-schema.js'
 
 /**
  * The bodies of the signed documents a hand is made of. They are both the wire messages of the
@@ -11,10 +12,9 @@ import { MAX_TIMELOCK_CHARS, TIMELOCK_ARMOR } from '../timelock/format.js'
 
 export const ROBOT = 'robot'
 export const HEX32 = /^[0-9a-f]{64}$/
-const PEER_ID = /^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/
 
 const hex32 = z.string().regex(HEX32, 'must be 64 lowercase hex characters')
-const peerId = z.string().regex(PEER_ID, 'must be an Ed25519 libp2p peer id (12D3KooW…)')
+const peerId = peerIdSchema
 const seatRef = z.union([peerId, z.literal(ROBOT)])
 const shortText = z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
 const index = z.number().int().min(0).max(15)
