@@ -13,21 +13,10 @@ import { GENESIS_PREV, makeEntry, makeHead } from '../src/core/log/format.js'
 import { nativeSigner } from '../src/daemon/native-crypto.js'
 import { OWNER, testPayload } from './helpers/log-fixtures.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
+import { fairdeal } from './helpers/cli.js'
 
 const root = join(import.meta.dirname, '..')
 const bin = join(root, 'bin', 'fairdeal.js')
-
-interface Result { code: number | null, stdout: string, stderr: string, lines: string[] }
-
-async function fairdeal (...args: string[]): Promise<Result> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-  const code = await new Promise<number | null>(resolve => child.on('exit', resolve))
-  return { code, stdout, stderr, lines: stdout.split('\n').filter(l => l !== '') }
-}
 
 const lines = (r: { stdout: string }): string[] => r.stdout.split('\n').filter(l => l !== '')
 const withLines = <T extends { stdout: string }>(r: T): T & { lines: string[] } => ({ ...r, lines: lines(r) })
