@@ -3,7 +3,9 @@ import { canonicalJson } from '../src/core/canonical.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { verifyAbort } from '../src/core/hand/verify.js'
 import type { AbortBody, Receipt } from '../src/core/hand/messages.js'
-import type { Signed } from '../src/core/signed.js'
+import { signDocument, type Signed } from '../src/core/signed.js'
+import { DELIVERY_RETRY_MS } from '../src/protocol/dealer.js'
+import type { Effect } from '../src/protocol/types.js'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
 
 // Guarantee 5 in memory, on the injected clock: a seat that does not contribute leaves a signed
@@ -101,5 +103,80 @@ describe('refusals leave evidence (in memory)', () => {
     expect(abort.body).toMatchObject({ hand: 2, reason: 'missing-pledge', blame: [away] })
     const third = entriesOf(t, away)[1].payload as Receipt
     expect(third.commit.body.prev).toBe(docDigest(abort.body.commit))
+  })
+})
+
+describe('a seat the dealer cannot reach is not blamed (issue 9, item 2)', () => {
+  /** Starts a hand whose COMMIT cannot reach `away`: the send is dropped and the host reports it failed. */
+  function startUnreached (t: MemoryTable, away: string, silent?: string): { hand: number, commit: Signed<unknown> } {
+    t.intercept = (from, to, doc) => (from === away || to === away || from === silent ? undefined : doc)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    const commit = (effects.find(e => e.kind === 'send' && e.to === away) as Extract<Effect, { kind: 'send' }>).doc
+    t.run(t.table.dealer, effects)
+    t.dealer.delivery(away, commit, { ok: false, reason: 'connect ECONNREFUSED 127.0.0.1:7400' })
+    return { hand, commit }
+  }
+  const resends = (effects: Effect[], to: string): Effect[] => effects.filter(e => e.kind === 'send' && e.to === to)
+
+  it('the COMMIT is sent again each second; never delivered by the deadline, the hand ends unreachable, blaming nobody', () => {
+    const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
+    const away = t.signers[3].peerId
+    const { hand, commit } = startUnreached(t, away)
+    t.clock.now += DELIVERY_RETRY_MS - 1
+    expect(resends(t.dealer.tick(t.clock.now), away)).toEqual([])
+    t.clock.now += 1
+    const again = t.dealer.tick(t.clock.now)
+    expect(resends(again, away)).toEqual([{ kind: 'send', to: away, doc: commit }])
+    t.run(t.table.dealer, again)
+    t.dealer.delivery(away, commit, { ok: false, reason: 'connect ECONNREFUSED 127.0.0.1:7400' })
+    t.clock.now = (commit.body as { deadline: number }).deadline + 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const docs = abortsOf(t, hand, t.signers.slice(0, 3).map(s => s.peerId))
+    expectSameVerifiedRecords(docs, t.table.dealer)
+    expect(docs[0].body).toMatchObject({ hand, reason: 'unreachable', blame: [] })
+    expect(docs[0].body.detail).toBe('the dealer could not reach seat 3 (connect ECONNREFUSED 127.0.0.1:7400) before the deadline')
+    expect((t.events.get(t.table.dealer) ?? []).find(e => e.event.type === 'aborted')?.event).toMatchObject({ reason: 'unreachable', blame: [] })
+  })
+
+  it('reached on a later try, the seat pledges and the hand goes on', () => {
+    const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
+    const away = t.signers[3].peerId
+    const { hand, commit } = startUnreached(t, away)
+    t.intercept = undefined
+    t.clock.now += DELIVERY_RETRY_MS
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    t.dealer.delivery(away, commit, { ok: true })
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    for (const s of t.signers.slice(0, 4)) expect(entriesOf(t, s.peerId).map(e => e.entry)).toContain('receipt')
+    // Nothing more is sent once it arrived, and no abort comes at the deadline.
+    t.clock.now = (commit.body as { deadline: number }).deadline + 1
+    expect(t.dealer.tick(t.clock.now)).toEqual([])
+  })
+
+  it('a seat reached but silent is blamed; one not reached beside it is only named', () => {
+    const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
+    const away = t.signers[3].peerId
+    const silent = t.signers[2].peerId
+    const { hand, commit } = startUnreached(t, away, silent)
+    t.clock.now = (commit.body as { deadline: number }).deadline + 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const [doc] = abortsOf(t, hand, [t.signers[1].peerId])
+    expect(doc.body).toMatchObject({ reason: 'missing-pledge', blame: [silent] })
+    expect(doc.body.detail).toBe('no pledge from seat 2 by the deadline; the dealer could not reach seat 3 (connect ECONNREFUSED 127.0.0.1:7400)')
+    expect(verifyAbort(doc).problems).toEqual([])
+  })
+
+  it('an unreachable record that blames someone, or is not the dealer\'s, does not verify', () => {
+    const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
+    const away = t.signers[3].peerId
+    const { hand, commit } = startUnreached(t, away)
+    t.clock.now = (commit.body as { deadline: number }).deadline + 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const [doc] = abortsOf(t, hand, [t.signers[1].peerId])
+    const blaming = signDocument('abort', { ...doc.body, blame: [away] }, t.signers[0])
+    expect(verifyAbort(blaming).problems).toEqual(['abort: unreachable blames nobody'])
+    const bySeat = signDocument('abort', doc.body, t.signers[1])
+    expect(verifyAbort(bySeat).problems).toEqual(['abort: only the dealer records a seat it could not reach'])
   })
 })

@@ -123,9 +123,9 @@ export class Daemon {
       }
       cleanup.unshift(async () => { await log.close() })
       const members = new Set([table.dealer, ...table.seats.filter(s => s !== ROBOT)])
-      // With a public log the gater lets anyone connect (to fetch the log); the table protocol still
-      // takes frames from members only (#onFrame).
-      const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members: config.logAccess === 'anyone' ? 'anyone' : members, logger })
+      // With a public log non-members may connect too (to fetch the log), bounded so that members
+      // always find room; the table protocol still takes frames from members only (#onFrame).
+      const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, strangers: config.logAccess === 'anyone' ? 'admit' : 'refuse', logger })
       cleanup.unshift(async () => { await node.stop() })
       const addressBook = new Map(Object.entries(config.peers))
       const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook })
@@ -403,8 +403,12 @@ export class Daemon {
       queueMicrotask(() => { this.#dispatch(this.peerId, decoded, role === 'seat') })
       return
     }
-    this.#messenger.send(to, frame).catch((err: unknown) => {
+    // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
+    // seat it never reached is recorded as unreachable rather than blamed for not answering.
+    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges') ? this.dealer : undefined
+    this.#messenger.send(to, frame).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
       this.#logger.warn({ to, type: doc.type, err: (err as Error).message }, 'send failed')
+      report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
     })
   }
 

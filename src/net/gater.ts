@@ -1,30 +1,72 @@
-import type { ConnectionGater, MultiaddrConnection, PeerId } from '@libp2p/interface'
+import type { Connection, ConnectionGater, MultiaddrConnection, PeerId } from '@libp2p/interface'
 import type { Logger } from 'pino'
+import { MAX_STRANGER_CONNECTIONS, REFUSAL_LOG_LINES_PER_SECOND } from './limits.js'
 
 /** Who may connect: a set of peer ids, or anyone. */
 export type Membership = ReadonlySet<string> | 'anyone'
 
+export interface GaterOptions {
+  /**
+   * 'refuse' (the default): only members connect. 'admit': peers outside `members` may connect in
+   * too (a public log), at most MAX_STRANGER_CONNECTIONS of them at once, so that members always
+   * find room; we never dial them.
+   */
+  strangers?: 'refuse' | 'admit'
+  /** The node's open connections (for counting strangers); read at each check. */
+  connections?: () => Connection[]
+}
+
 /**
  * A connection gater that lets only `members` connect in or be dialled, and logs every refusal at
- * warn with the peer id and the direction.
+ * warn with the peer id and the direction (a flood is summarised: REFUSAL_LOG_LINES_PER_SECOND
+ * lines a second, then one line with the count).
  *
  * Inbound peers are checked right after the noise handshake, the first moment their key is
  * proven; dials are checked before any socket is opened and again after noise, for dials to an
  * address that did not name the peer. The set is read at every check, so a caller may keep it
  * and add or remove members later (existing connections are not closed by a removal).
  */
-export function membershipGater (members: Membership, logger: Logger): ConnectionGater {
+export function membershipGater (members: Membership, logger: Logger, options: GaterOptions = {}): ConnectionGater {
   if (members === 'anyone') return {}
-  const refused = (peer: PeerId, direction: 'inbound' | 'outbound', stage: string, maConn?: MultiaddrConnection): boolean => {
+  const admitStrangers = options.strangers === 'admit'
+  const log = throttledWarn(logger)
+  const refuse = (peer: PeerId, direction: 'inbound' | 'outbound', stage: string, why: string, maConn?: MultiaddrConnection): true => {
     const id = peer.toString()
-    if (members.has(id)) return false
-    logger.warn({ peer: id, direction, stage, remoteAddr: maConn?.remoteAddr.toString() },
-      `refused ${direction} connection: ${id} is not a member`)
+    log({ peer: id, direction, stage, remoteAddr: maConn?.remoteAddr.toString() }, `refused ${direction} connection: ${id} ${why}`)
     return true
   }
+  const notMember = (peer: PeerId): boolean => !members.has(peer.toString())
   return {
-    denyDialPeer: (peer) => refused(peer, 'outbound', 'dial'),
-    denyOutboundEncryptedConnection: (peer, maConn) => refused(peer, 'outbound', 'encrypted', maConn),
-    denyInboundEncryptedConnection: (peer, maConn) => refused(peer, 'inbound', 'encrypted', maConn)
+    denyDialPeer: (peer) => notMember(peer) && refuse(peer, 'outbound', 'dial', 'is not a member'),
+    denyOutboundEncryptedConnection: (peer, maConn) => notMember(peer) && refuse(peer, 'outbound', 'encrypted', 'is not a member', maConn),
+    denyInboundEncryptedConnection: (peer, maConn) => {
+      if (!notMember(peer)) return false
+      if (!admitStrangers) return refuse(peer, 'inbound', 'encrypted', 'is not a member', maConn)
+      const strangers = (options.connections?.() ?? []).filter(c => c.status === 'open' && !members.has(c.remotePeer.toString())).length
+      if (strangers < MAX_STRANGER_CONNECTIONS) return false
+      return refuse(peer, 'inbound', 'encrypted', `is not a member and ${strangers} non-members are connected already (the room left is the members')`, maConn)
+    }
+  }
+}
+
+/** logger.warn, at most REFUSAL_LOG_LINES_PER_SECOND lines a second; the rest are counted in one line. */
+function throttledWarn (logger: Logger): (fields: Record<string, unknown>, msg: string) => void {
+  let windowStart = 0
+  let lines = 0
+  let dropped = 0
+  return (fields, msg) => {
+    const now = Date.now()
+    if (now - windowStart >= 1_000) {
+      if (dropped > 0) logger.warn({ refused: dropped }, `refused ${dropped} more connections in one second (not logged one by one)`)
+      windowStart = now
+      lines = 0
+      dropped = 0
+    }
+    if (lines < REFUSAL_LOG_LINES_PER_SECOND) {
+      lines++
+      logger.warn(fields, msg)
+    } else {
+      dropped++
+    }
   }
 }

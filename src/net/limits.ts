@@ -6,17 +6,49 @@ export const DEFAULT_LISTEN: readonly string[] = Object.freeze([
   '/ip4/127.0.0.1/tcp/7401/ws'
 ])
 
-/** A table has a handful of members, each with at most a couple of connections to us. */
+/**
+ * Open connections, members and non-members together. A table has at most a few dozen members,
+ * each with a couple of connections to us; non-members hold at most MAX_STRANGER_CONNECTIONS of
+ * these, so members always have the rest.
+ */
 export const MAX_CONNECTIONS = 64
 
-/** Connections still in the noise/yamux upgrade; the membership check runs only after noise. */
-export const MAX_INCOMING_PENDING_CONNECTIONS = 10
+/** Non-members connected at once, where they may connect at all (`log.access: anyone`). */
+export const MAX_STRANGER_CONNECTIONS = 16
 
 /**
- * New inbound connections per second from one host. libp2p's default (5) trips when a loopback
- * demo starts a whole table at once; every seat then comes from 127.0.0.1.
+ * A non-member's connection with no stream open for this long is closed (a log fetch opens one
+ * stream per page and dials again if it must); so is any non-member's connection this old.
  */
-export const INBOUND_CONNECTION_THRESHOLD = 20
+export const STRANGER_IDLE_MS = 10_000
+export const STRANGER_MAX_AGE_MS = 120_000
+
+/**
+ * Inbound sockets between accept and the end of their noise/yamux upgrade. Before noise a member
+ * and a stranger look alike, so when this many wait, the OLDEST is dropped for the newcomer
+ * (src/net/admission.ts): an honest handshake takes milliseconds, a socket held open without one
+ * is the first to go.
+ */
+export const MAX_PENDING_UPGRADES = 32
+
+/**
+ * libp2p's own cap on the same sockets, which refuses the newcomer: set well above ours so it
+ * never decides (its count drops a moment after an eviction).
+ */
+export const MAX_INCOMING_PENDING_CONNECTIONS = 4 * MAX_PENDING_UPGRADES
+
+/** A socket's whole inbound upgrade (noise and yamux) must finish within this, or it is dropped. */
+export const PENDING_UPGRADE_TIMEOUT_MS = 5_000
+
+/**
+ * New inbound connections per second from one host. Every member of a loopback table is the same
+ * host, so a low rate would refuse members along with a stranger's flood; the eviction above and
+ * the membership check right after noise are what bound strangers.
+ */
+export const INBOUND_CONNECTION_THRESHOLD = 1_000
+
+/** Connection refusals logged one by one per second; beyond, one line counts the rest. */
+export const REFUSAL_LOG_LINES_PER_SECOND = 10
 
 /** A dial (socket, noise, yamux) must finish within this. */
 export const DIAL_TIMEOUT_MS = 10_000

@@ -3,14 +3,16 @@ import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@libp2p/yamux'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
-import type { Libp2p, PrivateKey } from '@libp2p/interface'
+import type { Connection, Libp2p, PrivateKey } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { parseListenAddress } from './addresses.js'
 import { NetInputError } from './errors.js'
+import { inboundGuard } from './admission.js'
 import { membershipGater, type Membership } from './gater.js'
 import {
-  DEFAULT_LISTEN, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS,
-  MAX_INCOMING_PENDING_CONNECTIONS, MAX_STREAMS_PER_CONNECTION, STREAM_WINDOW_MAX_BYTES
+  DEFAULT_LISTEN, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS, MAX_INCOMING_PENDING_CONNECTIONS,
+  MAX_PENDING_UPGRADES, MAX_STRANGER_CONNECTIONS, MAX_STREAMS_PER_CONNECTION, PENDING_UPGRADE_TIMEOUT_MS, STRANGER_IDLE_MS, STRANGER_MAX_AGE_MS,
+  STREAM_WINDOW_MAX_BYTES
 } from './limits.js'
 
 export interface NodeInit {
@@ -27,6 +29,11 @@ export interface NodeInit {
    * Default 'anyone' (no gating): a table's node should always pass its membership list.
    */
   members?: Membership
+  /**
+   * With a set of `members`: 'refuse' (default) keeps everyone else out; 'admit' lets non-members
+   * connect in as well (a public log), bounded and timed out so that members always find room.
+   */
+  strangers?: 'refuse' | 'admit'
   /** Refusals are logged here at warn. */
   logger: Logger
 }
@@ -46,23 +53,26 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
   const listen = (init.listen ?? DEFAULT_LISTEN).map(a => parseListenAddress(a).toString())
   const members = init.members ?? 'anyone'
   const logger = init.logger.child({ component: 'net' })
+  const guard = inboundGuard(MAX_PENDING_UPGRADES, logger)
+  let node: Libp2p | undefined
   try {
-    return await createLibp2p({
+    node = await createLibp2p({
       privateKey: init.privateKey,
       addresses: { listen },
       // Plain ws is accepted in both directions: @libp2p/websockets 10 has no filter that drops
       // insecure addresses, so a loopback /ws address dials as is.
-      transports: [tcp(), webSockets()],
+      transports: [guard.guard(tcp()), guard.guard(webSockets())],
       connectionEncrypters: [noise()],
       streamMuxers: [yamux({
         maxInboundStreams: MAX_STREAMS_PER_CONNECTION,
         maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
         streamOptions: { maxStreamWindowSize: STREAM_WINDOW_MAX_BYTES }
       })],
-      connectionGater: membershipGater(members, logger),
+      connectionGater: membershipGater(members, logger, { strangers: init.strangers, connections: () => node?.getConnections() ?? [] }),
       connectionManager: {
         maxConnections: MAX_CONNECTIONS,
         maxIncomingPendingConnections: MAX_INCOMING_PENDING_CONNECTIONS,
+        inboundUpgradeTimeout: PENDING_UPGRADE_TIMEOUT_MS,
         inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD,
         dialTimeout: DIAL_TIMEOUT_MS
       },
@@ -80,4 +90,46 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
     }
     throw err
   }
+  if (members !== 'anyone' && init.strangers === 'admit') boundStrangers(node, members, logger)
+  return node
+}
+
+/**
+ * Non-members (admitted for a public log) hold at most MAX_STRANGER_CONNECTIONS connections: the
+ * gater refuses more after noise, and since handshakes run side by side, a connection that opens
+ * over the cap all the same is closed at once. Their connections that sit idle for STRANGER_IDLE_MS
+ * or live STRANGER_MAX_AGE_MS are closed.
+ */
+function boundStrangers (node: Libp2p, members: ReadonlySet<string>, logger: Logger): void {
+  const stranger = (c: Connection): boolean => !members.has(c.remotePeer.toString())
+  node.addEventListener('connection:open', (evt) => {
+    const c = evt.detail
+    if (!stranger(c)) return
+    const open = node.getConnections().filter(x => x.status === 'open' && stranger(x))
+    if (open.length <= MAX_STRANGER_CONNECTIONS || !open.includes(c)) return
+    logger.debug({ peer: c.remotePeer.toString(), strangers: open.length }, 'closed a non-member connection over the cap')
+    c.abort(new Error(`over the cap of ${MAX_STRANGER_CONNECTIONS} non-member connections`))
+  })
+  sweepStrangers(node, stranger)
+}
+
+function sweepStrangers (node: Libp2p, stranger: (c: Connection) => boolean): void {
+  const idleSince = new WeakMap<object, number>()
+  const timer = setInterval(() => {
+    if (node.status !== 'started') {
+      if (node.status === 'stopped') clearInterval(timer)
+      return
+    }
+    const now = Date.now()
+    for (const c of node.getConnections()) {
+      if (c.status !== 'open' || !stranger(c)) continue
+      if (c.streams.length > 0) idleSince.delete(c)
+      else if (!idleSince.has(c)) idleSince.set(c, now)
+      const idle = now - (idleSince.get(c) ?? now)
+      if (idle >= STRANGER_IDLE_MS || now - c.timeline.open >= STRANGER_MAX_AGE_MS) {
+        c.close().catch(() => { c.abort(new Error('non-member connection timed out')) })
+      }
+    }
+  }, 1_000)
+  timer.unref()
 }

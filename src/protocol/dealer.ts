@@ -55,6 +55,12 @@ export interface DealerMeta {
 export const dealerHandKey = (table: string, hand: number): string => `dealer/${table}/hand/${String(hand).padStart(16, '0')}`
 export const dealerMetaKey = (table: string): string => `dealer/${table}/meta`
 
+/** A COMMIT or PLEDGES the host could not deliver is sent again this often until the deadline. */
+export const DELIVERY_RETRY_MS = 1_000
+
+/** A document of a hand that did not reach a seat (host-reported), and when to try again. */
+interface Undelivered { doc: Signed<unknown>, reason: string, retryAt: number }
+
 /**
  * The dealer's side of the table protocol, pure: documents in, effects out, time and randomness
  * injected. Several hands may be in flight at once (pipelining); each is independent.
@@ -64,6 +70,8 @@ export class DealerMachine {
   readonly #hands = new Map<number, DealerHand>()
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
+  /** Per hand, per seat index: what could not be delivered to a seat still owing its contribution. */
+  readonly #undelivered = new Map<number, Map<number, Undelivered>>()
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
   /** The last ENDED_KEPT hands that ended: the FINAL, or the abort record that ended them. */
   readonly #ended = new Map<number, { digest: string, doc: Signed<unknown> }>()
@@ -237,22 +245,72 @@ export class DealerMachine {
     return effects
   }
 
+  /**
+   * The host's word on a COMMIT or PLEDGES this machine asked it to send to a seat: delivered, or
+   * not (the dial failed, the stream broke). While the hand waits for that seat, tick() sends it
+   * again every DELIVERY_RETRY_MS; a seat still missing at the deadline that the dealer never
+   * reached is recorded as `unreachable`, blaming nobody, not as a seat that refused to answer.
+   */
+  delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void {
+    if (doc.type !== 'commit' && doc.type !== 'pledges') return
+    const hand = this.#hands.get((doc.body as { hand: number }).hand)
+    const seat = this.#init.table.seats.indexOf(to)
+    if (hand === undefined || seat < 0 || (hand.phase !== 'pledging' && hand.phase !== 'contributing')) return
+    const pending = this.#undelivered.get(hand.hand) ?? new Map<number, Undelivered>()
+    if (outcome.ok) pending.delete(seat)
+    else pending.set(seat, { doc, reason: outcome.reason, retryAt: this.#init.now() + DELIVERY_RETRY_MS })
+    if (pending.size > 0) this.#undelivered.set(hand.hand, pending)
+    else this.#undelivered.delete(hand.hand)
+  }
+
   /** Deadlines: missing contributions abort the hand; missing countersignatures finalise without them. */
   tick (now: number): Effect[] {
     const effects: Effect[] = []
     for (const hand of [...this.#hands.values()]) {
       const { deadline, seats } = hand.commit.body
+      const contributing = hand.phase === 'pledging' || hand.phase === 'contributing'
+      if (contributing && now <= deadline) effects.push(...this.#redeliver(hand, now))
       if (hand.phase === 'pledging' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s))
-        effects.push(...this.#abort(hand, 'missing-pledge', missing.map(s => seats[s]), `no pledge from seat ${missing.join(', ')} by the deadline`))
+        effects.push(...this.#missing(hand, missing, 'missing-pledge', 'pledge'))
       } else if (hand.phase === 'contributing' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
-        effects.push(...this.#abort(hand, 'missing-nonce', missing.map(s => seats[s]), `no nonce from seat ${missing.join(', ')} by the deadline`))
+        effects.push(...this.#missing(hand, missing, 'missing-nonce', 'nonce'))
       } else if (hand.phase === 'revealed' && now > hand.ackDeadline) {
         effects.push(...this.#finalize(hand))
       }
     }
     return effects
+  }
+
+  /** Sends again what did not reach a seat that still owes its contribution, once its retry is due. */
+  #redeliver (hand: DealerHand, now: number): Effect[] {
+    const effects: Effect[] = []
+    for (const [seat, u] of this.#undelivered.get(hand.hand) ?? []) {
+      const owes = hand.phase === 'pledging' ? !hand.pledges.some(p => p.body.seat === seat) : !hand.nonces.some(n => n.body.seat === seat)
+      if (!owes || u.retryAt > now) continue
+      u.retryAt = now + DELIVERY_RETRY_MS
+      effects.push({ kind: 'send', to: this.#init.table.seats[seat], doc: u.doc })
+    }
+    return effects
+  }
+
+  /**
+   * The abort at a contribution deadline. Seats the dealer could not reach are not blamed: if only
+   * they are missing the hand ends `unreachable` (blaming nobody); otherwise the seats that were
+   * reached and did not answer are blamed, and the detail names the unreachable ones too.
+   */
+  #missing (hand: DealerHand, missing: number[], reason: 'missing-pledge' | 'missing-nonce', what: string): Effect[] {
+    const { seats } = hand.commit.body
+    const undelivered = this.#undelivered.get(hand.hand) ?? new Map<number, Undelivered>()
+    const unreachable = missing.filter(s => undelivered.has(s))
+    const silent = missing.filter(s => !undelivered.has(s))
+    const why = unreachable.map(s => `seat ${s} (${(undelivered.get(s) as Undelivered).reason.slice(0, 120)})`).join(', ')
+    if (silent.length === 0) {
+      return this.#abort(hand, 'unreachable', [], `the dealer could not reach ${why} before the deadline`.slice(0, 512))
+    }
+    const also = unreachable.length > 0 ? `; the dealer could not reach ${why}` : ''
+    return this.#abort(hand, reason, silent.map(s => seats[s]), `no ${what} from seat ${silent.join(', ')} by the deadline${also}`.slice(0, 512))
   }
 
   /** The earliest time tick() has something to do, for the host's timer. */
@@ -526,6 +584,7 @@ export class DealerMachine {
     const key = dealerHandKey(this.#init.table.id, hand.hand)
     if (phase === 'done' || phase === 'aborted') {
       this.#hands.delete(hand.hand)
+      this.#undelivered.delete(hand.hand)
       return { kind: 'persist', key, value: null }
     }
     return { kind: 'persist', key, value: snapshot(hand) }

@@ -155,7 +155,9 @@ export const signedAckSchema = signedOf('ack', ackBodySchema)
 
 export const ABORT_REASONS = [
   'missing-pledge', 'missing-nonce', 'missing-reveal', 'missing-deal', 'equivocation', 'beacon-unavailable',
-  'invalid-reveal', 'dealer-stopped'
+  'invalid-reveal', 'dealer-stopped',
+  // The dealer could not deliver its COMMIT or PLEDGES to a seat: nobody is blamed (docs/protocol.md).
+  'unreachable'
 ] as const
 export type AbortReason = typeof ABORT_REASONS[number]
 

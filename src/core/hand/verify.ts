@@ -213,6 +213,12 @@ export function verifyAbort (value: unknown, options: VerifyOptions = {}): Verdi
   for (const [i, e] of body.evidence.entries()) {
     if (!verifyDoc(e as Signed<unknown>)) problems.push(`abort: evidence ${i} (${e.type}) has a bad signature`)
   }
+  // A dealer that could not reach a seat cannot tell a seat that is down from a network that failed
+  // (or a stranger flooding the seat): the record names the seats in its detail and blames nobody.
+  if (body.reason === 'unreachable') {
+    if (doc.signer !== commit.body.dealer) problems.push('abort: only the dealer records a seat it could not reach')
+    if (body.blame.length > 0) problems.push('abort: unreachable blames nobody')
+  }
   if (body.reason === 'equivocation') {
     const digest = docDigest(commit)
     const conflicting = body.evidence.some(e => {
