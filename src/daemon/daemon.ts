@@ -10,6 +10,8 @@ import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
+import { createHeadAnnouncer, registerWitness } from '../net/witness.js'
+import { WitnessStore } from '../store/witness-store.js'
 import { LogInUseError, StoreDamagedError } from '../store/errors.js'
 import { openStoreDb, repairHint } from '../store/store-db.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, ENDED_KEPT, type DealerHandSnapshot, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
@@ -130,8 +132,15 @@ export class Daemon {
       const addressBook = new Map(Object.entries(config.peers))
       const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook })
       cleanup.unshift(async () => { await messenger.close() })
-      const stopLogService = await registerLogFetch(node, log, { policy: config.logAccess, members, logger })
+      // Witnessed heads (docs/log.md): this node cosigns the other members' heads and serves them
+      // with its log; its own head goes to every other member after each append.
+      const witnessStore = new WitnessStore(db, signer)
+      const stopLogService = await registerLogFetch(node, log, { policy: config.logAccess, members, logger, witnessed: async owner => await witnessStore.heldFor(owner) })
       cleanup.unshift(stopLogService)
+      cleanup.unshift(await registerWitness(node, witnessStore, { members, logger }))
+      const announcer = createHeadAnnouncer(node, { self: identity.peerId, members, addressBook, logger, onCosigned: (peer, line) => { log.noteCosignature(peer, line) } })
+      cleanup.unshift(announcer.close)
+      log.onAppend(headLine => { announcer.announce(headLine) })
 
       const beaconBinding = config.beacon.kind === 'drand' ? { chain: config.beacon.chain, marginMs: config.beaconMarginMs } : null
       const beacon = config.beacon.kind === 'drand'

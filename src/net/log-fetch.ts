@@ -11,6 +11,10 @@
  *   order, then END (0x03). Or, at any point, ERROR (0x04 + a UTF-8 message) and the stream ends.
  * The server caps a response at `maxEntriesPerResponse` entries and stops after
  * `maxResponseBytes`; the client pages through a range with further requests.
+ *
+ * Or, request `{"witnessed":PEERID}`: "the heads you hold for peer X". Response: one WITNESS frame
+ * (0x05 + a cosigned head line, docs/log.md "Witnessed heads") per head the server witnessed for
+ * that peer (none, the latest, then any that contradicted it), then END.
  */
 import { lpStream } from '@libp2p/utils'
 import { z } from 'zod'
@@ -19,6 +23,8 @@ import type { Multiaddr } from '@multiformats/multiaddr'
 import { fromUtf8, utf8 } from '../core/bytes.js'
 import { MAX_ENTRY_BYTES } from '../core/log/format.js'
 import type { LogLine } from '../core/log/check.js'
+import { MAX_WITNESS_BYTES } from '../core/log/witness.js'
+import { peerIdSchema } from '../core/peer-id-schema.js'
 
 export const LOG_FETCH_PROTOCOL = '/fairdeal/log/1.0.0'
 
@@ -40,13 +46,18 @@ const TAG_HEAD = 0x01
 const TAG_ENTRY = 0x02
 const TAG_END = 0x03
 const TAG_ERROR = 0x04
+const TAG_WITNESS = 0x05
 
-const Request = z.strictObject({
+const RangeRequest = z.strictObject({
   from: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   to: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   max: z.number().int().min(1).max(LOG_FETCH_LIMITS.maxEntriesPerResponse).optional()
 })
-export type LogFetchRequest = z.infer<typeof Request>
+const WitnessedRequest = z.strictObject({ witnessed: peerIdSchema })
+const Request = z.union([RangeRequest, WitnessedRequest])
+export type LogFetchRequest = z.infer<typeof RangeRequest>
+/** At most this many witnessed heads in one response (the store keeps the latest and 4 conflicts). */
+const MAX_WITNESSED = 8
 
 /** What the server reads from: `Log` of src/store/log.ts, or anything that serves lines the same way. */
 export interface ServedLog {
@@ -75,6 +86,8 @@ export interface LogFetchInit {
   maxEntriesPerResponse?: number
   /** Default {@link LOG_FETCH_LIMITS}.maxResponseBytes. */
   maxResponseBytes?: number
+  /** The cosigned heads this node holds for a peer (its witness store); absent: it holds none. */
+  witnessed?: (owner: string) => Promise<string[]>
 }
 
 function frame (tag: number, text = ''): Uint8Array {
@@ -110,7 +123,7 @@ export async function registerLogFetch (node: Libp2p, log: ServedLog, init: LogF
     }
     try {
       const raw = await lp.read({ signal: AbortSignal.timeout(LOG_FETCH_LIMITS.requestTimeoutMs) })
-      let request: LogFetchRequest
+      let request: z.infer<typeof Request>
       try {
         request = Request.parse(JSON.parse(fromUtf8(raw.subarray())))
       } catch (err) {
@@ -119,6 +132,14 @@ export async function registerLogFetch (node: Libp2p, log: ServedLog, init: LogF
       }
       if (!allowed(peer)) {
         await refuse('not allowed: this node serves its log to its table members only')
+        return
+      }
+      if ('witnessed' in request) {
+        const held = init.witnessed === undefined ? [] : await init.witnessed(request.witnessed)
+        for (const line of held.slice(0, MAX_WITNESSED)) await lp.write(frame(TAG_WITNESS, line))
+        await lp.write(frame(TAG_END))
+        await stream.close()
+        logger?.debug({ peer, owner: request.witnessed, heads: held.length }, 'witnessed heads served')
         return
       }
       const headLine = log.headLine()
@@ -254,6 +275,41 @@ export function fetchLog (node: Libp2p, target: Multiaddr | PeerId, options: Fet
     get remotePeer () { return state.remotePeer },
     [Symbol.asyncIterator]: () => lines()
   }
+}
+
+/**
+ * The cosigned heads `target` holds for the log of `owner` (unchecked lines: the caller checks
+ * them with checkWitnessLine), and the peer that answered.
+ */
+export async function fetchWitnessed (node: Libp2p, target: Multiaddr | PeerId, owner: string, options: { signal?: AbortSignal } = {}): Promise<{ peer: string, lines: string[] }> {
+  let stream: Stream
+  let peer: string
+  try {
+    const connection = await node.dial(target, { signal: options.signal })
+    peer = connection.remotePeer.toString()
+    stream = await connection.newStream(LOG_FETCH_PROTOCOL, { signal: options.signal })
+  } catch (err) {
+    throw new LogFetchError(`cannot open a log stream to ${target.toString()}: ${dialFailure(err)}`, { cause: err })
+  }
+  const lp = lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1 })
+  const lines: string[] = []
+  try {
+    await lp.write(utf8(JSON.stringify({ witnessed: owner })), { signal: options.signal })
+    for (;;) {
+      const signals = [AbortSignal.timeout(LOG_FETCH_LIMITS.frameTimeoutMs), ...(options.signal !== undefined ? [options.signal] : [])]
+      const f = (await lp.read({ signal: AbortSignal.any(signals) })).subarray()
+      if (f[0] === TAG_END) break
+      if (f[0] === TAG_ERROR) throw new LogFetchError(`${peer} refused: ${safeText(f.subarray(1))}`)
+      if (f[0] !== TAG_WITNESS || lines.length >= MAX_WITNESSED) throw new LogFetchError(`${peer} broke the log protocol (unexpected frame tag ${f[0]})`)
+      lines.push(fromUtf8(f.subarray(1)))
+    }
+  } catch (err) {
+    stream.abort(err as Error)
+    if (err instanceof LogFetchError) throw err
+    throw new LogFetchError(`fetching witnessed heads from ${peer} failed: ${(err as Error).message}`, { cause: err })
+  }
+  await stream.close().catch(() => {})
+  return { peer, lines }
 }
 
 function seqOf (bytes: Uint8Array): number | null {

@@ -79,6 +79,7 @@ export async function removeHeadFile (dbPath: string): Promise<void> {
 /** One writer per store: writes go out one at a time, each with the latest state. */
 export class HeadFile {
   private queue: Promise<unknown> = Promise.resolve()
+  private staged = false
 
   constructor (readonly dbPath: string, private state: HeadFileState) {}
 
@@ -86,6 +87,7 @@ export class HeadFile {
 
   async update (change: Partial<HeadFileState>): Promise<void> {
     this.state = { ...this.state, ...change, marks: change.marks ?? this.state.marks }
+    this.staged = false
     const run = this.queue.then(async () => { await writeHeadFile(this.dbPath, this.state) })
     this.queue = run.catch(() => {})
     await run
@@ -93,5 +95,16 @@ export class HeadFile {
 
   async setMark (key: string, value: unknown): Promise<void> {
     await this.update({ marks: { ...this.state.marks, [key]: value } })
+  }
+
+  /** Changes a mark in memory only: it goes to disk with the next write (or {@link flush}). */
+  stageMark (key: string, value: unknown): void {
+    this.state = { ...this.state, marks: { ...this.state.marks, [key]: value } }
+    this.staged = true
+  }
+
+  /** Writes staged marks, if any. */
+  async flush (): Promise<void> {
+    if (this.staged) await this.update({})
   }
 }

@@ -53,6 +53,8 @@ export interface Range {
 /** Keys of the log's sublevel (`log`): the head line, and one entry line per seq. */
 export const HEAD_KEY = 'head'
 export const ENTRY_PREFIX = 'e'
+/** Head-file marks holding peers' cosignatures of this log's head: `cosigned/` + the witness's peer id. */
+const COSIGNED_MARK = 'cosigned/'
 
 // Sequence numbers are zero-padded to the 16 digits of Number.MAX_SAFE_INTEGER so that LevelDB's
 // byte order is numeric order.
@@ -84,6 +86,7 @@ export class Log {
   private headText: string | null
   private queue: Promise<unknown> = Promise.resolve()
   private closed = false
+  private readonly listeners: Array<(headLine: string) => void> = []
 
   /** @internal use {@link openLog} */
   constructor (
@@ -112,6 +115,24 @@ export class Log {
    */
   async keepMark (key: string, value: unknown): Promise<void> {
     await this.kept.setMark(key, value)
+  }
+
+  /**
+   * Keeps a peer's cosignature of this log's head (see src/core/log/witness.ts) in the head file,
+   * with the next write: evidence, outside LevelDB, of how far peers saw the log.
+   */
+  noteCosignature (witness: string, line: string): void {
+    this.kept.stageMark(`${COSIGNED_MARK}${witness}`, line)
+  }
+
+  /** The cosigned heads kept in the head file, one per witness (the latest each sent back). */
+  keptCosignatures (): string[] {
+    return Object.entries(this.kept.current.marks).filter(([k, v]) => k.startsWith(COSIGNED_MARK) && typeof v === 'string').map(([, v]) => v as string)
+  }
+
+  /** Calls `listener` with the new head line after each append (to send it to witnesses). */
+  onAppend (listener: (headLine: string) => void): void {
+    this.listeners.push(listener)
   }
 
   /** Damage LevelDB reported when the store was opened (kept until repaired), or null. */
@@ -164,6 +185,7 @@ export class Log {
     this.headDoc = head
     this.headText = headLine
     await this.kept.update({ head: headLine })
+    for (const l of this.listeners) l(headLine)
     return made
   }
 
@@ -207,6 +229,7 @@ export class Log {
     if (this.closed) return
     await this.queue
     this.closed = true
+    if (this.checked) await this.kept.flush().catch(() => {})
     if (this.root !== null) await this.root.close()
   }
 }

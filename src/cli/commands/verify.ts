@@ -11,6 +11,8 @@ import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
 import { readJsonLines } from '../../store/jsonl.js'
 import { LogInputError } from '../../store/errors.js'
 import { openDataDirLog } from '../../store/data-dir.js'
+import { checkWitnessLine, WitnessComparer, type WitnessStatement } from '../../core/log/witness.js'
+import type { Libp2p } from '@libp2p/interface'
 
 const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairdeal log export' ('-' for stdin)
        fairdeal verify --data DIR     the log of a node's data directory (the node must be stopped)
@@ -24,11 +26,17 @@ deck, each seat's cards, beacon signatures).
                          from seq 0 to the seq named by the signed head)
   --owner PEERID         the log must be this peer's (default: with --peer, that peer; with --data,
                          the directory's identity)
-  --as DIR               with --peer: dial as the node of data directory DIR (a table member),
-                         instead of as a throwaway identity
+  --as DIR               with --peer or --witness: dial as the node of data directory DIR (a
+                         table member), instead of as a throwaway identity
+  --witness ADDR         also fetch the heads this peer witnessed for the log's owner and check
+                         the log against them (repeatable; a table node serves them to members)
   --json                 one JSON object per failure, then a summary object
   --chain-only           skip the receipt checks: order, links, signatures and head only
   --workers N            verification threads (default ${defaultWorkerCount()}; 0 verifies in this thread)
+
+With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) are checked too.
+A log shorter than a head its owner gave a witness is reported "rolled back", one whose entry
+differs from it "forked", each with both signed documents as evidence.
 
 Prints one line per failed entry, naming its seq and what failed, then "N passed, M failed".
 Exit 0 when everything passed, 1 when anything failed, 2 when the log could not be read.`
@@ -40,6 +48,10 @@ interface Source {
   store?: boolean
   /** Failures found before any line is read (damage LevelDB reported), one line each. */
   notes?: string[]
+  /** Cosigned heads the source itself holds for its log (a data directory's head file). */
+  cosigned?: string[]
+  /** The libp2p node a --peer source dialled with, reused for --witness. */
+  node?: Libp2p
   close: () => Promise<void>
 }
 
@@ -57,13 +69,16 @@ export async function run (argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       'chain-only': { type: 'boolean' },
       workers: { type: 'string' },
+      witness: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' }
     }
   })
   if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
   const sources = [positionals.length > 0, values.data !== undefined, values.peer !== undefined].filter(Boolean).length
   if (sources !== 1 || positionals.length > 1) throw new UsageError('give exactly one of FILE, --data DIR or --peer ADDR (see --help)')
-  if (values.as !== undefined && values.peer === undefined) throw new UsageError('--as goes with --peer')
+  const witnesses = values.witness ?? []
+  if (values.as !== undefined && values.peer === undefined && witnesses.length === 0) throw new UsageError('--as goes with --peer or --witness')
+  if (witnesses.length > 0 && positionals.length > 0 && values.owner === undefined) throw new UsageError('--witness with a FILE needs --owner PEERID (whose heads to ask for)')
   const { from, to } = parseSeqRange(values)
   const workers = parseIntOption(values.workers, '--workers', 0, 64) ?? defaultWorkerCount()
   if (values.owner !== undefined) {
@@ -80,7 +95,26 @@ export async function run (argv: string[]): Promise<number> {
       ? await dataSource(values.data)
       : await peerSource(values.peer as string, values.as, { from, to })
   let checker: (LineChecker & { close?: () => Promise<void> }) | undefined
+  let witnessNode: { node: Libp2p, stop: boolean } | undefined
   try {
+    // Heads witnessed for the log's owner: kept by the source itself (--data), fetched (--witness).
+    const owner = values.owner ?? source.expectOwner ?? null
+    const statements: WitnessStatement[] = []
+    const takeStatement = (line: string, from: string): void => {
+      const c = checkWitnessLine(line)
+      if (c.ok) statements.push(c.statement)
+      else process.stderr.write(`witness ${from}: a cosigned head that does not verify was ignored (${c.problem})\n`)
+    }
+    for (const line of source.cosigned ?? []) takeStatement(line, 'kept in the head file')
+    if (witnesses.length > 0 && owner !== null) {
+      witnessNode = source.node !== undefined ? { node: source.node, stop: false } : { node: await dialer(values.as), stop: true }
+      for (const address of witnesses) {
+        const { peer, lines } = await fetchWitnessesFrom(witnessNode.node, address, owner, values.as)
+        if (lines.length === 0) process.stderr.write(`witness ${peer}: holds no head of ${owner}\n`)
+        for (const line of lines) takeStatement(line, peer)
+      }
+    }
+    const comparer = new WitnessComparer(statements, owner)
     checker = workers === 0
       ? inThreadChecker(chainOnly ? null : verifyLogPayload, nativeVerifyDocument)
       : await createCheckPool({
@@ -98,7 +132,7 @@ export async function run (argv: string[]): Promise<number> {
       process.stdout.write((json ? JSON.stringify({ seq: null, store: true, problems: [note], count: 1 }) : `store: ${note}`) + '\n')
     }
     try {
-      verdict = await verifyLog(progress.tap(source.lines), {
+      verdict = await verifyLog(comparer.tap(progress.tap(source.lines)), {
         verifyPayload: chainOnly ? null : verifyLogPayload,
         checker,
         from,
@@ -124,6 +158,13 @@ export async function run (argv: string[]): Promise<number> {
     }
     progress.clear()
     if (source.notes !== undefined) verdict = { ...verdict, failed: verdict.failed + source.notes.length }
+    const contradictions = comparer.finish()
+    for (const c of contradictions) {
+      process.stdout.write(json
+        ? JSON.stringify({ seq: c.seq, witness: c.witness, kind: c.kind, problems: [c.message], evidence: c.evidence, count: 1 }) + '\n'
+        : `witness: seq ${c.seq}: ${c.message}\n  evidence (cosigned head): ${c.evidence[0]}\n  evidence (this log): ${c.evidence[1]}\n`)
+    }
+    verdict = { ...verdict, failed: verdict.failed + contradictions.length }
     if (json) {
       process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked' }) + '\n')
     } else {
@@ -133,8 +174,43 @@ export async function run (argv: string[]): Promise<number> {
     return verdict.failed > 0 ? 1 : 0
   } finally {
     await checker?.close?.()
+    if (witnessNode?.stop === true) await witnessNode.node.stop()
     await source.close()
   }
+}
+
+/** The heads `address` holds for `owner`, in one line on failure. */
+async function fetchWitnessesFrom (node: Libp2p, address: string, owner: string, asDir: string | undefined): Promise<{ peer: string, lines: string[] }> {
+  const { multiaddr } = await import('@multiformats/multiaddr')
+  const { fetchWitnessed } = await import('../../net/log-fetch.js')
+  let target
+  try { target = multiaddr(address) } catch (err) {
+    throw new UsageError(`--witness must be a multiaddr like /ip4/127.0.0.1/tcp/7401/p2p/12D3KooW…: ${(err as Error).message}`)
+  }
+  try {
+    return await fetchWitnessed(node, target, owner, { signal: AbortSignal.timeout(15_000) })
+  } catch (err) {
+    const self = /dial self/i.test((err as Error).message)
+    const hint = self ? ' (that is the node of --as itself: name another member as witness)'
+      : asDir === undefined ? ' (a table node serves witnessed heads to its members only: dial as one with --as DIR)' : ''
+    throw new UsageError(`cannot get witnessed heads from ${address}: ${(err as Error).message.split('\n')[0]}${hint}`)
+  }
+}
+
+/** A libp2p node to dial with: as the member of data directory `asDir`, or as a throwaway identity. */
+async function dialer (asDir: string | undefined): Promise<Libp2p> {
+  const { createNode } = await import('../../net/node.js')
+  const { generateKeyPair } = await import('@libp2p/crypto/keys')
+  const { default: pino } = await import('pino')
+  let privateKey
+  if (asDir !== undefined) {
+    const { loadOrCreateIdentity, IDENTITY_FILE } = await import('../../net/identity.js')
+    try { await access(join(asDir, IDENTITY_FILE)) } catch { throw new UsageError(`--as ${asDir}: no ${IDENTITY_FILE} there (run 'fairdeal init --data ${asDir}' for a node)`) }
+    try { privateKey = (await loadOrCreateIdentity(asDir)).privateKey } catch (err) { throw new UsageError((err as Error).message) }
+  } else {
+    privateKey = await generateKeyPair('Ed25519')
+  }
+  return await createNode({ privateKey, listen: [], logger: pino({ level: 'silent' }) })
 }
 
 async function fileSource (file: string): Promise<Source> {
@@ -156,7 +232,7 @@ async function dataSource (dir: string): Promise<Source> {
   const log = await openDataDirLog(dir)
   try {
     const damage = log.damage()
-    return { lines: log.copy(), expectOwner: await identityOf(dir), store: true, notes: damage === null ? [] : [damage], close: async () => { await log.close() } }
+    return { lines: log.copy(), expectOwner: await identityOf(dir), store: true, notes: damage === null ? [] : [damage], cosigned: log.keptCosignatures(), close: async () => { await log.close() } }
   } catch (err) {
     await log.close()
     throw err
@@ -176,27 +252,16 @@ async function identityOf (dir: string): Promise<string | undefined> {
 
 async function peerSource (address: string, asDir: string | undefined, range: { from?: number, to?: number }): Promise<Source> {
   const { multiaddr } = await import('@multiformats/multiaddr')
-  const { createNode } = await import('../../net/node.js')
   const { fetchLog } = await import('../../net/log-fetch.js')
-  const { generateKeyPair } = await import('@libp2p/crypto/keys')
-  const { default: pino } = await import('pino')
   let target
   try { target = multiaddr(address) } catch (err) {
     throw new UsageError(`--peer must be a multiaddr like /ip4/127.0.0.1/tcp/7400/p2p/12D3KooW…: ${(err as Error).message}`)
   }
-  let privateKey
-  if (asDir !== undefined) {
-    const { loadOrCreateIdentity, IDENTITY_FILE } = await import('../../net/identity.js')
-    try { await access(join(asDir, IDENTITY_FILE)) } catch { throw new UsageError(`--as ${asDir}: no ${IDENTITY_FILE} there (run 'fairdeal init --data ${asDir}' for a node)`) }
-    try { privateKey = (await loadOrCreateIdentity(asDir)).privateKey } catch (err) { throw new UsageError((err as Error).message) }
-  } else {
-    privateKey = await generateKeyPair('Ed25519')
-  }
-  const node = await createNode({ privateKey, listen: [], logger: pino({ level: 'silent' }) })
+  const node = await dialer(asDir)
   try {
     const connection = await node.dial(target, { signal: AbortSignal.timeout(15_000) })
     const peer = connection.remotePeer
-    return { lines: fetchLog(node, peer, range), expectOwner: peer.toString(), close: async () => { await node.stop() } }
+    return { lines: fetchLog(node, peer, range), expectOwner: peer.toString(), node, close: async () => { await node.stop() } }
   } catch (err) {
     await node.stop()
     throw new UsageError(`cannot reach ${address}: ${(err as Error).message.split('\n')[0]}`)

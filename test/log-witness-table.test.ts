@@ -1,0 +1,62 @@
+// Witnessed heads on real nodes (127.0.0.1): after each hand every seat holds the dealer's signed
+// head, cosigned; the dealer is then stopped, its log rolled back and re-signed (the head file too:
+// an owner that rewrites its own disk), and restarted. `fairdeal verify --peer`, run as one seat with the
+// other seat as witness, reports the rollback, with both signed heads as evidence (issue 8's done-criterion).
+import { afterAll, describe, expect, it } from 'vitest'
+import { Level } from 'level'
+import { TestTable, playHand } from './helpers/table-nodes.js'
+import { fairdeal } from './helpers/cli.js'
+import { logDbPath, entryKey, HEAD_KEY } from '../src/store/log.js'
+import { readHeadFile, writeHeadFile } from '../src/store/head-file.js'
+import { makeHead, entryHash } from '../src/core/log/format.js'
+import { checkWitnessLine } from '../src/core/log/witness.js'
+import { loadOrCreateIdentity } from '../src/net/identity.js'
+import { nativeSigner } from '../src/daemon/native-crypto.js'
+
+let table: TestTable | undefined
+afterAll(async () => { await table?.cleanup() })
+
+/** Resolves once `test` holds (checked every 20 ms), or fails after `ms`. */
+async function until (test: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!test()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+describe('witnessed heads between table nodes', () => {
+  it('a dealer that rolled back its log is reported by verify --peer, from the seat\'s witnessed head', async () => {
+    table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, robots: [3] })
+    const nodes = await table.startAll()
+    await playHand(nodes[0], nodes)
+    await playHand(nodes[0], nodes)
+    // Seat 1 cosigned the dealer's head at seq 1 and the dealer kept the cosignature.
+    const dealerLog = nodes[0].daemon.log
+    await until(() => dealerLog.keptCosignatures().some(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq === 1 && c.statement.witness === nodes[1].peerId }), 'seat 1\'s cosignature of seq 1')
+    const honest = await fairdeal('verify', '--peer', nodes[0].daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0')
+    expect(honest.lines).toEqual(['2 passed, 0 failed'])
+
+    // The dealer's owner rolls its log back to seq 0 and re-signs everything, head file included.
+    await table.stop(0)
+    const dir = table.dataDir(0)
+    const identity = await loadOrCreateIdentity(dir)
+    const signer = nativeSigner(identity.seed, identity.peerId)
+    const db = new Level<string, string>(logDbPath(dir))
+    const log = db.sublevel<string, string>('log', { valueEncoding: 'utf8' })
+    const first = await log.get(entryKey(0)) as string
+    const head = makeHead(signer, 0, entryHash(first)).line
+    await log.batch([{ type: 'del', key: entryKey(1) }, { type: 'put', key: HEAD_KEY, value: head }])
+    await db.close()
+    const kept = await readHeadFile(logDbPath(dir))
+    await writeHeadFile(logDbPath(dir), { head, marks: {}, damage: kept?.damage ?? null })
+    const restarted = await table.start(0)
+
+    const r = await fairdeal('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0')
+    expect(r.code).toBe(1)
+    expect(r.lines[0]).toMatch(new RegExp(`^witness: seq 1: rolled back: witness ${nodes[1].peerId} received the owner's signed head at seq 1 .*, but this log's signed head is at seq 0$`))
+    expect(r.lines[1]).toMatch(/^ {2}evidence \(cosigned head\): \{"body":\{"head":\{"body":\{"hash":"[0-9a-f]{64}","seq":1\}/)
+    expect(r.lines[2]).toBe(`  evidence (this log): ${head}`)
+    expect(r.lines.at(-1)).toBe('1 passed, 1 failed')
+  })
+})
