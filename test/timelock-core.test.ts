@@ -3,10 +3,11 @@
 // receipts and RECOVERED records (each tampered field fails, even re-signed by its author).
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { signDocument } from '../src/core/signed.js'
 import { localChainInfo, signLocalRound } from '../src/core/beacon/index.js'
 import {
-  checkTimelockTarget, openTimelockText, parseTimelock, TimelockError, timelockTarget
+  checkTimelockTarget, openTimelockText, parseTimelock, sealTimelockText, TimelockError, timelockTarget
 } from '../src/core/timelock/index.js'
 import { normaliseArmor, timelockDecryptWithTlockJs, timelockEncryptText } from '../src/beacon/tlock.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
@@ -30,6 +31,17 @@ describe('tlock ciphertexts', () => {
     expect(openTimelockText(ct, CHAIN, ENTRY)).toBe('n'.repeat(64))
     expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(ct, CHAIN, ENTRY))).toBe('n'.repeat(64))
     expect(() => openTimelockText(ct, CHAIN, OTHER_ENTRY)).toThrow(/IBE check failed/)
+  })
+
+  it('seals in the core (injected randomness) what tlock-js opens, to the round and chain it names', async () => {
+    const random = (n: number): Uint8Array => new Uint8Array(randomBytes(n))
+    const ct = sealTimelockText('sealed by the core', CHAIN, ENTRY.round, random)
+    expect(parseTimelock(ct)).toMatchObject({ round: ENTRY.round, chainHash: CHAIN.hash })
+    expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(ct, CHAIN, ENTRY))).toBe('sealed by the core')
+    expect(openTimelockText(ct, CHAIN, ENTRY)).toBe('sealed by the core')
+    // Same randomness, same bytes: the machines stay deterministic under an injected source.
+    const fixed = (): ((n: number) => Uint8Array) => { let i = 0; return n => new Uint8Array(n).fill(++i) }
+    expect(sealTimelockText('x', CHAIN, ENTRY.round, fixed())).toBe(sealTimelockText('x', CHAIN, ENTRY.round, fixed()))
   })
 
   it('works with a local beacon (the same scheme as quicknet)', async () => {

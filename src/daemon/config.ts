@@ -9,7 +9,9 @@ import { ROBOT } from '../core/hand/messages.js'
 import { NodeInputError } from './errors.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
 import { dialAddress, parseListenAddress } from '../net/addresses.js'
-import type { TableSpec, Timeouts } from '../protocol/types.js'
+import type { TableSpec, TimelockConfig, Timeouts } from '../protocol/types.js'
+import { RECOVERED_RULES } from '../core/hand/recovered.js'
+import { timelockSupported } from '../core/timelock/index.js'
 
 /** The largest config file read: a table config is a few KiB. */
 const MAX_CONFIG_BYTES = 256 * 1024
@@ -49,7 +51,13 @@ const configSchema = z.object({
     /** "none", a preset name ("quicknet", "default"), a path to a beacon JSON, or {info, relays}. */
     beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),
     /** The bound round is the first published this long after the contribution deadline. */
-    beaconMarginMs: z.number().int().min(0).max(600_000).default(1_000)
+    beaconMarginMs: z.number().int().min(0).max(600_000).default(1_000),
+    /**
+     * "off", or time-lock every hand's secret and nonces to its bound round (docs/protocol.md §16),
+     * with the table's rule for a hand the seats finish without the dealer: "replay" it, "void"
+     * it, or play it "open".
+     */
+    timelock: z.enum(['off', ...RECOVERED_RULES]).default('off')
   }).strict().optional(),
   /** A beacon group this node is a member of: checked by src/beacon/group/config.ts. */
   group: z.unknown().optional()
@@ -67,6 +75,8 @@ export interface NodeConfig {
   timeouts: Timeouts
   beacon: BeaconConfig
   beaconMarginMs: number
+  /** null: hands are not time-locked. */
+  timelock: TimelockConfig | null
 }
 
 /** Reads and validates a node config file: a wrong or missing field is a NodeInputError naming it. */
@@ -128,6 +138,11 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
   if (scheme?.kind === 'cards' && scheme.beacon !== (beacon.kind === 'drand')) {
     fail('table.scheme', beacon.kind === 'drand' ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set table.beacon`)
   }
+  if (t.timelock !== 'off' && (beacon.kind !== 'drand' || !timelockSupported(beacon.chain))) {
+    fail('table.timelock', beacon.kind === 'drand'
+      ? `the beacon's scheme ${beacon.chain.schemeID} has no timelock encryption (needs bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)`
+      : 'a time-locked table needs a beacon (table.beacon)')
+  }
   return {
     source,
     dataDir: resolve(base, c.data),
@@ -138,7 +153,8 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
     peers: t.peers,
     timeouts: t.timeouts,
     beacon,
-    beaconMarginMs: t.beaconMarginMs
+    beaconMarginMs: t.beaconMarginMs,
+    timelock: t.timelock === 'off' ? null : { rule: t.timelock }
   }
 }
 

@@ -155,7 +155,7 @@ export class Daemon {
       const random = (n: number): Uint8Array => new Uint8Array(randomBytes(n))
       // The machines' signatures and checks share one memo (see verify-memo.ts); the log signs on its own.
       const memo = verifyMemo()
-      const common = { table, signer: memo.signer(signer), timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify }
+      const common = { table, signer: memo.signer(signer), timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: config.timelock }
       const dealer = identity.peerId === table.dealer ? new DealerMachine(common) : undefined
       const seat = table.seats.includes(identity.peerId) ? new SeatMachine(common) : undefined
       const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, dealer, seat, beacon, clock })
@@ -370,7 +370,7 @@ export class Daemon {
           break
         }
         case 'fetchBeacon':
-          this.#fetchBeacon(e.hand, e.round)
+          this.#fetchBeacon(role, e.hand, e.round)
           break
         case 'event':
           this.#event(role, e.hand, e.event)
@@ -421,22 +421,23 @@ export class Daemon {
     })
   }
 
-  #fetchBeacon (hand: number, round: number): void {
+  /** Fetches the bound round for a machine: the dealer to deal, or either machine to finish a time-locked hand. */
+  #fetchBeacon (role: 'dealer' | 'seat', hand: number, round: number): void {
     const beacon = this.#beacon
-    const dealer = this.dealer
-    if (beacon === undefined || dealer === undefined) return
+    const machine = role === 'dealer' ? this.dealer : this.seat
+    if (beacon === undefined || machine === undefined) return
     const abort = new AbortController()
     this.#beaconAborts.add(abort)
     const deadline = beacon.roundTime(round) + this.config.timeouts.contributeMs
     this.#logger.info({ hand, round, due: new Date(beacon.roundTime(round)).toISOString() }, 'waiting for the bound beacon round')
     beacon.waitAndFetchRound(round, { deadline, signal: abort.signal })
-      .then(entry => dealer.beaconResult(hand, { entry }))
+      .then(entry => machine.beaconResult(hand, { entry }))
       .catch((err: unknown) => {
         const e = err as Error & { kind?: string }
         this.#logger.warn({ hand, round, err: e.message }, 'beacon round unavailable')
-        return dealer.beaconResult(hand, { error: `${e.kind ?? e.name}: ${e.message}` })
+        return machine.beaconResult(hand, { error: `${e.kind ?? e.name}: ${e.message}` })
       })
-      .then(async effects => { await this.#enqueue('dealer', effects) })
+      .then(async effects => { await this.#enqueue(role, effects) })
       .catch(() => {})
       .finally(() => this.#beaconAborts.delete(abort))
   }
@@ -445,7 +446,7 @@ export class Daemon {
     // High-resolution wall clock: event times from different node processes are compared to the
     // sub-millisecond (the table benchmark), which Date.now's whole milliseconds cannot do.
     this.events.push(role, hand, event, performance.timeOrigin + performance.now())
-    const level = event.type === 'aborted' || (event.type === 'shield' && !event.ok) ? 'warn' : 'debug'
+    const level = event.type === 'aborted' || (event.type === 'shield' && !event.ok) || (event.type === 'recovered' && event.faults.length > 0) ? 'warn' : 'debug'
     this.#logger[level]({ hand, role, ...event }, `hand ${event.type}`)
   }
 }

@@ -1,6 +1,9 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter } from '../core/beacon/index.js'
+import { sealTimelockText, timelockSupported } from '../core/timelock/index.js'
+import { checkPledgeTimelock, openCommitted, recoveredNonces, timelockChain } from '../core/hand/timelock-checks.js'
+import { signRecovered } from './recover.js'
 import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
 import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from '../core/hand/recompute.js'
 import { ROBOT } from '../core/hand/messages.js'
@@ -24,7 +27,9 @@ export interface LoggedOutcome { kind: string, payload: unknown }
 
 export type DealerInit = MachineInit
 
-type Phase = 'pledging' | 'contributing' | 'beacon' | 'dealt' | 'revealed' | 'done' | 'aborted'
+// `recovering`: a time-locked hand the dealer lost before dealing (restart), finished from its
+// timelocks like the seats do it, once the bound round is out.
+type Phase = 'pledging' | 'contributing' | 'beacon' | 'recovering' | 'dealt' | 'revealed' | 'done' | 'aborted'
 
 /** The durable part of a hand: enough to reveal, and to finish, after a restart. */
 export interface DealerHandSnapshot {
@@ -37,6 +42,8 @@ export interface DealerHandSnapshot {
   beacon: BeaconEntry | null
   params: DealParams
   stages: string[]
+  /** Nonces opened from the pledges of seats that never sent their NONCE (time-locked tables). */
+  recovered?: Array<{ seat: number, nonce: string }>
 }
 
 interface DealerHand extends DealerHandSnapshot {
@@ -84,6 +91,9 @@ export class DealerMachine {
     if (init.signer.peerId !== init.table.dealer) throw new Error('the dealer machine must run on the table\'s dealer node')
     // Fails early (CoreInputError) when the scheme cannot deal this game with this many seats.
     cardSchemeFor({ scheme: init.table.scheme, game: init.table.game, seats: init.table.seats, beacon: init.beacon === null ? null : { chainHash: init.beacon.chain.hash, round: 1, info: {} } } as CommitBody)
+    if (init.timelock != null && (init.beacon === null || !timelockSupported(init.beacon.chain))) {
+      throw new Error('a time-locked table needs a beacon whose scheme timelock supports (bls-unchained-g1-rfc9380)')
+    }
   }
 
   /**
@@ -102,15 +112,26 @@ export class DealerMachine {
     for (const e of logged) this.#rememberLogged(e)
     const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), ackDeadline: 0 }
+      const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), ackDeadline: this.#init.now() + this.#init.timeouts.contributeMs }
       this.#hands.set(s.hand, hand)
       switch (s.phase) {
-        case 'pledging':
         case 'contributing':
+        case 'beacon':
+        case 'recovering':
+          // Time-locked: the seats finish a hand the dealer stopped in from its timelocks once R is
+          // out; the dealer does the same from its saved pledges, and logs the same record.
+          if (s.commit.body.timelock !== undefined) {
+            effects.push(this.#enter(hand, 'recovering'), { kind: 'fetchBeacon', hand: s.hand, round: (s.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+            break
+          }
+          if (s.phase === 'beacon') {
+            effects.push({ kind: 'fetchBeacon', hand: s.hand, round: (s.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+            break
+          }
           effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted before dealing; the secret of hand ${s.hand} was ${s.secret}`))
           break
-        case 'beacon':
-          effects.push({ kind: 'fetchBeacon', hand: s.hand, round: (s.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+        case 'pledging':
+          effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted before dealing; the secret of hand ${s.hand} was ${s.secret}`))
           break
         case 'dealt':
           hand.deal = this.#recompute(hand)
@@ -159,6 +180,9 @@ export class DealerMachine {
       beacon,
       deadline
     }
+    if (this.#init.timelock != null && beacon !== null) {
+      body.timelock = sealTimelockText(secret, this.#init.beacon!.chain, beacon.round, this.#init.random)
+    }
     const commit = signDocument('commit', body, signer)
     const state: DealerHand = {
       hand, secret, commit, phase: 'pledging', pledges: [], nonces: [], beacon: null, params, stages: [],
@@ -190,13 +214,59 @@ export class DealerMachine {
   /** The beacon round the COMMIT named arrived, verified by the host; or it could not be had. */
   beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
     const hand = this.#hands.get(handNo)
-    if (hand === undefined || hand.phase !== 'beacon') return []
+    if (hand === undefined || (hand.phase !== 'beacon' && hand.phase !== 'recovering')) return []
+    if (hand.phase === 'recovering') {
+      // The round will come: a hand finished from its timelocks is never given up, only retried.
+      if ('error' in result || result.entry.round !== hand.commit.body.beacon?.round) {
+        hand.ackDeadline = this.#init.now() + this.#init.timeouts.contributeMs
+        return []
+      }
+      return this.#recover(hand, result.entry)
+    }
     if ('error' in result) return this.#abort(hand, 'beacon-unavailable', [], result.error)
     if (result.entry.round !== hand.commit.body.beacon?.round) {
       return this.#abort(hand, 'beacon-unavailable', [], `the beacon gave round ${result.entry.round}, not the bound round`)
     }
     hand.beacon = result.entry
+    const missing = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
+    if (missing.length > 0) return this.#recoverNonces(hand, missing)
     return this.#dealInitial(hand)
+  }
+
+  /**
+   * Time-locked: seats that pledged but never sent their NONCE cannot opt out. Their nonces are
+   * opened from their pledges with R's entry and the hand is dealt as usual (the REVEAL lists them
+   * under `recovered`). A pledge that does not open to its nonceHash is its seat's fault: the hand
+   * ends with the dealer's RECOVERED record naming it, its signed pledge the evidence.
+   */
+  #recoverNonces (hand: DealerHand, missing: number[]): Effect[] {
+    const chain = timelockChain(hand.commit.body)
+    if (typeof chain === 'string') return this.#abort(hand, 'beacon-unavailable', [], chain)
+    const recovered: Array<{ seat: number, nonce: string }> = []
+    for (const seat of missing) {
+      const pledge = hand.pledges.find(p => p.body.seat === seat)
+      const opened = pledge?.body.timelock === undefined
+        ? { ok: false as const }
+        : openCommitted(pledge.body.timelock, chain, hand.beacon as BeaconEntry, pledge.body.nonceHash)
+      if (!opened.ok) return this.#recover(hand, hand.beacon as BeaconEntry)
+      recovered.push({ seat, nonce: opened.value })
+    }
+    hand.recovered = recovered
+    return [
+      { kind: 'event', hand: hand.hand, event: { type: 'nonces-recovered', seats: missing } },
+      ...this.#dealInitial(hand)
+    ]
+  }
+
+  /** Ends a time-locked hand with the dealer's own RECOVERED record (no dealing: see restore). */
+  #recover (hand: DealerHand, entry: BeaconEntry): Effect[] {
+    const { doc, event } = signRecovered(hand.commit, hand.pledges, entry, [], this.#init.timelock?.rule ?? 'replay', 'the dealer could not deal this hand itself', this.#init.signer)
+    const gone = this.#enter(hand, 'done')
+    return [
+      { kind: 'append', entry: 'recovered', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event },
+      gone
+    ]
   }
 
   /** Delivers a later stage of the deal (belote's take, duo's face-up packets, tarot's dog). */
@@ -234,6 +304,7 @@ export class DealerMachine {
       params: hand.params,
       stages: hand.stages
     }
+    if (hand.recovered !== undefined && hand.recovered.length > 0) body.recovered = hand.recovered
     hand.reveal = signDocument('reveal', body, this.#init.signer)
     hand.ackDeadline = this.#init.now() + this.#init.timeouts.ackMs
     const effects: Effect[] = [
@@ -273,6 +344,12 @@ export class DealerMachine {
       if (hand.phase === 'pledging' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s))
         effects.push(...this.#missing(hand, missing, 'missing-pledge', 'pledge'))
+      } else if (hand.phase === 'contributing' && now > deadline && hand.commit.body.timelock !== undefined) {
+        // Nobody can opt out after pledging: wait for R and open the missing nonces (beaconResult).
+        effects.push(...this.#afterNonces(hand))
+      } else if (hand.phase === 'recovering' && now > hand.ackDeadline) {
+        hand.ackDeadline = now + this.#init.timeouts.contributeMs
+        effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
       } else if (hand.phase === 'contributing' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
         effects.push(...this.#missing(hand, missing, 'missing-nonce', 'nonce'))
@@ -317,7 +394,7 @@ export class DealerMachine {
   nextDeadline (): number | undefined {
     let next: number | undefined
     for (const h of this.#hands.values()) {
-      const t = h.phase === 'pledging' || h.phase === 'contributing' ? h.commit.body.deadline : h.phase === 'revealed' ? h.ackDeadline : undefined
+      const t = h.phase === 'pledging' || h.phase === 'contributing' ? h.commit.body.deadline : h.phase === 'revealed' || h.phase === 'recovering' ? h.ackDeadline : undefined
       if (t !== undefined && (next === undefined || t < next)) next = t
     }
     return next
@@ -332,6 +409,9 @@ export class DealerMachine {
     const hand = this.#hands.get(handNo)
     if (hand === undefined || hand.phase === 'revealed') return []
     if (hand.phase === 'dealt') return this.end(handNo)
+    // Time-locked, nonces out: the hand cannot be called off; it stays saved and is finished from
+    // its timelocks (by the seats, and by this node after its restart).
+    if (hand.commit.body.timelock !== undefined && hand.phase !== 'pledging') return []
     return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `${detail}; the secret of hand ${hand.hand} was ${hand.secret}`)
   }
 
@@ -343,6 +423,10 @@ export class DealerMachine {
   #onPledge (from: string, doc: Signed<PledgeBody>): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'pledging')
     if (hand.pledges.some(p => p.body.seat === doc.body.seat)) throw new Rejection(`replayed pledge of seat ${doc.body.seat} for hand ${hand.hand}`)
+    // Time-locked: a pledge must carry its nonce locked to this COMMIT's chain and round (or none if the table is not).
+    const locked = checkPledgeTimelock(hand.commit.body, doc)
+    if (locked.length > 0) throw new Rejection(locked[0])
+    if (hand.commit.body.timelock === undefined && doc.body.timelock !== undefined) throw new Rejection(`pledge of seat ${doc.body.seat} carries a timelock the commit does not`)
     hand.pledges.push(doc)
     if (hand.pledges.length < this.#humans.length) return []
     return [this.#enter(hand, 'contributing'), ...this.#toHumans(this.#pledges(hand))]
@@ -377,7 +461,7 @@ export class DealerMachine {
   }
 
   #recompute (hand: DealerHand): Deal {
-    return recomputeDeal(hand.commit.body, hand.secret, noncesBySeat(hand.commit.body, hand.nonces), hand.beacon, hand.params).deal
+    return recomputeDeal(hand.commit.body, hand.secret, recoveredNonces(noncesBySeat(hand.commit.body, hand.nonces), hand.recovered), hand.beacon, hand.params).deal
   }
 
   #sendDeliveries (hand: DealerHand, stage: string): Effect[] {
@@ -599,7 +683,7 @@ export class DealerMachine {
 function snapshot (h: DealerHand): DealerHandSnapshot {
   return {
     hand: h.hand, secret: h.secret, commit: h.commit, phase: h.phase, pledges: [...h.pledges], nonces: [...h.nonces],
-    beacon: h.beacon, params: h.params, stages: [...h.stages]
+    beacon: h.beacon, params: h.params, stages: [...h.stages], ...(h.recovered !== undefined ? { recovered: h.recovered } : {})
   }
 }
 

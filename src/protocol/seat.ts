@@ -12,10 +12,16 @@ import type {
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { signAbort } from './abort.js'
 import type { AskBody } from './wire.js'
+import { signRecovered } from './recover.js'
+import { sealTimelockText } from '../core/timelock/index.js'
+import { checkTimelockFields } from '../core/hand/timelock-checks.js'
+import type { BeaconEntry } from '../core/hand/messages.js'
 
 export type SeatInit = MachineInit
 
-type Phase = 'pledged' | 'contributed' | 'dealt' | 'acked' | 'done' | 'aborted'
+// `recovering`: a time-locked hand whose dealer stopped after this seat's nonce was out, waiting for
+// the bound round to open every timelock and finish it (docs/protocol.md §10a).
+type Phase = 'pledged' | 'contributed' | 'dealt' | 'acked' | 'recovering' | 'done' | 'aborted'
 
 export interface SeatHandSnapshot {
   hand: number
@@ -101,6 +107,8 @@ export class SeatMachine {
     switch (hand.phase) {
       case 'pledged': case 'contributed': return this.#dealDeadline(hand.commit.body)
       case 'dealt': return this.#init.now() + this.#init.timeouts.revealMs
+      // Right away after a restart; then again after each failed fetch (beaconResult).
+      case 'recovering': return this.#init.now()
       default: return this.#init.now() + 2 * this.#init.timeouts.ackMs
     }
   }
@@ -143,7 +151,12 @@ export class SeatMachine {
         continue
       }
       const dealer = [this.#init.table.dealer]
-      if (hand.phase === 'pledged' || hand.phase === 'contributed') {
+      if (hand.phase === 'recovering') {
+        hand.waitUntil = now + this.#init.timeouts.contributeMs
+        effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+      } else if (this.#recoverable(hand)) {
+        effects.push(...this.#startRecovery(hand))
+      } else if (hand.phase === 'pledged' || hand.phase === 'contributed') {
         effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, []))
       } else if (hand.phase === 'dealt') {
         effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, hand.cards))
@@ -153,6 +166,36 @@ export class SeatMachine {
       }
     }
     return effects
+  }
+
+  /** Time-locked and this seat's nonce is out: the hand is finished from its timelocks, never dropped. */
+  #recoverable (hand: SeatHand): boolean {
+    return hand.commit.body.timelock !== undefined && hand.pledges !== undefined && (hand.phase === 'contributed' || hand.phase === 'dealt')
+  }
+
+  #startRecovery (hand: SeatHand): Effect[] {
+    const save = this.#enter(hand, 'recovering')
+    hand.waitUntil = this.#init.now() + this.#init.timeouts.contributeMs
+    return [save, { kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round }]
+  }
+
+  /**
+   * R's entry (verified by the host) for a hand being recovered: every timelock is opened, the deal
+   * recomputed and the cards this seat was shown checked against it; the seat signs and logs the
+   * RECOVERED record. A failed fetch is tried again later: the round will come.
+   */
+  beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined || hand.phase !== 'recovering') return []
+    if ('error' in result || result.entry.round !== hand.commit.body.beacon?.round) return []
+    const { doc, event } = signRecovered(hand.commit, hand.pledges ?? [], result.entry, hand.cards, this.#init.timelock?.rule ?? 'replay',
+      `seat ${this.#seat} finished hand ${hand.hand} without the dealer`, this.#init.signer)
+    const gone = this.#enter(hand, 'done')
+    return [
+      { kind: 'append', entry: 'recovered', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event },
+      gone
+    ]
   }
 
   nextDeadline (): number | undefined {
@@ -180,6 +223,7 @@ export class SeatMachine {
     if (body.deadline > this.#init.now() + 2 * this.#init.timeouts.contributeMs) {
       throw new Rejection(`commit for hand ${body.hand} sets a deadline further ahead than the table allows (${this.#init.timeouts.contributeMs} ms)`)
     }
+    this.#checkTimelock(body)
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
@@ -188,6 +232,9 @@ export class SeatMachine {
     this.#hands.set(body.hand, hand)
     this.#meta = { lastHand: body.hand, lastCommit: hand.digest }
     const pledge: PledgeBody = { table: body.table, hand: body.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(nonce) }
+    if (body.timelock !== undefined && body.beacon !== null) {
+      pledge.timelock = sealTimelockText(nonce, this.#init.beacon!.chain, body.beacon.round, this.#init.random)
+    }
     return [
       this.#enter(hand, 'pledged'),
       { kind: 'persist', key: seatMetaKey(table.id), value: this.#meta },
@@ -228,6 +275,17 @@ export class SeatMachine {
     }
   }
 
+  /** A time-locked table's COMMIT carries the secret locked to exactly its chain and round; another table's carries none. */
+  #checkTimelock (body: CommitBody): void {
+    if (this.#init.timelock == null) {
+      if (body.timelock !== undefined) throw new Rejection('commit is time-locked, the table is not')
+      return
+    }
+    if (body.timelock === undefined) throw new Rejection('commit carries no timelock, the table requires one')
+    const problems = checkTimelockFields(body, [])
+    if (problems.length > 0) throw new Rejection(problems[0])
+  }
+
   #onPledges (doc: Signed<PledgesBody>): Effect[] {
     const hand = this.#handFor(doc.body, 'pledged', 'contributed')
     if (hand.phase === 'contributed') {
@@ -253,6 +311,10 @@ export class SeatMachine {
       seen.add(p.body.seat)
     }
     if (humans.some(s => !seen.has(s)) || seen.size !== humans.length) throw new Rejection('pledges: not exactly one pledge per human seat')
+    // Before the nonce leaves: every seat's nonce must be locked to this COMMIT's chain and round,
+    // or a seat could withhold its nonce and nobody could open it.
+    const locked = checkTimelockFields(hand.commit.body, pledges)
+    if (locked.length > 0) throw new Rejection(`pledges: ${locked[0]}`)
     const mine = pledges.find(p => p.body.seat === this.#seat)
     if (mine?.body.nonceHash !== sha256Hex(hand.nonce)) throw new Rejection('pledges: my own pledge was altered')
     hand.pledges = pledges
@@ -325,8 +387,9 @@ export class SeatMachine {
 
   /** The seat's own check of the reveal, against what it saw and kept itself. */
   #shield (hand: SeatHand, reveal: SignedReveal): string[] {
-    const mine = reveal.body.nonces.find(n => n.body.seat === this.#seat)
-    if (mine === undefined || mine.body.nonce !== hand.nonce) return ['my own nonce is not the one used']
+    // Mine is among the NONCEs, or (time-locked) opened by the dealer from my pledge when mine did not reach it.
+    const mine = reveal.body.nonces.find(n => n.body.seat === this.#seat)?.body.nonce ?? reveal.body.recovered?.find(r => r.seat === this.#seat)?.nonce
+    if (mine !== hand.nonce) return ['my own nonce is not the one used']
     const receipt: Receipt = { v: 1, commit: hand.commit, pledges: hand.pledges ?? [], reveal, acks: [] }
     const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
     const problems = [...verdict.problems]
@@ -432,6 +495,15 @@ export class SeatMachine {
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
     const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
     if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
+    if (this.#recoverable(hand)) {
+      // Time-locked, nonce out: an abort cannot make the hand disappear. Logged as the claim it is,
+      // and the hand is finished from its timelocks.
+      return [
+        { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+        { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+        ...this.#startRecovery(hand)
+      ]
+    }
     const gone = this.#enter(hand, 'aborted')
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },

@@ -1,6 +1,7 @@
 import type { Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
 import type { ChainInfo } from '../core/beacon/index.js'
+import type { RecoveredFault, RecoveredRule } from '../core/hand/recovered.js'
 
 /** The table as the config defines it: every node of the table must agree on all of it. */
 export interface TableSpec {
@@ -40,6 +41,17 @@ export interface MachineInit {
   random: (bytes: number) => Uint8Array
   /** Signature check for incoming documents (the host may pass a faster native one). */
   verifyDoc?: (doc: Signed<unknown>) => boolean
+  /**
+   * A time-locked table (docs/protocol.md §6a): the secret and every nonce travel encrypted to the
+   * bound round, and a hand whose reveal is withheld is finished from them once the round is out.
+   * `rule` is what the table does with a hand the seats had to finish. Needs a beacon whose scheme
+   * timelock supports.
+   */
+  timelock?: TimelockConfig | null
+}
+
+export interface TimelockConfig {
+  rule: RecoveredRule
 }
 
 /**
@@ -50,7 +62,7 @@ export type Effect =
   | { kind: 'persist', key: string, value: unknown }
   | { kind: 'send', to: string, doc: Signed<unknown> }
   | { kind: 'fetchBeacon', hand: number, round: number }
-  | { kind: 'append', entry: 'receipt' | 'abort', hand: number, payload: unknown }
+  | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered', hand: number, payload: unknown }
   | { kind: 'event', hand: number, event: HandEvent }
 
 export type HandEvent =
@@ -61,6 +73,10 @@ export type HandEvent =
   | { type: 'shield', ok: boolean, problems: string[] }
   | { type: 'receipt', acked: number[] }
   | { type: 'aborted', reason: string, blame: string[], detail: string }
+  /** The dealer dealt without these seats' NONCEs, opening their pledges' timelock. */
+  | { type: 'nonces-recovered', seats: number[] }
+  /** The hand was finished from its timelocks without the dealer (a RECOVERED record was logged). */
+  | { type: 'recovered', rule: RecoveredRule, faults: RecoveredFault[], blame: string[] }
 
 /** A message the state machine refuses: logged with its reason, state unchanged. */
 export class Rejection extends Error {

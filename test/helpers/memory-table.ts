@@ -5,7 +5,7 @@ import { verifyMemo } from '../../src/daemon/verify-memo.js'
 import type { Signed } from '../../src/core/signed.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta } from '../../src/protocol/dealer.js'
 import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../../src/protocol/seat.js'
-import type { BeaconBindingConfig, Effect, HandEvent, MachineInit, TableSpec, Timeouts } from '../../src/protocol/types.js'
+import type { BeaconBindingConfig, Effect, HandEvent, MachineInit, TableSpec, TimelockConfig, Timeouts } from '../../src/protocol/types.js'
 import { inMemoryTable } from '../../src/protocol/in-memory.js'
 
 /**
@@ -46,6 +46,7 @@ export interface MemoryTableOptions {
   dealerSeat?: boolean
   timeouts?: Partial<Timeouts>
   beacon?: BeaconBindingConfig | null
+  timelock?: TimelockConfig | null
   /**
    * 'native' (the default) signs and checks like a Daemon: OpenSSL Ed25519 behind one verify memo
    * per node, several times faster; 'pure' uses the core's @noble signer and verifier.
@@ -76,7 +77,7 @@ export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
   const now = (): number => clock.now
   const random = (n: number): Uint8Array => randomBytes(n)
   const beacon = options.beacon ?? null
-  const init = (signer: Signer): MachineInit => ({ table, ...crypto(signer), timeouts, beacon, now, random })
+  const init = (signer: Signer): MachineInit => ({ table, ...crypto(signer), timeouts, beacon, now, random, timelock: options.timelock ?? null })
   const dealer = new DealerMachine(init(dealerSigner))
   const seats = new Map<string, SeatMachine>()
   for (let i = 0; i < nSeats; i++) {

@@ -3,20 +3,24 @@ import { hkdf } from '@noble/hashes/hkdf.js'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js'
-import { bytesEqual, concatBytes, fromHex, fromUtf8, utf8 } from '../bytes.js'
+import { bytesEqual, concatBytes, fromHex, fromUtf8, toBase64, utf8 } from '../bytes.js'
+import { beaconMessage } from '../beacon/verify.js'
+import { SCHEMES } from '../beacon/schemes.js'
 import type { ChainInfo } from '../beacon/chain-info.js'
 import type { BeaconEntry } from '../beacon/entry.js'
 import { bls12381G1FromBytes, bls12381G2FromBytes } from '../beacon/bls12-381.js'
-import { parseTimelock, type TimelockCiphertext } from './format.js'
+import { armorAge, parseTimelock, type TimelockCiphertext } from './format.js'
 import { TimelockError } from './errors.js'
 
 /**
- * Opening a tlock ciphertext offline with the drand entry of its round, pure and browser-safe, on
- * @noble/curves, @noble/hashes and @noble/ciphers: the same computation as tlock-js 0.9.0's
- * `timelockDecrypt` for `bls-unchained-g1-rfc9380` (Boneh–Franklin IBE whose private key for
- * identity sha256(u64be(R)) is round R's BLS signature on G1; the chain key and U are on G2), then
- * age v1 (header MAC, HKDF, ChaCha20-Poly1305 STREAM). No curve or field arithmetic is done here:
- * only noble's pairing, point decoding and scalar multiplication, and byte layouts.
+ * tlock, pure and browser-safe, on @noble/curves, @noble/hashes and @noble/ciphers: byte for byte
+ * the computation of tlock-js 0.9.0 for `bls-unchained-g1-rfc9380` (Boneh–Franklin IBE on
+ * BLS12-381: identity sha256(u64be(R)) hashed to G1 with the RFC 9380 tag, chain key and U on G2,
+ * and round R's BLS signature is the identity's private key), wrapped in age v1 (header MAC, HKDF,
+ * ChaCha20-Poly1305 STREAM). Sealing takes its randomness from the caller, so the protocol
+ * machines stay pure; its output is opened by tlock-js and tlock-js's by {@link openTimelock}
+ * (test/timelock-core.test.ts). No curve or field arithmetic is written here: only noble's
+ * hash-to-curve, pairing, exponentiation, point decoding and scalar multiplication, and byte layouts.
  */
 
 /** The schemes a table can time-lock to: tlock's own scheme on quicknet, the local and group beacons. */
@@ -123,8 +127,26 @@ export function openParsedTimelock (ct: TimelockCiphertext, chain: Pick<ChainInf
   return openPayload(fileKey, ct.payload)
 }
 
+// Opening costs two point decodings and a pairing (~0.1 s here), and every node of a table opens
+// the same few ciphertexts with the same entry (to write its record, then to check it): a bounded
+// memo of results, keyed by everything the result depends on.
+const opened = new Map<string, Uint8Array | TimelockError>()
+
 export function openTimelock (armored: string, chain: Pick<ChainInfo, 'schemeID'>, entry: Pick<BeaconEntry, 'signature'>): Uint8Array {
-  return openParsedTimelock(parseTimelock(armored), chain, entry)
+  const key = `${chain.schemeID}\n${entry.signature}\n${armored}`
+  let result = opened.get(key)
+  if (result === undefined) {
+    try {
+      result = openParsedTimelock(parseTimelock(armored), chain, entry)
+    } catch (err) {
+      if (!(err instanceof TimelockError)) throw err
+      result = err
+    }
+    if (opened.size >= 256) opened.clear()
+    opened.set(key, result)
+  }
+  if (result instanceof TimelockError) throw result
+  return result.slice()
 }
 
 /** {@link openTimelock} for a value that is text (a secret or a nonce): UTF-8, fatal on bad bytes. */
@@ -135,4 +157,41 @@ export function openTimelockText (armored: string, chain: Pick<ChainInfo, 'schem
   } catch {
     throw new TimelockError('not-text', 'opens to bytes that are not UTF-8 text')
   }
+}
+
+/**
+ * Seals `plaintext` to `round` of `chain` (age v1, one `tlock` stanza, armored as tlock-js does).
+ * `random` gives the 48 random bytes it needs (file key, IBE sigma, payload nonce).
+ */
+export function sealTimelock (plaintext: Uint8Array, chain: Pick<ChainInfo, 'schemeID' | 'public_key' | 'hash'>, round: number, random: (n: number) => Uint8Array): string {
+  if (!timelockSupported(chain)) throw new TimelockError('unsupported', `scheme ${chain.schemeID} has no timelock encryption here (needs ${TIMELOCK_SCHEMES.join(', ')})`)
+  if (!Number.isSafeInteger(round) || round < 1) throw new TimelockError('malformed', `cannot lock to round ${String(round)}`)
+  const scheme = SCHEMES['bls-unchained-g1-rfc9380']
+  const fileKey = random(16)
+  const sigma = random(16)
+  const nonce = random(16)
+  // IBE wrap of the file key, as tlock-js's encOnG2: U = r·G2, V = sigma ⊕ H2(e(Q_id, P)^r), W = key ⊕ H4(sigma).
+  const qid = bls12_381.shortSignatures.hash(beaconMessage(scheme, round), scheme.dst)
+  const master = bls12381G2FromBytes(fromHex(chain.public_key, 'chain public key'), 'chain public key')
+  const r = h3(sigma, fileKey)
+  const U = bls12_381.G2.Point.BASE.multiply(r).toBytes(true)
+  const rGid = bls12_381.fields.Fp12.pow(bls12_381.pairing(qid, master), r) as unknown as Fp12
+  const V = xor(sigma, tagged('IBE-H2', fp12Bytes(rGid)).subarray(0, 16))
+  const W = xor(fileKey, tagged('IBE-H4', sigma).subarray(0, 16))
+  const body = toBase64(concatBytes(U, V, W), true)
+  const bodyLines: string[] = []
+  for (let i = 0; i < body.length; i += 64) bodyLines.push(body.slice(i, i + 64))
+  const header = utf8(`age-encryption.org/v1\n-> tlock ${round} ${chain.hash}\n${bodyLines.join('\n')}\n---`)
+  const macKey = hkdf(nobleSha256, fileKey, new Uint8Array(0), utf8('header'), 32)
+  const mac = toBase64(hmac(nobleSha256, macKey, header), true)
+  const key = hkdf(nobleSha256, fileKey, nonce, utf8('payload'), 32)
+  if (plaintext.length > CHUNK) throw new TimelockError('malformed', 'fairdeal seals values of at most 64 KiB')
+  const last = new Uint8Array(12)
+  last[11] = 1
+  const sealed = chacha20poly1305(key, last).encrypt(plaintext)
+  return armorAge(concatBytes(header, utf8(` ${mac}\n`), nonce, sealed))
+}
+
+export function sealTimelockText (text: string, chain: Pick<ChainInfo, 'schemeID' | 'public_key' | 'hash'>, round: number, random: (n: number) => Uint8Array): string {
+  return sealTimelock(utf8(text), chain, round, random)
 }
