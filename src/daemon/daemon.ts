@@ -3,6 +3,7 @@ import type { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { ROBOT } from '../core/hand/messages.js'
+import { sealTimelockText } from '../core/timelock/index.js'
 import type { Signed } from '../core/signed.js'
 import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
 import { loadOrCreateIdentity } from '../net/identity.js'
@@ -156,6 +157,8 @@ export class Daemon {
       // The machines' signatures and checks share one memo (see verify-memo.ts); the log signs on its own.
       const memo = verifyMemo()
       const common = { table, signer: memo.signer(signer), timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: config.timelock }
+      // Sealing's first run builds noble's precomputed tables (~0.5 s here): done now, not on a hand's path.
+      if (config.timelock !== null && beaconBinding !== null) sealTimelockText('', beaconBinding.chain, 1, random)
       const dealer = identity.peerId === table.dealer ? new DealerMachine(common) : undefined
       const seat = table.seats.includes(identity.peerId) ? new SeatMachine(common) : undefined
       const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, dealer, seat, beacon, clock })
@@ -428,7 +431,8 @@ export class Daemon {
     if (beacon === undefined || machine === undefined) return
     const abort = new AbortController()
     this.#beaconAborts.add(abort)
-    const deadline = beacon.roundTime(round) + this.config.timeouts.contributeMs
+    // From now when the round is already out (a hand being finished from its timelocks, long after R).
+    const deadline = Math.max(beacon.roundTime(round), this.#clock.now()) + this.config.timeouts.contributeMs
     this.#logger.info({ hand, round, due: new Date(beacon.roundTime(round)).toISOString() }, 'waiting for the bound beacon round')
     beacon.waitAndFetchRound(round, { deadline, signal: abort.signal })
       .then(entry => machine.beaconResult(hand, { entry }))

@@ -25,6 +25,14 @@ export interface DemoOptions {
   beacon: DrandBeaconConfig | null
   transport: 'tcp' | 'ws'
   logger: Logger
+  /** Time-lock every hand to its bound round (needs the beacon); the recovered-hand rule is 'replay'. */
+  timelock?: boolean
+  /**
+   * Kills the dealer's process with SIGKILL once the nonces of one hand (the second, or the only
+   * one) are in, lets the seats finish that hand from its timelocks, and restarts the dealer for
+   * the next hand. Needs `processes` and `timelock`.
+   */
+  killDealerAfter?: 'nonces' | null
   /** Called once per finished hand, for live output. */
   onHand?: (report: HandReport) => void
 }
@@ -42,12 +50,16 @@ export interface HandReport {
   dealerSeat: number
   beaconRound: number | null
   aborted: { reason: string, detail: string } | null
+  /** Finished by the seats from its timelocks, without the dealer (RECOVERED records). */
+  recovered: { rule: string, faults: number } | null
   seats: SeatReport[]
 }
 
 export interface DemoResult {
   hands: number
   aborts: number
+  /** Hands the seats finished without the dealer (time-locked tables). */
+  recovered: number
   seats: Array<{ seat: number, peerId: string, verified: number }>
   failures: string[]
   reports: HandReport[]
@@ -69,6 +81,8 @@ interface RunningNode {
   dataDir: string
   client: ControlClient
   stop: () => Promise<void>
+  /** SIGKILL (own process only): no shutdown, nothing finished. */
+  kill?: () => Promise<void>
 }
 
 async function startInProcess (table: LocalTable, index: number, logger: Logger): Promise<RunningNode> {
@@ -100,10 +114,15 @@ async function startProcess (table: LocalTable, index: number): Promise<RunningN
     dataDir: config.dataDir,
     client,
     stop: async () => {
-      child.kill('SIGTERM')
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
       await exited
       clearTimeout(timer)
+      await logFile.close()
+    },
+    kill: async () => {
+      child.kill('SIGKILL')
+      await exited
       await logFile.close()
     }
   }
@@ -127,6 +146,10 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo or tarot, not ${game}`)
   const scheme = demoScheme(game, options.beacon !== null)
   getCardScheme(scheme)
+  const timelock = options.timelock === true
+  if (timelock && options.beacon === null) throw new Error('--timelock needs a beacon (--beacon local)')
+  if (options.killDealerAfter != null && (!timelock || !options.processes)) throw new Error('--kill-dealer-after needs --timelock and --processes')
+  const killHand = options.killDealerAfter != null ? Math.min(2, hands) : 0
   const table = await prepareLocalTable({
     root: options.root,
     game,
@@ -137,28 +160,61 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     beaconMarginMs: 0,
     // With a beacon every hand waits out the contribution deadline (R comes after it), so it is kept
     // short; 1 s proved too short on a loaded machine (the first hand also dials every peer).
-    timeouts: { contributeMs: options.beacon === null ? 10_000 : 2_000, ackMs: 10_000, revealMs: 600_000 }
+    // Time-locked, each contribution is also sealed (~0.1 s, more on a loaded machine): a little more time.
+    timeouts: { contributeMs: options.beacon === null ? 10_000 : timelock ? 4_000 : 2_000, ackMs: 10_000, revealMs: 600_000 },
+    timelock: timelock ? 'replay' : 'off'
   })
   const nodes: RunningNode[] = []
   const failures: string[] = []
   const reports: HandReport[] = []
   const verified = new Map<number, number>()
   const seatList = table.configs[0].table.seats
+  const watchers: Array<ReturnType<ControlClient['watch']>> = []
+  /**
+   * The dealer's process is SIGKILLed once every nonce of `hand` is in; each seat finishes the hand
+   * from its timelocks (a RECOVERED record); the dealer is restarted and finishes it the same way.
+   */
+  const killDealerAndRecover = async (hand: number, report: HandReport): Promise<void> => {
+    await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'contributed', `hand ${hand} nonces`, 60_000)
+    await (nodes[0].kill as () => Promise<void>)()
+    const outcomes: NodeEvent[] = []
+    for (const w of watchers.slice(1)) outcomes.push(await w.until(e => e.hand === hand && e.role === 'seat' && (e.event.type === 'recovered' || e.event.type === 'aborted'), `hand ${hand} recovered`, 60_000))
+    nodes[0] = await startProcess(table, 0)
+    watchers[0] = nodes[0].client.watch()
+    outcomes.unshift(await watchers[0].until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'recovered', `hand ${hand} recovered by the restarted dealer node's seat`, 60_000))
+    await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'recovered', `hand ${hand} recovered by the restarted dealer`, 60_000)
+    let faults = 0
+    for (const [i, e] of outcomes.entries()) {
+      const seat = seatList.indexOf(table.peerIds[i])
+      if (e.event.type !== 'recovered') { failures.push(`hand ${hand} seat ${seat}: not recovered (${e.event.type})`); continue }
+      faults += e.event.faults.length
+      if (e.event.faults.length === 0) verified.set(seat, (verified.get(seat) ?? 0) + 1)
+      else failures.push(`hand ${hand} seat ${seat}: recovered with faults ${JSON.stringify(e.event.faults)}`)
+      report.seats.push({ seat, peerId: table.peerIds[i], cards: [], shield: null, receipt: false })
+    }
+    report.recovered = { rule: outcomes[0].event.type === 'recovered' ? outcomes[0].event.rule : 'replay', faults }
+  }
   try {
     for (let i = 0; i < table.configs.length; i++) {
       nodes.push(options.processes ? await startProcess(table, i) : await startInProcess(table, i, options.logger))
     }
-    const watchers = nodes.map(n => n.client.watch())
+    watchers.push(...nodes.map(n => n.client.watch()))
     for (let h = 0; h < hands; h++) {
       const dealerSeat = h % seats
       const hand = await nodes[0].client.deal(dealerSeat)
-      const report: HandReport = { hand, dealerSeat, beaconRound: null, aborted: null, seats: [] }
+      const report: HandReport = { hand, dealerSeat, beaconRound: null, aborted: null, recovered: null, seats: [] }
       const timeout = 60_000
       const isHand = (e: NodeEvent): boolean => e.hand === hand && e.role === 'seat'
       const ended = (t: HandEvent['type']) => (e: NodeEvent) => isHand(e) && (e.event.type === t || e.event.type === 'aborted')
       try {
         const committed = await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'committed', `hand ${hand} commit`, timeout)
         report.beaconRound = committed.event.type === 'committed' ? committed.event.beaconRound : null
+        if (h + 1 === killHand) {
+          await killDealerAndRecover(hand, report)
+          reports.push(report)
+          options.onHand?.(report)
+          continue
+        }
         for (const w of watchers) {
           const e = await w.until(ended('cards'), `hand ${hand} cards`, timeout)
           if (e.event.type === 'aborted') throw new AbortedHand(e.event.reason, e.event.detail)
@@ -200,6 +256,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   return {
     hands: reports.filter(r => r.aborted === null).length,
     aborts: reports.filter(r => r.aborted !== null).length,
+    recovered: reports.filter(r => r.recovered !== null).length,
     seats: seatList.map((p, seat) => ({ seat, peerId: p, verified: verified.get(seat) ?? 0 })).filter(s => s.peerId !== ROBOT),
     failures,
     reports,

@@ -21,6 +21,8 @@ export interface LocalTableInit {
   timeouts?: Partial<Timeouts>
   tableId?: string
   logAccess?: 'members' | 'anyone'
+  /** table.timelock: 'off' (default) or the rule for hands the seats finish ('replay', 'void', 'open'). */
+  timelock?: 'off' | 'replay' | 'void' | 'open'
   /** Picks each node's listen port (default: a random free one from 20000 to 31999). */
   freePort?: () => Promise<number>
 }
@@ -94,7 +96,8 @@ export async function prepareLocalTable (init: LocalTableInit): Promise<LocalTab
         peers: Object.fromEntries(Object.entries(peers).filter(([p]) => p !== ids[i].peerId)),
         timeouts: init.timeouts,
         beacon: init.beacon ?? 'none',
-        beaconMarginMs: init.beaconMarginMs
+        beaconMarginMs: init.beaconMarginMs,
+        timelock: init.timelock
       }
     }
     const file = join(init.root, `${names[i]}.json`)

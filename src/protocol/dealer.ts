@@ -441,7 +441,7 @@ export class DealerMachine {
     }
     hand.nonces.push(doc)
     if (hand.nonces.length < this.#humans.length) return []
-    return this.#afterNonces(hand)
+    return [...this.#afterNonces(hand), { kind: 'event', hand: hand.hand, event: { type: 'contributed' } }]
   }
 
   /** Every nonce is in: saved (with the nonces) before the beacon wait, or dealt at once. */

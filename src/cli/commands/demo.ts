@@ -10,7 +10,8 @@ import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 
 const HELP = `usage: fairdeal demo [--hands N] [--game coinche|belote|duo|tarot] [--processes] [--data DIR]
-                    [--beacon local|none] [--transport tcp|ws] [--json]
+                    [--beacon local|none] [--transport tcp|ws] [--timelock]
+                    [--kill-dealer-after nonces] [--json]
 
 Starts a dealer node holding seat 0 and one node per other seat on 127.0.0.1, plays N hands
 (default 3, coinche), prints each seat's cards and its own check of the hand ("shield"), then
@@ -24,7 +25,14 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
                 (its trust = its operator: this demo); none: no beacon (atout-v1 exactly);
                 tarot always plays without one (tarot-v1 binds none)
   --transport   tcp (default) or ws (WebSockets)
-  --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}`
+  --timelock    time-lock every hand's secret and nonces to its beacon round (needs --beacon local):
+                a withheld reveal is opened once the round is out, and the hand finished anyway
+  --kill-dealer-after nonces
+                with --timelock --processes: SIGKILL the dealer's process once the nonces of hand 2
+                are in; the seats finish that hand from its timelocks (RECOVERED records), then the
+                dealer is restarted for the next hand
+  --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}
+                (with --timelock also "recovered": hands the seats finished without the dealer)`
 
 export async function run (argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -37,6 +45,8 @@ export async function run (argv: string[]): Promise<number> {
       beacon: { type: 'string', default: 'local' },
       transport: { type: 'string', default: 'tcp' },
       json: { type: 'boolean', default: false },
+      timelock: { type: 'boolean', default: false },
+      'kill-dealer-after': { type: 'string' },
       help: { type: 'boolean' }
     },
     strict: true
@@ -46,6 +56,10 @@ export async function run (argv: string[]): Promise<number> {
   if (!['coinche', 'belote', 'duo', 'tarot'].includes(values.game)) throw new UsageError(`--game must be coinche, belote, duo or tarot, got ${JSON.stringify(values.game)}`)
   if (values.beacon !== 'local' && values.beacon !== 'none') throw new UsageError(`--beacon must be local or none, got ${JSON.stringify(values.beacon)}`)
   if (values.transport !== 'tcp' && values.transport !== 'ws') throw new UsageError(`--transport must be tcp or ws, got ${JSON.stringify(values.transport)}`)
+  if (values.timelock && (values.beacon !== 'local' || values.game === 'tarot')) throw new UsageError('--timelock needs --beacon local (and a game other than tarot, whose scheme binds no beacon)')
+  const killDealerAfter = values['kill-dealer-after']
+  if (killDealerAfter !== undefined && killDealerAfter !== 'nonces') throw new UsageError(`--kill-dealer-after takes nonces, got ${JSON.stringify(killDealerAfter)}`)
+  if (killDealerAfter !== undefined && (!values.timelock || !values.processes)) throw new UsageError('--kill-dealer-after needs --timelock and --processes')
   const json = values.json
   const keep = values.data !== undefined
   const root = keep ? resolve(values.data as string) : await mkdtemp(join(tmpdir(), 'fairdeal-demo-'))
@@ -71,11 +85,14 @@ export async function run (argv: string[]): Promise<number> {
       processes: values.processes,
       beacon: beacon?.config ?? null,
       transport: values.transport,
+      timelock: values.timelock,
+      killDealerAfter: killDealerAfter === 'nonces' ? 'nonces' : null,
       logger,
       onHand: (r) => { if (!json) printHand(r) }
     })
     if (json) {
-      process.stdout.write(JSON.stringify({ hands: result.hands, aborts: result.aborts, seats: result.seats, failures: result.failures }) + '\n')
+      const recovered = values.timelock ? { recovered: result.recovered } : {}
+      process.stdout.write(JSON.stringify({ hands: result.hands, aborts: result.aborts, ...recovered, seats: result.seats, failures: result.failures }) + '\n')
     } else {
       say('')
       for (const l of result.logs) say(`log ${l.node}: ${l.passed} passed, ${l.failed} failed${keep ? `  (fairdeal verify --data ${l.dataDir})` : ""}`)
@@ -95,6 +112,10 @@ function printHand (r: HandReport): void {
   process.stdout.write(`\nhand ${r.hand} (dealer seat ${r.dealerSeat}${beacon})\n`)
   if (r.aborted !== null) {
     process.stdout.write(`  ABORTED: ${r.aborted.reason}: ${r.aborted.detail}\n`)
+    return
+  }
+  if (r.recovered !== null) {
+    process.stdout.write(`  dealer killed after the nonces: finished by ${r.seats.length} seats from its timelocks (RECOVERED, rule ${r.recovered.rule}, ${r.recovered.faults} faults)\n`)
     return
   }
   for (const s of r.seats) {
