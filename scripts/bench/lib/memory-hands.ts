@@ -13,7 +13,7 @@ import { verifyMemo } from '../../../src/daemon/verify-memo.js'
 import { DealerMachine } from '../../../src/protocol/dealer.js'
 import { inMemoryTable } from '../../../src/protocol/in-memory.js'
 import { SeatMachine } from '../../../src/protocol/seat.js'
-import type { BeaconBindingConfig, TableSpec, Timeouts } from '../../../src/protocol/types.js'
+import type { BeaconBindingConfig, TableSpec, TimelockConfig, Timeouts } from '../../../src/protocol/types.js'
 
 export interface MemoryHands {
   table: TableSpec
@@ -24,7 +24,7 @@ export interface MemoryHands {
   play: (beacon?: (round: number) => BeaconEntry) => Receipt
 }
 
-export function memoryHands (options: { game?: string, scheme?: string, seats?: number, beacon?: BeaconBindingConfig | null, now?: number } = {}): MemoryHands {
+export function memoryHands (options: { game?: string, scheme?: string, seats?: number, beacon?: BeaconBindingConfig | null, now?: number, timelock?: TimelockConfig | null } = {}): MemoryHands {
   const game = options.game ?? 'coinche'
   const nSeats = options.seats ?? (game === 'duo' ? 2 : 4)
   const signers: Signer[] = Array.from({ length: nSeats }, () => {
@@ -41,7 +41,7 @@ export function memoryHands (options: { game?: string, scheme?: string, seats?: 
   const timeouts: Timeouts = { contributeMs: 5_000, ackMs: 5_000, revealMs: 60_000 }
   const clock = { now: options.now ?? 1_700_000_000_000 }
   const beacon = options.beacon ?? null
-  const common = { table, timeouts, beacon, now: () => clock.now, random: (n: number) => randomBytes(n) }
+  const common = { table, timeouts, beacon, now: () => clock.now, random: (n: number) => randomBytes(n), timelock: options.timelock ?? null }
   // Seat 0 is the dealer node: its dealer and seat machines share that node's memo.
   const memos = signers.map(() => verifyMemo())
   const dealer = new DealerMachine({ ...common, signer: memos[0].signer(signers[0]), verifyDoc: memos[0].verify })

@@ -159,6 +159,19 @@ export function openTimelockText (armored: string, chain: Pick<ChainInfo, 'schem
   }
 }
 
+// Decoding the chain key (a G2 point, with its subgroup check) costs as much as a third of a seal;
+// a node seals to the same chain hand after hand.
+const chainKeys = new Map<string, ReturnType<typeof bls12381G2FromBytes>>()
+function chainKey (publicKey: string): ReturnType<typeof bls12381G2FromBytes> {
+  let point = chainKeys.get(publicKey)
+  if (point === undefined) {
+    point = bls12381G2FromBytes(fromHex(publicKey, 'chain public key'), 'chain public key')
+    if (chainKeys.size >= 16) chainKeys.clear()
+    chainKeys.set(publicKey, point)
+  }
+  return point
+}
+
 /**
  * Seals `plaintext` to `round` of `chain` (age v1, one `tlock` stanza, armored as tlock-js does).
  * `random` gives the 48 random bytes it needs (file key, IBE sigma, payload nonce).
@@ -172,7 +185,7 @@ export function sealTimelock (plaintext: Uint8Array, chain: Pick<ChainInfo, 'sch
   const nonce = random(16)
   // IBE wrap of the file key, as tlock-js's encOnG2: U = r·G2, V = sigma ⊕ H2(e(Q_id, P)^r), W = key ⊕ H4(sigma).
   const qid = bls12_381.shortSignatures.hash(beaconMessage(scheme, round), scheme.dst)
-  const master = bls12381G2FromBytes(fromHex(chain.public_key, 'chain public key'), 'chain public key')
+  const master = chainKey(chain.public_key)
   const r = h3(sigma, fileKey)
   const U = bls12_381.G2.Point.BASE.multiply(r).toBytes(true)
   const rGid = bls12_381.fields.Fp12.pow(bls12_381.pairing(qid, master), r) as unknown as Fp12

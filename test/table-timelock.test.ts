@@ -1,0 +1,87 @@
+// Time-locked tables over the real stack (docs/protocol.md §16): the dealer is its own OS process,
+// SIGKILLed after dealing; the seats (Daemons: libp2p on 127.0.0.1, LevelDB, the real beacon client
+// against a local beacon over loopback HTTP) finish the hand from its timelocks and log RECOVERED
+// records whose deal verifies offline and holds the cards each was shown; the restarted dealer,
+// asked to end the hand, completes a receipt of the same deal; every node's log verifies. The other paths (after the nonces, a withheld nonce, faults,
+// refusals) are covered in memory (test/timelock-machines.test.ts) and by the demo.
+import { afterEach, beforeAll, expect, it } from 'vitest'
+import { startLocalBeacon, type LocalBeacon } from '../src/beacon/index.js'
+import { verifyRecovered, type SignedRecovered } from '../src/core/hand/recovered.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import type { NodeEvent } from '../src/daemon/events.js'
+import { NodeProcess, requireBuild } from './helpers/node-process.js'
+import { logEntries, seatEvent, TestTable, verifyNodeLog, waitEvent, type TableNode } from './helpers/table-nodes.js'
+
+let table: TestTable | undefined
+let dealer: NodeProcess | undefined
+let beacon: LocalBeacon | undefined
+
+beforeAll(() => { requireBuild() })
+
+afterEach(async () => {
+  await dealer?.stop()
+  dealer = undefined
+  await table?.cleanup()
+  table = undefined
+  await beacon?.close()
+  beacon = undefined
+})
+
+const ownCards = (n: TableNode, hand: number) => (e: NodeEvent): boolean =>
+  e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && !e.event.public && e.event.seat === n.daemon.seat?.seat
+
+it('a dealer SIGKILLed after dealing: every seat finishes the hand from its timelocks, cards checked; the same deal everywhere; every log verifies', async () => {
+  beacon = await startLocalBeacon({ period: 1, genesisTime: Math.floor(Date.now() / 1000) - 60 })
+  const t = table = await TestTable.prepare({
+    game: 'coinche',
+    scheme: 'atout-drand-v1',
+    seats: 4,
+    beacon: { name: 'local', trust: beacon.trust, info: beacon.info, relays: [beacon.url] },
+    beaconMarginMs: 0,
+    // Generous: three seats share this test's thread, and each seals its nonce before it pledges.
+    timeouts: { contributeMs: 5_000, ackMs: 500, revealMs: 1_000 },
+    timelock: 'void'
+  })
+  const seats = [await t.start(1), await t.start(2), await t.start(3)]
+  dealer = await NodeProcess.start(t.local.files[0], t.dataDir(0))
+  const hand = await dealer.client.deal(0)
+  const held = new Map<number, string[]>()
+  for (const s of seats) {
+    const e = await waitEvent(s.daemon.events, ownCards(s, hand), `${s.name}: cards of hand ${hand}`, 20_000)
+    held.set(s.daemon.seat?.seat as number, e.event.type === 'cards' ? e.event.cards : [])
+  }
+  await dealer.until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && e.event.seat === 0, 'seat 0\'s cards in the dealer process')
+  await dealer.kill()
+  expect((await dealer.exited).signal).toBe('SIGKILL')
+
+  for (const s of seats) {
+    const e = await waitEvent(s.daemon.events, seatEvent(hand, 'recovered'), `${s.name}: hand ${hand} recovered`, 20_000)
+    expect(e.event).toEqual({ type: 'recovered', rule: 'void', faults: [], blame: [] })
+  }
+  // The restarted dealer had dealt: asked to end the hand it reveals as usual, too late for the
+  // seats, and completes a receipt without their countersignatures: the same deal as their records.
+  dealer = await NodeProcess.start(t.local.files[0], t.dataDir(0))
+  await dealer.client.end(hand)
+  await dealer.until(e => e.hand === hand && e.role === 'dealer' && e.event.type === 'receipt', 'the restarted dealer\'s receipt')
+  expect((await dealer.stop()).code).toBe(0)
+  dealer = undefined
+  await t.stopAll()
+
+  const deals: unknown[] = []
+  const receipt = (await logEntries(t.dataDir(0))).map(e => e.body)
+  expect(receipt.map(e => e.kind)).toEqual(['receipt'])
+  const dealt = verifyReceipt(receipt[0].payload)
+  expect(dealt.problems).toEqual([])
+  deals.push(dealt.summary?.hands)
+  for (let i = 1; i < 4; i++) {
+    const entries = await logEntries(t.dataDir(i))
+    expect(entries.map(e => e.body.kind), t.local.names[i]).toEqual(['recovered'])
+    const verdict = verifyRecovered(entries[0].body.payload as SignedRecovered)
+    expect(verdict.problems).toEqual([])
+    deals.push(verdict.summary?.hands)
+    const seat = t.seatOf(i)
+    expect(verdict.summary?.hands?.[seat], `seat ${seat}'s cards`).toEqual(held.get(seat))
+  }
+  for (let i = 0; i < 4; i++) expect(await verifyNodeLog(t.dataDir(i))).toMatchObject({ failed: 0, passed: 1 })
+  expect(new Set(deals.map(d => JSON.stringify(d))).size).toBe(1)
+}, 60_000)
