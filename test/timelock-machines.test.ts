@@ -14,6 +14,7 @@ import type { CardsBody, CommitBody, PledgeBody, PledgesBody, Receipt, SignedCom
 import type { Effect } from '../src/protocol/types.js'
 import { randomBytes } from 'node:crypto'
 import { signAbort } from '../src/protocol/abort.js'
+import { parseNodeConfig } from '../src/daemon/config.js'
 
 const beaconKey = localBeaconSecretKey(new Uint8Array(48).fill(7))
 const chain: ChainInfo = parseChainInfo(localChainInfo({ secretKey: beaconKey, period: 3, genesisTime: 1_690_000_000 }))
@@ -262,5 +263,31 @@ describe('ciphertexts for another chain or round are refused before any nonce is
       expect(logOf(t, peerOf(t, s)).map(e => e.entry)).toEqual(['abort', 'recovered'])
       expect(verifyRecovered(recoveredOf(t, peerOf(t, s), hand)).problems).toEqual([])
     }
+  })
+})
+
+describe('table.timelock in a node config', () => {
+  const raw = (beacon: string, scheme: string, timelock: string): unknown => ({
+    data: 'd',
+    table: { id: 't', game: 'coinche', scheme, dealer: 'robot', seats: [], beacon, timelock }
+  })
+  const base = async (beacon: string, scheme: string, timelock: string): Promise<unknown> => {
+    const peer = t0.signers[0].peerId
+    const value = raw(beacon, scheme, timelock) as { table: { dealer: string, seats: string[] } }
+    value.table.dealer = peer
+    value.table.seats = [peer, 'robot', 'robot', 'robot']
+    return await parseNodeConfig(value, 'node.json')
+  }
+  const t0 = lockedTable()
+
+  test('quicknet gives a time-locked table with its rule; off is the default', async () => {
+    expect(await base('quicknet', 'atout-drand-v1', 'open')).toMatchObject({ timelock: { rule: 'open' } })
+    expect(await base('quicknet', 'atout-drand-v1', 'off')).toMatchObject({ timelock: null })
+  })
+
+  test('no beacon, or a chained one, is refused with a one-line reason', async () => {
+    await expect(base('none', 'atout-v1', 'replay')).rejects.toThrow('node.json: field table.timelock: a time-locked table needs a beacon (table.beacon)')
+    await expect(base('default', 'atout-drand-v1', 'void')).rejects.toThrow(/field table.timelock: the beacon's scheme pedersen-bls-chained has no timelock encryption/)
+    await expect(base('quicknet', 'atout-drand-v1', 'later')).rejects.toThrow(/field table.timelock/)
   })
 })
