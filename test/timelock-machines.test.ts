@@ -291,3 +291,22 @@ describe('table.timelock in a node config', () => {
     await expect(base('quicknet', 'atout-drand-v1', 'later')).rejects.toThrow(/field table.timelock/)
   })
 })
+
+describe('a seat\'s abort record on a time-locked hand', () => {
+  test('after the nonces are out, the dealer relays it and finishes the hand from its timelocks like the seats', () => {
+    const t = lockedTable()
+    const hand = start(t)
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'beacon' }])
+    const claim = signAbort(commitOf(t, hand), 'missing-deal', [t.table.dealer], 'no cards yet', [], t.signers[2])
+    const fetches: Effect[] = []
+    const out = t.dealer.receive(peerOf(t, 2), claim)
+    fetches.push(...out.filter(e => e.kind === 'fetchBeacon'))
+    t.run(t.table.dealer, out)
+    expect(fetches).toEqual([{ kind: 'fetchBeacon', hand, round: roundOf(t, hand) }])
+    t.run(t.table.dealer, t.dealer.beaconResult(hand, { entry: signLocalRound(beaconKey, roundOf(t, hand)) }))
+    // (The dealer node's own seat machine logs the relayed record too; a node's daemon keeps the dealer's copy.)
+    expect(logOf(t, t.table.dealer).filter(e => e.hand === hand).map(e => e.entry)).toEqual(['abort', 'abort', 'recovered'])
+    expect(verifyRecovered(recoveredOf(t, t.table.dealer, hand)).problems).toEqual([])
+    for (const s of [1, 3]) expect(t.seats.get(peerOf(t, s))?.status()).toEqual([{ hand, phase: 'recovering' }])
+  })
+})

@@ -121,7 +121,7 @@ export class DealerMachine {
           // Time-locked: the seats finish a hand the dealer stopped in from its timelocks once R is
           // out; the dealer does the same from its saved pledges, and logs the same record.
           if (s.commit.body.timelock !== undefined) {
-            effects.push(this.#enter(hand, 'recovering'), { kind: 'fetchBeacon', hand: s.hand, round: (s.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+            effects.push(...this.#recoverLater(hand))
             break
           }
           if (s.phase === 'beacon') {
@@ -256,6 +256,13 @@ export class DealerMachine {
       { kind: 'event', hand: hand.hand, event: { type: 'nonces-recovered', seats: missing } },
       ...this.#dealInitial(hand)
     ]
+  }
+
+  /** Waits for R to end a time-locked hand with the dealer's own RECOVERED record. */
+  #recoverLater (hand: DealerHand): Effect[] {
+    const save = this.#enter(hand, 'recovering')
+    hand.ackDeadline = this.#init.now() + this.#init.timeouts.contributeMs
+    return [save, { kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round }]
   }
 
   /** Ends a time-locked hand with the dealer's own RECOVERED record (no dealing: see restore). */
@@ -510,7 +517,11 @@ export class DealerMachine {
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } }
     ]
-    if (hand.phase === 'dealt' || hand.phase === 'revealed') return record
+    if (hand.phase === 'dealt' || hand.phase === 'revealed' || hand.phase === 'recovering') return record
+    if (hand.commit.body.timelock !== undefined && (hand.phase === 'contributing' || hand.phase === 'beacon')) {
+      // Time-locked, nonces out: the seats finish this hand from its timelocks; so does the dealer.
+      return [...record, ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from), ...this.#recoverLater(hand)]
+    }
     const gone = this.#enter(hand, 'aborted')
     this.#remember(hand.hand, hand.digest, doc)
     return [...record, ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from), gone]
