@@ -54,6 +54,14 @@ function seatsRecover (t: MemoryTable, hand: number, at: number): void {
   t.clock.now = at
   for (const [peer, seat] of t.seats) {
     if (peer === t.table.dealer) continue
+    // It asks the dealer first (docs/protocol.md §7); no answer comes, so it finishes the hand.
+    const asked = seat.tick(t.clock.now)
+    expect(asked.map(e => e.kind === 'send' ? e.doc.type : e.kind)).toEqual(['ask'])
+    t.run(peer, asked)
+  }
+  t.clock.now = at + 5_001
+  for (const [peer, seat] of t.seats) {
+    if (peer === t.table.dealer) continue
     const effects: Effect[] = seat.tick(t.clock.now)
     t.run(peer, effects)
     expect(effects.filter(e => e.kind === 'fetchBeacon'), `seat ${seat.seat} fetches R`).toEqual([{ kind: 'fetchBeacon', hand, round: roundOf(t, hand) }])

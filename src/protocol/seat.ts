@@ -142,6 +142,12 @@ export class SeatMachine {
     const effects: Effect[] = []
     for (const hand of [...this.#hands.values()]) {
       if (now <= hand.waitUntil) continue
+      if (hand.phase === 'recovering') {
+        // Nothing to ask the dealer: R's entry is all this hand waits for now.
+        hand.waitUntil = now + this.#init.timeouts.contributeMs
+        effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+        continue
+      }
       if (!hand.asked) {
         // Before recording anything against the dealer, ask it once: the answer may simply have
         // been lost (this seat was down or cut off), and the hand may have ended well.
@@ -151,10 +157,7 @@ export class SeatMachine {
         continue
       }
       const dealer = [this.#init.table.dealer]
-      if (hand.phase === 'recovering') {
-        hand.waitUntil = now + this.#init.timeouts.contributeMs
-        effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
-      } else if (this.#recoverable(hand)) {
+      if (this.#recoverable(hand)) {
         effects.push(...this.#startRecovery(hand))
       } else if (hand.phase === 'pledged' || hand.phase === 'contributed') {
         effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, []))
