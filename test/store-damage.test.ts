@@ -19,6 +19,10 @@ import { testPayload } from './helpers/log-fixtures.js'
 import { fairdeal } from './helpers/cli.js'
 import { TestTable } from './helpers/table-nodes.js'
 import { dealerMetaKey } from '../src/protocol/dealer.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
+import { cosignHead } from '../src/core/log/witness.js'
+import { SEAT } from './helpers/log-fixtures.js'
+import type { LogHead } from '../src/core/log/format.js'
 
 const root = join(import.meta.dirname, '..')
 const dirs: string[] = []
@@ -197,6 +201,29 @@ describe('fairdeal repair', () => {
     expect(repaired.lines.at(-1)).toMatch(/^repaired: the log holds seq 0\.\.\d+$/)
     expect(await verifyLines(db)).toEqual([])
     expect(await readFile(headFilePath(db), 'utf8')).toMatch(/"damage":null/)
+  })
+})
+
+describe('heads peers witnessed, kept in the head file', () => {
+  it('after a repair that lost entries, verify --data reports the log rolled back against a peer\'s cosignature', async () => {
+    const { dir, db, signer } = await dataDir(12)
+    const log = await openLog(db, signer)
+    // What the announcer keeps when a member answers with its cosignature of the head (seq 11).
+    log.noteCosignature(SEAT.peerId, cosignHead(SEAT, log.head() as LogHead, 1_765_000_000_000).line)
+    await log.close()
+    expect((await readHeadFile(db))?.marks[`cosigned/${SEAT.peerId}`]).toMatch(/"type":"log-witness"/)
+    const whole = await cliInProcess('verify', '--data', dir, '--chain-only', '--workers', '0')
+    expect(whole.stdout).toBe('12 passed, 0 failed\n')
+
+    // The disk then loses seq 9..11 (LevelDB's table file with them goes; the reopen above moved
+    // them there), and the user repairs.
+    await rm(join(db, (await readdir(db)).find(f => f.endsWith('.ldb')) as string))
+    await repairStore(db, signer, { apply: true })
+    const r = await cliInProcess('verify', '--data', dir, '--chain-only', '--workers', '0')
+    expect(r.code).toBe(1)
+    const lines = r.stdout.split('\n')
+    expect(lines[0]).toMatch(new RegExp(`^witness: seq 11: rolled back: witness ${SEAT.peerId} received the owner's signed head at seq 11 .* on 2025-12-06T05:46:40.000Z, but this log is empty$`))
+    expect(lines.at(-2)).toBe('0 passed, 1 failed')
   })
 })
 

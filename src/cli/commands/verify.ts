@@ -162,7 +162,7 @@ export async function run (argv: string[]): Promise<number> {
     for (const c of contradictions) {
       process.stdout.write(json
         ? JSON.stringify({ seq: c.seq, witness: c.witness, kind: c.kind, problems: [c.message], evidence: c.evidence, count: 1 }) + '\n'
-        : `witness: seq ${c.seq}: ${c.message}\n  evidence (cosigned head): ${c.evidence[0]}\n  evidence (this log): ${c.evidence[1]}\n`)
+        : `witness: seq ${c.seq}: ${c.message}\n  evidence (cosigned head): ${c.evidence[0]}\n` + (c.evidence[1] === '' ? '' : `  evidence (this log): ${c.evidence[1]}\n`))
     }
     verdict = { ...verdict, failed: verdict.failed + contradictions.length }
     if (json) {

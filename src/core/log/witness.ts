@@ -101,13 +101,15 @@ export interface WitnessFailure {
  *   signed a log of S + 1 entries and now shows a shorter one;
  * - the log's entry at a witnessed seq S (or its head, when D = S) with another hash than the
  *   witnessed head's: **forked** — the owner signed two different logs.
- * Statements for another owner are ignored, as are seqs the copy does not hold (a partial export).
- * Evidence is the cosigned head line and the log's own signed head (or the entry at S).
+ * An empty copy (no line at all) is rolled back before every witnessed head. Statements for another
+ * owner are ignored, as are seqs the copy does not hold (a partial export). Evidence is the cosigned
+ * head line and the log's own signed head (or the entry at S; nothing for an empty copy).
  */
 export class WitnessComparer {
   private readonly wanted = new Map<number, WitnessStatement[]>()
   private readonly found = new Map<number, { hash: string, line: string }>()
   private head: { seq: number, hash: string, line: string } | null = null
+  private lines = 0
   private readonly pattern: RegExp | null
 
   constructor (private readonly statements: WitnessStatement[], owner: string | null) {
@@ -123,6 +125,7 @@ export class WitnessComparer {
   async * tap (lines: AsyncIterable<LogLine>): AsyncGenerator<LogLine> {
     let first = true
     for await (const line of lines) {
+      this.lines++
       if (this.pattern !== null) {
         const text = typeof line === 'string' ? line : safeText(line)
         if (text !== null && (first || this.pattern.test(text))) this.note(text, first)
@@ -150,6 +153,17 @@ export class WitnessComparer {
     for (const [seq, list] of this.wanted) {
       for (const s of list) {
         const when = new Date(s.seen).toISOString()
+        if (this.head === null && this.lines === 0) {
+          // An empty log (no head, no entry) is the shortest rollback of all.
+          out.push({
+            kind: 'rolled-back',
+            witness: s.witness,
+            seq,
+            message: `rolled back: witness ${s.witness} received the owner's signed head at seq ${seq} (hash ${s.hash.slice(0, 16)}…) on ${when}, but this log is empty`,
+            evidence: [s.line, '']
+          })
+          continue
+        }
         if (this.head !== null && seq > this.head.seq) {
           out.push({
             kind: 'rolled-back',
