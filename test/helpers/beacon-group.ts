@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { fetchBeacon, type ChainClient } from 'drand-client'
 import type { BeaconEntry, ChainInfo } from '../../src/core/beacon/index.js'
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
-import { DkgMachine, type DkgEffect, type DkgResult } from '../../src/core/beacon/dkg.js'
+import { runDkgInMemory, type DkgEnvelope, type InMemoryDkg } from '../../src/core/beacon/dkg-in-memory.js'
 import { nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
 import type { GroupParams } from '../../src/core/beacon/group-params.js'
 
@@ -35,58 +35,14 @@ export function groupParams (signers: Signer[], threshold: number, over: Partial
   }
 }
 
-export interface Envelope { from: string, to: string, doc: unknown }
-
-/**
- * Runs n DKG machines over an in-memory network. `intercept` may drop (return undefined) or replace
- * a message before delivery; `down` members neither start nor receive.
- */
+/** Runs n DKG machines in memory with fixed seeds (see runDkgInMemory). */
 export function runDkg (params: GroupParams, signers: Signer[], opts: {
-  intercept?: (m: Envelope) => Envelope | undefined
+  intercept?: (m: DkgEnvelope) => DkgEnvelope | undefined
   down?: Set<number>
   echo?: boolean
   seed?: string
-} = {}): { machines: Array<DkgMachine | undefined>, results: Array<DkgResult | undefined>, effects: DkgEffect[][], failures: Array<string | undefined> } {
-  const down = opts.down ?? new Set<number>()
-  const machines = signers.map((s, i) => down.has(i + 1)
-    ? undefined
-    : new DkgMachine({ params, signer: s, random: seededRandom(`${opts.seed ?? 'dkg'}-${i + 1}`), echo: opts.echo, verify: nativeVerifyDocument }))
-  const effects: DkgEffect[][] = signers.map(() => [])
-  const results: Array<DkgResult | undefined> = signers.map(() => undefined)
-  const failures: Array<string | undefined> = signers.map(() => undefined)
-  const queue: Envelope[] = []
-  let now = params.dkg.start
-  const handle = (i: number, out: DkgEffect[]): void => {
-    const from = signers[i].peerId
-    for (const e of out) {
-      effects[i].push(e)
-      if (e.kind === 'send') queue.push({ from, to: e.to, doc: e.doc })
-      if (e.kind === 'broadcast') for (const s of signers) if (s.peerId !== from) queue.push({ from, to: s.peerId, doc: e.doc })
-      if (e.kind === 'done') results[i] = e.result
-      if (e.kind === 'failed') failures[i] = e.reason
-    }
-  }
-  machines.forEach((m, i) => { if (m !== undefined) handle(i, m.start(now)) })
-  const drain = (): void => {
-    while (queue.length > 0) {
-      let m: Envelope | undefined = queue.shift() as Envelope
-      if (opts.intercept !== undefined) m = opts.intercept(m)
-      if (m === undefined) continue
-      const i = signers.findIndex(s => s.peerId === m?.to)
-      const machine = machines[i]
-      if (machine === undefined) continue
-      // A JSON round trip, as over the wire.
-      handle(i, machine.receive(m.from, JSON.parse(JSON.stringify(m.doc)), now))
-    }
-  }
-  drain()
-  for (let k = 1; k <= 3; k++) {
-    if (results.every((r, i) => r !== undefined || machines[i] === undefined || failures[i] !== undefined)) break
-    now = params.dkg.start + k * params.dkg.phaseMs
-    machines.forEach((m, i) => { if (m !== undefined) handle(i, m.tick(now)) })
-    drain()
-  }
-  return { machines, results, effects, failures }
+} = {}): InMemoryDkg {
+  return runDkgInMemory(params, signers, { ...opts, random: (i) => seededRandom(`${opts.seed ?? 'dkg'}-${i}`), verify: nativeVerifyDocument })
 }
 
 /** drand-client's own verification (fetchBeacon) of an entry, without HTTP: true when it accepts it. */

@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { freeLoopbackPort } from '../../daemon/local-table.js'
 import { defaultThreshold } from '../../core/beacon/index.js'
@@ -20,6 +20,8 @@ export interface LocalGroupInit {
   /** Round 1 is due this long after the DKG starts, rounded up to a whole second (default 1500 ms). */
   genesisAfterMs?: number
   now?: number
+  /** Existing data directories to use (their identities), instead of ROOT/member1 … memberN. */
+  dataDirs?: string[]
 }
 
 export interface LocalGroup {
@@ -50,7 +52,7 @@ export async function prepareLocalGroup (init: LocalGroupInit): Promise<LocalGro
   const listens: string[] = []
   const httpPorts: number[] = []
   for (let i = 1; i <= n; i++) {
-    const dir = join(init.root, `member${i}`)
+    const dir = init.dataDirs?.[i - 1] ?? join(init.root, `member${i}`)
     dataDirs.push(dir)
     peerIds.push((await loadOrCreateIdentity(dir)).peerId)
     listens.push(`/ip4/127.0.0.1/tcp/${await freeLoopbackPort()}`)
@@ -68,7 +70,7 @@ export async function prepareLocalGroup (init: LocalGroupInit): Promise<LocalGro
       http: { host: '127.0.0.1', port: httpPorts[i] }
     })
     const file = join(init.root, `member${i + 1}.json`)
-    await writeFile(file, JSON.stringify({ data: `member${i + 1}`, group: block }, null, 2) + '\n')
+    await writeFile(file, JSON.stringify({ data: relative(init.root, dataDirs[i]), group: block }, null, 2) + '\n')
     files.push(file)
     configs.push(parseGroupConfig(block, file))
   }

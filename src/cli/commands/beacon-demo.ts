@@ -15,6 +15,7 @@ import { prepareLocalGroup } from '../../beacon/group/local-group.js'
 import { startGroupNode } from '../../beacon/group/node.js'
 import { fetchMemberStatus, summarize } from '../../beacon/group/observe.js'
 import { createLogger } from '../../daemon/logger.js'
+import { NodeInputError } from '../../daemon/errors.js'
 
 const USAGE = `usage: fairdeal beacon demo --members N [--threshold T] [--period S] [--processes] [--duration S] [--json]
 
@@ -61,7 +62,7 @@ export async function run (argv: string[]): Promise<number> {
 
   const root = await mkdtemp(join(tmpdir(), 'fairdeal-beacon-demo-'))
   const processes = values.processes === true
-  const group = await prepareLocalGroup({ root, members: n, threshold, period, startInMs: processes ? 1000 : 300, phaseMs: processes ? 60_000 : 20_000 })
+  const group = await prepareLocalGroup({ root, members: n, threshold, period, startInMs: processes ? 1000 : 2000, phaseMs: processes ? 60_000 : 20_000 })
   const stop = new AbortController()
   const onSignal = (): void => { stop.abort() }
   process.once('SIGINT', onSignal)
@@ -79,25 +80,29 @@ export async function run (argv: string[]): Promise<number> {
       }
     } else {
       const logger = process.env.FAIRDEAL_LOG_LEVEL !== undefined ? createLogger({ fd: 2 }) : pino({ level: 'silent' })
-      for (let i = 0; i < n; i++) inProcess.push(await startGroupNode({ config: group.configs[i], dataDir: group.dataDirs[i], logger: logger.child({ member: i + 1 }) }))
+      // All at once: a member that is not up by the deal phase's deadline is left out of the DKG.
+      const started = await Promise.allSettled(group.configs.map(async (config, i) => await startGroupNode({ config, dataDir: group.dataDirs[i], logger: logger.child({ member: i + 1 }) })))
+      for (const s of started) if (s.status === 'fulfilled') inProcess.push(s.value)
+      const failed = started.find(s => s.status === 'rejected')
+      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
     }
     // The DKG: wait until every member serves the chain (or one says it failed).
-    const dkgDeadline = group.configs[0].params.dkg.start + 3 * group.configs[0].params.dkg.phaseMs + 30_000
+    const dkgDeadline = group.configs[0].params.dkg.start + 3 * group.configs[0].params.dkg.phaseMs + 120_000
     let chain: ChainInfo | undefined
     while (chain === undefined) {
       if (stop.signal.aborted) return 130
       const dead = children.find(c => c.exitCode !== null)
-      if (dead !== undefined) throw new Error(`a member process exited (${String(dead.exitCode)}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`)
+      if (dead !== undefined) throw new NodeInputError(`a member process exited (${String(dead.exitCode)}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`)
       const statuses = await Promise.all(group.urls.map(async u => await fetchMemberStatus(u)))
       const failed = statuses.find(s => s?.phase === 'dkg-failed')
-      if (failed !== undefined) throw new Error(`the DKG failed: ${failed.failure ?? 'unknown reason'}`)
+      if (failed !== undefined) throw new NodeInputError(`the DKG failed: ${failed.failure ?? 'unknown reason'}`)
       if (statuses.every(s => s?.phase === 'rounds' && s.chain !== undefined)) {
         const hashes = new Set(statuses.map(s => s?.chain?.hash))
-        if (hashes.size !== 1) throw new Error('the members finished the DKG with different chains')
+        if (hashes.size !== 1) throw new NodeInputError('the members finished the DKG with different chains')
         chain = statuses[0]?.chain
       } else if (Date.now() > dkgDeadline) {
-        throw new Error('the DKG did not finish in time')
-      } else await delay(50)
+        throw new NodeInputError('the DKG did not finish in time')
+      } else await delay(250)
     }
     const relays = group.urls.map(u => `${u}/${chain.hash}`)
     say(`DKG done: chain ${chain.hash}, group key ${chain.public_key.slice(0, 24)}…; first round at ${new Date(chain.genesis_time * 1000).toISOString()}`)
@@ -109,7 +114,7 @@ export async function run (argv: string[]): Promise<number> {
         const res = await fetch(`${relays[0]}/public/latest`, { signal: AbortSignal.timeout(2000) })
         if (res.ok) first = ((await res.json()) as { round: number }).round
       } catch { /* not yet */ }
-      if (first === 0) await delay(25)
+      if (first === 0) await delay(50)
     }
     if (json) process.stdout.write(JSON.stringify({ info: chain, relays }) + '\n')
     say(`round ${first} is out; relays:\n${relays.map(r => '  ' + r).join('\n')}`)

@@ -5,12 +5,13 @@ import { join, resolve } from 'node:path'
 import { runDemo, type HandReport } from '../../daemon/demo.js'
 import { createLogger } from '../../daemon/logger.js'
 import { startLocalBeacon, type LocalBeacon } from '../../beacon/index.js'
+import { startLocalGroupBeacon, type LocalGroupBeacon } from '../../beacon/group/group-beacon.js'
 import { cardLabel } from '../../core/schemes/labels.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 
 const HELP = `usage: fairdeal demo [--hands N] [--game coinche|belote|duo|tarot] [--processes] [--data DIR]
-                    [--beacon local|none] [--transport tcp|ws] [--timelock]
+                    [--beacon local|group|none] [--transport tcp|ws] [--timelock]
                     [--kill-dealer-after nonces] [--json]
 
 Starts a dealer node holding seat 0 and one node per other seat on 127.0.0.1, plays N hands
@@ -22,7 +23,9 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
   --data DIR    keep each node's data directory and config under DIR (DIR/node0 is the dealer;
                 with --processes also DIR/nodeN.log); default: a temporary one, removed
   --beacon      local (default): bind each hand to a round of a local drand-compatible beacon
-                (its trust = its operator: this demo); none: no beacon (atout-v1 exactly);
+                (its trust = its operator: this demo); group: the table's four nodes also run a
+                3-of-4 beacon group (DKG, threshold BLS rounds, drand's format) in this process
+                and every hand binds one of its rounds; none: no beacon (atout-v1 exactly);
                 tarot always plays without one (tarot-v1 binds none)
   --transport   tcp (default) or ws (WebSockets)
   --timelock    time-lock every hand's secret and nonces to its beacon round (needs --beacon local):
@@ -54,7 +57,7 @@ export async function run (argv: string[]): Promise<number> {
   if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
   const hands = parseIntOption(values.hands, '--hands', 1, 100_000) as number
   if (!['coinche', 'belote', 'duo', 'tarot'].includes(values.game)) throw new UsageError(`--game must be coinche, belote, duo or tarot, got ${JSON.stringify(values.game)}`)
-  if (values.beacon !== 'local' && values.beacon !== 'none') throw new UsageError(`--beacon must be local or none, got ${JSON.stringify(values.beacon)}`)
+  if (values.beacon !== 'local' && values.beacon !== 'group' && values.beacon !== 'none') throw new UsageError(`--beacon must be local, group or none, got ${JSON.stringify(values.beacon)}`)
   if (values.transport !== 'tcp' && values.transport !== 'ws') throw new UsageError(`--transport must be tcp or ws, got ${JSON.stringify(values.transport)}`)
   if (values.timelock && (values.beacon !== 'local' || values.game === 'tarot')) throw new UsageError('--timelock needs --beacon local (and a game other than tarot, whose scheme binds no beacon)')
   const killDealerAfter = values['kill-dealer-after']
@@ -70,11 +73,23 @@ export async function run (argv: string[]): Promise<number> {
   // tarot has no beacon-bound scheme: it always plays without one.
   const useBeacon = values.beacon === 'local' && values.game !== 'tarot'
   let beacon: LocalBeacon | undefined
+  let group: LocalGroupBeacon | undefined
   try {
-    if (useBeacon) {
+    if (values.beacon === 'group' && values.game !== 'tarot') {
+      // The table's nodes (node0 … node3: the same identities and data directories) double as the group.
+      const nodes = values.game === 'duo' ? 2 : 4
+      group = await startLocalGroupBeacon({
+        root: join(root, 'group'),
+        dataDirs: Array.from({ length: nodes }, (_, i) => join(root, `node${i}`)),
+        threshold: nodes === 4 ? 3 : 2,
+        period: 1,
+        logger
+      })
+      say(`beacon: group ${group.chain.metadata.beaconID} of the table's ${nodes} nodes, threshold ${group.group.configs[0].params.threshold}, chain ${group.chain.hash} (${group.config.trust})`)
+    } else if (useBeacon) {
       beacon = await startLocalBeacon({ dataDir: join(root, 'beacon'), period: 1 })
       say(`beacon: local drand-compatible beacon at ${beacon.url} (${beacon.trust})`)
-    } else if (values.beacon === 'local') {
+    } else if (values.beacon !== 'none') {
       say('beacon: none (tarot-v1 binds no beacon round)')
     }
     say(`table: ${values.game}, ${values.processes ? 'one OS process per node' : 'all nodes in this process'}, ${values.transport} on 127.0.0.1, data in ${root}${keep ? '' : ' (temporary)'}`)
@@ -83,7 +98,7 @@ export async function run (argv: string[]): Promise<number> {
       hands,
       game: values.game,
       processes: values.processes,
-      beacon: beacon?.config ?? null,
+      beacon: group?.config ?? beacon?.config ?? null,
       transport: values.transport,
       timelock: values.timelock,
       killDealerAfter: killDealerAfter === 'nonces' ? 'nonces' : null,
@@ -103,6 +118,7 @@ export async function run (argv: string[]): Promise<number> {
     return ok ? 0 : 1
   } finally {
     await beacon?.close()
+    await group?.close()
     if (!keep) await rm(root, { recursive: true, force: true })
   }
 }

@@ -206,6 +206,8 @@ export class DkgMachine {
   private readonly deals = new Map<number, Signed<DealBody>>()
   private readonly extraDeals: Array<Signed<DealBody>> = []
   private readonly myShares = new Map<number, Signed<ShareBody>>()
+  /** Share checks already done (by share and deal signature): each costs a G2 multiplication. */
+  private readonly checked = new Map<string, boolean>()
   private readonly responses = new Map<number, Signed<ResponsesBody>>()
   private readonly answers = new Map<string, Signed<ShareBody>>()
   private readonly results = new Map<number, Signed<ResultBody>>()
@@ -367,16 +369,25 @@ export class DkgMachine {
     return out
   }
 
+  /** Whether `share` lies on `deal`'s committed polynomial at its recipient's index (memoised). */
+  private shareOk (share: Signed<ShareBody>, deal: Signed<DealBody>): boolean {
+    const key = `${share.sig}:${deal.sig}`
+    let ok = this.checked.get(key)
+    if (ok === undefined) {
+      try {
+        ok = shareMatchesCommitments(commitmentsFromHex(deal.body.commitments, 'commitments'), share.body.recipient, scalarFromHex(share.body.share, 'share'))
+      } catch { ok = false }
+      this.checked.set(key, ok)
+    }
+    return ok
+  }
+
   private sendResponses (out: DkgEffect[]): void {
     const complaints: Complaint[] = []
     for (const [dealer, deal] of this.deals) {
       const share = this.myShares.get(dealer)
       if (share === undefined) { complaints.push({ dealer, kind: 'missing' }); continue }
-      let ok = false
-      try {
-        ok = shareMatchesCommitments(commitmentsFromHex(deal.body.commitments, 'commitments'), this.index, scalarFromHex(share.body.share, 'share'))
-      } catch { ok = false }
-      if (!ok) complaints.push({ dealer, kind: 'bad-share', evidence: share })
+      if (!this.shareOk(share, deal)) complaints.push({ dealer, kind: 'bad-share', evidence: share })
     }
     complaints.sort((a, b) => a.dealer - b.dealer)
     const doc = signDocument<ResponsesBody>(DKG_RESPONSES, { session: this.session, member: this.index, complaints }, this.signer)
@@ -408,13 +419,10 @@ export class DkgMachine {
     }
     // Our share: Σ over qual of what each dealer dealt us (privately, or in answer to our complaint).
     const shares: bigint[] = []
-    const commitments = new Map(outcome.qual.map(d => [d, commitmentsFromHex((this.deals.get(d) as Signed<DealBody>).body.commitments, 'commitments')]))
     for (const d of outcome.qual) {
       const candidates = [this.myShares.get(d), this.answers.get(`${d}:${this.index}`)]
-      const good = candidates.find(c => {
-        if (c === undefined) return false
-        try { return shareMatchesCommitments(commitments.get(d) as G2Point[], this.index, scalarFromHex(c.body.share, 'share')) } catch { return false }
-      })
+      const deal = this.deals.get(d) as Signed<DealBody>
+      const good = candidates.find(c => c !== undefined && c.body.recipient === this.index && this.shareOk(c, deal))
       if (good === undefined) {
         // Impossible when qualify() kept d (we complained, d answered); kept as a loud failure.
         this.enter('failed', out)

@@ -48,3 +48,4 @@ export {
   RoundMachine, GROUP_PARTIAL, GROUP_BLAME, SIGN_BACKLOG, PENDING_ROUNDS, MAX_SYNC_ENTRIES,
   type RoundEffect, type RoundInit, type RoundStatus, type PartialBody, type BlameBody, type SyncRequest, type SyncReply
 } from './group-rounds.js'
+export { runDkgInMemory, type DkgEnvelope, type InMemoryDkg } from './dkg-in-memory.js'

@@ -1,0 +1,49 @@
+import type { Logger } from 'pino'
+import type { ChainInfo, DrandBeaconConfig, GroupParams } from '../../core/beacon/index.js'
+import { prepareLocalGroup, type LocalGroup } from './local-group.js'
+import { startGroupNode } from './node.js'
+
+/** What a group's rounds rest on, shown wherever the group is used as a table's beacon. */
+export function groupBeaconTrust (params: Pick<GroupParams, 'id' | 'threshold' | 'members'>): string {
+  return `beacon group ${params.id}: unpredictable unless ${params.threshold} of its ${params.members.length} members collude`
+}
+
+/** A table beacon config naming a group's chain, with every member's HTTP API as a relay. */
+export function groupBeaconConfig (chain: ChainInfo, params: Pick<GroupParams, 'id' | 'threshold' | 'members'>, urls: string[]): DrandBeaconConfig {
+  return { kind: 'drand', name: params.id, chain, relays: urls.map(u => `${u}/${chain.hash}`), trust: groupBeaconTrust(params) }
+}
+
+export interface LocalGroupBeacon {
+  group: LocalGroup
+  chain: ChainInfo
+  /** A table beacon config: the group's chain, its members' URLs as relays. */
+  config: DrandBeaconConfig
+  close: () => Promise<void>
+}
+
+/**
+ * Runs a beacon group in this process on loopback (`fairdeal demo --beacon group`): members with
+ * the given data directories (a table's nodes: the same identities), the DKG, and resolves once
+ * every member serves a first round.
+ */
+export async function startLocalGroupBeacon (init: { root: string, dataDirs: string[], threshold?: number, period?: number, logger: Logger }): Promise<LocalGroupBeacon> {
+  const group = await prepareLocalGroup({ root: init.root, members: init.dataDirs.length, dataDirs: init.dataDirs, threshold: init.threshold, period: init.period ?? 1, startInMs: 2000, phaseMs: 20_000 })
+  const members: Array<Awaited<ReturnType<typeof startGroupNode>>> = []
+  const close = async (): Promise<void> => { for (const m of members) await m.stop().catch(() => {}) }
+  try {
+    // All at once: a member that is not up by the deal phase's deadline is left out of the DKG.
+    const started = await Promise.allSettled(group.configs.map(async (config, i) => await startGroupNode({ config, dataDir: group.dataDirs[i], logger: init.logger.child({ member: i + 1 }) })))
+    for (const s of started) if (s.status === 'fulfilled') members.push(s.value)
+    const failed = started.find(s => s.status === 'rejected')
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
+    const chain = (await Promise.all(members.map(async m => await m.ready)))[0]
+    await Promise.all(members.map(async m => await new Promise<void>(resolve => {
+      if (m.status().latestRound > 0) { resolve(); return }
+      m.onRound(() => { resolve() })
+    })))
+    return { group, chain, config: groupBeaconConfig(chain, group.configs[0].params, group.urls), close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}
