@@ -1,6 +1,6 @@
 // Node config files: the shipped examples, and the one-line error a wrong or missing field gives.
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { access, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -145,9 +145,9 @@ describe('fairdeal node with a bad config', () => {
     expect(run.stderr).toBe(`fairdeal node: ${file}: field table.seats: is missing\n`)
   })
 
-  test('the example as shipped, on a fresh data directory: exit 2, the node names its own peer id', async () => {
-    // Every example peer id belongs to a key nobody has; a user who forgets to put in the ids
-    // `fairdeal init` printed gets this message, not a stack trace.
+  test('the example as shipped, on a fresh data directory: exit 2, and no identity is made behind the user\'s back', async () => {
+    // Only `fairdeal init` (and the table set-up commands) create a key: a config pointing at a
+    // directory without one (a typo in its path, a forgotten init) is refused in one line.
     const value = await readJson(SEAT_EXAMPLE)
     const file = join(dir, 'as-shipped.json')
     await writeFile(file, JSON.stringify({ ...value, data: 'fresh', listen: ['/ip4/127.0.0.1/tcp/0'] }))
@@ -155,7 +155,20 @@ describe('fairdeal node with a bad config', () => {
     expect(run.code).toBe(2)
     const lines = run.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/^fairdeal node: this node \(12D3KooW\w{44}, the key in .*fresh\) is neither the dealer nor a seat of table friday-coinche: /)
+    expect(lines[0]).toMatch(/^fairdeal node: no identity in .*fresh \(.*identity\.key does not exist\): create one with 'fairdeal init --data .*fresh', or check the path$/)
+    await expect(access(join(dir, 'fresh', 'identity.key'))).rejects.toThrow()
+  })
+
+  test('the example with the identity init made: the node names its own peer id, not in the table', async () => {
+    const value = await readJson(SEAT_EXAMPLE)
+    const file = join(dir, 'as-shipped-init.json')
+    await writeFile(file, JSON.stringify({ ...value, data: 'inited', listen: ['/ip4/127.0.0.1/tcp/0'] }))
+    expect((await fairdeal('init', '--data', join(dir, 'inited'))).code).toBe(0)
+    const run = await fairdeal('node', '--config', file)
+    expect(run.code).toBe(2)
+    const lines = run.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^fairdeal node: this node \(12D3KooW\w{44}, the key in .*inited\) is neither the dealer nor a seat of table friday-coinche: /)
     const created = /\((12D3KooW\w{44}),/.exec(lines[0])?.[1]
     expect(value.table.seats).not.toContain(created)
   })

@@ -44,9 +44,18 @@ async function startWeb (args: string[]): Promise<{ child: ChildProcess, url: st
   return { child, url }
 }
 
+/** What the page exposes (the tests are type-checked without the DOM's types). */
+interface PageGlobals {
+  fairdealVerify?: { running: boolean, last?: { entries: number, ms: number, engine: string } }
+  document: { querySelector: (selector: string) => unknown }
+}
+
 async function verifyInPage (page: Page, file: string): Promise<{ summary: string, verdicts: string[], labels: string[] }> {
   await page.setInputFiles('[data-testid=receipt-input]', file)
-  await page.waitForFunction("window.fairdealVerify?.running === false && document.querySelector('[data-testid=summary]') !== null")
+  await page.waitForFunction(() => {
+    const g = globalThis as unknown as PageGlobals
+    return g.fairdealVerify?.running === false && g.document.querySelector('[data-testid=summary]') !== null
+  })
   return {
     summary: await page.locator('[data-testid=summary]').innerText(),
     verdicts: await page.locator('[data-testid=verdict]').allInnerTexts(),
@@ -90,7 +99,7 @@ describe.skipIf(skip)('the verifier page in Chromium', () => {
     const result = await verifyInPage(page, exported)
     expect(result.summary).toBe('2 passed, 0 failed')
     expect(result.verdicts).toEqual(['verified', 'verified'])
-    expect(await page.evaluate('window.fairdealVerify?.last?.engine')).toBe('webcrypto')
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).fairdealVerify?.last?.engine)).toBe('webcrypto')
     // The hands as the players saw them: a coinche hand is 8 cards for each of 4 seats, bound to a round.
     const first = page.locator('[data-testid=entry]').first()
     const cards = await first.locator('[data-testid=hand-cards]').evaluateAll(els => els.map(e => e.querySelectorAll('[data-card]').length))
@@ -101,9 +110,9 @@ describe.skipIf(skip)('the verifier page in Chromium', () => {
     // The node's log as served by `fairdeal web`, through the pure Ed25519 fallback.
     await page.goto(`${web?.url ?? ''}/verify?ed25519=pure`)
     await page.click('[data-testid=load-served-log]')
-    await page.waitForFunction('window.fairdealVerify?.last !== undefined')
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).fairdealVerify?.last !== undefined)
     expect(await page.locator('[data-testid=summary]').innerText()).toBe('2 passed, 0 failed')
-    expect(await page.evaluate('window.fairdealVerify?.last?.engine')).toBe('pure')
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).fairdealVerify?.last?.engine)).toBe('pure')
     expect(errors).toEqual([])
     await page.close()
   })

@@ -6,7 +6,7 @@ import { ROBOT } from '../core/hand/messages.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import type { Signed } from '../core/signed.js'
 import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
-import { loadOrCreateIdentity } from '../net/identity.js'
+import { loadIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
@@ -100,7 +100,8 @@ export class Daemon {
   static async start (options: DaemonOptions): Promise<Daemon> {
     const { config, logger } = options
     const clock: Clock = options.clock ?? systemClock
-    const identity = await loadOrCreateIdentity(config.dataDir)
+    // Never created here: a config whose data path has a typo must not start a node with a new key.
+    const identity = await loadIdentity(config.dataDir)
     const { table } = config
     if (identity.peerId !== table.dealer && !table.seats.includes(identity.peerId)) {
       // The usual cause is a config whose peer ids were not replaced with the ones `fairdeal init` printed.
@@ -214,9 +215,32 @@ export class Daemon {
       dealerHands: this.dealer?.status() ?? [],
       seatHands: this.seat?.status() ?? [],
       log: { entries: head === null ? 0 : head.body.seq + 1 },
-      beacon: this.config.beacon.kind === 'drand' ? { name: this.config.beacon.name, trust: this.config.beacon.trust, chainHash: this.config.beacon.chain.hash } : null,
+      peers: this.#peerStates(),
+      beacon: this.config.beacon.kind === 'drand'
+        ? {
+            name: this.config.beacon.name,
+            trust: this.config.beacon.trust,
+            chainHash: this.config.beacon.chain.hash,
+            // With these a client tells when a bound round is due (core roundTime).
+            genesisTime: this.config.beacon.chain.genesis_time,
+            period: this.config.beacon.chain.period
+          }
+        : null,
       rejectedMessages: this.#rejections
     }
+  }
+
+  /** Every other member of the table, its seats, and whether this node has an open connection to it now. */
+  #peerStates (): Array<{ peer: string, seats: number[], dealer: boolean, connected: boolean }> {
+    const { table } = this.config
+    const open = new Set(this.node.getConnections().filter(c => c.status === 'open').map(c => c.remotePeer.toString()))
+    const members = [...new Set([table.dealer, ...table.seats.filter(s => s !== ROBOT)])].filter(p => p !== this.peerId)
+    return members.map(peer => ({
+      peer,
+      seats: table.seats.flatMap((s, i) => s === peer ? [i] : []),
+      dealer: peer === table.dealer,
+      connected: open.has(peer)
+    }))
   }
 
   cards (hand: number): ReturnType<SeatMachine['cards']> {

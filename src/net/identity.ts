@@ -53,6 +53,22 @@ export async function loadOrCreateIdentity (dataDir: string): Promise<NodeIdenti
   return { ...decodeKey(bytes, path), created: true, path }
 }
 
+/**
+ * The identity of `dataDir`, which must already have one: every command but `fairdeal init` (and
+ * the table set-up commands) uses this, so a typo in a path never silently makes a new identity.
+ */
+export async function loadIdentity (dataDir: string): Promise<NodeIdentity> {
+  if (typeof dataDir !== 'string' || dataDir.length === 0) {
+    throw new NetInputError('the data directory must be a non-empty path')
+  }
+  const path = join(dataDir, IDENTITY_FILE)
+  const existing = await readKeyFile(path)
+  if (existing === undefined) {
+    throw new IdentityFileError(`no identity in ${dataDir} (${path} does not exist): create one with 'fairdeal init --data ${dataDir}', or check the path`)
+  }
+  return { ...decodeKey(existing, path), created: false, path }
+}
+
 async function ensureDirectory (dataDir: string): Promise<void> {
   try {
     await mkdir(dataDir, { recursive: true, mode: 0o700 })

@@ -8,7 +8,12 @@ export interface CliResult { code: number | null, stdout: string, stderr: string
 
 /** Runs the built CLI in its own process, as a user would; `lines` are stdout's non-empty lines. */
 export async function fairdeal (...args: string[]): Promise<CliResult> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  return await fairdealWithEnv({}, ...args)
+}
+
+/** The same, with extra environment variables (FAIRDEAL_LOG_LEVEL, NO_COLOR, …). */
+export async function fairdealWithEnv (env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })

@@ -3,7 +3,7 @@ import { mkdtemp, rm, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { runDemo, type HandReport } from '../../daemon/demo.js'
-import { createLogger } from '../../daemon/logger.js'
+import { createLogger, envLogLevel } from '../../daemon/logger.js'
 import { startLocalBeacon, type LocalBeacon } from '../../beacon/index.js'
 import { startLocalGroupBeacon, type LocalGroupBeacon } from '../../beacon/group/group-beacon.js'
 import { cardLabel } from '../../core/schemes/labels.js'
@@ -69,7 +69,7 @@ export async function run (argv: string[]): Promise<number> {
   await mkdir(root, { recursive: true })
   const say = (text: string): void => { if (!json) process.stdout.write(text + '\n') }
   // Node logs go to stderr at warn: the demo's own output is the readable story on stdout.
-  const logger = createLogger({ fd: 2, level: (process.env.FAIRDEAL_LOG_LEVEL as 'info' | undefined) ?? 'warn' })
+  const logger = createLogger({ fd: 2, level: envLogLevel('warn') })
   // tarot has no beacon-bound scheme: it always plays without one.
   const useBeacon = values.beacon === 'local' && values.game !== 'tarot'
   let beacon: LocalBeacon | undefined

@@ -8,13 +8,15 @@ const HELP = `usage:
   fairdeal hand deal   --data DIR [--dealer SEAT]           start a hand (dealer node); prints its number
   fairdeal hand stage  --data DIR --hand N --stage S [--taker SEAT]  deliver a later stage (take, faceUp, dog)
   fairdeal hand end    --data DIR --hand N                  reveal the hand (dealer node)
-  fairdeal hand status --data DIR                           the node's table, role and hands in play (JSON)
-  fairdeal hand cards  --data DIR --hand N                  this seat's cards in a hand in play
+  fairdeal hand status --data DIR                           the node's table, peers (connected or not), hands in play
+  fairdeal hand cards  --data DIR --hand N [--wait]         this seat's cards in a hand in play
 
   --data DIR     the data directory of the running node to drive (its control.json)
   --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
                  it orders the deal); not the dealer node, which is the table's
   --taker SEAT   belote's take stage: the seat that took
+  --wait         hand cards: wait until the cards are there or the hand ends (with the beacon
+                 round's countdown on a terminal), then say how it ended
 All take --json for machine-readable output.`
 
 /** The options each subcommand takes, so one meant for another is refused, not ignored. */
@@ -23,7 +25,7 @@ const OPTIONS: Record<'deal' | 'stage' | 'end' | 'status' | 'cards', readonly st
   stage: ['hand', 'stage', 'taker'],
   end: ['hand'],
   status: [],
-  cards: ['hand']
+  cards: ['hand', 'wait']
 }
 
 export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', argv: string[]): Promise<number> {
@@ -31,12 +33,12 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
     args: argv,
     options: {
       data: { type: 'string' }, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' },
-      dealer: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' }
+      dealer: { type: 'string' }, json: { type: 'boolean' }, wait: { type: 'boolean' }, help: { type: 'boolean' }
     },
     strict: true
   })
   if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
-  for (const name of ['hand', 'stage', 'taker', 'dealer'] as const) {
+  for (const name of ['hand', 'stage', 'taker', 'dealer', 'wait'] as const) {
     if (values[name] !== undefined && !OPTIONS[sub].includes(name)) throw new UsageError(`hand ${sub} takes no --${name} (see --help)`)
   }
   if (values.data === undefined) throw new UsageError('--data DIR is required (the node\'s data directory)')
@@ -52,6 +54,12 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
     case 'deal': {
       const dealt = await client.deal(dealer)
       out({ hand: dealt }, `hand ${dealt} committed`)
+      // A seat the dealer cannot reach is said now, not when its hand aborts contributeMs later.
+      const missing = await unreachableSeats(client)
+      for (const p of missing) {
+        process.stderr.write(`warning: seat ${p.seats.join(', ')} (${p.peer}) is not connected: unless it connects in time, hand ${dealt} ` +
+          'aborts at its contribution deadline, blaming it (is its node running, and is its address in the config?)\n')
+      }
       return 0
     }
     case 'stage': {
@@ -66,12 +74,13 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
     }
     case 'status': {
       const status = await client.status()
-      out(status, JSON.stringify(status, null, 2))
+      out(status, values.json === true ? '' : await statusText(client, status as unknown as NodeStatus))
       return 0
     }
     case 'cards': {
+      if (values.wait === true) return await waitForCards(client, hand as number, values.json === true)
       const cards = await client.cards(hand as number)
-      const lines = cards.cards.map(c => `${c.stage.padEnd(7)} ${c.public ? `public${c.seat === null ? ' (table)' : ` (seat ${c.seat})`}` : `seat ${String(c.seat)}`}: ${c.cards.map(cardLabel).join(' ')}`)
+      const lines = cardLines(cards.cards)
       out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand as number))
       return 0
     }
@@ -86,4 +95,108 @@ async function noCards (client: ControlClient, hand: number): Promise<string> {
     return `hand ${hand}: no cards yet (${mine.phase}; the deal waits for every nonce, and a beacon-bound hand also for its round)`
   }
   return `no cards for hand ${hand} here` + (mine === undefined ? ': it is not in play at this node (not started, over, or this node holds no seat)' : '')
+}
+
+type CardsReply = Awaited<ReturnType<ControlClient['cards']>>
+
+function cardLines (cards: CardsReply['cards']): string[] {
+  return cards.map(c => `${c.stage.padEnd(7)} ${c.public ? `public${c.seat === null ? ' (table)' : ` (seat ${c.seat})`}` : `seat ${String(c.seat)}`}: ${c.cards.map(cardLabel).join(' ')}`)
+}
+
+interface PeerState { peer: string, seats: number[], dealer: boolean, connected: boolean }
+interface NodeStatus {
+  peerId: string
+  role: string
+  seat: number | null
+  table: { id: string, game: string, scheme: string }
+  peers?: PeerState[]
+  dealerHands: Array<{ hand: number, phase: string, stages: string[], pledges: number, nonces: number, acks: number }>
+  seatHands: Array<{ hand: number, phase: string }>
+  log: { entries: number }
+  beacon: { name?: string, genesisTime?: number, period?: number } | null
+}
+
+/** The seats the node has no open connection to, after giving fresh dials a moment. */
+async function unreachableSeats (client: ControlClient): Promise<PeerState[]> {
+  const deadline = Date.now() + 2_000
+  for (;;) {
+    const status = await client.status() as unknown as NodeStatus
+    const missing = (status.peers ?? []).filter(p => !p.connected && p.seats.length > 0)
+    if (missing.length === 0 || Date.now() >= deadline) return missing
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
+}
+
+/** The drand round each hand at this node is bound to, from its 'committed' events. */
+async function boundRounds (client: ControlClient): Promise<Map<number, number>> {
+  const rounds = new Map<number, number>()
+  const { events } = await client.events(0, 0)
+  for (const e of events) if (e.event.type === 'committed' && e.event.beaconRound !== null) rounds.set(e.hand, e.event.beaconRound)
+  return rounds
+}
+
+function dueText (status: NodeStatus, round: number, now = Date.now()): string {
+  const b = status.beacon
+  if (b?.genesisTime === undefined || b.period === undefined) return `drand round ${round}`
+  const due = (b.genesisTime + (round - 1) * b.period) * 1000
+  const secs = Math.ceil((due - now) / 1000)
+  return `drand round ${round}, ${secs > 0 ? `due in ${secs} s` : 'due'} (${new Date(due).toISOString().slice(11, 19)} UTC)`
+}
+
+async function statusText (client: ControlClient, status: NodeStatus): Promise<string> {
+  const rounds = await boundRounds(client)
+  const lines = [
+    `node ${status.peerId}: ${status.role}${status.seat !== null && !status.role.includes('seat') ? `, seat ${status.seat}` : ''} of table ${status.table.id} (${status.table.game}, ${status.table.scheme})`,
+    'peers:'
+  ]
+  for (const p of status.peers ?? []) {
+    const what = [p.dealer ? 'dealer' : '', p.seats.length > 0 ? `seat ${p.seats.join(', ')}` : ''].filter(w => w !== '').join(', ')
+    lines.push(`  ${p.connected ? 'connected    ' : 'not connected'}  ${what.padEnd(14)} ${p.peer}`)
+  }
+  if ((status.peers ?? []).length === 0) lines.push('  (none)')
+  const hands = new Map<number, string[]>()
+  for (const h of status.dealerHands) hands.set(h.hand, [`dealer: ${h.phase} (pledges ${h.pledges}, nonces ${h.nonces}, countersignatures ${h.acks}${h.stages.length > 0 ? `, stages ${h.stages.join(' ')}` : ''})`])
+  for (const h of status.seatHands) hands.set(h.hand, [...(hands.get(h.hand) ?? []), `seat: ${h.phase}`])
+  lines.push(hands.size === 0 ? 'no hand in play' : 'hands in play:')
+  for (const [hand, parts] of [...hands.entries()].sort((a, b) => a[0] - b[0])) {
+    const round = rounds.get(hand)
+    lines.push(`  hand ${hand}: ${parts.join('; ')}${round !== undefined ? `; ${dueText(status, round)}` : ''}`)
+  }
+  lines.push(`log: ${status.log.entries} ${status.log.entries === 1 ? 'entry' : 'entries'}`)
+  return lines.join('\n')
+}
+
+/**
+ * `hand cards --wait`: the cards as soon as they are there, or how the hand ended without them.
+ * On a terminal, a beacon-bound hand shows its round's countdown meanwhile.
+ */
+async function waitForCards (client: ControlClient, hand: number, json: boolean): Promise<number> {
+  const watcher = client.watch()
+  const status = await client.status() as unknown as NodeStatus
+  const tty = !json && process.stderr.isTTY === true
+  let ticker: ReturnType<typeof setInterval> | undefined
+  if (tty) {
+    const draw = async (): Promise<void> => {
+      const round = (await boundRounds(client).catch(() => new Map<number, number>())).get(hand)
+      process.stderr.write(`\r\x1b[Khand ${hand}: waiting for the cards${round !== undefined ? ` (${dueText(status, round)})` : ''}`)
+    }
+    await draw()
+    ticker = setInterval(() => { void draw() }, 1000)
+  }
+  let ended
+  try {
+    ended = await watcher.until(e => e.hand === hand && e.role === 'seat' && (e.event.type === 'cards' || e.event.type === 'aborted' || e.event.type === 'receipt'),
+      `hand ${hand}'s cards`, 7 * 86_400_000)
+  } finally {
+    if (ticker !== undefined) { clearInterval(ticker); process.stderr.write('\r\x1b[K') }
+  }
+  if (ended.event.type === 'aborted') {
+    const e = ended.event
+    const text = `hand ${hand} ended without cards: aborted, ${e.reason}${e.blame.length > 0 ? `, blaming ${e.blame.join(' ')}` : ''}${e.detail !== '' ? ` (${e.detail})` : ''}`
+    process.stdout.write((json ? JSON.stringify({ hand, aborted: { reason: e.reason, blame: e.blame, detail: e.detail } }) : text) + '\n')
+    return 1
+  }
+  const cards = await client.cards(hand)
+  process.stdout.write((json ? JSON.stringify(cards) : cardLines(cards.cards).join('\n')) + '\n')
+  return 0
 }

@@ -67,11 +67,12 @@ async function verifyText (text: string, name: string): Promise<void> {
     window.fairdealVerify = { running: false }
     return
   }
+  render(analysis)
+  // Timed to the last verdict shown: reading, checking and drawing.
   const ms = performance.now() - started
-  const checked = analysis.entries.length
+  const checked = analysis.passed + analysis.failed
   statusEl.textContent = `${name}: ${checked} ${checked === 1 ? 'entry' : 'entries'} checked in ${(ms / 1000).toFixed(2)} s ` +
     `(Ed25519: ${used.name === 'webcrypto' ? 'WebCrypto' : 'pure JavaScript'})`
-  render(analysis)
   window.fairdealVerify = { running: false, last: { entries: analysis.passed + analysis.failed, ms, engine: used.name } }
 }
 

@@ -1,0 +1,98 @@
+// Setting up a table with invites, as separate processes the way people do it: the dealer's
+// `table new` prints an invite, the player's `table join` answers, the dealer's `table add` takes the
+// answer and prints the table line, the player's `table join` writes its config; then both nodes
+// run (`fairdeal node`) and play a hand driven by `fairdeal hand …`, and both logs verify.
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NodeProcess, requireBuild } from './helpers/node-process.js'
+import { isPortFree } from '../src/daemon/local-table.js'
+import { fairdeal } from './helpers/cli.js'
+
+async function port (): Promise<number> {
+  for (;;) {
+    const p = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await isPortFree(p)) return p
+  }
+}
+
+describe('invite → join → add → a played hand', () => {
+  let dir: string
+  const nodes: NodeProcess[] = []
+  beforeAll(async () => {
+    requireBuild()
+    dir = await mkdtemp(join(tmpdir(), 'fairdeal-invite-'))
+  })
+  afterAll(async () => {
+    for (const n of nodes) await n.stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('sets up a duo table from one-line strings and plays a hand on it', async () => {
+    const alice = join(dir, 'alice')
+    const bob = join(dir, 'bob')
+    const [pa, pb] = [await port(), await port()]
+    const made = await fairdeal('table', 'new', '--game', 'duo', '--seats', '2', '--data', alice, '--listen', `/ip4/127.0.0.1/tcp/${pa}`, '--id', 'duo-night')
+    expect(made.code, made.stderr).toBe(0)
+    expect(made.stderr).toMatch(/^created a new identity in .*alice\/identity\.key/)
+    const invite = /^seat 1: (fairdeal-invite:\S+)$/m.exec(made.stdout)?.[1] as string
+    expect(invite).toBeDefined()
+
+    // A mistyped data directory for anything but the set-up commands makes nothing; a damaged
+    // invite is one line, and nothing is created.
+    const [typo, damaged] = await Promise.all([
+      fairdeal('node', '--config', join(dir, 'alcie', 'node.json')),
+      fairdeal('table', 'join', invite.slice(0, -5) + '*****', '--data', bob)
+    ])
+    expect(typo.code).toBe(2)
+    await expect(access(join(dir, 'alcie'))).rejects.toThrow()
+    expect([damaged.code, damaged.stderr.trim().split('\n').length]).toEqual([2, 1])
+    await expect(access(bob)).rejects.toThrow()
+
+    const joined = await fairdeal('table', 'join', invite, '--data', bob, '--listen', `/ip4/127.0.0.1/tcp/${pb}`)
+    expect(joined.code, joined.stderr).toBe(0)
+    const answer = joined.stdout.trim()
+    expect(answer).toMatch(/^fairdeal-answer:\S+$/)
+    const added = await fairdeal('table', 'add', answer, '--data', alice)
+    expect(added.code, added.stderr).toBe(0)
+    expect(added.stdout).toMatch(/every seat is taken: wrote .*alice\/node\.json/)
+    const tableLine = added.stdout.trim().split('\n').pop() as string
+    expect(tableLine).toMatch(/^fairdeal-invite:\S+$/)
+    const final = await fairdeal('table', 'join', tableLine, '--data', bob)
+    expect(final.code, final.stderr).toBe(0)
+    expect(final.stdout).toMatch(/wrote .*bob\/node\.json: seat 1 of table duo-night/)
+
+    const aliceConfig = JSON.parse(await readFile(join(alice, 'node.json'), 'utf8')) as { table: { seats: string[], peers: Record<string, string[]> } }
+    const bobConfig = JSON.parse(await readFile(join(bob, 'node.json'), 'utf8')) as { table: { seats: string[] } }
+    expect(bobConfig.table.seats).toEqual(aliceConfig.table.seats)
+    expect(aliceConfig.table.peers[aliceConfig.table.seats[1]]).toEqual([`/ip4/127.0.0.1/tcp/${pb}`])
+
+    // The dealer alone: a deal says at once that seat 1 cannot be reached.
+    nodes.push(await NodeProcess.start(join(alice, 'node.json'), alice))
+    const lonely = await fairdeal('hand', 'deal', '--data', alice)
+    expect(lonely.code, lonely.stderr).toBe(0)
+    expect(lonely.stdout).toBe('hand 1 committed\n')
+    expect(lonely.stderr).toMatch(/^warning: seat 1 \(12D3KooW\w+\) is not connected: unless it connects in time, hand 1 aborts/)
+
+    nodes.push(await NodeProcess.start(join(bob, 'node.json'), bob))
+    const dealt = await fairdeal('hand', 'deal', '--data', alice, '--json')
+    expect(dealt.code, dealt.stderr).toBe(0)
+    const hand = (JSON.parse(dealt.stdout) as { hand: number }).hand
+    expect(dealt.stderr).toBe('')
+    // `hand cards --wait` returns as soon as bob's cards are there.
+    const cards = await fairdeal('hand', 'cards', '--data', bob, '--hand', String(hand), '--wait', '--json')
+    expect(cards.code, cards.stderr).toBe(0)
+    expect((JSON.parse(cards.stdout) as { cards: Array<{ cards: string[] }> }).cards[0].cards).toHaveLength(8)
+    const status = await fairdeal('hand', 'status', '--data', alice)
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stdout).toMatch(/^  connected +seat 1 +12D3KooW/m)
+    expect(status.stdout).toMatch(new RegExp(`^  hand ${hand}: dealer: dealt`, 'm'))
+    expect((await fairdeal('hand', 'end', '--data', alice, '--hand', String(hand))).code).toBe(0)
+    await nodes[1].until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'receipt', 'bob\'s receipt')
+    for (const n of nodes.splice(0)) await n.stop()
+    for (const verified of await Promise.all([alice, bob].map(async d => await fairdeal('verify', '--data', d, '--workers', '0')))) {
+      expect(verified.stdout, verified.stderr).toMatch(/^[12] passed, 0 failed\n$/)
+    }
+  }, 150_000) // about twenty processes, one after the other, as people would run them
+})
