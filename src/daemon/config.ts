@@ -31,6 +31,11 @@ const configSchema = z.object({
     /** Loopback TCP port of the control endpoint; 0 picks a free one (written to DATA/control.json). */
     port: z.number().int().min(0).max(65535).default(0)
   }).strict().default({ port: 0 }),
+  web: z.object({
+    /** Loopback TCP port of the table page (`fairdeal node` prints a one-time login link); 0 picks a free one. */
+    port: z.number().int().min(0).max(65535).default(0),
+    enabled: z.boolean().default(true)
+  }).strict().default({ port: 0, enabled: true }),
   log: z.object({
     /** Who may fetch this node's receipt log over libp2p. */
     access: z.enum(['members', 'anyone']).default('members')
@@ -69,6 +74,8 @@ export interface NodeConfig {
   dataDir: string
   listen: string[]
   controlPort: number
+  /** The table page's port on 127.0.0.1, or null when the config turns the page off. */
+  webPort: number | null
   logAccess: 'members' | 'anyone'
   table: TableSpec
   peers: Record<string, string[]>
@@ -148,6 +155,7 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
     dataDir: resolve(base, c.data),
     listen: c.listen,
     controlPort: c.control.port,
+    webPort: c.web.enabled ? c.web.port : null,
     logAccess: c.log.access,
     table: { id: t.id, game: t.game, scheme: t.scheme, seats: t.seats, dealer: t.dealer },
     peers: t.peers,

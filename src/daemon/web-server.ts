@@ -22,6 +22,10 @@ export interface WebServerOptions {
   root?: string
   /** Exact paths → handlers; checked before the files. */
   routes?: Record<string, Route>
+  /** The built file `/` serves (e.g. '/table.html'); without it `/` is a route or nothing. */
+  page?: string
+  /** When given, every file is served only to a request it accepts (routes guard themselves). */
+  guard?: (req: IncomingMessage) => boolean
 }
 
 export interface WebServer {
@@ -91,8 +95,12 @@ export async function startWebServer (options: WebServerOptions): Promise<WebSer
       const path = new URL(req.url ?? '/', 'http://x').pathname
       const route = routes[path]
       if (route !== undefined) { await route(req, res); return }
+      if (options.guard !== undefined && !options.guard(req)) {
+        send(res, 401, 'not logged in: open the one-time login link that `fairdeal node` printed\n')
+        return
+      }
       // /verify is verify.html; the pages' assets are the built files themselves.
-      const file = files.get(path) ?? files.get(`${path}.html`)
+      const file = path === '/' && options.page !== undefined ? files.get(options.page) : files.get(path) ?? files.get(`${path}.html`)
       if (file === undefined) { send(res, 404, 'not found\n'); return }
       const ext = file.slice(file.lastIndexOf('.'))
       const body = await readFile(file)

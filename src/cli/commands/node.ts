@@ -5,6 +5,7 @@ import { parseGroupConfig } from '../../beacon/group/config.js'
 import { startGroupNode } from '../../beacon/group/node.js'
 import { Daemon } from '../../daemon/daemon.js'
 import { startControl } from '../../daemon/control.js'
+import { startTableWeb } from '../../daemon/table-web.js'
 import { createLogger } from '../../daemon/logger.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { UsageError } from '../errors.js'
@@ -55,6 +56,16 @@ export async function run (argv: string[]): Promise<number> {
     throw new UsageError(`cannot start the control endpoint on 127.0.0.1:${config.controlPort}: ${(err as Error).message}`)
   }
   logger.info({ control: control.info.url, dataDir: config.dataDir }, 'control endpoint ready')
+  let web: Awaited<ReturnType<typeof startTableWeb>> | undefined
+  if (config.webPort !== null) {
+    try {
+      web = await startTableWeb(daemon, { port: config.webPort, token: control.info.token })
+      // Printed, not only logged: the person at the terminal opens it (once; it expires in ten minutes).
+      logger.info({ login: web.loginLink() }, `table page at ${web.url}: open the one-time login link to see it`)
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'the table page could not start; the node runs without it')
+    }
+  }
   await new Promise<void>(resolve => {
     const stop = (signal: string): void => {
       logger.info({ signal }, 'stopping')
@@ -63,6 +74,7 @@ export async function run (argv: string[]): Promise<number> {
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })
+  await web?.close()
   await control.close()
   await daemon.stop()
   await group?.stop()

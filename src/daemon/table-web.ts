@@ -1,0 +1,195 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Rejection } from '../protocol/types.js'
+import type { Daemon } from './daemon.js'
+import type { NodeEvent } from './events.js'
+import { send, startWebServer, type Route, type WebServer } from './web-server.js'
+
+/**
+ * The table page of a running node (`fairdeal node`): the page at `/` and a JSON API with the
+ * control endpoint's powers, on 127.0.0.1. Nothing but `/login` answers without credentials: the
+ * control token (`Authorization: Bearer …`, as in DATA/control.json), or the session cookie a
+ * one-time login link sets. The API serves this node's own cards only (its seat's private cards and
+ * the public ones), never another seat's.
+ */
+
+const LOGIN_CODE_MS = 10 * 60_000
+const MAX_BODY_BYTES = 16 * 1024
+const MAX_SESSIONS = 64
+
+export interface TableWeb {
+  url: string
+  port: number
+  /** A new one-time login link (valid ten minutes, usable once). */
+  loginLink: () => string
+  close: () => Promise<void>
+}
+
+class HttpError extends Error {
+  constructor (readonly status: number, message: string) { super(message) }
+}
+
+function sameSecret (given: string, expected: string): boolean {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+function cookieOf (req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=')
+    if (k === name) return v.join('=')
+  }
+  return undefined
+}
+
+function json (res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, JSON.stringify(body), 'application/json; charset=utf-8')
+}
+
+async function readBody (req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `request body over ${MAX_BODY_BYTES} bytes`)
+    chunks.push(chunk as Buffer)
+  }
+  if (size === 0) return {}
+  let value: unknown
+  try { value = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { throw new HttpError(400, 'request body is not JSON') }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'request body must be a JSON object')
+  return value as Record<string, unknown>
+}
+
+function intField (body: Record<string, unknown>, name: string, required: boolean): number | undefined {
+  const v = body[name]
+  if (v === undefined && !required) return undefined
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new HttpError(400, `field ${name} must be a non-negative integer`)
+  return v
+}
+
+/** Only what this node may show: a seat's own cards and public ones (a node's events hold no other). */
+function shareable (e: NodeEvent, seat: number | null): boolean {
+  return e.event.type !== 'cards' || e.event.public || (seat !== null && e.event.seat === seat)
+}
+
+export async function startTableWeb (daemon: Daemon, options: { port: number, token: string }): Promise<TableWeb> {
+  // Named after the port: cookies are per host, not per port, and two nodes may run side by side.
+  let cookie = 'fairdeal_session'
+  const loginCodes = new Map<string, number>()
+  const sessions = new Set<string>()
+  const seat = (): number | null => daemon.seat?.seat ?? null
+
+  const authorised = (req: IncomingMessage): boolean => {
+    const auth = req.headers.authorization ?? ''
+    if (auth.startsWith('Bearer ') && sameSecret(auth.slice(7), options.token)) return true
+    const session = cookieOf(req, cookie)
+    return session !== undefined && sessions.has(session)
+  }
+
+  const guarded = (route: Route): Route => async (req, res) => {
+    if (!authorised(req)) {
+      send(res, 401, 'not logged in: open the one-time login link that `fairdeal node` printed\n')
+      return
+    }
+    try {
+      await route(req, res)
+    } catch (err) {
+      const status = err instanceof HttpError ? err.status : err instanceof Rejection ? 409 : 500
+      if (!res.headersSent) json(res, status, { error: (err as Error).message })
+      else res.end()
+    }
+  }
+
+  const api: Record<string, Route> = {
+    '/api/status': (_req, res) => { json(res, 200, daemon.status()) },
+    '/api/cards': (req, res) => {
+      const value = new URL(req.url ?? '/', 'http://x').searchParams.get('hand') ?? ''
+      if (!/^\d{1,16}$/.test(value)) throw new HttpError(400, 'query parameter hand must be a hand number')
+      const hand = Number(value)
+      // The seat machine holds only this seat's cards and the public ones.
+      json(res, 200, { hand, seat: seat(), cards: daemon.seat === undefined ? [] : daemon.cards(hand) })
+    },
+    '/api/events': async (req, res) => {
+      // Server-sent events: every event of this node from `after` (or Last-Event-ID) on.
+      const url = new URL(req.url ?? '/', 'http://x')
+      let after = Number(req.headers['last-event-id'] ?? url.searchParams.get('after') ?? 0)
+      if (!Number.isSafeInteger(after) || after < 0) after = 0
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
+      res.write('retry: 1000\n\n')
+      const abort = new AbortController()
+      res.on('close', () => { abort.abort() })
+      while (!abort.signal.aborted) {
+        const events = await daemon.events.wait(after, 15_000, abort.signal)
+        if (events.length === 0) { res.write(': keep-alive\n\n'); continue }
+        for (const e of events) {
+          after = e.seq
+          if (shareable(e, seat())) res.write(`id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`)
+        }
+      }
+    }
+  }
+  const actions: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
+    '/api/deal': async (body) => ({ hand: await daemon.deal({ dealer: intField(body, 'dealer', false) }) }),
+    '/api/stage': async (body) => {
+      const hand = intField(body, 'hand', true) as number
+      if (typeof body.stage !== 'string') throw new HttpError(400, 'field stage must be a string')
+      await daemon.stage(hand, body.stage, intField(body, 'taker', false))
+      return { hand, stage: body.stage }
+    },
+    '/api/end': async (body) => {
+      const hand = intField(body, 'hand', true) as number
+      await daemon.end(hand)
+      return { hand }
+    }
+  }
+
+  const routes: Record<string, Route> = {
+    '/login': (req, res) => {
+      const code = new URL(req.url ?? '/', 'http://x').searchParams.get('code') ?? ''
+      const expires = loginCodes.get(code)
+      loginCodes.delete(code)
+      if (expires === undefined || expires < Date.now()) {
+        send(res, 401, 'this login link is not valid (each works once, for ten minutes): ask the node for a new one\n')
+        return
+      }
+      const session = randomBytes(32).toString('hex')
+      if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.values().next().value as string)
+      sessions.add(session)
+      res.writeHead(303, {
+        location: '/',
+        'set-cookie': `${cookie}=${session}; HttpOnly; SameSite=Strict; Path=/`,
+        'cache-control': 'no-store'
+      })
+      res.end()
+    }
+  }
+  for (const [path, route] of Object.entries(api)) {
+    routes[path] = guarded(async (req, res) => {
+      if (req.method !== 'GET') throw new HttpError(405, `${path} takes GET`)
+      await route(req, res)
+    })
+  }
+  for (const [path, action] of Object.entries(actions)) {
+    routes[path] = guarded(async (req, res) => {
+      if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`)
+      // A form of another site cannot post here: it can neither set this header nor read the token.
+      if (req.headers['content-type']?.startsWith('application/json') !== true) throw new HttpError(415, 'send JSON (content-type: application/json)')
+      json(res, 200, await action(await readBody(req)))
+    })
+  }
+  const server: WebServer = await startWebServer({ port: options.port, routes, page: '/table.html', guard: authorised })
+  cookie = `fairdeal_session_${server.port}`
+  return {
+    url: server.url,
+    port: server.port,
+    loginLink: () => {
+      const code = randomBytes(16).toString('hex')
+      for (const [c, expires] of loginCodes) if (expires < Date.now()) loginCodes.delete(c)
+      loginCodes.set(code, Date.now() + LOGIN_CODE_MS)
+      return `${server.url}/login?code=${code}`
+    },
+    close: async () => { await server.close() }
+  }
+}

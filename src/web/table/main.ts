@@ -1,0 +1,237 @@
+import '../style.css'
+import { cardRow } from '../cards.js'
+import { getScheme } from '../../core/schemes/registry.js'
+
+/**
+ * The table page of a running node: the table, who is online, each hand as it happens (the
+ * commitment first, then this seat's own cards, the public cards stage by stage, then the shield
+ * after the reveal) and, on the dealer's node, the buttons that drive the hand. Everything comes
+ * from the node's API (same origin, session cookie) and its server-sent events.
+ */
+
+interface Peer { peer: string, seats: number[], dealer: boolean, connected: boolean }
+interface Status {
+  peerId: string
+  role: string
+  seat: number | null
+  table: { id: string, game: string, scheme: string, seats: string[], dealer: string }
+  peers: Peer[]
+  dealerHands: Array<{ hand: number, phase: string, stages: string[] }>
+  seatHands: Array<{ hand: number, phase: string }>
+  beacon: { name?: string, trust?: string } | null
+}
+type HandEvent =
+  | { type: 'committed', commitment: string, beaconRound: number | null }
+  | { type: 'contributed' }
+  | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
+  | { type: 'revealed' }
+  | { type: 'shield', ok: boolean, problems: string[] }
+  | { type: 'receipt', acked: number[] }
+  | { type: 'aborted', reason: string, blame: string[], detail: string }
+interface NodeEvent { seq: number, time: number, hand: number, role: 'dealer' | 'seat', event: HandEvent }
+
+interface HandState {
+  hand: number
+  commitment?: string
+  beaconRound?: number | null
+  cards: Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }>
+  revealed: boolean
+  shield?: { ok: boolean, problems: string[] }
+  receipt?: number[]
+  aborted?: { reason: string, blame: string[], detail: string }
+}
+
+const $ = <T extends HTMLElement>(selector: string): T => document.querySelector(selector) as T
+const hands = new Map<number, HandState>()
+let status: Status | undefined
+
+function el (tag: string, className?: string, text?: string): HTMLElement {
+  const e = document.createElement(tag)
+  if (className !== undefined) e.className = className
+  if (text !== undefined) e.textContent = text
+  return e
+}
+
+function short (peer: string): string {
+  return peer === 'robot' ? 'robot' : `…${peer.slice(-6)}`
+}
+
+async function api<T> (path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, body === undefined
+    ? { credentials: 'same-origin' }
+    : { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const text = await res.text()
+  if (!res.ok) {
+    let message = text
+    try { message = (JSON.parse(text) as { error?: string }).error ?? text } catch {}
+    throw new Error(message.trim())
+  }
+  return JSON.parse(text) as T
+}
+
+function handOf (n: number): HandState {
+  let h = hands.get(n)
+  if (h === undefined) { h = { hand: n, cards: [], revealed: false }; hands.set(n, h) }
+  return h
+}
+
+function apply (e: NodeEvent): void {
+  const h = handOf(e.hand)
+  const ev = e.event
+  switch (ev.type) {
+    case 'committed': h.commitment = ev.commitment; h.beaconRound = ev.beaconRound; break
+    case 'cards':
+      // The seat's own view: each stage once (the dealer node's seat and dealer see the same cards).
+      if (e.role === 'seat' && !h.cards.some(c => c.stage === ev.stage && c.seat === ev.seat)) h.cards.push({ stage: ev.stage, seat: ev.seat, public: ev.public, cards: ev.cards })
+      break
+    case 'revealed': h.revealed = true; break
+    case 'shield': if (e.role === 'seat') h.shield = { ok: ev.ok, problems: ev.problems }; break
+    case 'receipt': h.receipt = ev.acked; break
+    case 'aborted': h.aborted = { reason: ev.reason, blame: ev.blame, detail: ev.detail }; break
+    case 'contributed': break
+  }
+}
+
+function phaseOf (hand: number): string {
+  const d = status?.dealerHands.find(h => h.hand === hand)?.phase
+  const s = status?.seatHands.find(h => h.hand === hand)?.phase
+  const h = hands.get(hand)
+  if (d === undefined && s === undefined) return h?.aborted !== undefined ? 'aborted' : h?.receipt !== undefined ? 'done' : 'over'
+  return [d !== undefined ? `dealer: ${d}` : '', s !== undefined ? `seat: ${s}` : ''].filter(x => x !== '').join(' · ')
+}
+
+function renderHeader (): void {
+  if (status === undefined) return
+  const t = status.table
+  $('#title').textContent = `${t.id} · ${t.game}`
+  $('#whoami').textContent = `This node: ${status.role}${status.seat !== null ? ` (seat ${status.seat})` : ''} · ${t.scheme}` +
+    (status.beacon !== null ? ` · beacon ${status.beacon.name ?? ''}${status.beacon.trust !== undefined ? ` (${status.beacon.trust})` : ''}` : ' · no beacon')
+  const list = $('#peers')
+  list.replaceChildren()
+  const self = el('li', 'peer online')
+  self.textContent = `● this node — ${status.seat !== null ? `seat ${status.seat}` : 'dealer'} ${short(status.peerId)}`
+  list.append(self)
+  for (const p of status.peers) {
+    const li = el('li', `peer ${p.connected ? 'online' : 'offline'}`)
+    li.dataset.peer = p.peer
+    li.dataset.connected = String(p.connected)
+    const what = [p.dealer ? 'dealer' : '', p.seats.length > 0 ? `seat ${p.seats.join(', ')}` : ''].filter(x => x !== '').join(', ')
+    li.textContent = `${p.connected ? '●' : '○'} ${what} ${short(p.peer)} — ${p.connected ? 'online' : 'not connected'}`
+    li.title = p.peer
+    list.append(li)
+  }
+  $('#dealer-controls').hidden = status.peerId !== t.dealer
+}
+
+function renderHands (): void {
+  const box = $('#hands')
+  const mySeat = status?.seat ?? null
+  const sorted = [...hands.values()].sort((a, b) => b.hand - a.hand)
+  box.replaceChildren(...sorted.map(h => {
+    const sec = el('section', 'panel hand-live')
+    sec.dataset.testid = 'hand'
+    sec.dataset.hand = String(h.hand)
+    sec.append(el('h2', undefined, `Hand ${h.hand}`), el('p', 'hint', phaseOf(h.hand)))
+    if (h.commitment !== undefined) {
+      sec.append(el('p', 'facts', `commitment ${h.commitment}` + (h.beaconRound !== undefined && h.beaconRound !== null ? ` · bound to drand round ${h.beaconRound}` : '')))
+    }
+    const own = h.cards.filter(c => !c.public && c.seat === mySeat)
+    if (mySeat !== null) {
+      const mine = el('div', 'mine')
+      mine.append(el('span', 'stage-name', `your cards (seat ${mySeat})`))
+      const codes = own.flatMap(c => c.cards)
+      mine.append(cardRow(codes))
+      const code = el('code', 'codes', codes.join(' '))
+      code.dataset.testid = 'seat-cards'
+      mine.append(code)
+      if (codes.length === 0) mine.append(el('span', 'none', h.aborted !== undefined ? 'no cards: the hand stopped' : 'no cards yet'))
+      sec.append(mine)
+    }
+    const stages = el('ol', 'stages-list')
+    for (const c of h.cards) {
+      const li = el('li')
+      li.dataset.testid = c.public ? 'public-cards' : 'stage-cards'
+      li.append(el('span', 'stage-name', `${c.stage} ${c.public ? (c.seat === null ? '(on the table)' : `(seat ${c.seat}, face up)`) : '(yours)'}`), cardRow(c.cards))
+      stages.append(li)
+    }
+    if (h.cards.length > 0) sec.append(stages)
+    if (h.shield !== undefined) {
+      const shield = el('p', `shield-line ${h.shield.ok ? 'ok' : 'bad'}`, h.shield.ok ? '✓ shield: this seat re-checked the whole deal' : `✗ shield failed: ${h.shield.problems.join('; ')}`)
+      shield.dataset.testid = 'shield'
+      sec.append(shield)
+    } else if (h.revealed) sec.append(el('p', 'hint', 'revealed; waiting for the seats\' checks'))
+    if (h.receipt !== undefined) sec.append(el('p', 'hint', `receipt in the log, countersigned by seat ${h.receipt.join(', ')}`))
+    if (h.aborted !== undefined) {
+      const a = h.aborted
+      sec.append(el('p', 'abort', `stopped: ${a.reason}${a.blame.length > 0 ? `, blames ${a.blame.map(short).join(' ')}` : ''}${a.detail !== '' ? ` — ${a.detail}` : ''}`))
+    }
+    if (status !== undefined && status.peerId === status.table.dealer && status.dealerHands.some(d => d.hand === h.hand)) sec.append(dealerButtons(h.hand))
+    return sec
+  }))
+}
+
+function dealerButtons (hand: number): HTMLElement {
+  const box = el('p', 'dealer-buttons')
+  const d = status?.dealerHands.find(x => x.hand === hand)
+  let later: string[] = []
+  try {
+    const scheme = getScheme(status?.table.scheme ?? '')
+    if (scheme.kind === 'cards') later = scheme.stagesFor(status?.table.game ?? '').slice(1).filter(s => !(d?.stages ?? []).includes(s))
+  } catch {}
+  for (const stage of later) {
+    const b = el('button', undefined, `Deliver ${stage}`) as HTMLButtonElement
+    b.type = 'button'
+    b.dataset.testid = `stage-${stage}`
+    b.addEventListener('click', () => {
+      const taker = stage === 'take' ? Number(prompt('Which seat took?') ?? 'NaN') : undefined
+      void act(`/api/stage`, { hand, stage, ...(taker !== undefined ? { taker } : {}) }, `hand ${hand}: ${stage} delivered`)
+    })
+    box.append(b)
+  }
+  const end = el('button', undefined, 'End the hand (reveal)') as HTMLButtonElement
+  end.type = 'button'
+  end.dataset.testid = 'end'
+  end.addEventListener('click', () => { void act('/api/end', { hand }, `hand ${hand} revealed`) })
+  box.append(end)
+  return box
+}
+
+async function act (path: string, body: unknown, done: string): Promise<void> {
+  const note = $('#action-status')
+  try {
+    await api(path, body)
+    note.textContent = done
+  } catch (err) {
+    note.textContent = `refused: ${(err as Error).message}`
+  }
+  await refresh()
+}
+
+async function refresh (): Promise<void> {
+  try {
+    status = await api<Status>('./api/status')
+  } catch (err) {
+    $('#whoami').textContent = `cannot reach the node: ${(err as Error).message}`
+    return
+  }
+  renderHeader()
+  renderHands()
+}
+
+$('#deal').addEventListener('click', () => {
+  const seat = Number(($('#deal-seat') as HTMLInputElement).value)
+  void act('/api/deal', { dealer: seat }, 'hand committed')
+})
+
+let pending: ReturnType<typeof setTimeout> | undefined
+const events = new EventSource('./api/events')
+events.onmessage = (m: MessageEvent<string>) => {
+  apply(JSON.parse(m.data) as NodeEvent)
+  renderHands()
+  // Phases come from the status: fetched once a burst of events is over.
+  if (pending !== undefined) clearTimeout(pending)
+  pending = setTimeout(() => { void refresh() }, 150)
+}
+void refresh()
+// Peers come and go without events of their own.
+setInterval(() => { void refresh() }, 5_000)
