@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url'
  * (a page of another site cannot reach it through DNS rebinding).
  */
 
-/** dist/web, next to this module's dist/src/daemon. */
-export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url))
+/** dist/web: next to this module's dist/src/daemon, or under the repository when run from src/ (tests). */
+export const WEB_ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/src/') ? '../../web/' : '../../dist/web/', import.meta.url))
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void
 
