@@ -90,6 +90,12 @@ describe('invite → join → add → a played hand', () => {
     expect(status.stdout).toMatch(new RegExp(`^  hand ${hand}: dealer: dealt`, 'm'))
     expect((await fairdeal('hand', 'end', '--data', alice, '--hand', String(hand))).code).toBe(0)
     await nodes[1].until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'receipt', 'bob\'s receipt')
+    // A running node's log, shown and verified through its control endpoint.
+    const [shown, live] = await Promise.all([fairdeal('log', 'show', '--data', bob), fairdeal('verify', '--data', bob, '--workers', '0')])
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toMatch(/^log of 12D3KooW\w+, signed head at seq \d+\n +SEQ +TIME/)
+    expect(shown.stdout).toMatch(new RegExp(`receipt +duo-night +${hand} +duo .* ✓\n`))
+    expect(live.stdout, live.stderr).toMatch(/^[12] passed, 0 failed\n$/)
     for (const n of nodes.splice(0)) await n.stop()
     for (const verified of await Promise.all([alice, bob].map(async d => await fairdeal('verify', '--data', d, '--workers', '0')))) {
       expect(verified.stdout, verified.stderr).toMatch(/^[12] passed, 0 failed\n$/)

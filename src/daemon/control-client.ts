@@ -40,6 +40,29 @@ export class ControlClient {
     return value
   }
 
+  /** The node's log as JSON Lines (signed head first), line by line, as 'fairdeal log export' writes it. */
+  async * logLines (range: { from?: number, to?: number } = {}): AsyncGenerator<string> {
+    const query = new URLSearchParams()
+    if (range.from !== undefined) query.set('from', String(range.from))
+    if (range.to !== undefined) query.set('to', String(range.to))
+    let res: Response
+    try {
+      res = await fetch(`${this.info.url}/log?${query.toString()}`, { headers: { authorization: `Bearer ${this.info.token}` } })
+    } catch (err) {
+      throw new NodeInputError(`cannot reach the node at ${this.info.url} (${(err as Error).message}); is it running?`)
+    }
+    if (!res.ok || res.body === null) throw new NodeInputError(`the node refused its log: HTTP ${res.status}`)
+    const decoder = new TextDecoder()
+    let rest = ''
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n')
+      rest = parts.pop() ?? ''
+      for (const p of parts) if (p !== '') yield p
+    }
+    rest += decoder.decode()
+    if (rest !== '') yield rest
+  }
+
   async status (): Promise<Record<string, unknown>> { return await this.request('GET', '/status') }
   async deal (dealer?: number): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer })).hand }
   async stage (hand: number, stage: string, taker?: number): Promise<void> { await this.request('POST', '/hand/stage', { hand, stage, taker }) }

@@ -7,8 +7,7 @@ import { checkLine, ChainVerifier, formatFailure, type LogFailure, type LogLine 
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { readJsonLines } from '../../store/jsonl.js'
-import { openDataDirLog } from '../../store/data-dir.js'
-import type { Log } from '../../store/log.js'
+import { dataDirLogLines } from '../node-log.js'
 
 const USAGE = `usage: fairdeal log show --data DIR [--from SEQ] [--to SEQ] [--chain-only]
        fairdeal log show FILE [--from SEQ] [--to SEQ] [--chain-only]
@@ -17,7 +16,7 @@ Prints a node's receipt log (or an exported one) as a table: one row per entry w
 game, seats, beacon round and shield: ✓ when the entry verifies (the same checks as 'fairdeal
 verify'), ✗ and what failed otherwise.
 
-  --data DIR     the node's data directory (the node must be stopped)
+  --data DIR     the node's data directory (a running node's log comes through its control endpoint)
   --from SEQ     first entry (default 0)
   --to SEQ       last entry (default: the last one)
   --chain-only   the shield checks order, links, signatures and head, not the receipts`
@@ -98,12 +97,14 @@ export async function run (argv: string[]): Promise<number> {
   const { from, to } = parseSeqRange(values)
   const payloadCheck = values['chain-only'] === true ? null : verifyLogPayload
 
-  let log: Log | undefined
+  let log: { close: () => Promise<void> } | undefined
   let lines: AsyncIterable<LogLine>
   if (values.data !== undefined) {
-    log = await openDataDirLog(values.data)
-    // The head, then only the asked range: a whole log is not read to show a few rows.
-    lines = log.copy({ from, to })
+    // The head, then only the asked range: a whole log is not read to show a few rows. A running
+    // node's log comes through its control endpoint.
+    const source = await dataDirLogLines(values.data, { from, to })
+    log = source
+    lines = source.lines
   } else {
     const file = positionals[0]
     if (file !== '-') { try { await access(file) } catch (err) { throw new UsageError(`cannot read ${file}: ${(err as Error).message}`) } }

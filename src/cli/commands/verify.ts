@@ -10,12 +10,12 @@ import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
 import { readJsonLines } from '../../store/jsonl.js'
 import { LogInputError } from '../../store/errors.js'
-import { openDataDirLog } from '../../store/data-dir.js'
 import { checkWitnessLine, WitnessComparer, type WitnessStatement } from '../../core/log/witness.js'
 import type { Libp2p } from '@libp2p/interface'
+import { dataDirLogLines } from '../node-log.js'
 
 const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairdeal log export' ('-' for stdin)
-       fairdeal verify --data DIR     the log of a node's data directory (the node must be stopped)
+       fairdeal verify --data DIR     the log of a node's data directory (running or stopped)
        fairdeal verify --peer ADDR    fetch a running node's log over libp2p and verify it here
 
 Re-verifies every entry alone, offline: order and links, the owner's signature on every entry and
@@ -229,10 +229,10 @@ async function fileSource (file: string): Promise<Source> {
 }
 
 async function dataSource (dir: string): Promise<Source> {
-  const log = await openDataDirLog(dir)
+  // A running node's log comes through its control endpoint: the same lines, checked here.
+  const log = await dataDirLogLines(dir)
   try {
-    const damage = log.damage()
-    return { lines: log.copy(), expectOwner: await identityOf(dir), store: true, notes: damage === null ? [] : [damage], cosigned: log.keptCosignatures(), close: async () => { await log.close() } }
+    return { lines: log.lines, expectOwner: await identityOf(dir), store: true, notes: log.notes, cosigned: log.cosigned, close: log.close }
   } catch (err) {
     await log.close()
     throw err

@@ -1,0 +1,34 @@
+import { access } from 'node:fs/promises'
+import { join } from 'node:path'
+import { openDataDirLog, DataDirError } from '../store/data-dir.js'
+import { CONTROL_FILE } from '../daemon/control.js'
+
+export interface DataDirLines {
+  lines: AsyncIterable<string>
+  /** True when the lines come from the running node through its control endpoint. */
+  running: boolean
+  /** Damage the store reported on open (a stopped node's; the running node reports its own in its log). */
+  notes: string[]
+  /** Heads peers cosigned for this node, kept in its head file (a stopped node's store only). */
+  cosigned: string[]
+  close: () => Promise<void>
+}
+
+/**
+ * The log of a data directory as exported lines (signed head, then entries): read from the store
+ * when the node is stopped, or, while it runs (LevelDB allows one process), asked of the node
+ * through its control endpoint. Either way the same lines, so the same output.
+ */
+export async function dataDirLogLines (dir: string, range: { from?: number, to?: number } = {}): Promise<DataDirLines> {
+  try {
+    const log = await openDataDirLog(dir)
+    const damage = log.damage()
+    return { lines: log.copy(range), running: false, notes: damage === null ? [] : [damage], cosigned: log.keptCosignatures(), close: async () => { await log.close() } }
+  } catch (err) {
+    if (!(err instanceof DataDirError) || !/in use by a running node/.test(err.message)) throw err
+    try { await access(join(dir, CONTROL_FILE)) } catch { throw err }
+    const { ControlClient } = await import('../daemon/control-client.js')
+    const client = await ControlClient.forDataDir(dir)
+    return { lines: client.logLines(range), running: true, notes: [], cosigned: [], close: async () => {} }
+  }
+}
