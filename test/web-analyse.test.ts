@@ -86,6 +86,13 @@ describe('the verifier page logic', () => {
     bad.reveal.body.secret = 'x' + bad.reveal.body.secret.slice(1)
     const rb = await analyse(JSON.stringify(bad))
     expect(verdictText(rb.entries[0])).toBe(`failed: ${verifyLogPayload('receipt', bad).join('; ')}`)
+    // A receipt missing one seat's countersignature is not a forgery: the core calls it incomplete
+    // (reason code receipt-incomplete), or, before that code, accepts it; never "failed".
+    const partial = structuredClone(receipts[0])
+    partial.acks = partial.acks.slice(1)
+    const p = await analyse(JSON.stringify(partial))
+    expect(['verified', 'incomplete']).toContain(p.entries[0].status)
+    if (p.entries[0].status === 'incomplete') expect(verdictText(p.entries[0])).toMatch(/^incomplete: /)
     const e = await analyse(lines[1])
     expect([e.input, verdictText(e.entries[0]), e.entries[0].label]).toEqual(['entry', 'verified', 'seq 0'])
     const beacon = await analyse(JSON.stringify(fixture))

@@ -3,6 +3,7 @@ import { verifyLogPayload } from '../../core/receipt.js'
 import { parseChainInfo, verifyBeaconEntry, type ChainInfo } from '../../core/beacon/index.js'
 import { receiptSchema, signedAbortSchema, ROBOT } from '../../core/hand/messages.js'
 import { noncesBySeat, recomputeDeal } from '../../core/hand/recompute.js'
+import { verifyReceipt } from '../../core/hand/verify.js'
 import { pureEngine, type SignatureEngine } from './ed25519.js'
 
 /**
@@ -162,6 +163,9 @@ async function analyseLog (lines: string[], engine: SignatureEngine, options: An
           kind: check.kind
         }
         if (isObj(body) && typeof body.time === 'number') entry.time = body.time
+        // Only the payload's own problems (no chain ones), and all of them "incomplete".
+        if (entry.status === 'failed' && check.kind === 'receipt' && check.authentic && isObj(body) &&
+          entry.problems.length === check.problems.length && incompleteOnly(body.payload, engine)) entry.status = 'incomplete'
         if (isObj(body)) describePayload(entry, check.kind, body.payload)
         out.entries.push(entry)
       })
@@ -189,6 +193,7 @@ async function analyseEntry (line: string, value: Obj, engine: SignatureEngine):
       kind: check.kind
     }
     const body = value.body
+    if (entry.status === 'failed' && check.authentic && check.kind === 'receipt' && isObj(body) && incompleteOnly(body.payload, engine)) entry.status = 'incomplete'
     if (isObj(body)) {
       if (typeof body.time === 'number') entry.time = body.time
       describePayload(entry, check.kind, body.payload)
@@ -204,6 +209,7 @@ async function analysePayload (kind: 'receipt' | 'abort', value: Obj, engine: Si
   try {
     const problems = verifyLogPayload(kind, value, { verifyDoc: engine.verifyDoc })
     const entry: EntryResult = { label: kind, status: problems.length === 0 ? 'verified' : 'failed', problems, kind }
+    if (kind === 'receipt' && problems.length > 0 && incompleteOnly(value, engine)) entry.status = 'incomplete'
     describePayload(entry, kind, value)
     return single(kind, entry)
   } finally {
@@ -242,6 +248,19 @@ function analyseBeacon (value: Obj): Analysis {
     out.entries.push(entry)
   })
   return out
+}
+
+/** The core's reason code for a receipt that verifies but lacks a human seat's countersignature. */
+const INCOMPLETE_CODE = 'receipt-incomplete'
+
+/**
+ * A failed receipt whose only problems are missing countersignatures is `incomplete`, not a
+ * forgery: the core's verdict says so through its reason codes (problems as {code, message}).
+ */
+function incompleteOnly (payload: unknown, engine: SignatureEngine): boolean {
+  const problems = verifyReceipt(payload, { verifyDoc: engine.verifyDoc }).problems as unknown[]
+  const codes = problems.map(p => isObj(p) && typeof p.code === 'string' ? p.code : undefined)
+  return codes.length > 0 && codes.every(c => c === INCOMPLETE_CODE)
 }
 
 /** Fills in what the entry shows: a verified receipt's hand as its players saw it, an abort's reason. */
