@@ -67,7 +67,7 @@ export class ControlClient {
   async deal (dealer?: number): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer })).hand }
   async stage (hand: number, stage: string, taker?: number): Promise<void> { await this.request('POST', '/hand/stage', { hand, stage, taker }) }
   async end (hand: number): Promise<void> { await this.request('POST', '/hand/end', { hand }) }
-  async cards (hand: number): Promise<{ hand: number, seat: number | null, cards: Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> }> {
+  async cards (hand: number): Promise<{ hand: number, seat: number | null, cards: Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }>, robots?: Array<{ stage: string, seat: number, cards: string[] }> }> {
     return await this.request('GET', `/hand/cards?hand=${hand}`)
   }
 

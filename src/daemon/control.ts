@@ -145,19 +145,16 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
     case 'GET /hand/cards': {
       readQuery(url, ['hand'])
       const hand = queryInt(url, 'hand')
-      return reply(res, 200, { hand, seat: daemon.seat?.seat ?? null, cards: daemon.cards(hand) })
+      // The dealer node also sees the robot seats' cards it plays (never another person's).
+      const robots = daemon.dealer?.robotCards(hand) ?? []
+      return reply(res, 200, { hand, seat: daemon.seat?.seat ?? null, cards: daemon.seat === undefined && robots.length > 0 ? [] : daemon.cards(hand), ...(robots.length > 0 ? { robots } : {}) })
     }
     case 'GET /log': {
       // The log as 'fairdeal log export' writes it (signed head, then entries), so a running node's
       // log can be shown and verified exactly as a stopped one's.
-      const range = (name: string): number | undefined => {
-        const v = url.searchParams.get(name)
-        if (v === null) return undefined
-        if (!/^\d{1,16}$/.test(v)) throw new HttpError(400, `query parameter ${name} must be a sequence number`)
-        return Number(v)
-      }
-      const from = range('from')
-      const to = range('to')
+      readQuery(url, ['from', 'to'])
+      const from = url.searchParams.has('from') ? queryInt(url, 'from') : undefined
+      const to = url.searchParams.has('to') ? queryInt(url, 'to') : undefined
       res.writeHead(200, { 'content-type': 'application/jsonl; charset=utf-8' })
       for await (const line of daemon.log.copy({ from, to })) {
         if (!res.write(line + '\n')) await new Promise(resolve => res.once('drain', resolve))

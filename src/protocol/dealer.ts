@@ -156,6 +156,19 @@ export class DealerMachine {
 
   get inFlight (): number { return this.#hands.size }
 
+  /**
+   * The robot seats' private cards of a hand in play, for the stages delivered so far: the dealer
+   * plays those seats, so its own operator may see them (they never leave the dealer node).
+   */
+  robotCards (handNo: number): Array<{ stage: string, seat: number, cards: string[] }> {
+    const hand = this.#hands.get(handNo)
+    if (hand?.deal === undefined) return []
+    const { seats } = hand.commit.body
+    return hand.deal.deliveries
+      .filter(d => !d.public && d.seat !== null && seats[d.seat] === ROBOT && hand.stages.includes(d.stage))
+      .map(d => ({ stage: d.stage, seat: d.seat as number, cards: d.cards }))
+  }
+
   /** COMMIT a new hand: the secret is persisted before the commitment is sent anywhere. */
   startHand (params: DealParams): { hand: number, effects: Effect[] } {
     const { table, timeouts, signer } = this.#init

@@ -80,7 +80,7 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
     case 'cards': {
       if (values.wait === true) return await waitForCards(client, hand as number, values.json === true)
       const cards = await client.cards(hand as number)
-      const lines = cardLines(cards.cards)
+      const lines = [...cardLines(cards.cards), ...(cards.robots ?? []).map(r => `${r.stage.padEnd(7)} robot seat ${r.seat}: ${r.cards.map(cardLabel).join(' ')}`)]
       out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand as number))
       return 0
     }
