@@ -24,7 +24,8 @@ export interface ControlInfo {
   peerId: string
 }
 
-class HttpError extends Error {
+/** A refusal with its HTTP status (also used by the table page's API, src/daemon/table-web.ts). */
+export class HttpError extends Error {
   constructor (readonly status: number, message: string) { super(message) }
 }
 
@@ -77,7 +78,7 @@ function reply (res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** The JSON object body of a request, with no field but `allowed` (a misspelt field is an error, not ignored). */
-async function readBody (req: IncomingMessage, allowed: string[]): Promise<Record<string, unknown>> {
+export async function readBody (req: IncomingMessage, allowed: string[]): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
@@ -95,20 +96,20 @@ async function readBody (req: IncomingMessage, allowed: string[]): Promise<Recor
 }
 
 /** Query parameters of a GET, none but `allowed`. */
-function readQuery (url: URL, allowed: string[]): void {
+export function readQuery (url: URL, allowed: string[]): void {
   const unknown = [...url.searchParams.keys()].find(k => !allowed.includes(k))
   if (unknown !== undefined) throw new HttpError(400, `unknown query parameter ${JSON.stringify(unknown.slice(0, 40))} (this request takes: ${allowed.join(', ') || 'none'})`)
 }
 
 /** A query parameter that is a non-negative integer (digits only: Number() would read '' as 0). */
-function queryInt (url: URL, name: string, fallback?: number): number {
+export function queryInt (url: URL, name: string, fallback?: number): number {
   const text = url.searchParams.get(name)
   if (text === null && fallback !== undefined) return fallback
   if (text === null || !/^\d{1,15}$/.test(text)) throw new HttpError(400, `query parameter ${name} must be a non-negative integer`)
   return Number(text)
 }
 
-function intField (body: Record<string, unknown>, name: string, required: boolean): number | undefined {
+export function intField (body: Record<string, unknown>, name: string, required: boolean): number | undefined {
   const v = body[name]
   if (v === undefined && !required) return undefined
   // -0 is refused too: it is no integer of canonical JSON, and nothing a client means.

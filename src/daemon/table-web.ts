@@ -4,6 +4,7 @@ import { Rejection } from '../protocol/types.js'
 import type { Daemon } from './daemon.js'
 import type { NodeEvent } from './events.js'
 import { send, startWebServer, type Route, type WebServer } from './web-server.js'
+import { HttpError, intField, queryInt, readBody, readQuery } from './control.js'
 
 /**
  * The table page of a running node (`fairdeal node`): the page at `/` and a JSON API with the
@@ -14,7 +15,6 @@ import { send, startWebServer, type Route, type WebServer } from './web-server.j
  */
 
 const LOGIN_CODE_MS = 10 * 60_000
-const MAX_BODY_BYTES = 16 * 1024
 const MAX_SESSIONS = 64
 
 export interface TableWeb {
@@ -23,10 +23,6 @@ export interface TableWeb {
   /** A new one-time login link (valid ten minutes, usable once). */
   loginLink: () => string
   close: () => Promise<void>
-}
-
-class HttpError extends Error {
-  constructor (readonly status: number, message: string) { super(message) }
 }
 
 function sameSecret (given: string, expected: string): boolean {
@@ -45,28 +41,6 @@ function cookieOf (req: IncomingMessage, name: string): string | undefined {
 
 function json (res: ServerResponse, status: number, body: unknown): void {
   send(res, status, JSON.stringify(body), 'application/json; charset=utf-8')
-}
-
-async function readBody (req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `request body over ${MAX_BODY_BYTES} bytes`)
-    chunks.push(chunk as Buffer)
-  }
-  if (size === 0) return {}
-  let value: unknown
-  try { value = JSON.parse(Buffer.concat(chunks).toString('utf8')) } catch { throw new HttpError(400, 'request body is not JSON') }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'request body must be a JSON object')
-  return value as Record<string, unknown>
-}
-
-function intField (body: Record<string, unknown>, name: string, required: boolean): number | undefined {
-  const v = body[name]
-  if (v === undefined && !required) return undefined
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new HttpError(400, `field ${name} must be a non-negative integer`)
-  return v
 }
 
 /** Only what this node may show: a seat's own cards and public ones (a node's events hold no other). */
@@ -105,9 +79,9 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
   const api: Record<string, Route> = {
     '/api/status': (_req, res) => { json(res, 200, daemon.status()) },
     '/api/cards': (req, res) => {
-      const value = new URL(req.url ?? '/', 'http://x').searchParams.get('hand') ?? ''
-      if (!/^\d{1,16}$/.test(value)) throw new HttpError(400, 'query parameter hand must be a hand number')
-      const hand = Number(value)
+      const url = new URL(req.url ?? '/', 'http://x')
+      readQuery(url, ['hand'])
+      const hand = queryInt(url, 'hand')
       // The seat machine holds only this seat's cards and the public ones.
       json(res, 200, { hand, seat: seat(), cards: daemon.seat === undefined ? [] : daemon.cards(hand) })
     },
@@ -130,6 +104,8 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
       }
     }
   }
+  /** Each action's body fields: anything else is refused, as by the control endpoint. */
+  const fields: Record<string, string[]> = { '/api/deal': ['dealer'], '/api/stage': ['hand', 'stage', 'taker'], '/api/end': ['hand'] }
   const actions: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
     '/api/deal': async (body) => ({ hand: await daemon.deal({ dealer: intField(body, 'dealer', false) }) }),
     '/api/stage': async (body) => {
@@ -176,7 +152,7 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
       if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`)
       // A form of another site cannot post here: it can neither set this header nor read the token.
       if (req.headers['content-type']?.startsWith('application/json') !== true) throw new HttpError(415, 'send JSON (content-type: application/json)')
-      json(res, 200, await action(await readBody(req)))
+      json(res, 200, await action(await readBody(req, fields[path])))
     })
   }
   const server: WebServer = await startWebServer({ port: options.port, routes, page: '/table.html', guard: authorised })

@@ -1,5 +1,7 @@
 import '../style.css'
 import { cardRow } from '../cards.js'
+import { el, short } from '../dom.js'
+import type { NodeEvent } from '../../daemon/events.js'
 import { getScheme } from '../../core/schemes/registry.js'
 
 /**
@@ -20,15 +22,6 @@ interface Status {
   seatHands: Array<{ hand: number, phase: string }>
   beacon: { name?: string, trust?: string } | null
 }
-type HandEvent =
-  | { type: 'committed', commitment: string, beaconRound: number | null }
-  | { type: 'contributed' }
-  | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
-  | { type: 'revealed' }
-  | { type: 'shield', ok: boolean, problems: string[] }
-  | { type: 'receipt', acked: number[] }
-  | { type: 'aborted', reason: string, blame: string[], detail: string }
-interface NodeEvent { seq: number, time: number, hand: number, role: 'dealer' | 'seat', event: HandEvent }
 
 interface HandState {
   hand: number
@@ -45,16 +38,7 @@ const $ = <T extends HTMLElement>(selector: string): T => document.querySelector
 const hands = new Map<number, HandState>()
 let status: Status | undefined
 
-function el (tag: string, className?: string, text?: string): HTMLElement {
-  const e = document.createElement(tag)
-  if (className !== undefined) e.className = className
-  if (text !== undefined) e.textContent = text
-  return e
-}
 
-function short (peer: string): string {
-  return peer === 'robot' ? 'robot' : `…${peer.slice(-6)}`
-}
 
 async function api<T> (path: string, body?: unknown): Promise<T> {
   const res = await fetch(path, body === undefined

@@ -2,6 +2,7 @@ import '../style.css'
 import { analyse, summaryText, verdictText, InputError, type Analysis, type EntryResult, type HandView } from './analyse.js'
 import { bestEngine, pureEngine, type SignatureEngine } from './ed25519.js'
 import { cardRow } from '../cards.js'
+import { el, short } from '../dom.js'
 
 /**
  * The verifier page: a file in (picked or dropped), every entry checked here by src/core, one
@@ -30,16 +31,7 @@ function engine (): SignatureEngine {
   return webCrypto ?? pureEngine
 }
 
-function el (tag: string, className?: string, text?: string): HTMLElement {
-  const e = document.createElement(tag)
-  if (className !== undefined) e.className = className
-  if (text !== undefined) e.textContent = text
-  return e
-}
 
-function short (peer: string): string {
-  return peer === 'robot' ? 'robot' : peer.length > 14 ? `…${peer.slice(-6)}` : peer
-}
 
 interface Timing { entries: number, ms: number, engine: string }
 /** The last run, for benchmarks and tests: entries checked, wall time, the Ed25519 engine used. */
