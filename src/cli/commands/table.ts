@@ -8,6 +8,7 @@ import { parseListenAddress } from '../../net/addresses.js'
 import { DEFAULT_LISTEN } from '../../net/limits.js'
 import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
+import { signerFromSeed } from '../../core/identity.js'
 import { parseNodeConfig } from '../../daemon/config.js'
 import {
   decodeAnswer, decodeInvite, encodeAnswer, encodeInvite, openSeats, type DraftTable, type Invite
@@ -165,9 +166,9 @@ async function checkTable (table: DraftTable, listen: string[], peers: Record<st
   }
 }
 
-/** Stand-in peer ids for seats not yet taken, only to check the rest of the table. */
+/** Stand-in peer ids (valid keys nobody uses) for seats not yet taken, only to check the rest of the table. */
 function placeholder (i: number): string {
-  return '12D3KooW' + 'A'.repeat(43) + String.fromCharCode(65 + i)
+  return signerFromSeed(new Uint8Array(32).fill(200 + i)).peerId
 }
 
 function configFor (draft: Draft): unknown {
