@@ -13,7 +13,7 @@ import { TestTable } from './helpers/table-nodes.js'
 import { startControl } from '../src/daemon/control.js'
 import { readJsonLines, MAX_GARBAGE_LINES } from '../src/store/jsonl.js'
 import { LogInputError } from '../src/store/errors.js'
-import { fairdeal } from './helpers/cli.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 import { CapturedLogger } from './helpers/captured-logger.js'
 
 const DEALER = seededSigner(11).peerId
@@ -116,7 +116,7 @@ describe('inputs that never end', () => {
   })
 
   it('fairdeal verify /dev/zero: one line, exit 2', async () => {
-    const r = await fairdeal('verify', '/dev/zero')
+    const r = await cliInProcess('verify', '/dev/zero')
     expect(r.code).toBe(2)
     expect(r.stderr).toBe('fairdeal verify: cannot read /dev/zero: it is not a regular file or a pipe\n')
   })

@@ -5,7 +5,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { Level } from 'level'
 import { TestTable, playHand } from './helpers/table-nodes.js'
-import { fairdeal } from './helpers/cli.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
+import { withLines as lines } from './helpers/cli.js'
 import { logDbPath, entryKey, HEAD_KEY } from '../src/store/log.js'
 import { readHeadFile, writeHeadFile } from '../src/store/head-file.js'
 import { makeHead, entryHash } from '../src/core/log/format.js'
@@ -34,7 +35,7 @@ describe('witnessed heads between table nodes', () => {
     // Seat 1 cosigned the dealer's head at seq 1 and the dealer kept the cosignature.
     const dealerLog = nodes[0].daemon.log
     await until(() => dealerLog.keptCosignatures().some(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq === 1 && c.statement.witness === nodes[1].peerId }), 'seat 1\'s cosignature of seq 1')
-    const honest = await fairdeal('verify', '--peer', nodes[0].daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0')
+    const honest = lines(await cliInProcess('verify', '--peer', nodes[0].daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))
     expect(honest.lines).toEqual(['2 passed, 0 failed'])
 
     // The dealer's owner rolls its log back to seq 0 and re-signs everything, head file included.
@@ -52,7 +53,7 @@ describe('witnessed heads between table nodes', () => {
     await writeHeadFile(logDbPath(dir), { head, marks: {}, damage: kept?.damage ?? null })
     const restarted = await table.start(0)
 
-    const r = await fairdeal('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0')
+    const r = lines(await cliInProcess('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))
     expect(r.code).toBe(1)
     expect(r.lines[0]).toMatch(new RegExp(`^witness: seq 1: rolled back: witness ${nodes[1].peerId} received the owner's signed head at seq 1 .*, but this log's signed head is at seq 0$`))
     expect(r.lines[1]).toMatch(/^ {2}evidence \(cosigned head\): \{"body":\{"head":\{"body":\{"hash":"[0-9a-f]{64}","seq":1\}/)

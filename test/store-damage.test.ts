@@ -16,7 +16,7 @@ import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { nativeSigner } from '../src/daemon/native-crypto.js'
 import type { Signer } from '../src/core/identity.js'
 import { testPayload } from './helpers/log-fixtures.js'
-import { fairdeal } from './helpers/cli.js'
+import { fairdeal, withLines } from './helpers/cli.js'
 import { TestTable } from './helpers/table-nodes.js'
 import { dealerMetaKey } from '../src/protocol/dealer.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
@@ -183,7 +183,7 @@ describe('fairdeal repair', () => {
   it('the CLI: verify --data exits 1 naming the lost entries, node refuses, repair needs --yes', async () => {
     const { dir, db } = await dataDir(12)
     await truncateNewestLog(db, 3, 12)
-    const verified = await fairdeal('verify', '--data', dir, '--chain-only', '--workers', '0')
+    const verified = withLines(await cliInProcess('verify', '--data', dir, '--chain-only', '--workers', '0'))
     expect(verified.code).toBe(1)
     expect(verified.lines[0]).toMatch(/^seq (8|9)\.\.11: missing/)
     const config = join(dir, 'node.json')
@@ -193,7 +193,7 @@ describe('fairdeal repair', () => {
     expect(node.code).toBe(2)
     expect(node.stderr.trim().split('\n')).toHaveLength(1)
     expect(node.stderr).toMatch(/^fairdeal node: the store in .* has lost log entries/)
-    const preview = await fairdeal('repair', '--data', dir)
+    const preview = withLines(await cliInProcess('repair', '--data', dir))
     expect(preview.code).toBe(1)
     expect(preview.lines.at(-1)).toBe(`run 'fairdeal repair --data ${dir} --yes' to do it`)
     const repaired = await fairdeal('repair', '--data', dir, '--yes')

@@ -21,3 +21,8 @@ export async function fairdealWithEnv (env: Record<string, string>, ...args: str
   const code = await new Promise<number | null>(resolve => child.on('exit', resolve))
   return { code, stdout, stderr, lines: stdout.split('\n').filter(l => l !== '') }
 }
+
+/** A captured run (spawned or in process) with its stdout's non-empty lines. */
+export function withLines<T extends { stdout: string }> (r: T): T & { lines: string[] } {
+  return { ...r, lines: r.stdout.split('\n').filter(l => l !== '') }
+}
