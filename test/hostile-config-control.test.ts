@@ -79,6 +79,10 @@ describe('the control endpoint', () => {
     expect(cards.status).toBe(400)
     const events = await fetch(`${control.info.url}/events?after=-1`, { headers: { authorization: `Bearer ${control.info.token}` } })
     expect(events.status).toBe(400)
+    const witnessed = await fetch(`${control.info.url}/witnessed?peer=12D3KooWnot`, { headers: { authorization: `Bearer ${control.info.token}` } })
+    expect(witnessed.status).toBe(400)
+    const none = await fetch(`${control.info.url}/witnessed?peer=${SEAT}`, { headers: { authorization: `Bearer ${control.info.token}` } })
+    expect(await none.json()).toEqual({ peer: SEAT, heads: [] })
     expect((await post('/hand/deal', '{"dealer":0}')).status).toBe(200)
   })
 

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Level } from 'level'
 import { TestTable, playHand } from './helpers/table-nodes.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
+import { startControl } from '../src/daemon/control.js'
 import { withLines as lines } from './helpers/cli.js'
 import { logDbPath, entryKey, HEAD_KEY } from '../src/store/log.js'
 import { readHeadFile, writeHeadFile } from '../src/store/head-file.js'
@@ -59,5 +60,15 @@ describe('witnessed heads between table nodes', () => {
     expect(r.lines[1]).toMatch(/^ {2}evidence \(cosigned head\): \{"body":\{"head":\{"body":\{"hash":"[0-9a-f]{64}","seq":1\}/)
     expect(r.lines[2]).toBe(`  evidence (this log): ${head}`)
     expect(r.lines.at(-1)).toBe('1 passed, 1 failed')
+
+    // Seat 1 itself, with its node running: no --witness needed, its node is asked locally.
+    const control = await startControl(nodes[1].daemon, { port: 0, dataDir: table.dataDir(1), logger: nodes[1].logs.logger })
+    try {
+      const own = lines(await cliInProcess('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(1), '--workers', '0'))
+      expect(own.code).toBe(1)
+      expect(own.lines[0]).toMatch(new RegExp(`^witness: seq 1: rolled back: witness ${nodes[1].peerId} `))
+    } finally {
+      await control.close()
+    }
   })
 })

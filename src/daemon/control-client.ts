@@ -71,6 +71,11 @@ export class ControlClient {
     return await this.request('GET', `/hand/cards?hand=${hand}`)
   }
 
+  /** The cosigned heads the node witnessed for `peer`. */
+  async witnessed (peer: string): Promise<string[]> {
+    return (await this.request<{ heads: string[] }>('GET', `/witnessed?peer=${encodeURIComponent(peer)}`)).heads
+  }
+
   async events (after: number, waitMs: number): Promise<{ events: NodeEvent[], last: number }> {
     return await this.request('GET', `/events?after=${after}&wait=${waitMs}`, undefined, waitMs + 10_000)
   }

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net'
 import type { Logger } from 'pino'
 import { Rejection } from '../protocol/types.js'
 import { CoreInputError } from '../core/errors.js'
+import { isPeerId } from '../core/identity.js'
 import type { Daemon } from './daemon.js'
 
 /** Where a running node tells local clients how to reach its control endpoint. */
@@ -162,6 +163,13 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       }
       res.end()
       return
+    }
+    case 'GET /witnessed': {
+      // The heads this node witnessed for a peer: what `fairdeal verify --peer … --as DIR` checks.
+      readQuery(url, ['peer'])
+      const peer = url.searchParams.get('peer') ?? ''
+      if (!isPeerId(peer)) throw new HttpError(400, 'query parameter peer must be an Ed25519 peer id')
+      return reply(res, 200, { peer, heads: await daemon.witnessedHeads(peer) })
     }
     case 'GET /events': {
       readQuery(url, ['after', 'wait'])

@@ -61,6 +61,8 @@ export class Daemon {
   readonly config: NodeConfig
   readonly events = new EventFeed()
   readonly log: Log
+  /** The cosigned heads this node witnessed for a peer (docs/log.md, "Witnessed heads"). */
+  witnessedHeads: (owner: string) => Promise<string[]> = async () => []
   readonly node: Libp2p
   readonly dealer: DealerMachine | undefined
   readonly seat: SeatMachine | undefined
@@ -163,6 +165,7 @@ export class Daemon {
       const dealer = identity.peerId === table.dealer ? new DealerMachine(common) : undefined
       const seat = table.seats.includes(identity.peerId) ? new SeatMachine(common) : undefined
       const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, dealer, seat, beacon, clock })
+      daemon.witnessedHeads = async owner => await witnessStore.heldFor(owner)
       await daemon.#restore()
       messenger.onFrame((from, frame) => { daemon.#onFrame(from, frame) })
       daemon.#timer = setInterval(() => { daemon.#tick() }, options.tickMs ?? 100)

@@ -27,7 +27,8 @@ deck, each seat's cards, beacon signatures).
   --owner PEERID         the log must be this peer's (default: with --peer, that peer; with --data,
                          the directory's identity)
   --as DIR               with --peer or --witness: dial as the node of data directory DIR (a
-                         table member), instead of as a throwaway identity
+                         table member), instead of as a throwaway identity; when that node
+                         runs, the heads it witnessed for the owner are checked too
   --witness ADDR         also fetch the heads this peer witnessed for the log's owner and check
                          the log against them (repeatable; a table node serves them to members)
   --json                 one JSON object per failure, then a summary object
@@ -106,6 +107,20 @@ export async function run (argv: string[]): Promise<number> {
       else process.stderr.write(`witness ${from}: a cosigned head that does not verify was ignored (${c.problem})\n`)
     }
     for (const line of source.cosigned ?? []) takeStatement(line, 'kept in the head file')
+    if (values.as !== undefined && owner !== null) {
+      // The --as member's own node, when it runs, witnessed the owner's heads too: ask it locally.
+      const { ControlClient } = await import('../../daemon/control-client.js')
+      const { CONTROL_FILE } = await import('../../daemon/control.js')
+      const running = await access(join(values.as, CONTROL_FILE)).then(() => true, () => false)
+      if (running) {
+        try {
+          const lines = await (await ControlClient.forDataDir(values.as)).witnessed(owner)
+          for (const line of lines) takeStatement(line, `the node of ${values.as}`)
+        } catch (err) {
+          process.stderr.write(`the node of ${values.as} could not be asked for the heads it witnessed: ${(err as Error).message}\n`)
+        }
+      }
+    }
     if (witnesses.length > 0 && owner !== null) {
       witnessNode = source.node !== undefined ? { node: source.node, stop: false } : { node: await dialer(values.as), stop: true }
       for (const address of witnesses) {
