@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
-import { ROBOT } from '../core/hand/messages.js'
+import { ROBOT, type BeaconEntry } from '../core/hand/messages.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import type { Signed } from '../core/signed.js'
 import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
@@ -18,7 +18,7 @@ import { openStoreDb, repairHint } from '../store/store-db.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, ENDED_KEPT, type DealerHandSnapshot, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
 import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
 import { isForDealer } from '../protocol/route.js'
-import { Rejection, type Effect, type HandEvent } from '../protocol/types.js'
+import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
 import { decodeFrame, encodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
 import { NodeInputError } from './errors.js'
 import type { NodeConfig } from './config.js'
@@ -352,6 +352,12 @@ export class Daemon {
   }
 
   #reject (from: string, err: unknown): void {
+    if (err instanceof MachineFailure) {
+      // The machine ended the hand naming itself; its record still goes out and into the log.
+      this.#logger.error({ from, err: err.cause }, 'unexpected error handling a message; the hand was ended')
+      void this.#enqueue(this.dealer !== undefined ? 'dealer' : 'seat', err.effects).catch(() => {})
+      return
+    }
     if (!(err instanceof Rejection) && !(err instanceof WireError)) {
       this.#logger.error({ from, err }, 'unexpected error handling a message')
       return
@@ -461,12 +467,20 @@ export class Daemon {
     // From now when the round is already out (a hand being finished from its timelocks, long after R).
     const deadline = Math.max(beacon.roundTime(round), this.#clock.now()) + this.config.timeouts.contributeMs
     this.#logger.info({ hand, round, due: new Date(beacon.roundTime(round)).toISOString() }, 'waiting for the bound beacon round')
+    const result = (r: { entry: BeaconEntry } | { error: string }): Effect[] => {
+      try {
+        return machine.beaconResult(hand, r)
+      } catch (err) {
+        if (!(err instanceof MachineFailure)) throw err
+        this.#logger.error({ hand, err: err.cause }, 'unexpected error handling the beacon round; the hand was ended')
+        return err.effects
+      }
+    }
     beacon.waitAndFetchRound(round, { deadline, signal: abort.signal })
-      .then(entry => machine.beaconResult(hand, { entry }))
-      .catch((err: unknown) => {
+      .then(entry => result({ entry }), (err: unknown) => {
         const e = err as Error & { kind?: string }
         this.#logger.warn({ hand, round, err: e.message }, 'beacon round unavailable')
-        return machine.beaconResult(hand, { error: `${e.kind ?? e.name}: ${e.message}` })
+        return result({ error: `${e.kind ?? e.name}: ${e.message}` })
       })
       .then(async effects => { await this.#enqueue(role, effects) })
       .catch(() => {})

@@ -1,4 +1,5 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
+import { contributionProblem } from '../core/contribution.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter } from '../core/beacon/index.js'
 import { sealTimelockText, timelockSupported } from '../core/timelock/index.js'
@@ -12,7 +13,7 @@ import type {
   Receipt, RevealBody, SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
-import { Rejection, type Effect, type MachineInit } from './types.js'
+import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
 import { signAbort } from './abort.js'
 import { INITIAL_STAGES } from './stages.js'
 import type { AskBody } from './wire.js'
@@ -214,18 +215,41 @@ export class DealerMachine {
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
-    switch (doc.type) {
-      case 'pledge': return this.#onPledge(from, doc as Signed<PledgeBody>)
-      case 'nonce': return this.#onNonce(from, doc as Signed<NonceBody>)
-      case 'ack': return this.#onAck(from, doc as Signed<AckBody>)
-      case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
-      case 'ask': return this.#onAsk(from, doc as Signed<AskBody>)
-      default: throw new Rejection(`a dealer does not accept ${doc.type} messages`)
+    return this.#guard((doc.body as { hand?: unknown }).hand, () => {
+      switch (doc.type) {
+        case 'pledge': return this.#onPledge(from, doc as Signed<PledgeBody>)
+        case 'nonce': return this.#onNonce(from, doc as Signed<NonceBody>)
+        case 'ack': return this.#onAck(from, doc as Signed<AckBody>)
+        case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
+        case 'ask': return this.#onAsk(from, doc as Signed<AskBody>)
+        default: throw new Rejection(`a dealer does not accept ${doc.type} messages`)
+      }
+    })
+  }
+
+  /**
+   * Runs one step of hand `handNo`. Every document is checked before it changes anything, so an
+   * error that is not a Rejection is this machine failing, not the sender: the hand then ends at
+   * once with a `dealer-stopped` record naming the dealer and publishing the secret, never with
+   * nobody named, and the error goes on to the host.
+   */
+  #guard (handNo: unknown, step: () => Effect[]): Effect[] {
+    try {
+      return step()
+    } catch (err) {
+      const hand = typeof handNo === 'number' ? this.#hands.get(handNo) : undefined
+      if (err instanceof Rejection || hand === undefined) throw err
+      const effects = this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer failed on hand ${hand.hand} (${String((err as Error).message).slice(0, 200)}); the secret of hand ${hand.hand} was ${hand.secret}`)
+      throw new MachineFailure(err, effects)
     }
   }
 
   /** The beacon round the COMMIT named arrived, verified by the host; or it could not be had. */
   beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
+    return this.#guard(handNo, () => this.#onBeacon(handNo, result))
+  }
+
+  #onBeacon (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
     const hand = this.#hands.get(handNo)
     if (hand === undefined || (hand.phase !== 'beacon' && hand.phase !== 'recovering')) return []
     if (hand.phase === 'recovering') {
@@ -399,6 +423,10 @@ export class DealerMachine {
    */
   #missing (hand: DealerHand, missing: number[], reason: 'missing-pledge' | 'missing-nonce', what: string): Effect[] {
     const { seats } = hand.commit.body
+    // Every contribution in, and still not dealt: the dealer is the one that did not go on.
+    if (missing.length === 0) {
+      return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer did not deal hand ${hand.hand} by the deadline; the secret of hand ${hand.hand} was ${hand.secret}`)
+    }
     const undelivered = this.#undelivered.get(hand.hand) ?? new Map<number, Undelivered>()
     const unreachable = missing.filter(s => undelivered.has(s))
     const silent = missing.filter(s => !undelivered.has(s))
@@ -455,6 +483,10 @@ export class DealerMachine {
   #onNonce (from: string, doc: Signed<NonceBody>): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'contributing')
     if (hand.nonces.some(n => n.body.seat === doc.body.seat)) throw new Rejection(`replayed nonce of seat ${doc.body.seat} for hand ${hand.hand}`)
+    // Well-formed before it is hashed or kept (src/core/contribution.ts): a nonce the scheme could
+    // not take would otherwise stop the hand after it was accepted.
+    const malformed = contributionProblem(doc.body.nonce, `nonce of seat ${doc.body.seat} for hand ${hand.hand}`)
+    if (malformed !== null) throw new Rejection(malformed)
     const pledge = hand.pledges.find(p => p.body.seat === doc.body.seat)
     if (pledge === undefined || sha256Hex(doc.body.nonce) !== pledge.body.nonceHash) {
       throw new Rejection(`nonce of seat ${doc.body.seat} for hand ${hand.hand} does not match its pledge`)

@@ -2,7 +2,7 @@ import type { Signed } from '../core/signed.js'
 import type { DealerMachine } from './dealer.js'
 import type { SeatMachine } from './seat.js'
 import { isForDealer } from './route.js'
-import type { Effect } from './types.js'
+import { MachineFailure, type Effect } from './types.js'
 import { decodeFrame, encodeFrame } from './wire.js'
 
 export interface InMemoryTableInit {
@@ -49,6 +49,8 @@ export function inMemoryTable (init: InMemoryTableInit): (from: string, effects:
               : (init.seats.get(e.to) as SeatMachine).receive(next.from, decoded)
             queue.push({ from: e.to, effects: out })
           } catch (err) {
+            // A machine that failed on a step has ended the hand: its record still goes out.
+            if (err instanceof MachineFailure) queue.push({ from: e.to, effects: err.effects })
             init.onRejection?.(e.to, err as Error)
           }
         }

@@ -1,5 +1,6 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
 import { canonicalJson } from '../core/canonical.js'
+import { contributionProblem } from '../core/contribution.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
@@ -393,6 +394,13 @@ export class SeatMachine {
     // Mine is among the NONCEs, or (time-locked) opened by the dealer from my pledge when mine did not reach it.
     const mine = reveal.body.nonces.find(n => n.body.seat === this.#seat)?.body.nonce ?? reveal.body.recovered?.find(r => r.seat === this.#seat)?.nonce
     if (mine !== hand.nonce) return ['my own nonce is not the one used']
+    // The protocol takes well-formed contributions only (src/core/contribution.ts).
+    const malformed = [
+      contributionProblem(reveal.body.secret, 'the secret'),
+      ...reveal.body.nonces.map(n => contributionProblem(n.body.nonce, `the nonce of seat ${n.body.seat}`)),
+      ...(reveal.body.recovered ?? []).map(r => contributionProblem(r.nonce, `the recovered nonce of seat ${r.seat}`))
+    ].filter((p): p is string => p !== null)
+    if (malformed.length > 0) return malformed
     const receipt: Receipt = { v: 1, commit: hand.commit, pledges: hand.pledges ?? [], reveal, acks: [] }
     const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
     const problems = [...verdict.problems]

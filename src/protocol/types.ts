@@ -82,3 +82,14 @@ export type HandEvent =
 export class Rejection extends Error {
   override name = 'Rejection'
 }
+
+/**
+ * A machine failed on a step (an error that is not a Rejection: a fault of its own). It has ended the
+ * hand, with itself named: the host runs `effects` (the record, its sends), then reports `cause`.
+ */
+export class MachineFailure extends Error {
+  override name = 'MachineFailure'
+  constructor (override readonly cause: unknown, readonly effects: Effect[]) {
+    super(`machine failure: ${(cause as Error)?.message ?? String(cause)}`)
+  }
+}

@@ -52,6 +52,8 @@ export interface MemoryTableOptions {
    * per node, several times faster; 'pure' uses the core's @noble signer and verifier.
    */
   crypto?: 'native' | 'pure'
+  /** The dealer machine's signature check, in place of the usual one (a test makes it fail). */
+  dealerVerifyDoc?: MachineInit['verifyDoc']
 }
 
 export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
@@ -78,7 +80,8 @@ export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
   const random = (n: number): Uint8Array => randomBytes(n)
   const beacon = options.beacon ?? null
   const init = (signer: Signer): MachineInit => ({ table, ...crypto(signer), timeouts, beacon, now, random, timelock: options.timelock ?? null })
-  const dealer = new DealerMachine(init(dealerSigner))
+  const dealerInit = (): MachineInit => options.dealerVerifyDoc === undefined ? init(dealerSigner) : { ...init(dealerSigner), verifyDoc: options.dealerVerifyDoc }
+  const dealer = new DealerMachine(dealerInit())
   const seats = new Map<string, SeatMachine>()
   for (let i = 0; i < nSeats; i++) {
     if (seatsList[i] === 'robot') continue
@@ -92,7 +95,7 @@ export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
     frames: new Map(), appended: new Map(), persisted: new Map(), rejections: [], events: new Map(),
     run: () => {},
     restartDealer: () => {
-      t.dealer = new DealerMachine(init(dealerSigner))
+      t.dealer = new DealerMachine(dealerInit())
       const meta = t.persisted.get(table.dealer)?.get(dealerMetaKey(table.id)) as DealerMeta | undefined
       const logged = (t.appended.get(table.dealer) ?? []).map(e => ({ kind: e.entry, payload: structuredClone(e.payload) }))
       return t.dealer.restore(meta === undefined ? undefined : structuredClone(meta), saved<DealerHandSnapshot>(table.dealer, dealerHandKey(table.id, 0).slice(0, -16)), logged)

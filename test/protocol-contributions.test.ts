@@ -1,0 +1,96 @@
+// Issue 9, item 5: a nonce that is not well-formed must be refused before it is accepted, and an
+// unexpected error while handling a hand must end it with the right party named, never nobody.
+// In memory, real wire encoding.
+import { describe, expect, test } from 'vitest'
+import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
+import { verifyAbort } from '../src/core/hand/verify.js'
+import { sha256Hex } from '../src/core/bytes.js'
+import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
+import { CONTRIBUTION_PATTERN, contributionProblem } from '../src/core/contribution.js'
+import type { NonceBody, PledgeBody, SignedAbort } from '../src/core/hand/messages.js'
+import { docDigest } from '../src/core/hand/digest.js'
+
+const rogue = 3
+const peerOf = (t: MemoryTable, seat: number): string => t.signers[seat].peerId
+const dealerRecord = (t: MemoryTable, hand: number): SignedAbort =>
+  (t.appended.get(t.table.dealer) ?? []).find(e => e.hand === hand && e.entry === 'abort' && (e.payload as SignedAbort).signer === t.table.dealer)?.payload as SignedAbort
+
+/**
+ * Seat 3 pledges the hash of `nonce` (hashed as UTF-8, as every pledge is) and, once the PLEDGES
+ * are out, sends `nonce` itself, correctly signed.
+ */
+function playRogueNonce (t: MemoryTable, nonce: string): number {
+  const signer = t.signers[rogue]
+  t.intercept = (from, to, doc) => {
+    if (from === signer.peerId && doc.type === 'pledge') return signDocument('pledge', { ...(doc.body as PledgeBody), nonceHash: sha256Hex(nonce) }, signer)
+    if (to === signer.peerId && doc.type === 'pledges') return undefined // its own machine would refuse the altered pledge
+    return doc
+  }
+  const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+  t.run(t.table.dealer, effects)
+  expect(t.dealer.status()).toMatchObject([{ phase: 'contributing', nonces: 3 }])
+  const commit = (t.persisted.get(t.table.dealer)?.get(`dealer/${t.table.id}/hand/${String(hand).padStart(16, '0')}`) as { commit: Signed<unknown> }).commit
+  const body: NonceBody = { table: t.table.id, hand, commit: docDigest(commit), seat: rogue, nonce }
+  t.run(signer.peerId, [{ kind: 'send', to: t.table.dealer, doc: signDocument('nonce', body, signer) }])
+  return hand
+}
+
+
+describe('contributions are well-formed before they are accepted', () => {
+  test('the rule: exactly 64 lowercase hex characters', () => {
+    expect(CONTRIBUTION_PATTERN.source).toBe('^[0-9a-f]{64}$')
+    expect(contributionProblem('ab'.repeat(32), 'n')).toBeNull()
+    for (const bad of ['AB'.repeat(32), 'ab'.repeat(31), 'ab'.repeat(33), 'x|y', '', 'é'.repeat(64), '\uD800' + 'a'.repeat(63), 42]) {
+      expect(contributionProblem(bad, 'n'), JSON.stringify(bad)).toMatch(/^n is not/)
+    }
+    expect(contributionProblem('\uD800' + 'a'.repeat(63), 'n')).toMatch(/lone surrogate/)
+  })
+
+  test('a lone-surrogate nonce matching its pledge is refused, and the hand ends naming the seat that sent it', () => {
+    const t = memoryTable()
+    // A lone surrogate hashes like U+FFFD: the pledge matches, yet the scheme cannot take the nonce.
+    const evil = '\uD800' + 'a'.repeat(63)
+    expect(sha256Hex(evil)).toBe(sha256Hex('\uFFFD' + 'a'.repeat(63)))
+    const hand = playRogueNonce(t, evil)
+    expect(t.rejections).toEqual([{ to: t.table.dealer, reason: `nonce of seat ${rogue} for hand ${hand} is not 64 lowercase hex characters (64 characters, with a lone surrogate)` }])
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'contributing', nonces: 3 }])
+    t.clock.now += 6_000
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const record = dealerRecord(t, hand)
+    expect(record.body).toMatchObject({ reason: 'missing-nonce', blame: [peerOf(t, rogue)] })
+    expect(verifyAbort(record).problems).toEqual([])
+  })
+
+  test('a nonce with a key-text separator, or upper case, is refused the same way', () => {
+    for (const nonce of ['a|b', 'AB'.repeat(32)]) {
+      const t = memoryTable()
+      const hand = playRogueNonce(t, nonce)
+      expect(t.rejections.map(r => r.reason)).toEqual([expect.stringMatching(new RegExp(`^nonce of seat ${rogue} for hand ${hand} is not 64 lowercase hex`))])
+    }
+  })
+})
+
+describe('an unexpected error while handling a hand ends it with someone named', () => {
+  test('the dealer machine failing on a step ends the hand at once with dealer-stopped naming the dealer, secret published', () => {
+    // A fault of the dealer's own (here its signature check throws on the last nonce).
+    const t = memoryTable({
+      dealerVerifyDoc: (doc) => {
+        if (doc.type === 'nonce' && (doc.body as NonceBody).seat === rogue) throw new TypeError('boom')
+        return verifyDocument(doc)
+      }
+    })
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(t.rejections.map(r => r.reason)).toEqual(['machine failure: boom'])
+    const record = dealerRecord(t, hand)
+    expect(record.body).toMatchObject({ reason: 'dealer-stopped', blame: [t.table.dealer] })
+    expect(record.body.detail).toMatch(/boom/)
+    expect(verifyAbort(record).problems).toEqual([])
+    // Every seat has the record; nothing of the hand is left in play.
+    for (const [peer, seat] of t.seats) {
+      expect(seat.status(), peer).toEqual([])
+      expect((t.appended.get(peer) ?? []).some(e => e.entry === 'abort' && e.hand === hand), peer).toBe(true)
+    }
+    expect(t.dealer.status()).toEqual([])
+  })
+})
