@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fetchBeacon, HttpCachingChain, HttpChainClient } from 'drand-client'
@@ -9,7 +9,14 @@ import { roundAt, roundTime, verifyBeaconEntry, type BeaconEntry, type ChainInfo
 import type { Clock } from '../src/beacon/clock.js'
 import { prepareLocalGroup, type LocalGroup } from '../src/beacon/group/local-group.js'
 import { startGroupNode } from '../src/beacon/group/node.js'
-import { SHARE_FILE } from '../src/beacon/group/member.js'
+import { GROUP_MAX_FRAME_BYTES, GROUP_PROTOCOL, RECORDS_FILE, SHARE_FILE } from '../src/beacon/group/member.js'
+import { GROUP_BLAME, GROUP_PARTIAL, hashRound, partialSign, pointHex, scalarFromHex, type BlameBody, type PartialBody } from '../src/core/beacon/index.js'
+import { canonicalBytes } from '../src/core/canonical.js'
+import { signDocument, type Signed } from '../src/core/signed.js'
+import { loadOrCreateIdentity } from '../src/net/identity.js'
+import { createNode } from '../src/net/node.js'
+import { createMessenger } from '../src/net/messenger.js'
+import { nativeSigner, nativeVerifyDocument } from '../src/daemon/native-crypto.js'
 import { groupDir } from '../src/beacon/group/node.js'
 
 /**
@@ -131,6 +138,40 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     due(target)
     await until(`round ${target}`, () => produced(3, target))
     expect((await timelockDecrypt(ciphertext, client(relays[3], chain))).toString()).toBe('the river card')
+  })
+
+  it('a member sending wrong partials over the network is named in a signed blame record, and the rounds still verify', async () => {
+    // Member 2 is replaced by a rogue node holding its key: it sends, for the next round, a valid
+    // G1 point that is not its partial (its share times another round's point), signed as member 2.
+    await stop(1)
+    const id = await loadOrCreateIdentity(group.dataDirs[1])
+    const rogueNode = await createNode({ privateKey: id.privateKey, listen: [], members: new Set(group.peerIds), logger: silent })
+    const rogue = await createMessenger(rogueNode, { protocol: GROUP_PROTOCOL, maxFrameBytes: GROUP_MAX_FRAME_BYTES, logger: silent, addressBook: group.configs[1].addresses })
+    try {
+      const round = roundAt(chain, clock.now()) + 1
+      const share = JSON.parse(await readFile(join(groupDir(group.dataDirs[1], chain.metadata.beaconID), SHARE_FILE), 'utf8')) as { share: string }
+      const wrong = pointHex(partialSign(scalarFromHex(share.share, 'share'), hashRound(round + 1000)))
+      const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: chain.hash, round, index: 2, partial: wrong }, nativeSigner(id.seed, id.peerId))
+      for (const peer of group.peerIds) if (peer !== id.peerId) await rogue.send(peer, canonicalBytes(doc))
+      due(round)
+      await until(`round ${round} at members 1, 3, 4, 5`, () => [0, 2, 3, 4].every(i => produced(i, round)))
+      for (const i of [0, 2, 3, 4]) expect(verifyBeaconEntry(chain, members[i]?.entry(round) as BeaconEntry, round).ok).toBe(true)
+      // Members 1 and 3 took the three lowest indices (1, 2, 3): their recovery failed, they checked each partial and named 2.
+      await until('blame records on disk', async () => {
+        const text = await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), RECORDS_FILE), 'utf8').catch(() => '')
+        return text.includes(GROUP_BLAME)
+      })
+      const records = (await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), RECORDS_FILE), 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Signed<BlameBody>)
+      const blame = records.find(r => r.body.round === round) as Signed<BlameBody>
+      expect(blame.body.bad.map(b => b.index)).toEqual([2])
+      expect(nativeVerifyDocument(blame)).toBe(true)
+      expect(nativeVerifyDocument(blame.body.bad[0].partial)).toBe(true)
+      expect(members[0]?.status().suspects).toEqual([2])
+    } finally {
+      await rogue.close()
+      await rogueNode.stop()
+    }
+    await start(1)
   })
 
   it('two members stopped: rounds go on; three stopped: no round appears or is served, and the status says why; a restarted member catches up', async () => {
