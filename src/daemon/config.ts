@@ -142,7 +142,8 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
   } catch (err) {
     return fail('table.beacon', (err as Error).message)
   }
-  if (scheme?.kind === 'cards' && scheme.beacon !== (beacon.kind === 'drand')) {
+  // A dealer-blind scheme binds a beacon round when the table has one, and works without.
+  if (scheme?.kind === 'cards' && scheme.blind !== true && scheme.beacon !== (beacon.kind === 'drand')) {
     fail('table.scheme', beacon.kind === 'drand' ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set table.beacon`)
   }
   if (t.timelock !== 'off' && (beacon.kind !== 'drand' || !timelockSupported(beacon.chain))) {

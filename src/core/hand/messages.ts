@@ -13,12 +13,12 @@ import { peerIdSchema } from '../peer-id-schema.js'
 export const ROBOT = 'robot'
 export const HEX32 = /^[0-9a-f]{64}$/
 
-const hex32 = z.string().regex(HEX32, 'must be 64 lowercase hex characters')
-const peerId = peerIdSchema
+export const hex32 = z.string().regex(HEX32, 'must be 64 lowercase hex characters')
+export const peerId = peerIdSchema
 const seatRef = z.union([peerId, z.literal(ROBOT)])
-const shortText = z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
-const index = z.number().int().min(0).max(15)
-const handNo = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+export const shortText = z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
+export const index = z.number().int().min(0).max(15)
+export const handNo = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
 const card = z.string().min(1).max(8)
 const nonce = z.string().max(256)
 /** An armored tlock ciphertext (docs/protocol.md §5, src/core/timelock/): shape here, content in the verifier. */
@@ -50,7 +50,7 @@ export const beaconEntrySchema = z.object({
 }).strict()
 export type BeaconEntry = z.infer<typeof beaconEntrySchema>
 
-const handRef = {
+export const handRef = {
   table: shortText,
   hand: handNo
 }

@@ -5,9 +5,10 @@ import { parseChainInfo, roundTime, verifyBoundBeacon } from '../beacon/index.js
 import { docDigest, seatCardsDigest } from './digest.js'
 import type { Delivery } from '../schemes/types.js'
 import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from './recompute.js'
+import { verifyBlindReceipt } from './blind-verify.js'
 import {
   receiptSchema, signedAbortSchema, ROBOT,
-  type BeaconEntry, type CommitBody, type Receipt, type SignedAbort
+  type BeaconEntry, type CommitBody, type Receipt, type SignedAbort, type SignedAck
 } from './messages.js'
 import { checkReceiptTimelock, recoveredNonces } from './timelock-checks.js'
 
@@ -49,6 +50,7 @@ export function zodProblems (error: z.ZodError): string[] {
  * each countersigning seat's cards. Returns every problem found, not just the first.
  */
 export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Verdict<ReceiptSummary> {
+  if (typeof value === 'object' && value !== null && (value as { v?: unknown }).v === 2) return verifyBlindReceipt(value, options)
   const parsed = receiptSchema.safeParse(value)
   if (!parsed.success) return { ok: false, problems: zodProblems(parsed.error) }
   const receipt: Receipt = parsed.data
@@ -57,17 +59,7 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Ver
   const commit = receipt.commit.body
   const reveal = receipt.reveal.body
   const commitDigest = docDigest(receipt.commit)
-  const summary: ReceiptSummary = {
-    table: commit.table,
-    hand: commit.hand,
-    scheme: commit.scheme,
-    game: commit.game,
-    seats: commit.seats,
-    dealer: commit.dealer,
-    beaconRound: commit.beacon?.round ?? null,
-    acked: receipt.acks.map(a => a.body.seat).sort((a, b) => a - b),
-    humanSeats: humanSeats(commit.seats)
-  }
+  const summary = summaryOf(commit, receipt.acks)
 
   // Who signed what.
   if (receipt.commit.signer !== commit.dealer) problems.push('commit: not signed by the dealer it names')
@@ -122,9 +114,36 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Ver
     problems.push(`deal: ${(err as Error).message}`)
   }
 
-  const revealDigest = docDigest(receipt.reveal)
+  problems.push(...checkAcks(commit, commitDigest, receipt.acks, docDigest(receipt.reveal), cardsBySeat, verifyDoc))
+  return { ok: problems.length === 0, problems, summary }
+}
+
+/** What every verdict on a receipt (either version) reports about the hand. */
+export function summaryOf (commit: CommitBody, acks: readonly SignedAck[]): ReceiptSummary {
+  return {
+    table: commit.table,
+    hand: commit.hand,
+    scheme: commit.scheme,
+    game: commit.game,
+    seats: commit.seats,
+    dealer: commit.dealer,
+    beaconRound: commit.beacon?.round ?? null,
+    acked: acks.map(a => a.body.seat).sort((a, b) => a - b),
+    humanSeats: humanSeats(commit.seats)
+  }
+}
+
+/**
+ * The seats' countersignatures (either receipt version): one per human seat at most, signed by it,
+ * for this hand and this reveal, over the digest of that seat's cards (when the deal is known).
+ */
+export function checkAcks (
+  commit: CommitBody, commitDigest: string, acks: readonly SignedAck[], revealDigest: string,
+  cardsBySeat: ReadonlyMap<number, string> | undefined, verifyDoc: (doc: Signed<unknown>) => boolean
+): string[] {
+  const problems: string[] = []
   const ackSeats = new Set<number>()
-  for (const ack of receipt.acks) {
+  for (const ack of acks) {
     const seat = ack.body.seat
     const what = `countersignature of seat ${seat}`
     if (ackSeats.has(seat)) problems.push(`${what}: duplicated`)
@@ -132,12 +151,13 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Ver
     if (commit.seats[seat] === undefined || commit.seats[seat] === ROBOT || ack.signer !== commit.seats[seat]) {
       problems.push(`${what}: not signed by that seat`)
     } else if (!verifyDoc(ack)) problems.push(`${what}: bad signature`)
-    sameHand(what, ack.body)
+    if (ack.body.table !== commit.table || ack.body.hand !== commit.hand) problems.push(`${what}: names another table or hand`)
+    if (ack.body.commit !== commitDigest) problems.push(`${what}: answers another commit (equivocation)`)
     if (ack.body.reveal !== revealDigest) problems.push(`${what}: countersigns another reveal`)
     const expected = cardsBySeat?.get(seat)
     if (cardsBySeat !== undefined && ack.body.cards !== expected) problems.push(`${what}: the cards it held are not that seat's cards of this deck`)
   }
-  return { ok: problems.length === 0, problems, summary }
+  return problems
 }
 
 export function checkOnePerSeat (what: string, seats: number[], humans: number[], problems: string[]): void {

@@ -5,13 +5,14 @@
 import { CoreInputError } from '../errors.js'
 import { atoutDrandV1, atoutV1 } from './atout.js'
 import { bitjack21 } from './bitjack21.js'
+import { blindV1 } from './blind.js'
 import { diceV1 } from './dice.js'
 import { preview } from './inputs.js'
 import { tarotV1 } from './tarot.js'
 import type { CardScheme, DiceScheme, Scheme } from './types.js'
 
 const SCHEMES: ReadonlyMap<string, Scheme> = new Map<string, Scheme>(
-  [atoutV1, atoutDrandV1, tarotV1, bitjack21, diceV1].map(s => [s.id, s])
+  [atoutV1, atoutDrandV1, tarotV1, bitjack21, diceV1, blindV1].map(s => [s.id, s])
 )
 
 /** The scheme a receipt names; CoreInputError for an id this build does not know. */

@@ -102,6 +102,11 @@ interface SchemeBase {
   title: string
   /** Whether the key binds a drand round (then KeyInputs.beacon is required). */
   beacon: boolean
+  /**
+   * Dealer-blind (mental poker, blind-v1): the deck comes from the seats' verifiable shuffles, not
+   * from a key; a beacon round is optional (bound when the table has one). See src/core/blind/.
+   */
+  blind?: boolean
   games: readonly string[]
   /** The seat counts a game allows; throws CoreInputError for a game the scheme does not have. */
   seatsFor: (game: string) => readonly number[]

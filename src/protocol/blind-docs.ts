@@ -1,0 +1,41 @@
+/**
+ * The documents a blind-v1 party makes, pure: each takes the hand's COMMIT, the seat it acts for,
+ * the signer (the seat's node; the dealer's node for a robot seat), its secret hand key and the
+ * injected randomness. The checks of these documents are src/core/hand/blind.ts.
+ */
+import {
+  type Ciphertext, type Point, encodeCiphertext, proveKey, proveShare, scalarToHex, shuffleDeck
+} from '../core/blind/index.js'
+import type { RandomBytes } from '../core/blind/random.js'
+import { blindContext, keyStep, shareStep, shuffleStep } from '../core/hand/blind.js'
+import type { BkeyBody, BsecretBody, BsharesBody, BshuffleBody } from '../core/hand/blind-messages.js'
+import type { CommitBody } from '../core/hand/messages.js'
+import type { Signer } from '../core/identity.js'
+import { signDocument, type Signed } from '../core/signed.js'
+
+export interface BlindHandRef { commit: CommitBody, digest: string }
+
+const ref = (h: BlindHandRef, seat: number): { table: string, hand: number, commit: string, seat: number } =>
+  ({ table: h.commit.table, hand: h.commit.hand, commit: h.digest, seat })
+
+export function makeBkey (h: BlindHandRef, seat: number, signer: Signer, x: bigint, random: RandomBytes): Signed<BkeyBody> {
+  const { pub, proof } = proveKey(blindContext(h.commit, h.digest, keyStep(seat), signer.peerId), x, random)
+  return signDocument('bkey', { ...ref(h, seat), pub, proof }, signer)
+}
+
+export function makeBshuffle (h: BlindHandRef, seat: number, signer: Signer, pk: Point, input: readonly Ciphertext[], random: RandomBytes): { doc: Signed<BshuffleBody>, output: Ciphertext[] } {
+  const { output, proof } = shuffleDeck(blindContext(h.commit, h.digest, shuffleStep(seat), signer.peerId), pk, input, random)
+  return { doc: signDocument('bshuffle', { ...ref(h, seat), deck: output.map(encodeCiphertext), proof }, signer), output }
+}
+
+export function makeBshares (
+  h: BlindHandRef, seat: number, signer: Signer, x: bigint, dealt: readonly Ciphertext[],
+  positions: readonly number[], stage: string, to: number | null, random: RandomBytes
+): Signed<BsharesBody> {
+  const shares = positions.map(pos => ({ pos, ...proveShare(blindContext(h.commit, h.digest, shareStep(pos, seat), signer.peerId), x, dealt[pos].b, random) }))
+  return signDocument('bshares', { ...ref(h, seat), stage, to, shares }, signer)
+}
+
+export function makeBsecret (h: BlindHandRef, seat: number, signer: Signer, x: bigint): Signed<BsecretBody> {
+  return signDocument('bsecret', { ...ref(h, seat), secret: scalarToHex(x) }, signer)
+}
