@@ -16,6 +16,9 @@ import { WitnessStore } from '../store/witness-store.js'
 import { LogInUseError, StoreDamagedError } from '../store/errors.js'
 import { openStoreDb, repairHint } from '../store/store-db.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, ENDED_KEPT, type DealerHandSnapshot, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
+import { BlindDealerMachine, blindDealerHandKey, type BlindDealerSnapshot } from '../protocol/blind-dealer.js'
+import { BlindSeatMachine, blindSeatHandKey, type BlindSeatSnapshot } from '../protocol/blind-seat.js'
+import { getScheme } from '../core/schemes/registry.js'
 import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
 import { isForDealer } from '../protocol/route.js'
 import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
@@ -64,8 +67,8 @@ export class Daemon {
   /** The cosigned heads this node witnessed for a peer (docs/log.md, "Witnessed heads"). */
   witnessedHeads: (owner: string) => Promise<string[]> = async () => []
   readonly node: Libp2p
-  readonly dealer: DealerMachine | undefined
-  readonly seat: SeatMachine | undefined
+  readonly dealer: DealerMachine | BlindDealerMachine | undefined
+  readonly seat: SeatMachine | BlindSeatMachine | undefined
   readonly #logger: Logger
   readonly #db: StateDb
   readonly #state: StateStore
@@ -82,7 +85,7 @@ export class Daemon {
 
   private constructor (parts: {
     peerId: string, config: NodeConfig, logger: Logger, db: StateDb, log: Log, node: Libp2p, messenger: Messenger,
-    members: ReadonlySet<string>, dealer?: DealerMachine, seat?: SeatMachine, beacon?: BeaconClient, clock: Clock
+    members: ReadonlySet<string>, dealer?: DealerMachine | BlindDealerMachine, seat?: SeatMachine | BlindSeatMachine, beacon?: BeaconClient, clock: Clock
   }) {
     this.peerId = parts.peerId
     this.config = parts.config
@@ -162,8 +165,10 @@ export class Daemon {
       const common = { table, signer: memo.signer(signer), timeouts: config.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: config.timelock }
       // Sealing's first run builds noble's precomputed tables (~0.5 s here): done now, not on a hand's path.
       if (config.timelock !== null && beaconBinding !== null) sealTimelockText('', beaconBinding.chain, 1, random)
-      const dealer = identity.peerId === table.dealer ? new DealerMachine(common) : undefined
-      const seat = table.seats.includes(identity.peerId) ? new SeatMachine(common) : undefined
+      // A dealer-blind scheme (blind-v1) has its own machines; the host treats both kinds alike.
+      const blind = getScheme(table.scheme).blind === true
+      const dealer = identity.peerId === table.dealer ? (blind ? new BlindDealerMachine(common) : new DealerMachine(common)) : undefined
+      const seat = table.seats.includes(identity.peerId) ? (blind ? new BlindSeatMachine(common) : new SeatMachine(common)) : undefined
       const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, dealer, seat, beacon, clock })
       daemon.witnessedHeads = async owner => await witnessStore.heldFor(owner)
       await daemon.#restore()
@@ -280,7 +285,7 @@ export class Daemon {
     this.#logger.info({ peerId: this.peerId }, 'node stopped')
   }
 
-  #requireDealer (): DealerMachine {
+  #requireDealer (): DealerMachine | BlindDealerMachine {
     if (this.dealer === undefined) throw new Rejection('this node is not the dealer of the table')
     if (this.#stopping) throw new Rejection('the node is stopping')
     return this.dealer
@@ -300,17 +305,25 @@ export class Daemon {
       if (kept !== undefined && (meta === undefined || meta.nextHand < kept.nextHand)) {
         throw new StoreDamagedError(`the store in ${this.config.dataDir} lost the dealer's hand counter of table ${table} (LevelDB: next hand ${meta?.nextHand ?? 'none'}, head file: ${kept.nextHand}): ${repairHint(logDbPath(this.config.dataDir))}`)
       }
-      const hands = await read<DealerHandSnapshot>(dealerHandKey(table, 0).slice(0, -16))
-      const effects = this.dealer.restore(meta, hands, await this.#recentlyLogged(ENDED_KEPT * 4))
+      // A dealer-blind table (blind-v1) keeps its hands under its own keys, the counter under the same one.
+      const blind = this.dealer instanceof BlindDealerMachine
+      const hands = await read<DealerHandSnapshot & BlindDealerSnapshot>((blind ? blindDealerHandKey : dealerHandKey)(table, 0).slice(0, -16))
+      const effects = this.dealer instanceof BlindDealerMachine
+        ? this.dealer.restore(meta, hands)
+        : this.dealer.restore(meta, hands, await this.#recentlyLogged(ENDED_KEPT * 4))
       if (hands.length > 0) this.#logger.info({ hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
       // A hand saved while waiting for its beacon round asks for the round again (a fetchBeacon effect).
       void this.#enqueue('dealer', effects).catch(() => {})
     }
     if (this.seat !== undefined) {
       const meta = await this.#state.get(seatMetaKey(table)) as SeatMeta | undefined
-      const hands = await read<SeatHandSnapshot>(seatHandKey(table, 0).slice(0, -16))
-      // Its ASKs about the hands it had in play and the next one: they go out once the node is up.
-      void this.#enqueue('seat', this.seat.restore(meta, hands)).catch(() => {})
+      if (this.seat instanceof BlindSeatMachine) {
+        this.seat.restore(meta, await read<BlindSeatSnapshot>(blindSeatHandKey(table, 0).slice(0, -16)))
+      } else {
+        const hands = await read<SeatHandSnapshot>(seatHandKey(table, 0).slice(0, -16))
+        // Its ASKs about the hands it had in play and the next one: they go out once the node is up.
+        void this.#enqueue('seat', this.seat.restore(meta, hands)).catch(() => {})
+      }
     }
   }
 

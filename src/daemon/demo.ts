@@ -24,6 +24,8 @@ export interface DemoOptions {
   /** A local drand-compatible beacon (label: local, trust = its operator), or none. */
   beacon: DrandBeaconConfig | null
   transport: 'tcp' | 'ws'
+  /** Dealer-blind deals (blind-v1, docs/dealer-blind.md): no node sees a card before its seat. */
+  blind?: boolean
   logger: Logger
   /** Time-lock every hand to its bound round (needs the beacon); the recovered-hand rule is 'replay'. */
   timelock?: boolean
@@ -53,6 +55,8 @@ export interface HandReport {
   /** Finished by the seats from its timelocks, without the dealer (RECOVERED records). */
   recovered: { rule: string, faults: number } | null
   seats: SeatReport[]
+  /** From the dealer's COMMIT to the last seat holding its first cards, ms (node clocks, one machine). */
+  dealtMs?: number
 }
 
 export interface DemoResult {
@@ -71,7 +75,8 @@ export interface DemoResult {
 const SEATS_FOR_GAME: Record<string, number> = { coinche: 4, belote: 4, duo: 2, tarot: 4 }
 
 /** The scheme a demo of `game` uses, with or without a beacon. */
-export function demoScheme (game: string, beacon: boolean): string {
+export function demoScheme (game: string, beacon: boolean, blind = false): string {
+  if (blind) return 'blind-v1'
   if (game === 'tarot') return 'tarot-v1'
   return beacon ? 'atout-drand-v1' : 'atout-v1'
 }
@@ -144,7 +149,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   const { game, hands } = options
   const seats = SEATS_FOR_GAME[game]
   if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo or tarot, not ${game}`)
-  const scheme = demoScheme(game, options.beacon !== null)
+  const scheme = demoScheme(game, options.beacon !== null, options.blind === true)
   getCardScheme(scheme)
   const timelock = options.timelock === true
   if (timelock && options.beacon === null) throw new Error('--timelock needs a beacon (--beacon local)')
@@ -161,7 +166,8 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     // With a beacon every hand waits out the contribution deadline (R comes after it), so it is kept
     // short; 1 s proved too short on a loaded machine (the first hand also dials every peer).
     // Time-locked, each contribution is also sealed (~0.1 s, more on a loaded machine): a little more time.
-    timeouts: { contributeMs: options.beacon === null ? 10_000 : timelock ? 4_000 : 2_000, ackMs: 10_000, revealMs: 600_000 },
+    // Blind hands shuffle in turn, every seat checking every proof, within the contribution time.
+    timeouts: { contributeMs: options.blind === true || options.beacon === null ? 10_000 : timelock ? 4_000 : 2_000, ackMs: 10_000, revealMs: 600_000 },
     timelock: timelock ? 'replay' : 'off'
   })
   const nodes: RunningNode[] = []
@@ -215,10 +221,13 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
           options.onHand?.(report)
           continue
         }
+        let lastCards = committed.time
         for (const w of watchers) {
           const e = await w.until(ended('cards'), `hand ${hand} cards`, timeout)
           if (e.event.type === 'aborted') throw new AbortedHand(e.event.reason, e.event.detail)
+          lastCards = Math.max(lastCards, e.time)
         }
+        report.dealtMs = lastCards - committed.time
         for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
         const cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
         await nodes[0].client.end(hand)

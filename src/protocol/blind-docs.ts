@@ -15,6 +15,11 @@ import { signDocument, type Signed } from '../core/signed.js'
 
 export interface BlindHandRef { commit: CommitBody, digest: string }
 
+/** The reference a machine's hand state gives: its COMMIT's body and digest. */
+export function href (hand: { commit: { body: CommitBody }, digest: string }): BlindHandRef {
+  return { commit: hand.commit.body, digest: hand.digest }
+}
+
 const ref = (h: BlindHandRef, seat: number): { table: string, hand: number, commit: string, seat: number } =>
   ({ table: h.commit.table, hand: h.commit.hand, commit: h.digest, seat })
 

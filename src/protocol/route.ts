@@ -5,6 +5,10 @@
  */
 export function isForDealer (type: string, from: string, dealer: string): boolean {
   if (type === 'pledge' || type === 'nonce' || type === 'ack' || type === 'ask') return true
-  if (type === 'abort') return from !== dealer
+  // A seat's abort record and its dealer-blind documents go to the dealer; the same types coming
+  // from the dealer are relayed ones, for the seat.
+  if (type === 'abort' || BLIND_SEAT_DOCS.has(type)) return from !== dealer
   return false
 }
+
+const BLIND_SEAT_DOCS: ReadonlySet<string> = new Set(['bkey', 'bshuffle', 'bshares', 'bsecret'])

@@ -211,22 +211,7 @@ export class SeatMachine {
   #onCommit (doc: SignedCommit): Effect[] {
     const body = doc.body
     const { table } = this.#init
-    if (body.table !== table.id) throw new Rejection(`commit for another table (${body.table})`)
-    if (body.hand <= this.#meta.lastHand) throw new Rejection(`commit for hand ${body.hand} replayed (hands up to ${this.#meta.lastHand} were already committed)`)
-    if (body.dealer !== table.dealer) throw new Rejection('commit names another dealer')
-    // Hands form a chain of commits; a seat that saw the previous hand checks the link (a forked history shows here).
-    if (body.hand === this.#meta.lastHand + 1 && this.#meta.lastCommit !== undefined && body.prev !== this.#meta.lastCommit) {
-      throw new Rejection(`commit for hand ${body.hand} does not link to the commit of hand ${this.#meta.lastHand}`)
-    }
-    if (body.scheme !== table.scheme || body.game !== table.game) throw new Rejection(`commit is for ${body.scheme}/${body.game}, the table plays ${table.scheme}/${table.game}`)
-    if (body.seats.length !== table.seats.length || body.seats.some((s, i) => s !== table.seats[i])) throw new Rejection('commit seats differ from the table\'s')
-    if (body.params.dealer >= body.seats.length) throw new Rejection('commit names a dealer seat the table does not have')
-    this.#checkBeaconBinding(body)
-    if (body.deadline < this.#init.now()) throw new Rejection(`commit for hand ${body.hand} arrived after its deadline`)
-    // A deadline far ahead would let a dealer hold the seats' nonces in a hand that never moves.
-    if (body.deadline > this.#init.now() + 2 * this.#init.timeouts.contributeMs) {
-      throw new Rejection(`commit for hand ${body.hand} sets a deadline further ahead than the table allows (${this.#init.timeouts.contributeMs} ms)`)
-    }
+    checkCommitForSeat(body, this.#meta, this.#init)
     this.#checkTimelock(body)
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
@@ -256,27 +241,6 @@ export class SeatMachine {
     const chain = this.#init.beacon?.chain
     const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
     return due + grace
-  }
-
-  #checkBeaconBinding (body: CommitBody): void {
-    const want = this.#init.beacon
-    if (want === null) {
-      if (body.beacon !== null) throw new Rejection('commit binds a beacon the table does not use')
-      return
-    }
-    if (body.beacon === null) throw new Rejection('commit binds no beacon round, the table requires one')
-    let chain
-    try { chain = parseChainInfo(body.beacon.info) } catch (err) { throw new Rejection(`commit beacon chain info: ${(err as Error).message}`) }
-    if (!sameChain(chain, want.chain) || body.beacon.chainHash !== want.chain.hash) throw new Rejection('commit binds another drand chain than the table\'s')
-    // The round must not be known while contributions can still change: it is published after the deadline.
-    if (roundTime(chain, body.beacon.round) <= body.deadline) {
-      throw new Rejection(`commit binds drand round ${body.beacon.round}, published before the contribution deadline`)
-    }
-    // Nor later than the table's rule gives: a far-off round would hold this seat's nonce in a stalled hand.
-    const latest = firstRoundAfter(chain, body.deadline, want.marginMs)
-    if (body.beacon.round > latest) {
-      throw new Rejection(`commit binds drand round ${body.beacon.round}, but the table's rule (first round due after the deadline plus ${want.marginMs} ms) gives round ${latest}`)
-    }
   }
 
   /** A time-locked table's COMMIT carries the secret locked to exactly its chain and round; another table's carries none. */
@@ -565,6 +529,52 @@ export class SeatMachine {
     }
     if (!phases.includes(hand.phase)) throw new Rejection(`message for hand ${body.hand} arrived in phase ${hand.phase}`)
     return hand
+  }
+}
+
+/**
+ * A COMMIT's checks as a seat makes them, for any scheme (docs/protocol.md §8): this table, a new
+ * hand linked to the last one seen, the table's scheme, game, seats and dealer, the beacon binding,
+ * a live and bounded deadline. The signature is checked by the caller, last.
+ */
+export function checkCommitForSeat (body: CommitBody, meta: SeatMeta, init: MachineInit): void {
+  const { table } = init
+  if (body.table !== table.id) throw new Rejection(`commit for another table (${body.table})`)
+  if (body.hand <= meta.lastHand) throw new Rejection(`commit for hand ${body.hand} replayed (hands up to ${meta.lastHand} were already committed)`)
+  if (body.dealer !== table.dealer) throw new Rejection('commit names another dealer')
+  // Hands form a chain of commits; a seat that saw the previous hand checks the link (a forked history shows here).
+  if (body.hand === meta.lastHand + 1 && meta.lastCommit !== undefined && body.prev !== meta.lastCommit) {
+    throw new Rejection(`commit for hand ${body.hand} does not link to the commit of hand ${meta.lastHand}`)
+  }
+  if (body.scheme !== table.scheme || body.game !== table.game) throw new Rejection(`commit is for ${body.scheme}/${body.game}, the table plays ${table.scheme}/${table.game}`)
+  if (body.seats.length !== table.seats.length || body.seats.some((s, i) => s !== table.seats[i])) throw new Rejection('commit seats differ from the table\'s')
+  if (body.params.dealer >= body.seats.length) throw new Rejection('commit names a dealer seat the table does not have')
+  checkBeaconBinding(body, init)
+  if (body.deadline < init.now()) throw new Rejection(`commit for hand ${body.hand} arrived after its deadline`)
+  // A deadline far ahead would let a dealer hold the seats' nonces in a hand that never moves.
+  if (body.deadline > init.now() + 2 * init.timeouts.contributeMs) {
+    throw new Rejection(`commit for hand ${body.hand} sets a deadline further ahead than the table allows (${init.timeouts.contributeMs} ms)`)
+  }
+}
+
+function checkBeaconBinding (body: CommitBody, init: MachineInit): void {
+  const want = init.beacon
+  if (want === null) {
+    if (body.beacon !== null) throw new Rejection('commit binds a beacon the table does not use')
+    return
+  }
+  if (body.beacon === null) throw new Rejection('commit binds no beacon round, the table requires one')
+  let chain
+  try { chain = parseChainInfo(body.beacon.info) } catch (err) { throw new Rejection(`commit beacon chain info: ${(err as Error).message}`) }
+  if (!sameChain(chain, want.chain) || body.beacon.chainHash !== want.chain.hash) throw new Rejection('commit binds another drand chain than the table\'s')
+  // The round must not be known while contributions can still change: it is published after the deadline.
+  if (roundTime(chain, body.beacon.round) <= body.deadline) {
+    throw new Rejection(`commit binds drand round ${body.beacon.round}, published before the contribution deadline`)
+  }
+  // Nor later than the table's rule gives: a far-off round would hold this seat's nonce in a stalled hand.
+  const latest = firstRoundAfter(chain, body.deadline, want.marginMs)
+  if (body.beacon.round > latest) {
+    throw new Rejection(`commit binds drand round ${body.beacon.round}, but the table's rule (first round due after the deadline plus ${want.marginMs} ms) gives round ${latest}`)
   }
 }
 

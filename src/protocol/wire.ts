@@ -5,6 +5,10 @@ import {
   abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
   pledgesBodySchema, receiptSchema, revealBodySchema
 } from '../core/hand/messages.js'
+import {
+  signedBdealSchema, signedBendSchema, signedBfinalSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema,
+  signedBsecretSchema, signedBsharesSchema, signedBshuffleSchema
+} from '../core/hand/blind-messages.js'
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
 
@@ -51,7 +55,10 @@ export const wireSchema = z.discriminatedUnion('type', [
   signed('ack', ackBodySchema),
   signed('abort', abortBodySchema),
   signed('final', finalBodySchema),
-  signed('ask', askBodySchema)
+  signed('ask', askBodySchema),
+  // Dealer-blind hands (docs/dealer-blind.md §8).
+  signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
+  signedBsecretSchema, signedBrevealSchema, signedBfinalSchema
 ])
 export type WireDoc = z.infer<typeof wireSchema>
 

@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 
 const HELP = `usage: fairdeal demo [--hands N] [--game coinche|belote|duo|tarot] [--processes] [--data DIR]
-                    [--beacon local|group|none] [--transport tcp|ws] [--timelock]
+                    [--beacon local|group|none] [--transport tcp|ws] [--timelock] [--blind]
                     [--kill-dealer-after nonces] [--json]
 
 Starts a dealer node holding seat 0 and one node per other seat on 127.0.0.1, plays N hands
@@ -34,6 +34,9 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
                 with --timelock --processes: SIGKILL the dealer's process once the nonces of hand 2
                 are in; the seats finish that hand from its timelocks (RECOVERED records), then the
                 dealer is restarted for the next hand
+  --blind       dealer-blind deals (scheme blind-v1, docs/dealer-blind.md): the seats shuffle an
+                encrypted deck in turn with proofs, so no node, the dealer's included, sees a card
+                before its seat; with --beacon local the round also fixes the final order
   --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}
                 (with --timelock also "recovered": hands the seats finished without the dealer)`
 
@@ -47,6 +50,7 @@ export async function run (argv: string[]): Promise<number> {
       data: { type: 'string' },
       beacon: { type: 'string', default: 'local' },
       transport: { type: 'string', default: 'tcp' },
+      blind: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       timelock: { type: 'boolean', default: false },
       'kill-dealer-after': { type: 'string' },
@@ -70,8 +74,8 @@ export async function run (argv: string[]): Promise<number> {
   const say = (text: string): void => { if (!json) process.stdout.write(text + '\n') }
   // Node logs go to stderr at warn: the demo's own output is the readable story on stdout.
   const logger = createLogger({ fd: 2, level: envLogLevel('warn') })
-  // tarot has no beacon-bound scheme: it always plays without one.
-  const useBeacon = values.beacon === 'local' && values.game !== 'tarot'
+  // tarot-v1 binds no beacon round: tarot plays without one, unless blind (blind-v1 binds one when there is one).
+  const useBeacon = values.beacon === 'local' && (values.game !== 'tarot' || values.blind)
   let beacon: LocalBeacon | undefined
   let group: LocalGroupBeacon | undefined
   try {
@@ -92,7 +96,7 @@ export async function run (argv: string[]): Promise<number> {
     } else if (values.beacon !== 'none') {
       say('beacon: none (tarot-v1 binds no beacon round)')
     }
-    say(`table: ${values.game}, ${values.processes ? 'one OS process per node' : 'all nodes in this process'}, ${values.transport} on 127.0.0.1, data in ${root}${keep ? '' : ' (temporary)'}`)
+    say(`table: ${values.game}${values.blind ? ' (dealer-blind, blind-v1)' : ''}, ${values.processes ? 'one OS process per node' : 'all nodes in this process'}, ${values.transport} on 127.0.0.1, data in ${root}${keep ? '' : ' (temporary)'}`)
     const result = await runDemo({
       root,
       hands,
@@ -102,6 +106,7 @@ export async function run (argv: string[]): Promise<number> {
       transport: values.transport,
       timelock: values.timelock,
       killDealerAfter: killDealerAfter === 'nonces' ? 'nonces' : null,
+      blind: values.blind,
       logger,
       onHand: (r) => { if (!json) printHand(r) }
     })

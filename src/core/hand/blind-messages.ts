@@ -95,6 +95,33 @@ export const brevealBodySchema = z.object({
 export type BrevealBody = z.infer<typeof brevealBodySchema>
 export const signedBrevealSchema = signedOf('breveal', brevealBodySchema)
 
+/** BDEAL, dealer → every seat: deal these stages (every seat sends its shares); the beacon entry and the deal parameters. */
+export const bdealBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  beacon: beaconEntrySchema.nullable(),
+  params: dealParamsSchema,
+  stages: z.array(shortText).min(1).max(8)
+}).strict()
+export type BdealBody = z.infer<typeof bdealBodySchema>
+export const signedBdealSchema = signedOf('bdeal', bdealBodySchema)
+
+/** BEND, dealer → every seat: the hand is over; publish your hand key. */
+export const bendBodySchema = z.object({ ...handRef, commit: hex32 }).strict()
+export type BendBody = z.infer<typeof bendBodySchema>
+export const signedBendSchema = signedOf('bend', bendBodySchema)
+
+/** BFINAL, dealer → every seat: the countersignatures; each seat assembles the receipt (too large for one frame) itself. */
+export const bfinalBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  reveal: hex32,
+  acks: z.array(signedAckSchema).max(8)
+}).strict()
+export type BfinalBody = z.infer<typeof bfinalBodySchema>
+export const signedBfinalSchema = signedOf('bfinal', bfinalBodySchema)
+export const signedBkeysSchema = signedOf('bkeys', bkeysBodySchema)
+
 /** A finished dealer-blind hand (receipt version 2): everything needed to re-check it offline. */
 export const blindReceiptSchema = z.object({
   v: z.literal(2),

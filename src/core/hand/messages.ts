@@ -157,7 +157,9 @@ export const ABORT_REASONS = [
   'missing-pledge', 'missing-nonce', 'missing-reveal', 'missing-deal', 'equivocation', 'beacon-unavailable',
   'invalid-reveal', 'dealer-stopped',
   // The dealer could not deliver its COMMIT or PLEDGES to a seat: nobody is blamed (docs/protocol.md).
-  'unreachable'
+  'unreachable',
+  // Dealer-blind hands (blind-v1, docs/dealer-blind.md): a silent or a faulty key, shuffle, share or hand key.
+  'missing-key', 'missing-shuffle', 'missing-shares', 'missing-secret', 'invalid-key', 'invalid-shuffle', 'invalid-shares'
 ] as const
 export type AbortReason = typeof ABORT_REASONS[number]
 

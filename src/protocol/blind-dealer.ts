@@ -1,0 +1,512 @@
+import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
+import { firstRoundAfter } from '../core/beacon/index.js'
+import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
+import {
+  BLIND_COMMITMENT, beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, cardDeliveries, checkBkey,
+  checkBlindCommit, checkBsecret, checkBshares, checkBshuffle, dealtDeck, openDeckWithKeys, openPosition
+} from '../core/hand/blind.js'
+import type {
+  BlindReceipt, BkeysBody, BdealBody, BfinalBody, BrevealBody, BsecretBody, BsharesBody, BshuffleBody, BkeyBody,
+  SignedBkey, SignedBsecret, SignedBshuffle, SignedBreveal
+} from '../core/hand/blind-messages.js'
+import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
+import { humanSeats } from '../core/hand/recompute.js'
+import { ROBOT } from '../core/hand/messages.js'
+import type { AbortBody, AbortReason, AckBody, BeaconEntry, CommitBody, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
+import type { PositionDelivery } from '../core/schemes/blind.js'
+import { getCardScheme } from '../core/schemes/registry.js'
+import type { Delivery } from '../core/schemes/types.js'
+import { Rejection, type Effect, type MachineInit } from './types.js'
+import { signAbort } from './abort.js'
+import { INITIAL_STAGES } from './stages.js'
+import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
+import { dealerMetaKey, type DealerMeta } from './dealer.js'
+
+type Phase = 'keys' | 'shuffling' | 'beacon' | 'dealt' | 'ending' | 'revealed' | 'done' | 'aborted'
+
+/** What is saved of a blind hand (docs/dealer-blind.md §7): enough to go on, or to abort it honestly. */
+export interface BlindDealerSnapshot {
+  hand: number
+  commit: SignedCommit
+  phase: Phase
+  /** The robot seats' hand keys (the dealer plays them), hex, by seat. */
+  robotKeys: Record<string, string>
+  keys: SignedBkey[]
+  shuffles: SignedBshuffle[]
+  beacon: BeaconEntry | null
+  params: DealParams
+  stages: string[]
+  secrets: SignedBsecret[]
+}
+
+interface BlindDealerHand extends BlindDealerSnapshot {
+  digest: string
+  pubs: Point[]
+  pk?: Point
+  deck: Ciphertext[]
+  dealt?: Ciphertext[]
+  /** Shares still expected, as `stage|to|seat`, and when they are due. */
+  pending: Set<string>
+  sharesDue: number
+  /** Shares gathered for the deliveries the dealer opens itself (public cards, robots' cards). */
+  gathered: Map<string, Map<number, Point>>
+  reveal?: SignedBreveal
+  deliveries?: Delivery[]
+  acks: Map<number, SignedAck>
+  secretsDue: number
+  ackDeadline: number
+}
+
+export const blindDealerHandKey = (table: string, hand: number): string => `blind-dealer/${table}/hand/${String(hand).padStart(16, '0')}`
+/** The hand counter is the table's, whatever its scheme: the same key as DealerMachine's (kept in the head file too). */
+export const blindDealerMetaKey = dealerMetaKey
+
+const deliveryKey = (stage: string, to: number | null): string => `${stage}|${to === null ? 'table' : to}`
+
+/**
+ * The dealer's side of a dealer-blind hand (blind-v1), pure: documents in, effects out. The dealer
+ * coordinates and relays; it holds a seat's powers only for its own seat and the robot seats, whose
+ * keys it draws (so it sees the robots' cards, never a human seat's). A key, shuffle or share that
+ * fails its proof ends the hand with a signed record naming its author, the document as evidence.
+ */
+export class BlindDealerMachine {
+  readonly #init: MachineInit
+  readonly #hands = new Map<number, BlindDealerHand>()
+  readonly #humans: number[]
+  readonly #verify: (doc: Signed<unknown>) => boolean
+  #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
+
+  constructor (init: MachineInit) {
+    this.#init = init
+    this.#humans = humanSeats(init.table.seats)
+    this.#verify = init.verifyDoc ?? verifyDocument
+    if (init.signer.peerId !== init.table.dealer) throw new Error('the dealer machine must run on the table\'s dealer node')
+    const problem = checkBlindCommit({ scheme: init.table.scheme, game: init.table.game, seats: init.table.seats, commitment: BLIND_COMMITMENT } as CommitBody)
+    if (problem !== null) throw new Rejection(problem)
+  }
+
+  /** After a restart: the counter comes back; a hand not yet finished cannot go on (its relayed state is not kept), so it is aborted, naming the dealer. */
+  restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[]): Effect[] {
+    if (meta !== undefined) this.#meta = { ...meta }
+    const effects: Effect[] = []
+    for (const s of snapshots) {
+      const hand = this.#fresh(s)
+      this.#hands.set(s.hand, hand)
+      effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
+    }
+    return effects
+  }
+
+  status (): Array<{ hand: number, phase: Phase, stages: string[], pledges: number, nonces: number, acks: number }> {
+    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase, stages: h.stages, pledges: h.keys.length, nonces: h.shuffles.length, acks: h.acks.size }))
+  }
+
+  get inFlight (): number { return this.#hands.size }
+
+  #fresh (s: BlindDealerSnapshot): BlindDealerHand {
+    return {
+      ...s, digest: docDigest(s.commit), pubs: [], deck: blindStartingDeck(s.commit.body.game), pending: new Set(), sharesDue: 0,
+      gathered: new Map(), acks: new Map(), secretsDue: 0, ackDeadline: 0
+    }
+  }
+
+  startHand (params: DealParams): { hand: number, effects: Effect[] } {
+    const { table, timeouts, signer } = this.#init
+    const hand = this.#meta.nextHand
+    const deadline = this.#init.now() + timeouts.contributeMs
+    let beacon: CommitBody['beacon'] = null
+    if (this.#init.beacon !== null) {
+      const { chain, marginMs } = this.#init.beacon
+      beacon = { chainHash: chain.hash, round: firstRoundAfter(chain, deadline, marginMs), info: { ...chain } as Record<string, unknown> }
+    }
+    const body: CommitBody = {
+      table: table.id, hand, prev: this.#meta.prevCommit, scheme: table.scheme, game: table.game, seats: table.seats,
+      dealer: table.dealer, params, commitment: BLIND_COMMITMENT, beacon, deadline
+    }
+    const commit = signDocument('commit', body, signer)
+    const robotKeys: Record<string, string> = {}
+    table.seats.forEach((s, seat) => { if (s === ROBOT) robotKeys[seat] = scalarToHex(randomScalar(this.#init.random)) })
+    const state = this.#fresh({ hand, commit, phase: 'keys', robotKeys, keys: [], shuffles: [], beacon: null, params, stages: [], secrets: [] })
+    this.#hands.set(hand, state)
+    this.#meta = { nextHand: hand + 1, prevCommit: state.digest }
+    // The robots' keys are on disk before anything leaves.
+    const robotDocs = Object.entries(robotKeys).map(([seat, x]) => makeBkey(href(state), Number(seat), signer, scalarFromHex(x, 'robot key'), this.#init.random))
+    for (const doc of robotDocs) this.#addKey(state, doc)
+    const effects: Effect[] = [
+      this.#enter(state, 'keys'),
+      { kind: 'persist', key: blindDealerMetaKey(table.id), value: { ...this.#meta } },
+      { kind: 'event', hand, event: { type: 'committed', commitment: body.commitment, beaconRound: beacon?.round ?? null } },
+      ...this.#toHumans(commit)
+    ]
+    effects.push(...this.#afterKey(state))
+    return { hand, effects }
+  }
+
+  receive (from: string, doc: Signed<unknown>): Effect[] {
+    switch (doc.type) {
+      case 'bkey': return this.#onKey(from, doc as Signed<BkeyBody>)
+      case 'bshuffle': return this.#onShuffle(from, doc as Signed<BshuffleBody>)
+      case 'bshares': return this.#onShares(from, doc as Signed<BsharesBody>)
+      case 'bsecret': return this.#onSecret(from, doc as Signed<BsecretBody>)
+      case 'ack': return this.#onAck(from, doc as Signed<AckBody>)
+      case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
+      default: throw new Rejection(`a blind dealer does not accept ${doc.type} messages`)
+    }
+  }
+
+  beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined || hand.phase !== 'beacon') return []
+    if ('error' in result) return this.#abort(hand, 'beacon-unavailable', [], result.error, [])
+    if (result.entry.round !== hand.commit.body.beacon?.round) return this.#abort(hand, 'beacon-unavailable', [], `the beacon gave round ${result.entry.round}, not the bound round`, [])
+    hand.beacon = result.entry
+    return this.#dealStages(hand, this.#initialStages(hand))
+  }
+
+  deliverStage (handNo: number, stage: string, taker?: number): Effect[] {
+    const hand = this.#handIn(handNo, ['dealt'])
+    if (hand.stages.includes(stage)) throw new Rejection(`stage ${stage} of hand ${handNo} was already delivered`)
+    const stages = getCardScheme(hand.commit.body.scheme).stagesFor(hand.commit.body.game)
+    if (!stages.includes(stage)) throw new Rejection(`${hand.commit.body.game} has no stage ${stage} (it has: ${stages.join(', ')})`)
+    if (taker !== undefined) {
+      if (!Number.isInteger(taker) || taker < 0 || taker >= hand.commit.body.seats.length) throw new Rejection(`taker must be a seat from 0 to ${hand.commit.body.seats.length - 1}`)
+      if (hand.params.taker !== undefined && hand.params.taker !== taker) throw new Rejection(`the taker of hand ${handNo} is already seat ${hand.params.taker}`)
+      hand.params = { ...hand.params, taker }
+    }
+    if (!this.#layout(hand).some(d => d.stage === stage)) throw new Rejection(`stage ${stage} needs more input (belote's take needs --taker)`)
+    return this.#dealStages(hand, [stage])
+  }
+
+  /** End of the hand: every seat is asked for its hand key (robots' are the dealer's). */
+  end (handNo: number): Effect[] {
+    const hand = this.#handIn(handNo, ['dealt'])
+    hand.secretsDue = this.#init.now() + this.#init.timeouts.ackMs
+    for (const [seat, x] of Object.entries(hand.robotKeys)) {
+      hand.secrets.push(makeBsecret(href(hand), Number(seat), this.#init.signer, scalarFromHex(x, 'robot key')))
+    }
+    const end = signDocument('bend', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest }, this.#init.signer)
+    const effects: Effect[] = [this.#enter(hand, 'ending'), ...this.#toHumans(end)]
+    if (this.#humans.length === 0) effects.push(...this.#reveal(hand))
+    return effects
+  }
+
+  tick (now: number): Effect[] {
+    const effects: Effect[] = []
+    for (const hand of [...this.#hands.values()]) {
+      const { deadline, seats } = hand.commit.body
+      if (hand.phase === 'keys' && now > deadline) {
+        const missing = this.#humans.filter(s => !hand.keys.some(k => k.body.seat === s))
+        effects.push(...this.#abort(hand, 'missing-key', missing.map(s => seats[s]), `no hand key from seat ${missing.join(', ')} by the deadline`, []))
+      } else if (hand.phase === 'shuffling' && now > deadline) {
+        const next = hand.shuffles.length
+        effects.push(...this.#abort(hand, 'missing-shuffle', [seats[next]], `no shuffle from seat ${next} by the deadline`, []))
+      } else if (hand.phase === 'dealt' && hand.pending.size > 0 && now > hand.sharesDue) {
+        const missing = [...new Set([...hand.pending].map(p => Number(p.split('|')[2])))]
+        effects.push(...this.#abort(hand, 'missing-shares', missing.map(s => seats[s]), `no decryption shares from seat ${missing.join(', ')} in time`, []))
+      } else if (hand.phase === 'ending' && now > hand.secretsDue) {
+        const missing = this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s))
+        effects.push(...this.#abort(hand, 'missing-secret', missing.map(s => seats[s]), `no hand key published by seat ${missing.join(', ')} after the hand`, []))
+      } else if (hand.phase === 'revealed' && now > hand.ackDeadline) {
+        effects.push(...this.#finalize(hand))
+      }
+    }
+    return effects
+  }
+
+  nextDeadline (): number | undefined {
+    let next: number | undefined
+    for (const h of this.#hands.values()) {
+      const t = h.phase === 'keys' || h.phase === 'shuffling' ? h.commit.body.deadline
+        : h.phase === 'dealt' && h.pending.size > 0 ? h.sharesDue
+          : h.phase === 'ending' ? h.secretsDue : h.phase === 'revealed' ? h.ackDeadline : undefined
+      if (t !== undefined && (next === undefined || t < next)) next = t
+    }
+    return next
+  }
+
+  abortHand (handNo: number, detail: string): Effect[] {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined || hand.phase === 'revealed' || hand.phase === 'ending') return []
+    if (hand.phase === 'dealt' && hand.pending.size === 0) return this.end(handNo)
+    return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], detail, [])
+  }
+
+  finalizeRevealed (): Effect[] {
+    return [...this.#hands.values()].filter(h => h.phase === 'revealed').flatMap(h => this.#finalize(h))
+  }
+
+  // ---- keys -----------------------------------------------------------------------------------
+
+  #addKey (hand: BlindDealerHand, doc: SignedBkey): void {
+    hand.keys.push(doc)
+    hand.keys.sort((a, b) => a.body.seat - b.body.seat)
+  }
+
+  #onKey (from: string, doc: SignedBkey): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'keys')
+    if (hand.keys.some(k => k.body.seat === doc.body.seat)) throw new Rejection(`replayed key of seat ${doc.body.seat} for hand ${hand.hand}`)
+    const r = checkBkey(hand.commit.body, hand.digest, doc)
+    if ('problem' in r) return this.#abort(hand, 'invalid-key', [from], `key of seat ${doc.body.seat}: ${r.problem}`, [doc])
+    this.#addKey(hand, doc)
+    return this.#afterKey(hand)
+  }
+
+  #afterKey (hand: BlindDealerHand): Effect[] {
+    if (hand.keys.length < hand.commit.body.seats.length) return []
+    hand.pubs = hand.keys.map(k => pointFromHex(k.body.pub, 'public key'))
+    hand.pk = blindJointKey(hand.pubs)
+    const body: BkeysBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, keys: hand.keys }
+    return [this.#enter(hand, 'shuffling'), ...this.#toHumans(signDocument('bkeys', body, this.#init.signer)), ...this.#robotShuffles(hand)]
+  }
+
+  // ---- shuffles -------------------------------------------------------------------------------
+
+  /**
+   * A seat's shuffle is relayed at once; the seats check it (every seat checks every shuffle before
+   * its own turn, and blames its author). The dealer checks it here only when a robot shuffles next
+   * or at the end of the chain, so it never deals from a deck it has not verified.
+   */
+  #onShuffle (from: string, doc: SignedBshuffle): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'shuffling')
+    if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn (seat ${hand.shuffles.length} shuffles next)`)
+    hand.shuffles.push(doc)
+    const relay = this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from)
+    return [...relay, ...this.#robotShuffles(hand)]
+  }
+
+  /** Verifies the chain up to the last shuffle received (each shuffle once). A problem ends the hand. */
+  #verifyChain (hand: BlindDealerHand): Effect[] | undefined {
+    const verified = this.#verifiedCount(hand)
+    for (let i = verified; i < hand.shuffles.length; i++) {
+      const doc = hand.shuffles[i]
+      const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, hand.deck)
+      if ('problem' in r) return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${doc.body.seat}: ${r.problem}`, [doc])
+      hand.deck = r.deck
+      this.#verifiedUpTo.set(hand.hand, i + 1)
+    }
+    return undefined
+  }
+
+  readonly #verifiedUpTo = new Map<number, number>()
+  #verifiedCount (hand: BlindDealerHand): number { return this.#verifiedUpTo.get(hand.hand) ?? 0 }
+
+  #robotShuffles (hand: BlindDealerHand): Effect[] {
+    const { seats } = hand.commit.body
+    const effects: Effect[] = []
+    while (hand.shuffles.length < seats.length && seats[hand.shuffles.length] === ROBOT) {
+      const failed = this.#verifyChain(hand)
+      if (failed !== undefined) return [...effects, ...failed]
+      const seat = hand.shuffles.length
+      const { doc } = makeBshuffle(href(hand), seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random)
+      hand.shuffles.push(doc)
+      effects.push(...this.#toHumans(doc))
+    }
+    if (hand.shuffles.length < seats.length) return effects
+    const failed = this.#verifyChain(hand)
+    if (failed !== undefined) return [...effects, ...failed]
+    if (hand.commit.body.beacon !== null) return [...effects, this.#enter(hand, 'beacon'), { kind: 'fetchBeacon', hand: hand.hand, round: hand.commit.body.beacon.round }]
+    return [...effects, ...this.#dealStages(hand, this.#initialStages(hand))]
+  }
+
+  // ---- dealing --------------------------------------------------------------------------------
+
+  #initialStages (hand: BlindDealerHand): string[] {
+    return getCardScheme(hand.commit.body.scheme).stagesFor(hand.commit.body.game).filter(s => INITIAL_STAGES.has(s))
+  }
+
+  #layout (hand: BlindDealerHand): PositionDelivery[] {
+    return blindLayout(hand.commit.body, hand.params)
+  }
+
+  /** BDEAL: asks every seat for its decryption shares of these stages; the robots' shares are made here. */
+  #dealStages (hand: BlindDealerHand, stages: string[]): Effect[] {
+    const { seats } = hand.commit.body
+    if (hand.dealt === undefined) {
+      const sigma = beaconPermutation(hand.beacon?.randomness ?? null, docDigest(hand.shuffles[seats.length - 1]), hand.deck.length)
+      hand.dealt = dealtDeck(hand.deck, sigma)
+    }
+    hand.stages.push(...stages)
+    hand.sharesDue = this.#init.now() + this.#init.timeouts.contributeMs
+    const deliveries = this.#layout(hand).filter(d => stages.includes(d.stage))
+    for (const d of deliveries) {
+      for (let seat = 0; seat < seats.length; seat++) {
+        if (!d.public && d.seat === seat) continue
+        if (seats[seat] !== ROBOT) hand.pending.add(`${deliveryKey(d.stage, d.seat)}|${seat}`)
+      }
+    }
+    const body: BdealBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages }
+    const effects: Effect[] = [this.#enter(hand, 'dealt'), ...this.#toHumans(signDocument('bdeal', body, this.#init.signer))]
+    // The robots' shares: for each delivery a robot does not own (and public ones), as any seat would.
+    for (const d of deliveries) {
+      for (const [seatText, xHex] of Object.entries(hand.robotKeys)) {
+        const seat = Number(seatText)
+        if (!d.public && d.seat === seat) continue
+        const doc = makeBshares(href(hand), seat, this.#init.signer, scalarFromHex(xHex, 'robot key'), hand.dealt, d.positions, d.stage, d.seat, this.#init.random)
+        effects.push(...this.#routeShares(hand, d, doc, null))
+      }
+    }
+    return effects
+  }
+
+  #onShares (from: string, doc: Signed<BsharesBody>): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'dealt')
+    const key = `${deliveryKey(doc.body.stage, doc.body.to)}|${doc.body.seat}`
+    if (!hand.pending.has(key)) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage}/${doc.body.to ?? 'table'} were not asked for (or came twice)`)
+    const d = this.#layout(hand).find(l => l.stage === doc.body.stage && l.seat === doc.body.to)
+    if (d === undefined) throw new Rejection(`no delivery ${doc.body.stage}/${doc.body.to ?? 'table'} in this hand`)
+    hand.pending.delete(key)
+    return this.#routeShares(hand, d, doc, from)
+  }
+
+  /**
+   * Shares for a human seat's private cards go to that seat only, unread here (the dealer cannot
+   * open them: it lacks that seat's share). Shares the dealer opens itself — public cards, robots'
+   * cards — are checked here first; public ones are relayed to every human seat.
+   */
+  #routeShares (hand: BlindDealerHand, d: PositionDelivery, doc: Signed<BsharesBody>, from: string | null): Effect[] {
+    const { seats } = hand.commit.body
+    const ownerIsHuman = d.seat !== null && seats[d.seat] !== ROBOT
+    if (!d.public && ownerIsHuman) return [{ kind: 'send', to: seats[d.seat as number], doc }]
+    const r = checkBshares(hand.commit.body, hand.digest, doc, hand.pubs[doc.body.seat], hand.dealt as Ciphertext[], d.positions)
+    if ('problem' in r) return this.#abort(hand, 'invalid-shares', [doc.signer], `shares of seat ${doc.body.seat}: ${r.problem}`, [doc])
+    const key = deliveryKey(d.stage, d.seat)
+    const got = hand.gathered.get(key) ?? new Map<number, Point>()
+    hand.gathered.set(key, got)
+    for (const [pos, point] of r.shares) got.set(pos * 16 + doc.body.seat, point)
+    const effects: Effect[] = d.public ? this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from) : []
+    return [...effects, ...this.#openIfComplete(hand, d)]
+  }
+
+  #openIfComplete (hand: BlindDealerHand, d: PositionDelivery): Effect[] {
+    const { seats } = hand.commit.body
+    const got = hand.gathered.get(deliveryKey(d.stage, d.seat)) ?? new Map<number, Point>()
+    const senders = seats.map((_, s) => s).filter(s => d.public || s !== d.seat)
+    if (got.size < senders.length * d.positions.length) return []
+    const dealt = hand.dealt as Ciphertext[]
+    const cards = d.positions.map(pos => {
+      const shares = senders.map(s => got.get(pos * 16 + s) as Point)
+      if (!d.public && d.seat !== null) shares.push(mulSecret(dealt[pos].b, scalarFromHex(hand.robotKeys[d.seat], 'robot key')))
+      return openPosition(hand.commit.body.game, dealt[pos], shares)
+    })
+    return [{ kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } }]
+  }
+
+  // ---- the end ---------------------------------------------------------------------------------
+
+  #onSecret (from: string, doc: SignedBsecret): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'ending')
+    if (hand.secrets.some(s => s.body.seat === doc.body.seat)) throw new Rejection(`replayed hand key of seat ${doc.body.seat}`)
+    const r = checkBsecret(hand.commit.body, hand.digest, doc, hand.pubs[doc.body.seat])
+    if ('problem' in r) throw new Rejection(`hand key of seat ${doc.body.seat}: ${r.problem}`)
+    hand.secrets.push(doc)
+    if (hand.secrets.length < hand.commit.body.seats.length) return []
+    return this.#reveal(hand)
+  }
+
+  #reveal (hand: BlindDealerHand): Effect[] {
+    hand.secrets.sort((a, b) => a.body.seat - b.body.seat)
+    const body: BrevealBody = {
+      table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages: hand.stages, secrets: hand.secrets
+    }
+    hand.reveal = signDocument('breveal', body, this.#init.signer)
+    const cards = openDeckWithKeys(hand.commit.body.game, hand.dealt as Ciphertext[], hand.secrets.map(s => scalarFromHex(s.body.secret, 'secret')))
+    hand.deliveries = cardDeliveries(this.#layout(hand), cards)
+    hand.ackDeadline = this.#init.now() + this.#init.timeouts.ackMs
+    const effects: Effect[] = [this.#enter(hand, 'revealed'), { kind: 'event', hand: hand.hand, event: { type: 'revealed' } }, ...this.#toHumans(hand.reveal)]
+    if (this.#humans.length === 0) effects.push(...this.#finalize(hand))
+    return effects
+  }
+
+  #onAck (from: string, doc: SignedAck): Effect[] {
+    const hand = this.#checkSeatDoc(from, doc, 'revealed')
+    if (hand.acks.has(doc.body.seat)) throw new Rejection(`replayed countersignature of seat ${doc.body.seat} for hand ${hand.hand}`)
+    if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection(`countersignature of seat ${doc.body.seat} names another reveal`)
+    if (doc.body.cards !== seatCardsDigest(hand.deliveries as Delivery[], doc.body.seat, hand.stages)) throw new Rejection(`countersignature of seat ${doc.body.seat} names cards it was not dealt`)
+    hand.acks.set(doc.body.seat, doc)
+    return hand.acks.size === this.#humans.length ? this.#finalize(hand) : []
+  }
+
+  #finalize (hand: BlindDealerHand): Effect[] {
+    const acks = [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat)
+    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: hand.reveal as SignedBreveal, acks }
+    const gone = this.#enter(hand, 'done')
+    // The receipt is too large for one frame (every shuffle): seats assemble it from what they hold.
+    const final: BfinalBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, reveal: docDigest(hand.reveal), acks }
+    return [
+      { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
+      { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: acks.map(a => a.body.seat) } },
+      ...this.#toHumans(signDocument('bfinal', final, this.#init.signer)),
+      gone
+    ]
+  }
+
+  #onSeatAbort (from: string, doc: Signed<AbortBody>): Effect[] {
+    const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for unknown hand ${doc.body.hand}`)
+    const seat = hand.commit.body.seats.indexOf(from)
+    if (seat < 0 || doc.signer !== from || !this.#verify(doc)) throw new Rejection('abort not signed by a seat of that hand')
+    if (doc.body.commit === null || docDigest(doc.body.commit) !== hand.digest) throw new Rejection(`abort of seat ${seat} names another commit`)
+    const gone = this.#enter(hand, 'aborted')
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from),
+      gone
+    ]
+  }
+
+  #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): BlindDealerHand {
+    const body = doc.body
+    if (body.table !== this.#init.table.id) throw new Rejection(`${doc.type} for another table (${body.table})`)
+    const hand = this.#hands.get(body.hand)
+    if (hand === undefined) throw new Rejection(`${doc.type} for hand ${body.hand}, which is not in play (replayed or late)`)
+    if (doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by ${from}`)
+    if (hand.commit.body.seats[body.seat] !== from) throw new Rejection(`${doc.type} for seat ${body.seat}, which is not ${from}'s seat`)
+    if (body.commit !== hand.digest) throw new Rejection(`${doc.type} of seat ${body.seat} answers another commit`)
+    if (hand.phase !== phase) throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} arrived in phase ${hand.phase}`)
+    if ((phase === 'keys' || phase === 'shuffling') && this.#init.now() > hand.commit.body.deadline) {
+      throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} came after the contribution deadline`)
+    }
+    if (!this.#verify(doc)) throw new Rejection(`${doc.type} of seat ${body.seat}: bad signature`)
+    return hand
+  }
+
+  #handIn (handNo: number, phases: Phase[]): BlindDealerHand {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined) throw new Rejection(`hand ${handNo} is not in play`)
+    if (!phases.includes(hand.phase)) throw new Rejection(`hand ${handNo} is ${hand.phase}, not ${phases.join(' or ')}`)
+    return hand
+  }
+
+  #abort (hand: BlindDealerHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
+    const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
+    const gone = this.#enter(hand, 'aborted')
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      ...this.#toHumans(doc),
+      gone
+    ]
+  }
+
+  /** The one place a blind hand changes phase; returns the save that must follow (see DealerMachine#enter). */
+  #enter (hand: BlindDealerHand, phase: Phase): Effect {
+    hand.phase = phase
+    const key = blindDealerHandKey(this.#init.table.id, hand.hand)
+    if (phase === 'done' || phase === 'aborted') {
+      this.#hands.delete(hand.hand)
+      this.#verifiedUpTo.delete(hand.hand)
+      return { kind: 'persist', key, value: null }
+    }
+    const snap: BlindDealerSnapshot = {
+      hand: hand.hand, commit: hand.commit, phase, robotKeys: { ...hand.robotKeys }, keys: [...hand.keys], shuffles: [...hand.shuffles],
+      beacon: hand.beacon, params: hand.params, stages: [...hand.stages], secrets: [...hand.secrets]
+    }
+    return { kind: 'persist', key, value: snap }
+  }
+
+  #toHumans (doc: Signed<unknown>): Effect[] {
+    return this.#humans.map(s => ({ kind: 'send', to: this.#init.table.seats[s], doc }))
+  }
+}
+

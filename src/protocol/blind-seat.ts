@@ -1,0 +1,409 @@
+import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
+import { roundTime } from '../core/beacon/index.js'
+import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, pointToHex, publicKey, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
+import {
+  beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, checkBkey, checkBlindCommit, checkBshares,
+  checkBshuffle, dealtDeck, openPosition
+} from '../core/hand/blind.js'
+import type {
+  BdealBody, BfinalBody, BkeysBody, BlindReceipt, BsharesBody, SignedBkey, SignedBreveal, SignedBshares, SignedBshuffle
+} from '../core/hand/blind-messages.js'
+import { verifyBlindReceipt } from '../core/hand/blind-verify.js'
+import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
+import { checkAcks, checkBeaconEntry, verifyAbort } from '../core/hand/verify.js'
+import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
+import type { PositionDelivery } from '../core/schemes/blind.js'
+import type { Delivery } from '../core/schemes/types.js'
+import { Rejection, type Effect, type MachineInit } from './types.js'
+import { signAbort } from './abort.js'
+import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
+import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
+
+type Phase = 'keyed' | 'shuffling' | 'dealt' | 'ended' | 'acked' | 'done' | 'aborted'
+
+export interface BlindSeatSnapshot {
+  hand: number
+  commit: SignedCommit
+  phase: Phase
+  /** This seat's hand key (hex): saved before its public key leaves, published only after the hand. */
+  secret: string
+  keys: SignedBkey[]
+  shuffles: SignedBshuffle[]
+  beacon: BeaconEntry | null
+  params: DealParams | null
+  /** Stages the dealer asked shares for, in order. */
+  stages: string[]
+  /** Shares received for this seat's (and the table's) cards, kept until they open them. */
+  shares: SignedBshares[]
+  /** Cards opened so far. */
+  cards: Delivery[]
+  reveal?: SignedBreveal
+  ack?: SignedAck
+}
+
+interface BlindSeatHand extends BlindSeatSnapshot {
+  digest: string
+  x: bigint
+  pubs: Point[]
+  pk?: Point
+  deck: Ciphertext[]
+  dealt?: Ciphertext[]
+  waitUntil: number
+}
+
+export const blindSeatHandKey = (table: string, hand: number): string => `blind-seat/${table}/hand/${String(hand).padStart(16, '0')}`
+export const blindSeatMetaKey = seatMetaKey
+
+/**
+ * A seat's side of a dealer-blind hand (blind-v1), pure. It draws a fresh hand key, checks every
+ * key proof and every shuffle before its own turn, gives decryption shares only for cards that are
+ * not its own, opens its cards with every other seat's checked shares plus its own, and after the
+ * hand publishes its key and checks the whole hand alone before it countersigns.
+ */
+export class BlindSeatMachine {
+  readonly #init: MachineInit
+  readonly #seat: number
+  readonly #hands = new Map<number, BlindSeatHand>()
+  readonly #verify: (doc: Signed<unknown>) => boolean
+  #meta: SeatMeta = { lastHand: 0 }
+
+  constructor (init: MachineInit) {
+    this.#init = init
+    this.#seat = init.table.seats.indexOf(init.signer.peerId)
+    if (this.#seat < 0) throw new Error(`${init.signer.peerId} holds no seat at table ${init.table.id}`)
+    this.#verify = init.verifyDoc ?? verifyDocument
+  }
+
+  get seat (): number { return this.#seat }
+
+  /** After a restart: hands come back from their saved documents (already checked when received). */
+  restore (meta: SeatMeta | undefined, snapshots: BlindSeatSnapshot[]): void {
+    if (meta !== undefined) this.#meta = { ...meta }
+    for (const s of snapshots) {
+      const hand = this.#fresh(s)
+      if (s.keys.length === s.commit.body.seats.length) this.#setKeys(hand)
+      if (s.shuffles.length > 0) hand.deck = decodeDeck(s.shuffles[s.shuffles.length - 1].body.deck, 'deck')
+      if (s.params !== null && s.shuffles.length === s.commit.body.seats.length) this.#setDealt(hand)
+      hand.waitUntil = this.#waitFor(hand)
+      this.#hands.set(s.hand, hand)
+    }
+  }
+
+  #fresh (s: BlindSeatSnapshot): BlindSeatHand {
+    return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game), waitUntil: 0 }
+  }
+
+  cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
+    return this.#hands.get(handNo)?.cards.map(c => ({ ...c })) ?? []
+  }
+
+  status (): Array<{ hand: number, phase: Phase }> {
+    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase }))
+  }
+
+  receive (from: string, doc: Signed<unknown>): Effect[] {
+    if (from !== this.#init.table.dealer) throw new Rejection(`${doc.type} from ${from}, who is not the dealer`)
+    // The dealer relays the seats' shuffles, shares and abort records: each is checked on its own signature.
+    const relayed = doc.type === 'bshuffle' || doc.type === 'bshares' || doc.type === 'abort'
+    if (!relayed && doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by the dealer`)
+    switch (doc.type) {
+      case 'commit': return this.#onCommit(doc as SignedCommit)
+      case 'bkeys': return this.#onKeys(doc as Signed<BkeysBody>)
+      case 'bshuffle': return this.#onShuffle(doc as SignedBshuffle)
+      case 'bdeal': return this.#onDeal(doc as Signed<BdealBody>)
+      case 'bshares': return this.#onShares(doc as SignedBshares)
+      case 'bend': return this.#onEnd(doc as Signed<{ table: string, hand: number, commit: string }>)
+      case 'breveal': return this.#onReveal(doc as SignedBreveal)
+      case 'bfinal': return this.#onFinal(doc as Signed<BfinalBody>)
+      case 'abort': return this.#onAbort(doc as Signed<AbortBody>)
+      default: throw new Rejection(`a blind seat does not accept ${doc.type} messages`)
+    }
+  }
+
+  tick (now: number): Effect[] {
+    const effects: Effect[] = []
+    for (const hand of [...this.#hands.values()]) {
+      if (now <= hand.waitUntil) continue
+      const dealer = [this.#init.table.dealer]
+      if (hand.phase === 'keyed' || hand.phase === 'shuffling') {
+        // Whose turn it was is named: the dealer relays, so a silent shuffler and a silent dealer look alike here.
+        const next = hand.phase === 'shuffling' ? hand.shuffles.length : -1
+        const silent = next >= 0 ? [hand.commit.body.seats[next] === 'robot' ? this.#init.table.dealer : hand.commit.body.seats[next]] : dealer
+        effects.push(...this.#abort(hand, next >= 0 ? 'missing-shuffle' : 'missing-deal', silent, `hand ${hand.hand} was not shuffled and dealt in time`, []))
+      } else if (hand.phase === 'dealt' || hand.phase === 'ended') {
+        effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, []))
+      } else if (hand.phase === 'acked') {
+        effects.push(...this.#done(hand, [hand.ack as SignedAck]))
+      }
+    }
+    return effects
+  }
+
+  nextDeadline (): number | undefined {
+    let next: number | undefined
+    for (const h of this.#hands.values()) if (next === undefined || h.waitUntil < next) next = h.waitUntil
+    return next
+  }
+
+  #waitFor (hand: BlindSeatHand): number {
+    const { contributeMs, revealMs, ackMs } = this.#init.timeouts
+    switch (hand.phase) {
+      case 'keyed': case 'shuffling': {
+        const body = hand.commit.body
+        const chain = this.#init.beacon?.chain
+        const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
+        return due + 2 * contributeMs
+      }
+      case 'dealt': case 'ended': return this.#init.now() + revealMs
+      default: return this.#init.now() + 2 * ackMs
+    }
+  }
+
+  #onCommit (doc: SignedCommit): Effect[] {
+    checkCommitForSeat(doc.body, this.#meta, this.#init)
+    const problem = checkBlindCommit(doc.body)
+    if (problem !== null) throw new Rejection(`commit: ${problem}`)
+    if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
+    const x = randomScalar(this.#init.random)
+    const hand = this.#fresh({
+      hand: doc.body.hand, commit: doc, phase: 'keyed', secret: scalarToHex(x), keys: [], shuffles: [], beacon: null, params: null, stages: [], shares: [], cards: []
+    })
+    this.#hands.set(hand.hand, hand)
+    this.#meta = { lastHand: hand.hand, lastCommit: hand.digest }
+    return [
+      this.#enter(hand, 'keyed'),
+      { kind: 'persist', key: blindSeatMetaKey(this.#init.table.id), value: this.#meta },
+      { kind: 'event', hand: hand.hand, event: { type: 'committed', commitment: doc.body.commitment, beaconRound: doc.body.beacon?.round ?? null } },
+      { kind: 'send', to: this.#init.table.dealer, doc: makeBkey(href(hand), this.#seat, this.#init.signer, x, this.#init.random) }
+    ]
+  }
+
+  #setKeys (hand: BlindSeatHand): void {
+    hand.pubs = hand.keys.map(k => pointFromHex(k.body.pub, 'public key'))
+    hand.pk = blindJointKey(hand.pubs)
+  }
+
+  #onKeys (doc: Signed<BkeysBody>): Effect[] {
+    const hand = this.#handFor(doc.body, 'keyed')
+    if (!this.#verify(doc)) throw new Rejection('bkeys: bad signature')
+    const { seats } = hand.commit.body
+    if (doc.body.keys.length !== seats.length || doc.body.keys.some((k, i) => k.body.seat !== i)) throw new Rejection('bkeys: not one key per seat in seat order')
+    for (const key of doc.body.keys) {
+      if (!this.#verify(key)) return this.#abort(hand, 'invalid-key', [key.signer], `key of seat ${key.body.seat}: bad signature`, [doc])
+      if (key.body.commit !== hand.digest && key.body.hand === hand.hand) return this.#abort(hand, 'equivocation', [this.#init.table.dealer], `seat ${key.body.seat} answered another commit for hand ${hand.hand}`, [key])
+      const r = checkBkey(hand.commit.body, hand.digest, key)
+      if ('problem' in r) return this.#abort(hand, 'invalid-key', [key.signer], `key of seat ${key.body.seat}: ${r.problem}`, [key])
+    }
+    if (doc.body.keys[this.#seat].body.pub !== pointToHex(publicKey(hand.x))) {
+      return this.#abort(hand, 'equivocation', [this.#init.table.dealer], 'the keys relayed by the dealer replace my own', [doc])
+    }
+    hand.keys = doc.body.keys
+    this.#setKeys(hand)
+    return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+  }
+
+  #onShuffle (doc: SignedBshuffle): Effect[] {
+    const hand = this.#handFor(doc.body, 'shuffling')
+    if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn`)
+    if (doc.body.seat === this.#seat) throw new Rejection('my own shuffle relayed back')
+    if (!this.#verify(doc)) throw new Rejection(`shuffle of seat ${doc.body.seat}: bad signature`)
+    const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, hand.deck)
+    if ('problem' in r) return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${doc.body.seat}: ${r.problem}`, [doc])
+    hand.shuffles.push(doc)
+    hand.deck = r.deck
+    return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+  }
+
+  /** My shuffle, once every shuffle before mine is in and checked. */
+  #myTurn (hand: BlindSeatHand): Effect[] {
+    if (hand.shuffles.length !== this.#seat) return []
+    const { doc, output } = makeBshuffle(href(hand), this.#seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random)
+    hand.shuffles.push(doc)
+    hand.deck = output
+    return [this.#enter(hand, 'shuffling'), { kind: 'send', to: this.#init.table.dealer, doc }]
+  }
+
+  #setDealt (hand: BlindSeatHand): void {
+    const n = hand.commit.body.seats.length
+    hand.dealt = dealtDeck(hand.deck, beaconPermutation(hand.beacon?.randomness ?? null, docDigest(hand.shuffles[n - 1]), hand.deck.length))
+  }
+
+  #layout (hand: BlindSeatHand): PositionDelivery[] {
+    return blindLayout(hand.commit.body, hand.params as DealParams)
+  }
+
+  #onDeal (doc: Signed<BdealBody>): Effect[] {
+    const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
+    if (!this.#verify(doc)) throw new Rejection('bdeal: bad signature')
+    const { seats, params } = hand.commit.body
+    if (hand.shuffles.length !== seats.length) throw new Rejection(`bdeal before every seat shuffled (${hand.shuffles.length} of ${seats.length})`)
+    if (doc.body.params.dealer !== params.dealer) throw new Rejection('bdeal changes the committed dealer seat')
+    if (hand.params?.taker !== undefined && doc.body.params.taker !== hand.params.taker) throw new Rejection('bdeal changes the taker')
+    if (hand.dealt === undefined) {
+      const problems = checkBeaconEntry(hand.commit.body, doc.body.beacon)
+      if (problems.length > 0) return this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems[0], [doc])
+      hand.beacon = doc.body.beacon
+      this.#setDealt(hand)
+    } else if (JSON.stringify(doc.body.beacon) !== JSON.stringify(hand.beacon)) throw new Rejection('bdeal carries another beacon entry')
+    hand.params = doc.body.params
+    const fresh = doc.body.stages.filter(s => !hand.stages.includes(s))
+    hand.stages.push(...fresh)
+    const effects: Effect[] = [this.#enter(hand, 'dealt')]
+    for (const d of this.#layout(hand).filter(l => fresh.includes(l.stage))) {
+      if (!d.public && d.seat === this.#seat) continue
+      effects.push({ kind: 'send', to: this.#init.table.dealer, doc: makeBshares(href(hand), this.#seat, this.#init.signer, hand.x, hand.dealt as Ciphertext[], d.positions, d.stage, d.seat, this.#init.random) })
+    }
+    // Shares relayed before this BDEAL (the network does not order the dealer's and a seat's frames) are opened now.
+    return [...effects, ...this.#openReady(hand)]
+  }
+
+  #onShares (doc: SignedBshares): Effect[] {
+    const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
+    if (doc.body.to !== this.#seat && doc.body.to !== null) throw new Rejection('shares for another seat\'s cards')
+    if (doc.body.seat === this.#seat) throw new Rejection('my own shares relayed back')
+    if (hand.shares.some(s => s.body.seat === doc.body.seat && s.body.stage === doc.body.stage && s.body.to === doc.body.to)) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage} came twice`)
+    if (!this.#verify(doc)) throw new Rejection(`shares of seat ${doc.body.seat}: bad signature`)
+    hand.shares.push(doc)
+    return [this.#enter(hand, hand.phase), ...this.#openReady(hand)]
+  }
+
+  /** Opens each delivery of mine (or of the table) whose shares are all in, each share checked first. */
+  #openReady (hand: BlindSeatHand): Effect[] {
+    if (hand.dealt === undefined || hand.params === null) return []
+    const { seats, game } = hand.commit.body
+    const effects: Effect[] = []
+    for (const d of this.#layout(hand)) {
+      if (!hand.stages.includes(d.stage) || (!d.public && d.seat !== this.#seat)) continue
+      if (hand.cards.some(c => c.stage === d.stage && c.seat === d.seat)) continue
+      const docs = hand.shares.filter(s => s.body.stage === d.stage && s.body.to === d.seat)
+      if (docs.length < seats.length - 1) continue
+      const bySeat = new Map<number, Map<number, Point>>()
+      for (const s of docs) {
+        const r = checkBshares(hand.commit.body, hand.digest, s, hand.pubs[s.body.seat], hand.dealt, d.positions)
+        if ('problem' in r) return this.#abort(hand, 'invalid-shares', [s.signer], `shares of seat ${s.body.seat}: ${r.problem}`, [s])
+        bySeat.set(s.body.seat, r.shares)
+      }
+      const dealt = hand.dealt
+      let cards: string[]
+      try {
+        cards = d.positions.map(pos => openPosition(game, dealt[pos], [...[...bySeat.values()].map(m => m.get(pos) as Point), mulSecret(dealt[pos].b, hand.x)]))
+      } catch (err) {
+        // Every share verified, yet no card: the deck itself is wrong, which the shuffle proofs exclude.
+        return this.#abort(hand, 'invalid-shares', [this.#init.table.dealer], (err as Error).message, docs)
+      }
+      hand.cards.push({ stage: d.stage, seat: d.seat, public: d.public, cards })
+      hand.shares = hand.shares.filter(s => !docs.includes(s))
+      effects.push(this.#enter(hand, hand.phase), { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } })
+    }
+    return effects
+  }
+
+  #onEnd (doc: Signed<{ table: string, hand: number, commit: string }>): Effect[] {
+    const hand = this.#handFor(doc.body, 'dealt')
+    if (!this.#verify(doc)) throw new Rejection('bend: bad signature')
+    return [this.#enter(hand, 'ended'), { kind: 'send', to: this.#init.table.dealer, doc: makeBsecret(href(hand), this.#seat, this.#init.signer, hand.x) }]
+  }
+
+  /** The shield: the whole hand re-checked alone from what this seat holds, and its own cards found in it. */
+  #onReveal (doc: SignedBreveal): Effect[] {
+    const hand = this.#handFor(doc.body, 'ended')
+    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [] }
+    const verdict = verifyBlindReceipt(receipt, { verifyDoc: this.#verify })
+    const problems = [...verdict.problems]
+    const mine = hand.cards.filter(c => !c.public && c.seat === this.#seat)
+    const theirs = (verdict.summary?.deliveries ?? []).filter(d => !d.public && d.seat === this.#seat)
+    if (verdict.ok && JSON.stringify(mine) !== JSON.stringify(theirs)) problems.push('the reveal gives me other cards than the ones I opened')
+    effects: {
+      if (problems.length > 0) break effects
+      const ack: AckBody = {
+        table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, reveal: docDigest(doc), seat: this.#seat,
+        cards: seatCardsDigest(hand.cards, this.#seat, doc.body.stages)
+      }
+      hand.reveal = doc
+      hand.ack = signDocument('ack', ack, this.#init.signer)
+      return [
+        this.#enter(hand, 'acked'),
+        { kind: 'event', hand: hand.hand, event: { type: 'revealed' } },
+        { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: true, problems: [] } },
+        { kind: 'send', to: this.#init.table.dealer, doc: hand.ack }
+      ]
+    }
+    return [
+      { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: false, problems } },
+      ...this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems.slice(0, 3).join('; ').slice(0, 500), [doc])
+    ]
+  }
+
+  #onFinal (doc: Signed<BfinalBody>): Effect[] {
+    const hand = this.#handFor(doc.body, 'acked')
+    if (!this.#verify(doc)) throw new Rejection('bfinal: bad signature')
+    if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection('bfinal: countersignatures of another reveal')
+    const cardsBySeat = undefined
+    const problems = checkAcks(hand.commit.body, hand.digest, doc.body.acks, doc.body.reveal, cardsBySeat, this.#verify)
+    if (problems.length > 0) throw new Rejection(`bfinal: ${problems[0]}`)
+    if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack))) throw new Rejection('bfinal: the receipt leaves out my countersignature')
+    return this.#done(hand, doc.body.acks)
+  }
+
+  #done (hand: BlindSeatHand, acks: SignedAck[]): Effect[] {
+    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: hand.reveal as SignedBreveal, acks }
+    const gone = this.#enter(hand, 'done')
+    return [
+      { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
+      { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: acks.map(a => a.body.seat) } },
+      gone
+    ]
+  }
+
+  #onAbort (doc: Signed<AbortBody>): Effect[] {
+    const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
+    const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
+    if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
+    const gone = this.#enter(hand, 'aborted')
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      gone
+    ]
+  }
+
+  #abort (hand: BlindSeatHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
+    const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
+    const gone = this.#enter(hand, 'aborted')
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      { kind: 'send', to: this.#init.table.dealer, doc },
+      gone
+    ]
+  }
+
+  /** The one place a blind seat's hand changes phase; returns the save that must follow (see SeatMachine#enter). */
+  #enter (hand: BlindSeatHand, phase: Phase): Effect {
+    const key = blindSeatHandKey(this.#init.table.id, hand.hand)
+    if (phase === 'done' || phase === 'aborted') {
+      hand.phase = phase
+      this.#hands.delete(hand.hand)
+      return { kind: 'persist', key, value: null }
+    }
+    if (phase !== hand.phase || hand.waitUntil === 0) {
+      hand.phase = phase
+      hand.waitUntil = this.#waitFor(hand)
+    }
+    const snap: BlindSeatSnapshot = {
+      hand: hand.hand, commit: hand.commit, phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
+      params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack
+    }
+    return { kind: 'persist', key, value: snap }
+  }
+
+  #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): BlindSeatHand {
+    if (body.table !== this.#init.table.id) throw new Rejection(`message for another table (${body.table})`)
+    const hand = this.#hands.get(body.hand)
+    if (hand === undefined) throw new Rejection(`message for hand ${body.hand}, which is not in play here (replayed or late)`)
+    if (body.commit !== hand.digest) throw new Rejection(`message for hand ${body.hand} answers another commit`)
+    if (!phases.includes(hand.phase)) throw new Rejection(`message for hand ${body.hand} arrived in phase ${hand.phase}`)
+    return hand
+  }
+}

@@ -1,0 +1,191 @@
+// The dealer-blind machines in memory, on the real wire encoding: four seats (the dealer's node
+// holds seat 0), every seat gets exactly its cards, no node can open another seat's card from what
+// it received before the reveal, every receipt verifies, and a bad shuffle, a bad share, a proof
+// replayed from another hand or a silent seat each end the hand with a record naming its author.
+import { describe, expect, it } from 'vitest'
+import { canonicalJson } from '../src/core/canonical.js'
+import { cardPoint, decodeDeck, mulSecret, openWithShares, pointFromHex, scalarFromHex, seededRandom } from '../src/core/blind/index.js'
+import { blindCards } from '../src/core/schemes/blind.js'
+import { beaconPermutation, blindLayout, dealtDeck } from '../src/core/hand/blind.js'
+import { docDigest } from '../src/core/hand/digest.js'
+import { verifyAbort, verifyReceipt } from '../src/core/hand/verify.js'
+import { signerFromSeed, type Signer } from '../src/core/identity.js'
+import { signDocument, type Signed } from '../src/core/signed.js'
+import { BlindDealerMachine } from '../src/protocol/blind-dealer.js'
+import { BlindSeatMachine } from '../src/protocol/blind-seat.js'
+import { isForDealer } from '../src/protocol/route.js'
+import type { Effect, MachineInit } from '../src/protocol/types.js'
+import { decodeFrame, encodeFrame } from '../src/protocol/wire.js'
+import type { BshuffleBody, BsharesBody } from '../src/core/hand/blind-messages.js'
+
+const signers: Signer[] = [0, 1, 2, 3].map(i => signerFromSeed(new Uint8Array(32).fill(40 + i)))
+const ids = signers.map(s => s.peerId)
+
+interface Node { id: string, dealer?: BlindDealerMachine, seat?: BlindSeatMachine, log: Array<{ entry: string, payload: any }>, events: any[], frames: Array<Signed<any>> }
+
+function table (seats: string[], options: { game?: string, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
+  let now = 1_000_000
+  const spec = { id: 'blind-mem', game: options.game ?? 'coinche', scheme: 'blind-v1', seats, dealer: ids[0] }
+  const init = (i: number, seed: number): MachineInit => ({
+    table: spec, signer: signers[i], timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 60_000 }, beacon: null,
+    now: () => now, random: seededRandom(new Uint8Array(32).fill(seed))
+  })
+  const nodes = new Map<string, Node>()
+  nodes.set(ids[0], { id: ids[0], dealer: new BlindDealerMachine(init(0, 1)), seat: seats.includes(ids[0]) ? new BlindSeatMachine(init(0, 2)) : undefined, log: [], events: [], frames: [] })
+  for (let i = 1; i < ids.length; i++) if (seats.includes(ids[i])) nodes.set(ids[i], { id: ids[i], seat: new BlindSeatMachine(init(i, 10 + i)), log: [], events: [], frames: [] })
+  const rejections: string[] = []
+  const queue: Array<{ node: Node, role: 'dealer' | 'seat', effects: Effect[] }> = []
+  const run = (node: Node, role: 'dealer' | 'seat', effects: Effect[]): void => {
+    queue.push({ node, role, effects })
+    while (queue.length > 0) {
+      const { node: from, role: fromRole, effects: list } = queue.shift()!
+      for (const e of list) {
+        if (e.kind === 'append' && !(fromRole === 'seat' && from.dealer !== undefined)) from.log.push({ entry: e.entry, payload: e.payload })
+        if (e.kind === 'event') from.events.push({ role: fromRole, hand: e.hand, ...e.event })
+        if (e.kind !== 'send') continue
+        const doc = options.intercept === undefined ? e.doc : options.intercept(from.id, e.to, e.doc)
+        if (doc === undefined) continue
+        const to = nodes.get(e.to)!
+        const decoded = decodeFrame(encodeFrame(doc))
+        to.frames.push(decoded)
+        const toDealer = e.to === from.id ? fromRole === 'seat' : isForDealer(decoded.type, from.id, ids[0])
+        const machine = toDealer ? to.dealer : to.seat
+        try {
+          queue.push({ node: to, role: toDealer ? 'dealer' : 'seat', effects: machine!.receive(from.id, decoded) })
+        } catch (err) { rejections.push(`${to.id.slice(-4)}: ${(err as Error).message}`) }
+      }
+    }
+  }
+  const dealerNode = nodes.get(ids[0])!
+  return {
+    nodes, rejections, dealerNode,
+    deal: (): number => { const { hand, effects } = dealerNode.dealer!.startHand({ dealer: 0 }); run(dealerNode, 'dealer', effects); return hand },
+    end: (hand: number): void => { run(dealerNode, 'dealer', dealerNode.dealer!.end(hand)) },
+    tick: (ms: number): void => { now += ms; for (const n of nodes.values()) { if (n.dealer) run(n, 'dealer', n.dealer.tick(now)); if (n.seat) run(n, 'seat', n.seat.tick(now)) } }
+  }
+}
+
+describe('blind-v1 machines in memory', () => {
+  it('four human seats: each opens exactly its cards, nobody can open another seat\'s before the reveal, receipts verify', () => {
+    const t = table(ids)
+    const hand = t.deal()
+    expect(t.rejections).toEqual([])
+    const cards = ids.map(id => t.nodes.get(id)!.seat!.cards(hand))
+    expect(cards.map(c => c.map(d => d.cards.length))).toEqual([[8], [8], [8], [8]])
+    expect(new Set(cards.flatMap(c => c[0].cards)).size).toBe(32)
+    // Before the reveal: for every node, every position owned by another seat stays closed with
+    // every share that node received and every key it holds (its own seat's).
+    const before = new Map([...t.nodes].map(([id, n]) => [id, [...n.frames]]))
+    t.end(hand)
+    // Every node logged the same receipt (each assembled its own from what it held); it verifies.
+    const receipts = [...t.nodes.values()].map(n => n.log.find(l => l.entry === 'receipt')?.payload)
+    const receipt = receipts[0]
+    for (const r of receipts) expect(canonicalJson(r)).toBe(canonicalJson(receipt))
+    const v = verifyReceipt(receipt)
+    expect(v.problems).toEqual([])
+    expect(cards.map(c => c[0].cards)).toEqual(v.summary!.hands)
+    const commit = receipt.commit.body
+    const deck = decodeDeck(receipt.shuffles[3].body.deck, 'deck')
+    const dealt = dealtDeck(deck, beaconPermutation(null, docDigest(receipt.shuffles[3]), 32))
+    const xs = receipt.reveal.body.secrets.map((s: any) => scalarFromHex(s.body.secret, 'x'))
+    const layout = blindLayout(commit, { dealer: 0 })
+    const points = blindCards('coinche').map(cardPoint)
+    for (const [i, id] of ids.entries()) {
+      const got = before.get(id)!.filter(f => f.type === 'bshares') as Array<Signed<BsharesBody>>
+      for (const d of layout.filter(l => l.seat !== i)) {
+        for (const pos of d.positions) {
+          const shares = got.flatMap(s => s.body.shares.filter(x => x.pos === pos && s.body.to === d.seat).map(x => pointFromHex(x.d, 'd')))
+          const m = openWithShares(dealt[pos], [...shares, mulSecret(dealt[pos].b, xs[i])])
+          expect(points.some(p => p.equals(m)), `node ${i} opened position ${pos} of seat ${d.seat}`).toBe(false)
+        }
+      }
+    }
+  })
+
+  it('a robot seat is played by the dealer node, which opens the robot\'s cards and no human\'s', () => {
+    const t = table([ids[0], 'robot'], { game: 'duo' })
+    const hand = t.deal()
+    expect(t.rejections).toEqual([])
+    // The robot's face-down packets (private), opened by the dealer machine; nothing is sent for them.
+    const robotCards = t.dealerNode.events.filter(e => e.role === 'dealer' && e.type === 'cards')
+    expect(robotCards.map(e => e.seat)).toEqual([1])
+    t.end(hand)
+    const receipt = t.dealerNode.log.find(l => l.entry === 'receipt')!.payload
+    const v = verifyReceipt(receipt)
+    expect(v.problems).toEqual([])
+    expect(v.summary!.deliveries!.find(d => d.seat === 1 && !d.public)!.cards).toEqual(robotCards[0].cards)
+  })
+
+  it('a shuffle whose proof was made for another input is caught and its author named', () => {
+    const t = table(ids.slice(0, 2), {
+      game: 'duo',
+      intercept: (from, to, doc) => {
+        if (doc.type !== 'bshuffle' || doc.body.seat !== 1 || from !== ids[1]) return doc
+        // Seat 1 proves a shuffle of a deck it made up, and publishes it as its shuffle of the real one.
+        const body = doc.body as BshuffleBody
+        return signDocument('bshuffle', { ...body, deck: body.deck.slice().reverse() }, signers[1])
+      }
+    })
+    const hand = t.deal()
+    for (const n of t.nodes.values()) {
+      const abort = n.log.find(l => l.entry === 'abort')
+      expect(abort, `node ${n.id.slice(-4)} logged no abort`).toBeDefined()
+      expect(abort!.payload.body.reason).toBe('invalid-shuffle')
+      expect(abort!.payload.body.blame).toEqual([ids[1]])
+      expect(abort!.payload.body.evidence[0].signer).toBe(ids[1])
+      expect(verifyAbort(abort!.payload).ok).toBe(true)
+    }
+    expect(t.nodes.get(ids[1])!.seat!.cards(hand)).toEqual([])
+  })
+
+  it('a wrong decryption share is caught by the seat it was for, naming its author', () => {
+    // Seat 0 (the dealer's node) gives seat 1 a share for one card in place of another's.
+    const t = table(ids.slice(0, 2), {
+      game: 'duo',
+      intercept: (from, to, doc) => {
+        if (doc.type !== 'bshares' || from !== ids[0] || to !== ids[1] || doc.body.to !== 1) return doc
+        const body = doc.body as BsharesBody
+        const shares = body.shares.map((s, i) => i === 0 ? { ...s, d: body.shares[1].d } : s)
+        return signDocument('bshares', { ...body, shares }, signers[0])
+      }
+    })
+    t.deal()
+    const abort = t.nodes.get(ids[1])!.log.find(l => l.entry === 'abort')!.payload
+    expect(abort.body.reason).toBe('invalid-shares')
+    expect(abort.body.blame).toEqual([ids[0]])
+    expect(abort.body.evidence[0].signer).toBe(ids[0])
+    expect(verifyAbort(abort).ok).toBe(true)
+    expect(t.dealerNode.log.find(l => l.entry === 'abort')?.payload.body.reason).toBe('invalid-shares')
+  })
+
+  it('a shuffle proof replayed from another hand, re-signed by its seat, is refused and blamed', () => {
+    let old: Signed<BshuffleBody> | undefined
+    let replay = false
+    const t = table(ids.slice(0, 2), {
+      game: 'duo',
+      intercept: (from, to, doc) => {
+        if (doc.type !== 'bshuffle' || doc.body.seat !== 1 || from !== ids[1]) return doc
+        if (!replay) { old = doc; return doc }
+        return signDocument('bshuffle', { ...old!.body, hand: doc.body.hand, commit: doc.body.commit }, signers[1])
+      }
+    })
+    const first = t.deal()
+    t.end(first)
+    expect(t.dealerNode.log.map(l => l.entry)).toEqual(['receipt'])
+    replay = true
+    t.deal()
+    const abort = t.dealerNode.log.filter(l => l.entry === 'abort').at(-1)!.payload
+    expect(abort.body.reason).toBe('invalid-shuffle')
+    expect(abort.body.blame).toEqual([ids[1]])
+  })
+
+  it('a seat that never shuffles is named at the deadline', () => {
+    const t = table(ids.slice(0, 2), { game: 'duo', intercept: (from, to, doc) => doc.type === 'bshuffle' && from === ids[1] ? undefined : doc })
+    t.deal()
+    t.tick(21_000)
+    const abort = t.dealerNode.log.find(l => l.entry === 'abort')!.payload
+    expect(abort.body.reason).toBe('missing-shuffle')
+    expect(abort.body.blame).toEqual([ids[1]])
+    expect(verifyAbort(abort).ok).toBe(true)
+  })
+})
