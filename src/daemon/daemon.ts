@@ -463,7 +463,7 @@ export class Daemon {
     }
     // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
     // seat it never reached is recorded as unreachable rather than blamed for not answering.
-    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges') ? this.dealer : undefined
+    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges') && this.dealer instanceof DealerMachine ? this.dealer : undefined
     this.#messenger.send(to, frame).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
       this.#logger.warn({ to, type: doc.type, err: (err as Error).message }, 'send failed')
       report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
