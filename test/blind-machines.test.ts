@@ -100,7 +100,7 @@ describe('blind-v1 machines in memory', () => {
         }
       }
     }
-  })
+  }, 300_000)
 
   it('a robot seat is played by the dealer node, which opens the robot\'s cards and no human\'s', () => {
     const t = table([ids[0], 'robot'], { game: 'duo' })
@@ -114,7 +114,7 @@ describe('blind-v1 machines in memory', () => {
     const v = verifyReceipt(receipt)
     expect(v.problems).toEqual([])
     expect(v.summary!.deliveries!.find(d => d.seat === 1 && !d.public)!.cards).toEqual(robotCards[0].cards)
-  })
+  }, 300_000)
 
   it('a shuffle whose proof was made for another input is caught and its author named', () => {
     const t = table(ids.slice(0, 2), {
@@ -136,7 +136,7 @@ describe('blind-v1 machines in memory', () => {
       expect(verifyAbort(abort!.payload).ok).toBe(true)
     }
     expect(t.nodes.get(ids[1])!.seat!.cards(hand)).toEqual([])
-  })
+  }, 300_000)
 
   it('a wrong decryption share is caught by the seat it was for, naming its author', () => {
     // Seat 0 (the dealer's node) gives seat 1 a share for one card in place of another's.
@@ -156,7 +156,7 @@ describe('blind-v1 machines in memory', () => {
     expect(abort.body.evidence[0].signer).toBe(ids[0])
     expect(verifyAbort(abort).ok).toBe(true)
     expect(t.dealerNode.log.find(l => l.entry === 'abort')?.payload.body.reason).toBe('invalid-shares')
-  })
+  }, 300_000)
 
   it('a shuffle proof replayed from another hand, re-signed by its seat, is refused and blamed', () => {
     let old: Signed<BshuffleBody> | undefined
@@ -177,7 +177,7 @@ describe('blind-v1 machines in memory', () => {
     const abort = t.dealerNode.log.filter(l => l.entry === 'abort').at(-1)!.payload
     expect(abort.body.reason).toBe('invalid-shuffle')
     expect(abort.body.blame).toEqual([ids[1]])
-  })
+  }, 300_000)
 
   it('a seat that never shuffles is named at the deadline', () => {
     const t = table(ids.slice(0, 2), { game: 'duo', intercept: (from, to, doc) => doc.type === 'bshuffle' && from === ids[1] ? undefined : doc })
@@ -187,5 +187,5 @@ describe('blind-v1 machines in memory', () => {
     expect(abort.body.reason).toBe('missing-shuffle')
     expect(abort.body.blame).toEqual([ids[1]])
     expect(verifyAbort(abort).ok).toBe(true)
-  })
+  }, 300_000)
 })

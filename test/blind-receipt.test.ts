@@ -32,7 +32,7 @@ describe('blind-v1 receipts', () => {
     expect(verdict.summary?.hands?.flat().sort()).toEqual([...ATOUT_CARDS].sort())
     expect(verdict.summary?.hands).toEqual(run.deliveries.map(d => d.cards))
     expect(verdict.summary?.acked).toEqual([0, 1, 3])
-  })
+  }, 300_000)
 
   it('any single-byte change of the receipt fails', () => {
     const bytes = canonicalBytes(run.receipt)
@@ -49,7 +49,7 @@ describe('blind-v1 receipts', () => {
       expect(verifyReceipt(value).ok, `byte ${i}`).toBe(false)
     }
     expect(tried).toBeGreaterThan(40)
-  })
+  }, 300_000)
 
   it('a shuffle proof replayed into another hand is refused, even re-signed by its seat', () => {
     const other = playBlindHand(base({ hand: 2, random: seededRandom(new Uint8Array(32).fill(7)) }))
@@ -62,7 +62,7 @@ describe('blind-v1 receipts', () => {
     const keys = structuredClone(other.receipt)
     keys.keys[3] = signDocument('bkey', { ...run.receipt.keys[3].body, hand: 2, commit: docDigest(other.receipt.commit) }, seats[3] as Signer)
     expect(verifyReceipt(keys).problems.join('\n')).toMatch(/key of seat 3: its proof of knowledge/)
-  })
+  }, 300_000)
 
   it('a hand key that is not the seat\'s is refused', () => {
     const receipt = structuredClone(run.receipt)
@@ -70,13 +70,13 @@ describe('blind-v1 receipts', () => {
     secrets[1] = signDocument('bsecret', { ...secrets[1].body, secret: secrets[3].body.secret }, seats[1] as Signer)
     receipt.reveal = signDocument('breveal', receipt.reveal.body, dealer)
     expect(verifyReceipt(receipt).problems).toContain('hand key of seat 1: its hand key does not match its public key')
-  })
+  }, 300_000)
 
   it('a countersignature of other cards is refused', () => {
     const receipt = structuredClone(run.receipt)
     receipt.acks[1] = signDocument('ack', { ...receipt.acks[1].body, cards: receipt.acks[0].body.cards }, seats[1] as Signer)
     expect(verifyReceipt(receipt).problems).toContain("countersignature of seat 1: the cards it held are not that seat's cards of this deck")
-  })
+  }, 300_000)
 
   it('belote with the take, and duo, verify', () => {
     const belote = playBlindHand(base({ game: 'belote', params: { dealer: 1, taker: 2 } }))
@@ -86,7 +86,7 @@ describe('blind-v1 receipts', () => {
     expect(v.summary?.deliveries?.map(d => d.stage)).toEqual(['deal', 'deal', 'deal', 'deal', 'turnUp', 'take', 'take', 'take', 'take'])
     const duo = playBlindHand(base({ game: 'duo', seats: [dealer, signer(1)] }))
     expect(verifyReceipt(duo.receipt).problems).toEqual([])
-  })
+  }, 300_000)
 
   it('bound to a recorded quicknet round: verifies; another entry fails', () => {
     const entry = quicknet.entries[0]
@@ -101,12 +101,12 @@ describe('blind-v1 receipts', () => {
     const receipt = structuredClone(bound.receipt)
     receipt.reveal = signDocument('breveal', { ...receipt.reveal.body, beacon: quicknet.entries[1] }, dealer)
     expect(verifyReceipt(receipt).ok).toBe(false)
-  })
+  }, 300_000)
 
   it('a blind receipt names only blind-v1', () => {
     expect(utf8(JSON.stringify(run.receipt)).length).toBeLessThan(80_000)
     const receipt = structuredClone(run.receipt)
     receipt.commit = signDocument('commit', { ...receipt.commit.body, scheme: 'atout-v1' }, dealer)
     expect(verifyReceipt(receipt).problems.join('\n')).toMatch(/scheme atout-v1 is not blind-v1/)
-  })
+  }, 300_000)
 })

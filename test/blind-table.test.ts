@@ -65,5 +65,5 @@ describe('blind-v1 on real nodes', () => {
         }
       }
     }
-  })
+  }, 300_000)
 })
