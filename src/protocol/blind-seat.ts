@@ -120,6 +120,11 @@ export class BlindSeatMachine {
     }
   }
 
+  /** A blind seat never fetches a round itself (the BDEAL carries it, checked here): nothing to do. */
+  beaconResult (_hand: number, _result: { entry: BeaconEntry } | { error: string }): Effect[] {
+    return []
+  }
+
   tick (now: number): Effect[] {
     const effects: Effect[] = []
     for (const hand of [...this.#hands.values()]) {
