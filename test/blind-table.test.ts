@@ -17,7 +17,7 @@ afterEach(async () => { await table?.cleanup(); table = undefined })
 
 describe('blind-v1 on real nodes', () => {
   it('coinche, 4 seats over TCP: each seat exactly its cards; no node can open another seat\'s before the reveal', async () => {
-    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'blind-v1', seats: 4, robots: [], transport: 'tcp', timeouts: { contributeMs: 30_000, ackMs: 10_000, revealMs: 60_000 } })
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'blind-v1', seats: 4, robots: [], transport: 'tcp', timeouts: { contributeMs: 30_000, ackMs: 60_000, revealMs: 120_000 } })
     const nodes = await t.startAll()
     // Every document each node's machines are handed, in order (after the wire checks).
     const received = nodes.map(() => [] as Array<Signed<any>>)
