@@ -52,6 +52,8 @@ interface BlindDealerHand extends BlindDealerSnapshot {
   gathered: Map<string, Map<number, Point>>
   reveal?: SignedBreveal
   deliveries?: Delivery[]
+  /** The robots' private cards this node opened (it plays them). */
+  robotOpened: Array<{ stage: string, seat: number, cards: string[] }>
   acks: Map<number, SignedAck>
   secretsDue: number
   ackDeadline: number
@@ -103,10 +105,15 @@ export class BlindDealerMachine {
 
   get inFlight (): number { return this.#hands.size }
 
+  /** The robot seats' cards this node opened in a hand in play (it plays them; never a person's). */
+  robotCards (handNo: number): Array<{ stage: string, seat: number, cards: string[] }> {
+    return this.#hands.get(handNo)?.robotOpened.map(r => ({ ...r })) ?? []
+  }
+
   #fresh (s: BlindDealerSnapshot): BlindDealerHand {
     return {
       ...s, digest: docDigest(s.commit), pubs: [], deck: blindStartingDeck(s.commit.body.game), pending: new Set(), sharesDue: 0,
-      gathered: new Map(), acks: new Map(), secretsDue: 0, ackDeadline: 0
+      gathered: new Map(), robotOpened: [], acks: new Map(), secretsDue: 0, ackDeadline: 0
     }
   }
 
@@ -388,6 +395,7 @@ export class BlindDealerMachine {
       if (!d.public && d.seat !== null) shares.push(mulSecret(dealt[pos].b, scalarFromHex(hand.robotKeys[d.seat], 'robot key')))
       return openPosition(hand.commit.body.game, dealt[pos], shares)
     })
+    if (!d.public && d.seat !== null) hand.robotOpened.push({ stage: d.stage, seat: d.seat, cards })
     return [{ kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } }]
   }
 
