@@ -58,10 +58,10 @@ describe('blind-v1 receipts', () => {
     receipt.shuffles[1] = signDocument('bshuffle', { ...replayed.body, hand: 2, commit: docDigest(other.receipt.commit) }, seats[1] as Signer)
     const verdict = verifyReceipt(receipt)
     expect(verdict.ok).toBe(false)
-    expect(verdict.problems.join('\n')).toMatch(/shuffle of seat 1: its shuffle proof does not verify/)
+    expect(verdict.problems.map(p => p.message).join('\n')).toMatch(/shuffle of seat 1: its shuffle proof does not verify/)
     const keys = structuredClone(other.receipt)
     keys.keys[3] = signDocument('bkey', { ...run.receipt.keys[3].body, hand: 2, commit: docDigest(other.receipt.commit) }, seats[3] as Signer)
-    expect(verifyReceipt(keys).problems.join('\n')).toMatch(/key of seat 3: its proof of knowledge/)
+    expect(verifyReceipt(keys).problems.map(p => p.message).join('\n')).toMatch(/key of seat 3: its proof of knowledge/)
   }, 300_000)
 
   it('a hand key that is not the seat\'s is refused', () => {
@@ -69,13 +69,13 @@ describe('blind-v1 receipts', () => {
     const secrets = receipt.reveal.body.secrets
     secrets[1] = signDocument('bsecret', { ...secrets[1].body, secret: secrets[3].body.secret }, seats[1] as Signer)
     receipt.reveal = signDocument('breveal', receipt.reveal.body, dealer)
-    expect(verifyReceipt(receipt).problems).toContain('hand key of seat 1: its hand key does not match its public key')
+    expect(verifyReceipt(receipt).problems.map(p => p.message)).toContain('hand key of seat 1: its hand key does not match its public key')
   }, 300_000)
 
   it('a countersignature of other cards is refused', () => {
     const receipt = structuredClone(run.receipt)
     receipt.acks[1] = signDocument('ack', { ...receipt.acks[1].body, cards: receipt.acks[0].body.cards }, seats[1] as Signer)
-    expect(verifyReceipt(receipt).problems).toContain("countersignature of seat 1: the cards it held are not that seat's cards of this deck")
+    expect(verifyReceipt(receipt).problems.map(p => p.message)).toContain("countersignature of seat 1: the cards it held are not that seat's cards of this deck")
   }, 300_000)
 
   it('belote with the take, and duo, verify', () => {
@@ -107,6 +107,6 @@ describe('blind-v1 receipts', () => {
     expect(utf8(JSON.stringify(run.receipt)).length).toBeLessThan(80_000)
     const receipt = structuredClone(run.receipt)
     receipt.commit = signDocument('commit', { ...receipt.commit.body, scheme: 'atout-v1' }, dealer)
-    expect(verifyReceipt(receipt).problems.join('\n')).toMatch(/scheme atout-v1 is not blind-v1/)
+    expect(verifyReceipt(receipt).problems.map(p => p.message).join('\n')).toMatch(/scheme atout-v1 is not blind-v1/)
   }, 300_000)
 })

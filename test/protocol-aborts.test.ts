@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { docDigest } from '../src/core/hand/digest.js'
-import { verifyAbort } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
+import { Reason } from '../src/core/hand/reasons.js'
 import type { AbortBody, Receipt } from '../src/core/hand/messages.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import { DELIVERY_RETRY_MS } from '../src/protocol/dealer.js'
@@ -175,8 +176,8 @@ describe('a seat the dealer cannot reach is not blamed (issue 9, item 2)', () =>
     t.run(t.table.dealer, t.dealer.tick(t.clock.now))
     const [doc] = abortsOf(t, hand, [t.signers[1].peerId])
     const blaming = signDocument('abort', { ...doc.body, blame: [away] }, t.signers[0])
-    expect(verifyAbort(blaming).problems).toEqual(['abort: unreachable blames nobody'])
+    expect(verifyAbort(blaming).problems.map(p => p.code)).toEqual([Reason.ABORT_BLAME])
     const bySeat = signDocument('abort', doc.body, t.signers[1])
-    expect(verifyAbort(bySeat).problems).toEqual(['abort: only the dealer records a seat it could not reach'])
+    expect(verifyAbort(bySeat).problems.map(p => p.code)).toEqual([Reason.ABORT_SIGNER])
   })
 })

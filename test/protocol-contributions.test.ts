@@ -3,7 +3,7 @@
 // In memory, real wire encoding.
 import { describe, expect, test } from 'vitest'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
-import { verifyAbort } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { sha256Hex } from '../src/core/bytes.js'
 import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
 import { CONTRIBUTION_PATTERN, contributionProblem } from '../src/core/contribution.js'

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { memoryTable } from './helpers/memory-table.js'
-import { verifyReceipt, verifyAbort } from '../src/core/hand/verify.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { signDocument } from '../src/core/signed.js'
 import type { CommitBody } from '../src/core/hand/messages.js'
 

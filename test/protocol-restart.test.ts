@@ -4,7 +4,8 @@
 // the phase it is in.
 import { describe, expect, test } from 'vitest'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
-import { verifyAbort, verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { sha256Hex } from '../src/core/bytes.js'
 import { localBeaconSecretKey, localChainInfo, parseChainInfo, signLocalRound, type ChainInfo } from '../src/core/beacon/index.js'
 import type { CommitBody, Receipt, SignedAbort } from '../src/core/hand/messages.js'

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { memoryTable } from './helpers/memory-table.js'
-import { verifyAbort, verifyReceipt } from '../src/core/hand/verify.js'
+import { Reason } from '../src/core/hand/reasons.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import type { CardsBody, Receipt, RevealBody } from '../src/core/hand/messages.js'
 
@@ -61,8 +63,10 @@ describe('each seat\'s own check of the reveal (the shield)', () => {
     t.run(t.table.dealer, t.dealer.tick(t.clock.now))
     const receipt = (t.appended.get(t.table.dealer) ?? []).find(e => e.entry === 'receipt')?.payload as Receipt
     const verdict = verifyReceipt(receipt)
-    expect(verdict.ok).toBe(true)
+    // Every check passes, but seat 1's countersignature is missing: incomplete, never a pass.
+    expect(verdict).toMatchObject({ ok: false, status: 'incomplete', problems: [] })
     expect(verdict.summary?.acked).toEqual([0, 2, 3])
+    expect(verdict.summary?.missingAcks).toEqual([1])
   })
 })
 
@@ -80,12 +84,15 @@ describe('the offline verifier catches a dealer that re-signs a changed receipt'
     expect(verifyReceipt(receipt).problems).toEqual([])
     const swapped = structuredClone(receipt)
     swapped.reveal.body.params = { dealer: 2 }
-    expect(verifyReceipt(swapped).problems.join(';')).toMatch(/reveal: bad signature/)
+    expect(verifyReceipt(swapped).problems.map(p => p.message).join(';')).toMatch(/reveal: bad signature/)
     const noAck = structuredClone(receipt)
     noAck.acks[1].body.cards = '0'.repeat(64)
-    expect(verifyReceipt(noAck).problems.join(';')).toMatch(/countersignature of seat 1: bad signature/)
+    expect(verifyReceipt(noAck).problems.map(p => p.message).join(';')).toMatch(/countersignature of seat 1: bad signature/)
     const dupPledge = structuredClone(receipt)
     dupPledge.pledges.push(dupPledge.pledges[0])
-    expect(verifyReceipt(dupPledge).problems.join(';')).toMatch(/pledge: seat 0 appears twice/)
+    expect(verifyReceipt(dupPledge).problems.map(p => p.message).join(';')).toMatch(/pledge: seat 0 appears twice/)
+    // Tools match the typed codes, not the text.
+    expect(verifyReceipt(swapped).problems.map(p => p.code)).toContain(Reason.BAD_SIGNATURE)
+    expect(verifyReceipt(dupPledge).problems.map(p => p.code)).toContain(Reason.SEAT_SET)
   })
 })

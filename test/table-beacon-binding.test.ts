@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'vitest'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
 import { loadDrandFixture, tamperEntry } from './helpers/drand-server.js'
-import { verifyAbort, verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import { sha256Hex } from '../src/core/bytes.js'
 import {

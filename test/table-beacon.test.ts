@@ -15,7 +15,8 @@ import { runDemo } from '../src/daemon/demo.js'
 import type { NodeEvent } from '../src/daemon/events.js'
 import { manualClock, startLocalBeacon } from '../src/beacon/index.js'
 import { firstRoundAfter, parseChainInfo, roundTime, type BeaconEntry } from '../src/core/beacon/index.js'
-import { verifyAbort, verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import type { Receipt, RevealBody, SignedAbort } from '../src/core/hand/messages.js'
 import { signDocument } from '../src/core/signed.js'
 import { signerFromSeed } from '../src/core/identity.js'
@@ -179,7 +180,7 @@ describe('a hand bound to a recorded real quicknet round', () => {
       const body: RevealBody = { ...receipt.reveal.body, beacon }
       return { ...receipt, reveal: resign ? signDocument('reveal', body, dealerSigner) as Receipt['reveal'] : { ...receipt.reveal, body } }
     }
-    const problems = (r: Receipt): string[] => verifyReceipt(r).problems
+    const problems = (r: Receipt): string[] => verifyReceipt(r).problems.map(p => p.message)
 
     expect(problems(withBeacon(recorded(1000), true))).toEqual([]) // re-signing alone changes nothing
     const forged = problems(withBeacon(tamperEntry(recorded(1000)), true))

@@ -5,7 +5,7 @@ import { sha256Hex, toHex } from '../src/core/bytes.js'
 import { signerFromSeed, type Signer } from '../src/core/identity.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import { docDigest, ZERO_HASH } from '../src/core/hand/digest.js'
-import { verifyAbort } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import type { AbortBody, CommitBody, PledgeBody, PledgesBody, SignedPledge } from '../src/core/hand/messages.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { createNode } from '../src/net/node.js'
@@ -183,13 +183,11 @@ describe.each<Transport>(['tcp'])('a dealer that equivocates, over %s', (transpo
       expect(first.signer).toBe(s.peerId)
       expect(first.body).toMatchObject({ hand: 1, reason: 'equivocation', blame: [dealer] })
       expect(docDigest(first.body.commit)).toBe(docDigest(s.index === 3 ? b : a))
-      // The evidence: pledges signed by other seats that answer the other commit.
+      // The evidence: the dealer's own signed PLEDGES, relaying pledges that answer the other commit.
       const seen = docDigest(first.body.commit)
-      expect(first.body.evidence.length).toBeGreaterThan(0)
-      for (const ev of first.body.evidence) {
-        expect(ev.type).toBe('pledge')
-        expect((ev.body as PledgeBody).commit).not.toBe(seen)
-      }
+      expect(first.body.evidence.map(e => `${e.type}:${e.signer}`)).toEqual([`pledges:${dealer}`])
+      const relayed = (first.body.evidence[0].body as { pledges: Array<Signed<PledgeBody>> }).pledges
+      expect(relayed.some(p => p.body.commit !== seen)).toBe(true)
       expect(next.body).toMatchObject({ hand: 2, reason: 'missing-deal', blame: [dealer] })
       expect(verifyAbort(next).problems).toEqual([])
     }

@@ -14,6 +14,7 @@ import type { CardsBody, CommitBody, PledgeBody, PledgesBody, Receipt, SignedCom
 import type { Effect } from '../src/protocol/types.js'
 import { randomBytes } from 'node:crypto'
 import { signAbort } from '../src/protocol/abort.js'
+import { dealerHandKey } from '../src/protocol/dealer.js'
 import { parseNodeConfig } from '../src/daemon/config.js'
 
 const beaconKey = localBeaconSecretKey(new Uint8Array(48).fill(7))
@@ -260,7 +261,9 @@ describe('ciphertexts for another chain or round are refused before any nonce is
   test('an abort record after the nonces are out cannot make a time-locked hand disappear', () => {
     const t = lockedTable()
     const hand = start(t)
-    const stop = signAbort(commitOf(t, hand), 'dealer-stopped', [t.table.dealer], 'stopped', [], t.signers[0])
+    // A valid record (docs/protocol.md §10): dealer-stopped publishes the hand's secret.
+    const saved = t.persisted.get(t.table.dealer)?.get(dealerHandKey(t.table.id, hand)) as { secret: string }
+    const stop = signAbort(commitOf(t, hand), 'dealer-stopped', [t.table.dealer], 'stopped', [], t.signers[0], saved.secret)
     for (const s of [1, 2, 3]) t.run(t.table.dealer, [{ kind: 'send', to: peerOf(t, s), doc: stop }])
     silenceDealer(t)
     const round = roundOf(t, hand)
@@ -305,7 +308,13 @@ describe('a seat\'s abort record on a time-locked hand', () => {
     const t = lockedTable()
     const hand = start(t)
     expect(t.dealer.status()).toMatchObject([{ hand, phase: 'beacon' }])
-    const claim = signAbort(commitOf(t, hand), 'missing-deal', [t.table.dealer], 'no cards yet', [], t.signers[2])
+    // A valid claim (docs/protocol.md §10) carries what the seat held: the PLEDGES and its own NONCE.
+    const decoded = (peer: string): Array<Signed<{ seat?: number }>> => (t.frames.get(peer) ?? []).map(f => JSON.parse(new TextDecoder().decode(f)) as Signed<{ seat?: number }>)
+    const held = [
+      decoded(peerOf(t, 2)).find(d => d.type === 'pledges'),
+      decoded(t.table.dealer).find(d => d.type === 'nonce' && d.body.seat === 2)
+    ] as Array<Signed<unknown>>
+    const claim = signAbort(commitOf(t, hand), 'missing-deal', [t.table.dealer], 'no cards yet', held, t.signers[2])
     const fetches: Effect[] = []
     const out = t.dealer.receive(peerOf(t, 2), claim)
     fetches.push(...out.filter(e => e.kind === 'fetchBeacon'))

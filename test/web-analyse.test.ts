@@ -85,7 +85,7 @@ describe('the verifier page logic', () => {
     const bad = structuredClone(receipts[0])
     bad.reveal.body.secret = 'x' + bad.reveal.body.secret.slice(1)
     const rb = await analyse(JSON.stringify(bad))
-    expect(verdictText(rb.entries[0])).toBe(`failed: ${verifyLogPayload('receipt', bad).join('; ')}`)
+    expect(verdictText(rb.entries[0])).toBe(`failed: ${verifyLogPayload('receipt', bad).problems.map(p => typeof p === 'string' ? p : p.message).join('; ')}`)
     // A receipt missing one seat's countersignature is not a forgery: the core calls it incomplete
     // (reason code receipt-incomplete), or, before that code, accepts it; never "failed".
     const partial = structuredClone(receipts[0])

@@ -2,10 +2,14 @@ import { signDocument, type Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
 import type { AbortBody, AbortReason, SignedAbort, SignedCommit } from '../core/hand/messages.js'
 
-/** A signed abort record for the hand `commit` opened: who stopped it, why, and the documents that show it. */
-export function signAbort (commit: SignedCommit, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>, signer: Signer): SignedAbort {
+/**
+ * A signed abort record for the hand `commit` opened: who stopped it, why, and the documents that
+ * show it; `secret` is published by a `dealer-stopped` record (src/core/hand/abort-rules.ts).
+ */
+export function signAbort (commit: SignedCommit, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>, signer: Signer, secret?: string): SignedAbort {
   const body: AbortBody = {
-    table: commit.body.table, hand: commit.body.hand, reason, blame, commit, evidence: evidence as AbortBody['evidence'], detail
+    table: commit.body.table, hand: commit.body.hand, reason, blame, commit, evidence: evidence as AbortBody['evidence'], detail,
+    ...(secret === undefined ? {} : { secret })
   }
   return signDocument('abort', body, signer)
 }

@@ -10,7 +10,9 @@ import type {
 } from '../core/hand/blind-messages.js'
 import { verifyBlindReceipt } from '../core/hand/blind-verify.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
-import { checkAcks, checkBeaconEntry, verifyAbort } from '../core/hand/verify.js'
+import { checkAcks, checkBeaconEntry } from '../core/hand/verify.js'
+import { verifyAbort } from '../core/hand/abort-rules.js'
+import { messagesOf } from '../core/hand/reasons.js'
 import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import type { Delivery } from '../core/schemes/types.js'
@@ -245,7 +247,7 @@ export class BlindSeatMachine {
     if (doc.body.params.dealer !== params.dealer) throw new Rejection('bdeal changes the committed dealer seat')
     if (hand.params?.taker !== undefined && doc.body.params.taker !== hand.params.taker) throw new Rejection('bdeal changes the taker')
     if (hand.dealt === undefined) {
-      const problems = checkBeaconEntry(hand.commit.body, doc.body.beacon)
+      const problems = messagesOf(checkBeaconEntry(hand.commit.body, doc.body.beacon))
       if (problems.length > 0) return this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems[0], [doc])
       hand.beacon = doc.body.beacon
       this.#setDealt(hand)
@@ -345,7 +347,7 @@ export class BlindSeatMachine {
     if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection('bfinal: countersignatures of another reveal')
     const cardsBySeat = undefined
     const problems = checkAcks(hand.commit.body, hand.digest, doc.body.acks, doc.body.reveal, cardsBySeat, this.#verify)
-    if (problems.length > 0) throw new Rejection(`bfinal: ${problems[0]}`)
+    if (problems.length > 0) throw new Rejection(`bfinal: ${problems[0].message}`)
     if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack))) throw new Rejection('bfinal: the receipt leaves out my countersignature')
     return this.#done(hand, doc.body.acks)
   }
@@ -364,7 +366,7 @@ export class BlindSeatMachine {
     const hand = this.#hands.get(doc.body.hand)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
     const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
-    if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
+    if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
     const gone = this.#enter(hand, 'aborted')
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },

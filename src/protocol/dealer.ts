@@ -15,6 +15,7 @@ import type {
 import type { Deal } from '../core/schemes/types.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
 import { signAbort } from './abort.js'
+import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import type { AskBody } from './wire.js'
 
@@ -558,6 +559,9 @@ export class DealerMachine {
     const seat = hand.commit.body.seats.indexOf(from)
     if (seat < 0 || doc.signer !== from || !this.#verify(doc)) throw new Rejection('abort not signed by a seat of that hand')
     if (doc.body.commit === null || docDigest(doc.body.commit) !== hand.digest) throw new Rejection(`abort of seat ${seat} names another commit`)
+    // The one rule set for records (src/core/hand/abort-rules.ts): a record that breaks it never reaches the log.
+    const verdict = checkAbortRecord(doc, { table: this.#init.table, verifyDoc: this.#verify })
+    if (!verdict.ok) throw new Rejection(`abort of seat ${seat} does not verify: ${verdict.problems[0].message}`)
     const record: Effect[] = [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } }
@@ -700,7 +704,9 @@ export class DealerMachine {
   }
 
   #abort (hand: DealerHand, reason: AbortReason, blame: string[], detail: string): Effect[] {
-    const doc = signAbort(hand.commit, reason, blame, detail, [...hand.pledges, ...hand.nonces], this.#init.signer)
+    // A dealer-stopped record publishes the secret, so anyone can check it opens the commitment.
+    const secret = reason === 'dealer-stopped' ? hand.secret : undefined
+    const doc = signAbort(hand.commit, reason, blame, detail, [...hand.pledges, ...hand.nonces], this.#init.signer, secret)
     const gone = this.#enter(hand, 'aborted')
     this.#remember(hand.hand, hand.digest, doc)
     return [

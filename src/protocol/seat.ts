@@ -5,7 +5,10 @@ import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { humanSeats } from '../core/hand/recompute.js'
-import { verifyAbort, verifyReceipt } from '../core/hand/verify.js'
+import { verifyReceipt } from '../core/hand/verify.js'
+import { verifyAbort } from '../core/hand/abort-rules.js'
+import { shieldProblems } from '../core/hand/shield.js'
+import { messagesOf } from '../core/hand/reasons.js'
 import type {
   AbortBody, AbortReason, AckBody, CardsBody, CommitBody, NonceBody, PledgeBody, PledgesBody, Receipt, RevealBody,
   SignedAck, SignedCommit, SignedPledge, SignedReveal
@@ -31,6 +34,10 @@ export interface SeatHandSnapshot {
   phase: Phase
   /** Kept from PLEDGES on, with every card message: after a restart the seat can still check the reveal. */
   pledges?: SignedPledge[]
+  /** The dealer's signed PLEDGES itself: evidence in any record this seat signs about the hand. */
+  pledgesDoc?: Signed<PledgesBody>
+  /** This seat's own PLEDGE as sent: evidence in a record it signs before the PLEDGES came. */
+  ownPledge?: SignedPledge
   cards?: Array<Signed<CardsBody>>
   /** Kept from the ACK on (saved before the ACK leaves): the REVEAL it answers and the ACK itself. */
   reveal?: SignedReveal
@@ -161,9 +168,9 @@ export class SeatMachine {
       if (this.#recoverable(hand)) {
         effects.push(...this.#startRecovery(hand))
       } else if (hand.phase === 'pledged' || hand.phase === 'contributed') {
-        effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, []))
+        effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, this.#held(hand)))
       } else if (hand.phase === 'dealt') {
-        effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, hand.cards))
+        effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, this.#held(hand)))
       } else if (hand.phase === 'acked') {
         // Verified, but the dealer never sent the countersigned receipt: keep our own.
         effects.push(...this.#keepOwnReceipt(hand))
@@ -224,12 +231,31 @@ export class SeatMachine {
     if (body.timelock !== undefined && body.beacon !== null) {
       pledge.timelock = sealTimelockText(nonce, this.#init.beacon!.chain, body.beacon.round, this.#init.random)
     }
+    // Kept (and saved with the hand): the time-lock makes it random, so it could not be signed again the same.
+    hand.ownPledge = signDocument('pledge', pledge, this.#init.signer)
     return [
       this.#enter(hand, 'pledged'),
       { kind: 'persist', key: seatMetaKey(table.id), value: this.#meta },
       { kind: 'event', hand: body.hand, event: { type: 'committed', commitment: body.commitment, beaconRound: body.beacon?.round ?? null } },
-      { kind: 'send', to: table.dealer, doc: signDocument('pledge', pledge, this.#init.signer) }
+      { kind: 'send', to: table.dealer, doc: this.#ownPledge(hand) }
     ]
+  }
+
+  /** This seat's PLEDGE for the hand, as sent (a hand saved before it was kept: signed again, without a timelock). */
+  #ownPledge (hand: SeatHand): SignedPledge {
+    if (hand.ownPledge !== undefined) return hand.ownPledge
+    const pledge: PledgeBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(hand.nonce) }
+    return signDocument('pledge', pledge, this.#init.signer)
+  }
+
+  /**
+   * Everything this seat holds of the hand, dealer-signed documents included, for a record that
+   * claims an absence (docs/protocol.md §10): before the PLEDGES its own PLEDGE; after, the PLEDGES,
+   * its own NONCE and every CARDS document it received.
+   */
+  #held (hand: SeatHand): Array<Signed<unknown>> {
+    if (hand.pledgesDoc === undefined) return [this.#ownPledge(hand)]
+    return [hand.pledgesDoc, this.#nonce(hand), ...hand.cards]
   }
 
   /**
@@ -268,7 +294,7 @@ export class SeatMachine {
     // Equivocation: a pledge signed by its seat but answering another commit shows that seat saw another COMMIT.
     const conflicting = pledges.filter(p => p.body.commit !== hand.digest && p.signer === seats[p.body.seat] && p.body.hand === hand.hand && this.#verify(p))
     if (conflicting.length > 0) {
-      return this.#abort(hand, 'equivocation', [this.#init.table.dealer], `seat ${conflicting.map(p => p.body.seat).join(', ')} answered another commit for hand ${hand.hand}`, conflicting)
+      return this.#abort(hand, 'equivocation', [this.#init.table.dealer], `seat ${conflicting.map(p => p.body.seat).join(', ')} answered another commit for hand ${hand.hand}`, [doc])
     }
     const seen = new Set<number>()
     for (const p of pledges) {
@@ -286,6 +312,7 @@ export class SeatMachine {
     const mine = pledges.find(p => p.body.seat === this.#seat)
     if (mine?.body.nonceHash !== sha256Hex(hand.nonce)) throw new Rejection('pledges: my own pledge was altered')
     hand.pledges = pledges
+    hand.pledgesDoc = doc
     return [
       // Before the nonce leaves: a seat that crashes after sending it must come back able to take its
       // cards, or it would later blame the dealer for a deal it simply lost. A crash before the send
@@ -332,7 +359,7 @@ export class SeatMachine {
     const problems = this.#shield(hand, doc)
     if (problems.length > 0) {
       const effects = [{ kind: 'event', hand: hand.hand, event: { type: 'shield', ok: false, problems } } satisfies Effect]
-      return [...effects, ...this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems.join('; ').slice(0, 500), [doc, ...hand.cards])]
+      return [...effects, ...this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems.join('; ').slice(0, 500), [doc, ...this.#held(hand)])]
     }
     hand.reveal = doc
     const ack: AckBody = {
@@ -353,7 +380,7 @@ export class SeatMachine {
     ]
   }
 
-  /** The seat's own check of the reveal, against what it saw and kept itself. */
+  /** The seat's own check of the reveal, against what it saw and kept itself (the core's shield). */
   #shield (hand: SeatHand, reveal: SignedReveal): string[] {
     // Mine is among the NONCEs, or (time-locked) opened by the dealer from my pledge when mine did not reach it.
     const mine = reveal.body.nonces.find(n => n.body.seat === this.#seat)?.body.nonce ?? reveal.body.recovered?.find(r => r.seat === this.#seat)?.nonce
@@ -365,21 +392,8 @@ export class SeatMachine {
       ...(reveal.body.recovered ?? []).map(r => contributionProblem(r.nonce, `the recovered nonce of seat ${r.seat}`))
     ].filter((p): p is string => p !== null)
     if (malformed.length > 0) return malformed
-    const receipt: Receipt = { v: 1, commit: hand.commit, pledges: hand.pledges ?? [], reveal, acks: [] }
-    const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
-    const problems = [...verdict.problems]
-    if (verdict.ok) {
-      // Same deck: every card message the dealer sent must be the deal's, for every stage delivered.
-      const expected = verdict.summary?.deliveries ?? []
-      for (const c of hand.cards) {
-        const want = expected.find(d => d.stage === c.body.stage && d.seat === c.body.seat && d.public === c.body.public)
-        if (want === undefined || want.cards.join() !== c.body.cards.join()) problems.push(`the ${c.body.stage} cards I was shown are not this deck's`)
-      }
-      if (!hand.cards.some(c => c.body.seat === this.#seat && !c.body.public) && expected.some(d => d.seat === this.#seat && !d.public)) {
-        problems.push('I never received my own cards')
-      }
-    }
-    return problems
+    const input = { commit: hand.commit, pledges: hand.pledges ?? [], reveal, cards: hand.cards, seat: this.#seat }
+    return messagesOf(shieldProblems(input, { verifyDoc: this.#verify }))
   }
 
   #ownCardsDigest (hand: SeatHand, reveal: RevealBody): string {
@@ -397,7 +411,8 @@ export class SeatMachine {
     const receipt = doc.body.receipt
     if (docDigest(receipt.commit) !== hand.digest) throw new Rejection('final: the receipt is for another commit')
     const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
-    if (!verdict.ok) throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0]}`)
+    // An incomplete receipt (a seat did not countersign in time) is still this hand's: it is logged, and verifies as incomplete.
+    if (verdict.status === 'failed') throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0].message}`)
     if (hand.ack !== undefined && !receipt.acks.some(a => docDigest(a) === docDigest(hand.ack))) {
       throw new Rejection('final: the receipt leaves out my countersignature')
     }
@@ -431,13 +446,13 @@ export class SeatMachine {
     if (doc.type === 'final') {
       const receipt = (doc as Signed<{ commit: string, receipt: Receipt }>).body.receipt
       const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
-      if (!verdict.ok) throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0]}`)
+      if (verdict.status === 'failed') throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0].message}`)
       entry = { kind: 'append', entry: 'receipt', hand: body.hand, payload: receipt }
       event = { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) }
     } else {
       const record = doc as Signed<AbortBody>
       const verdict = verifyAbort(record, { verifyDoc: this.#verify })
-      if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
+      if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
       entry = { kind: 'append', entry: 'abort', hand: body.hand, payload: record }
       event = { type: 'aborted', reason: record.body.reason, blame: record.body.blame, detail: record.body.detail }
     }
@@ -469,7 +484,7 @@ export class SeatMachine {
     if (hand === undefined && doc.body.table === this.#init.table.id && doc.body.commit !== null) return this.#catchUp(doc, doc.body.commit)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
     const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
-    if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0]}`)
+    if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
     if (this.#recoverable(hand)) {
       // Time-locked, nonce out: an abort cannot make the hand disappear. Logged as the claim it is,
       // and the hand is finished from its timelocks.
@@ -580,6 +595,6 @@ function checkBeaconBinding (body: CommitBody, init: MachineInit): void {
 
 /** A copy, not a view: the hand goes on changing after the save is asked for. */
 function snapshot (h: SeatHand): SeatHandSnapshot {
-  return { hand: h.hand, commit: h.commit, nonce: h.nonce, phase: h.phase, pledges: h.pledges, cards: [...h.cards], reveal: h.reveal, ack: h.ack }
+  return { hand: h.hand, commit: h.commit, nonce: h.nonce, phase: h.phase, pledges: h.pledges, pledgesDoc: h.pledgesDoc, ownPledge: h.ownPledge, cards: [...h.cards], reveal: h.reveal, ack: h.ack }
 }
 

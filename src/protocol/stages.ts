@@ -1,5 +1,2 @@
-/**
- * Stages the dealer delivers as soon as the key is known. Every other stage (belote's take, duo's
- * face-up packets, tarot's dog) waits for the table to ask for it, because the game decides when.
- */
-export const INITIAL_STAGES: ReadonlySet<string> = new Set(['deal', 'turnUp'])
+// The rule lives in the core, where the verifier checks a REVEAL's stages against it.
+export { INITIAL_STAGES } from '../core/hand/stages.js'

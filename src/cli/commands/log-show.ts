@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { checkLine, ChainVerifier, formatFailure, type LogFailure, type LogLine } from '../../core/log/index.js'
+import { checkLine, ChainVerifier, formatFailure, summaryLine, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { readJsonLines } from '../../store/jsonl.js'
@@ -14,7 +14,8 @@ const USAGE = `usage: fairdeal log show --data DIR [--from SEQ] [--to SEQ] [--ch
 
 Prints a node's receipt log (or an exported one) as a table: one row per entry with its hand,
 game, seats, beacon round and shield: ✓ when the entry verifies (the same checks as 'fairdeal
-verify'), ✗ and what failed otherwise.
+verify'), … and what is missing when it verifies but is incomplete (a receipt without every
+seat's countersignature), ✗ and what failed otherwise.
 
   --data DIR     the node's data directory (a running node's log comes through its control endpoint)
   --from SEQ     first entry (default 0)
@@ -142,9 +143,12 @@ export async function run (argv: string[]): Promise<number> {
       const time = typeof body?.time === 'number' ? new Date(body.time).toISOString().slice(0, 16).replace('T', ' ') : '?'
       const columns = payloadColumns(kind, body?.payload)
       const seq = mine[0]?.seq ?? check.seq
-      const shield = mine.length === 0
-        ? `✓${columns.note !== undefined ? ' ' + columns.note : ''}`
-        : `✗ ${mine.flatMap(f => f.problems).join('; ')}`
+      const failed = mine.filter(f => f.incomplete !== true)
+      const shield = failed.length > 0
+        ? `✗ ${failed.flatMap(f => f.problems).join('; ')}`
+        : mine.length > 0
+          ? `… ${mine.flatMap(f => f.problems).join('; ')}`
+          : `✓${columns.note !== undefined ? ' ' + columns.note : ''}`
       out(row(seq === undefined || seq === null ? '?' : String(seq), time, kind, columns, shield))
     }
     verdict = chain.finish()
@@ -153,6 +157,6 @@ export async function run (argv: string[]): Promise<number> {
     await log?.close()
   }
   if (lineNo === 0) out('the log is empty')
-  out(`${verdict.passed} passed, ${verdict.failed} failed${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
+  out(`${summaryLine(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
   return 0
 }

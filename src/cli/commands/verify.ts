@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { parseIntOption, parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { verifyLog, inThreadChecker, formatFailure, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
+import { verifyLog, inThreadChecker, formatFailure, summaryLine, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
@@ -20,7 +20,8 @@ const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairde
 
 Re-verifies every entry alone, offline: order and links, the owner's signature on every entry and
 on the head, and each receipt or abort record (every message signature, commitment, nonces, key,
-deck, each seat's cards, beacon signatures).
+deck, each seat's cards, beacon signatures, the rules of each abort reason); then the hand chains:
+each dealer's COMMITs at a table link hand to hand, and no committed hand is missing from the log.
 
   --from SEQ, --to SEQ   the range the input holds, for a partial export (default: the whole log,
                          from seq 0 to the seq named by the signed head)
@@ -39,8 +40,10 @@ With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) ar
 A log shorter than a head its owner gave a witness is reported "rolled back", one whose entry
 differs from it "forked", each with both signed documents as evidence.
 
-Prints one line per failed entry, naming its seq and what failed, then "N passed, M failed".
-Exit 0 when everything passed, 1 when anything failed, 2 when the log could not be read.`
+Prints one line per failed entry, naming its seq and what failed, and one per incomplete entry (a
+receipt missing a seat's countersignature: "seq N: incomplete: …"), then "N passed, M failed"
+(", K incomplete" when there are). Exit 0 when everything passed, 1 when anything failed or is
+incomplete, 2 when the log could not be read.`
 
 interface Source {
   lines: AsyncIterable<LogLine>
@@ -184,9 +187,10 @@ export async function run (argv: string[]): Promise<number> {
       process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked' }) + '\n')
     } else {
       if (chainOnly) process.stderr.write('receipts not checked (--chain-only): order, links, signatures and head only\n')
-      process.stdout.write(`${verdict.passed} passed, ${verdict.failed} failed\n`)
+      process.stdout.write(summaryLine(verdict) + '\n')
     }
-    return verdict.failed > 0 ? 1 : 0
+    // An incomplete receipt is not a pass.
+    return verdict.failed > 0 || verdict.incomplete > 0 ? 1 : 0
   } finally {
     await checker?.close?.()
     if (witnessNode?.stop === true) await witnessNode.node.stop()

@@ -13,12 +13,14 @@ import {
   beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, cardDeliveries, checkBkey, checkBlindCommit,
   checkBsecret, checkBshuffle, dealtDeck, openDeckWithKeys
 } from './blind.js'
-import { checkAcks, checkBeaconEntry, summaryOf, type ReceiptSummary, type Verdict, type VerifyOptions, zodProblems } from './verify.js'
+import { checkAcks, checkBeaconEntry, summaryOf, type ReceiptSummary, type VerifyOptions, zodProblems } from './verify.js'
+import { messagesOf } from './reasons.js'
 import { getCardScheme } from '../schemes/registry.js'
 
-export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {}): Verdict<ReceiptSummary> {
+/** Plain messages: verifyReceipt turns them into its coded verdict (src/core/hand/verify.ts). */
+export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {}): { ok: boolean, problems: string[], summary?: ReceiptSummary } {
   const parsed = blindReceiptSchema.safeParse(value)
-  if (!parsed.success) return { ok: false, problems: zodProblems(parsed.error) }
+  if (!parsed.success) return { ok: false, problems: messagesOf(zodProblems(parsed.error)) }
   const receipt: BlindReceipt = parsed.data
   const verifyDoc = options.verifyDoc ?? verifyDocument
   const problems: string[] = []
@@ -51,7 +53,7 @@ export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {})
   const stages = getCardScheme(commit.scheme).stagesFor(commit.game)
   const unknownStage = reveal.stages.find(s => !stages.includes(s))
   if (unknownStage !== undefined) problems.push(`reveal: ${commit.game} has no stage ${unknownStage}`)
-  problems.push(...checkBeaconEntry(commit, reveal.beacon))
+  problems.push(...messagesOf(checkBeaconEntry(commit, reveal.beacon)))
 
   // 2. Keys, 3. shuffles, 4. hand keys.
   const pubs: Point[] = []
@@ -99,6 +101,6 @@ export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {})
 
   // 6. Countersignatures (signatures already checked above).
   const cardsBySeat = new Map(summary.humanSeats.map(s => [s, seatCardsDigest(deliveries, s, reveal.stages)]))
-  problems.push(...checkAcks(commit, commitDigest, receipt.acks, docDigest(receipt.reveal), cardsBySeat, () => true))
+  problems.push(...messagesOf(checkAcks(commit, commitDigest, receipt.acks, docDigest(receipt.reveal), cardsBySeat, () => true)))
   return { ok: problems.length === 0, problems, summary }
 }

@@ -171,7 +171,9 @@ export const abortBodySchema = z.object({
   blame: z.array(peerId).max(8),
   commit: signedCommitSchema.nullable(),
   evidence: z.array(z.object({ type: z.string(), signer: peerId, body: z.unknown(), sig: z.string() }).strict()).max(24),
-  detail: z.string().max(512)
+  detail: z.string().max(512),
+  /** `dealer-stopped` only: the hand's secret, published so anyone can check it opens the commitment. */
+  secret: nonce.optional()
 }).strict()
 export type AbortBody = z.infer<typeof abortBodySchema>
 export const signedAbortSchema = signedOf('abort', abortBodySchema)

@@ -4,6 +4,7 @@ import { verifyDocument, type Signed } from '../signed.js'
 import type { Delivery } from '../schemes/types.js'
 import { docDigest } from './digest.js'
 import { cardSchemeFor, humanSeats, recomputeDeal } from './recompute.js'
+import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { checkBeaconEntry, checkOnePerSeat, zodProblems, type Verdict, type VerifyOptions } from './verify.js'
 import { checkTimelockFields, openCommitted, timelockChain } from './timelock-checks.js'
 import {
@@ -153,42 +154,43 @@ export function verifyRecovered (value: unknown, options: VerifyOptions = {}): V
   const verifyDoc = options.verifyDoc ?? verifyDocument
   const body = doc.body
   const commit = body.commit.body
-  const problems: string[] = []
+  const problems: Problem[] = []
+  const add = (code: ReasonCode, message: string): void => { problems.push(problem(code, message)) }
   const summary: RecoveredSummary = {
     table: body.table, hand: body.hand, by: doc.signer, rule: body.rule, faults: body.faults,
     blame: [...new Set(body.faults.map(f => f.party))], game: commit.game, seats: commit.seats, beaconRound: body.beacon.round
   }
-  if (!verifyDoc(doc)) problems.push('recovered: bad signature')
-  if (body.commit.signer !== commit.dealer || !verifyDoc(body.commit)) problems.push('recovered: its commit is not signed by the dealer')
-  if (commit.table !== body.table || commit.hand !== body.hand) problems.push('recovered: its commit is for another hand')
+  if (!verifyDoc(doc)) add(Reason.BAD_SIGNATURE, 'recovered: bad signature')
+  if (body.commit.signer !== commit.dealer || !verifyDoc(body.commit)) add(Reason.WRONG_SIGNER, 'recovered: its commit is not signed by the dealer')
+  if (commit.table !== body.table || commit.hand !== body.hand) add(Reason.OTHER_HAND, 'recovered: its commit is for another hand')
   const parties = new Set([commit.dealer, ...commit.seats.filter(s => s !== ROBOT)])
-  if (!parties.has(doc.signer)) problems.push('recovered: signed by someone who is not at the table')
-  if (commit.timelock === undefined) problems.push('recovered: the commit is not time-locked')
+  if (!parties.has(doc.signer)) add(Reason.WRONG_SIGNER, 'recovered: signed by someone who is not at the table')
+  if (commit.timelock === undefined) add(Reason.TIMELOCK, 'recovered: the commit is not time-locked')
   const digest = docDigest(body.commit)
   checkOnePerSeat('pledge', body.pledges.map(p => p.body.seat), humanSeats(commit.seats), problems)
   for (const p of body.pledges) {
     const what = `pledge of seat ${p.body.seat}`
-    if (p.signer !== commit.seats[p.body.seat] || !verifyDoc(p)) problems.push(`${what}: not signed by that seat`)
-    if (p.body.table !== commit.table || p.body.hand !== commit.hand || p.body.commit !== digest) problems.push(`${what}: answers another commit`)
+    if (p.signer !== commit.seats[p.body.seat] || !verifyDoc(p)) add(Reason.WRONG_SIGNER, `${what}: not signed by that seat`)
+    if (p.body.table !== commit.table || p.body.hand !== commit.hand || p.body.commit !== digest) add(Reason.OTHER_COMMIT, `${what}: answers another commit`)
   }
   for (const [i, c] of body.cards.entries()) {
-    if (c.signer !== commit.dealer || !verifyDoc(c)) problems.push(`cards ${i}: not signed by the dealer`)
-    if (c.body.table !== commit.table || c.body.hand !== commit.hand || c.body.commit !== digest) problems.push(`cards ${i}: for another hand or commit`)
+    if (c.signer !== commit.dealer || !verifyDoc(c)) add(Reason.WRONG_SIGNER, `cards ${i}: not signed by the dealer`)
+    if (c.body.table !== commit.table || c.body.hand !== commit.hand || c.body.commit !== digest) add(Reason.OTHER_COMMIT, `cards ${i}: for another hand or commit`)
   }
-  problems.push(...checkTimelockFields(commit, body.pledges))
+  for (const m of checkTimelockFields(commit, body.pledges)) add(Reason.TIMELOCK, m)
   problems.push(...checkBeaconEntry(commit, body.beacon))
-  if (body.nonces.length !== commit.seats.length) problems.push('recovered: nonces must be one per seat')
+  if (body.nonces.length !== commit.seats.length) add(Reason.SEAT_SET, 'recovered: nonces must be one per seat')
   if (problems.length > 0) return { ok: false, problems, summary }
   let opened: Opened
   try {
     opened = openHand(body.commit, body.pledges, body.beacon, body.cards)
   } catch (err) {
-    return { ok: false, problems: [`recovered: ${(err as Error).message}`], summary }
+    return { ok: false, problems: [problem(Reason.RECOVERED, `recovered: ${(err as Error).message}`)], summary }
   }
-  if (body.secret !== opened.secret) problems.push('recovered: the secret is not what the commit\'s timelock opens to')
-  body.nonces.forEach((n, i) => { if (n !== opened.nonces[i]) problems.push(`recovered: nonce of seat ${i} is not what its pledge's timelock opens to`) })
+  if (body.secret !== opened.secret) add(Reason.RECOVERED, 'recovered: the secret is not what the commit\'s timelock opens to')
+  body.nonces.forEach((n, i) => { if (n !== opened.nonces[i]) add(Reason.RECOVERED, `recovered: nonce of seat ${i} is not what its pledge's timelock opens to`) })
   if (canonicalJson(body.faults) !== canonicalJson(opened.faults)) {
-    problems.push(`recovered: faults ${canonicalJson(body.faults)} are not the ones found: ${canonicalJson(opened.faults)}`.slice(0, 400))
+    add(Reason.RECOVERED, `recovered: faults ${canonicalJson(body.faults)} are not the ones found: ${canonicalJson(opened.faults)}`.slice(0, 400))
   }
   summary.key = opened.key
   summary.hands = opened.hands

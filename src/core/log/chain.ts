@@ -1,4 +1,5 @@
 import type { LineCheck } from './check.js'
+import { HandChains } from './hand-chain.js'
 
 /** One failed entry (or missing range, or the head), as reported to the user. */
 export interface LogFailure {
@@ -13,7 +14,11 @@ export interface LogFailure {
   /** 1-based line number in the input, when the failure is about a line that is there. */
   line?: number
   problems: string[]
-  /** How many entries this failure stands for: 1, or the length of a missing range. */
+  /** The reason codes of `problems`, when the payload verifier gives them (src/core/hand/reasons.ts). */
+  codes?: string[]
+  /** The entry verifies but is incomplete (a receipt missing a countersignature): not a pass, not a forgery. */
+  incomplete?: true
+  /** How many entries this failure stands for: 1, or the length of a missing range (or of missing hands). */
   count: number
 }
 
@@ -37,8 +42,10 @@ export interface ChainOptions {
 export interface LogVerdict {
   /** Entries that passed every check. */
   passed: number
-  /** Failed entries, plus missing entries, plus 1 if the head check failed. */
+  /** Failed entries, plus missing entries and missing hands, plus 1 if the head check failed. */
   failed: number
+  /** Entries that verify but are incomplete (receipts missing a countersignature): neither passed nor failed. */
+  incomplete: number
   /** Lines read (head included). */
   lines: number
   owner: string | null
@@ -77,6 +84,8 @@ export class ChainVerifier {
   private lines = 0
   private passed = 0
   private failed = 0
+  private incomplete = 0
+  private readonly hands = new HandChains()
 
   constructor (options: ChainOptions, report: (failure: LogFailure) => void) {
     this.from = options.from ?? 0
@@ -141,8 +150,13 @@ export class ChainVerifier {
     }
     problems.push(...check.problems)
     this.firstSeq ??= seq
-    if (problems.length > 0) this.fail({ seq, line, problems, count: 1 })
-    else this.passed++
+    const codes = check.codes === undefined ? {} : { codes: check.codes }
+    if (problems.length > 0) this.fail({ seq, line, problems, ...codes, count: 1 })
+    else if (check.incomplete !== undefined && check.incomplete.length > 0) {
+      this.incomplete++
+      this.report({ seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 })
+    } else this.passed++
+    if (check.link !== undefined) this.hands.add(check.link, seq, line, problems.length > 0 ? 'failed' : check.incomplete !== undefined && check.incomplete.length > 0 ? 'incomplete' : 'passed')
     this.anchor = { seq, hash: check.hash ?? null }
   }
 
@@ -170,6 +184,14 @@ export class ChainVerifier {
   }
 
   finish (): LogVerdict {
+    // Hand chains, once every entry is in (hands may end out of order). A passed or incomplete
+    // entry that breaks a link becomes a failed one; missing hands count as failed entries.
+    for (const { failure, status } of this.hands.finish(this.from === 0)) {
+      if (status === 'passed') this.passed--
+      if (status === 'incomplete') this.incomplete--
+      if (status === 'failed') { this.report(failure); continue }
+      this.fail(failure)
+    }
     const last = this.anchor === null ? this.from - 1 : this.anchor.seq
     const entries = this.anchor !== null
     if (this.to !== undefined) {
@@ -189,12 +211,18 @@ export class ChainVerifier {
     return {
       passed: this.passed,
       failed: this.failed,
+      incomplete: this.incomplete,
       lines: this.lines,
       owner: this.owner ?? null,
       head: this.head,
       lastSeq: entries ? last : null
     }
   }
+}
+
+/** "N passed, M failed", with ", K incomplete" when some entries are: the last line of a verification. */
+export function summaryLine (verdict: Pick<LogVerdict, 'passed' | 'failed' | 'incomplete'>): string {
+  return `${verdict.passed} passed, ${verdict.failed} failed${verdict.incomplete > 0 ? `, ${verdict.incomplete} incomplete` : ''}`
 }
 
 /** "seq 5: …", "seq 5..9: missing …", "head: …": one line per failure. */

@@ -2,6 +2,7 @@ import { canonicalJson } from '../canonical.js'
 import { fromUtf8, sha256, toHex, utf8 } from '../bytes.js'
 import { isPeerId } from '../identity.js'
 import { verifyDocument, type Signed } from '../signed.js'
+import type { PayloadLink } from './hand-chain.js'
 import { ENTRY_TYPE, GENESIS_PREV, HEAD_TYPE, KIND_PATTERN, MAX_ENTRY_BYTES, MAX_HEAD_BYTES } from './format.js'
 
 /** A line of a log as it arrives: text (store, file) or its UTF-8 bytes (file, network frame). */
@@ -10,12 +11,27 @@ export type LogLine = string | Uint8Array
 /** Checks one signed document's signature (core `verifyDocument`, or a faster native one in Node). */
 export type DocVerifier = (doc: Signed<unknown>) => boolean
 
+/** A problem a payload verifier found: its code, its message, and whether it only makes the entry incomplete. */
+export interface PayloadProblem {
+  code?: string
+  message: string
+  /** Not a failure: the entry is right but lacks something (a receipt missing a countersignature). */
+  incomplete?: boolean
+}
+
+/** What a payload verifier says about one payload: its problems and, optionally, its place in a chain. */
+export interface PayloadCheck {
+  problems: Array<string | PayloadProblem>
+  link?: PayloadLink
+}
+
 /**
  * The semantic check of one payload, injected by whoever knows what the payloads are (for fairdeal
- * tables: `verifyLogPayload` of src/core/receipt.ts). Returns the problems found; empty means fine.
- * When the caller has a faster signature check it passes it as `options.verifyDoc`.
+ * tables: `verifyLogPayload` of src/core/receipt.ts). Returns the problems found (empty means fine),
+ * as a list or with the payload's chain link (src/core/log/hand-chain.ts). When the caller has a
+ * faster signature check it passes it as `options.verifyDoc`.
  */
-export type PayloadVerifier = (kind: string, payload: unknown, options?: { verifyDoc?: DocVerifier }) => string[]
+export type PayloadVerifier = (kind: string, payload: unknown, options?: { verifyDoc?: DocVerifier }) => Array<string | PayloadProblem> | PayloadCheck
 
 /**
  * What one line says about itself, independent of its neighbours. Plain data, so a worker thread
@@ -36,6 +52,12 @@ export interface LineCheck {
   hash?: string
   /** Not authentic: why. Authentic entry: what the payload verifier found. */
   problems: string[]
+  /** Authentic entry: what makes it incomplete (it verifies, but is not a pass). */
+  incomplete?: string[]
+  /** The reason codes of `problems` and `incomplete`, when the payload verifier gives them. */
+  codes?: string[]
+  /** Authentic entry: its payload's place in a chain (hand chains), when the payload verifier gives it. */
+  link?: PayloadLink
 }
 
 const ENTRY_KEYS = new Set(['seq', 'prev', 'kind', 'payload', 'time'])
@@ -126,8 +148,15 @@ export function checkLine (line: LogLine, verifyPayload: PayloadVerifier | null,
   if (out.type === 'entry' && verifyPayload !== null) {
     try {
       const payload = (body as Record<string, unknown>).payload
-      const found = verifyDoc === undefined ? verifyPayload(out.kind as string, payload) : verifyPayload(out.kind as string, payload, { verifyDoc })
-      for (const p of found) problems.push(String(p))
+      const result = verifyDoc === undefined ? verifyPayload(out.kind as string, payload) : verifyPayload(out.kind as string, payload, { verifyDoc })
+      const found = Array.isArray(result) ? result : result.problems
+      if (!Array.isArray(result) && result.link !== undefined) out.link = result.link
+      for (const p of found) {
+        if (typeof p !== 'object' || p === null) { problems.push(String(p)); continue }
+        if (p.incomplete === true) (out.incomplete ??= []).push(p.message)
+        else problems.push(p.message)
+        if (p.code !== undefined && !(out.codes ??= []).includes(p.code)) out.codes.push(p.code)
+      }
     } catch (err) {
       problems.push(`payload check failed: ${(err as Error).message}`)
     }

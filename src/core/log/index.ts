@@ -27,6 +27,7 @@ export {
   encodeLine, entryHash, makeEntry, makeHead,
   type EntryBody, type HeadBody, type LogEntry, type LogHead, type NewEntry
 } from './format.js'
-export { checkLine, type DocVerifier, type LineCheck, type LogLine, type PayloadVerifier } from './check.js'
-export { ChainVerifier, formatFailure, type ChainOptions, type LogFailure, type LogVerdict } from './chain.js'
+export { checkLine, type DocVerifier, type LineCheck, type LogLine, type PayloadCheck, type PayloadProblem, type PayloadVerifier } from './check.js'
+export { HandChains, type PayloadLink } from './hand-chain.js'
+export { ChainVerifier, formatFailure, summaryLine, type ChainOptions, type LogFailure, type LogVerdict } from './chain.js'
 export { verifyLog, inThreadChecker, type LineChecker, type VerifyLogOptions } from './verify.js'

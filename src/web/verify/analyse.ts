@@ -1,9 +1,8 @@
-import { checkLine, ChainVerifier, type LogFailure } from '../../core/log/index.js'
+import { checkLine, ChainVerifier, summaryLine, type LogFailure, type PayloadProblem } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { parseChainInfo, verifyBeaconEntry, type ChainInfo } from '../../core/beacon/index.js'
 import { receiptSchema, signedAbortSchema, ROBOT } from '../../core/hand/messages.js'
 import { noncesBySeat, recomputeDeal } from '../../core/hand/recompute.js'
-import { verifyReceipt } from '../../core/hand/verify.js'
 import { pureEngine, type SignatureEngine } from './ed25519.js'
 
 /**
@@ -72,6 +71,8 @@ export interface Analysis {
   entries: EntryResult[]
   passed: number
   failed: number
+  /** Entries that verify but are incomplete (receipts missing a countersignature): never a pass. */
+  incomplete?: number
 }
 
 export class InputError extends Error {
@@ -84,7 +85,7 @@ export function verdictText (entry: EntryResult): string {
 }
 
 export function summaryText (analysis: Analysis): string {
-  return `${analysis.passed} passed, ${analysis.failed} failed`
+  return summaryLine({ ...analysis, incomplete: analysis.incomplete ?? 0 })
 }
 
 type Obj = Record<string, unknown>
@@ -158,14 +159,11 @@ async function analyseLog (lines: string[], engine: SignatureEngine, options: An
         const seq = mine[0]?.seq ?? check.seq
         const entry: EntryResult = {
           label: seq === undefined || seq === null ? `line ${lineNo}` : `seq ${seq}`,
-          status: mine.length === 0 ? 'verified' : 'failed',
+          status: mine.length === 0 ? 'verified' : mine.every(f => f.incomplete === true) ? 'incomplete' : 'failed',
           problems: mine.flatMap(f => f.problems),
           kind: check.kind
         }
         if (isObj(body) && typeof body.time === 'number') entry.time = body.time
-        // Only the payload's own problems (no chain ones), and all of them "incomplete".
-        if (entry.status === 'failed' && check.kind === 'receipt' && check.authentic && isObj(body) &&
-          entry.problems.length === check.problems.length && incompleteOnly(body.payload, engine)) entry.status = 'incomplete'
         if (isObj(body)) describePayload(entry, check.kind, body.payload)
         out.entries.push(entry)
       })
@@ -179,6 +177,7 @@ async function analyseLog (lines: string[], engine: SignatureEngine, options: An
   out.owner ??= verdict.owner
   out.passed = verdict.passed
   out.failed = verdict.failed
+  out.incomplete = verdict.incomplete
   return out
 }
 
@@ -188,12 +187,11 @@ async function analyseEntry (line: string, value: Obj, engine: SignatureEngine):
     const check = checkLine(line, verifyLogPayload, engine.verifyDoc)
     const entry: EntryResult = {
       label: check.seq === undefined ? 'entry' : `seq ${check.seq}`,
-      status: check.authentic && check.problems.length === 0 ? 'verified' : 'failed',
-      problems: check.problems,
+      status: !check.authentic || check.problems.length > 0 ? 'failed' : (check.incomplete ?? []).length > 0 ? 'incomplete' : 'verified',
+      problems: check.problems.length > 0 ? check.problems : check.incomplete ?? [],
       kind: check.kind
     }
     const body = value.body
-    if (entry.status === 'failed' && check.authentic && check.kind === 'receipt' && isObj(body) && incompleteOnly(body.payload, engine)) entry.status = 'incomplete'
     if (isObj(body)) {
       if (typeof body.time === 'number') entry.time = body.time
       describePayload(entry, check.kind, body.payload)
@@ -207,9 +205,13 @@ async function analyseEntry (line: string, value: Obj, engine: SignatureEngine):
 async function analysePayload (kind: 'receipt' | 'abort', value: Obj, engine: SignatureEngine): Promise<Analysis> {
   await engine.prepare([value])
   try {
-    const problems = verifyLogPayload(kind, value, { verifyDoc: engine.verifyDoc })
-    const entry: EntryResult = { label: kind, status: problems.length === 0 ? 'verified' : 'failed', problems, kind }
-    if (kind === 'receipt' && problems.length > 0 && incompleteOnly(value, engine)) entry.status = 'incomplete'
+    // The core's three verdicts: failed (a problem), incomplete (a receipt missing a countersignature), verified.
+    const found = verifyLogPayload(kind, value, { verifyDoc: engine.verifyDoc }).problems
+    const message = (p: string | PayloadProblem): string => typeof p === 'string' ? p : p.message
+    const failures = found.filter(p => typeof p === 'string' || p.incomplete !== true).map(message)
+    const missing = found.filter(p => typeof p !== 'string' && p.incomplete === true).map(message)
+    const status: Status = failures.length > 0 ? 'failed' : missing.length > 0 ? 'incomplete' : 'verified'
+    const entry: EntryResult = { label: kind, status, problems: failures.length > 0 ? failures : missing, kind }
     describePayload(entry, kind, value)
     return single(kind, entry)
   } finally {
@@ -219,7 +221,7 @@ async function analysePayload (kind: 'receipt' | 'abort', value: Obj, engine: Si
 
 function single (input: Analysis['input'], entry: EntryResult, owner?: string | null): Analysis {
   const ok = entry.status === 'verified'
-  return { input, owner, entries: [entry], passed: ok ? 1 : 0, failed: ok ? 0 : 1 }
+  return { input, owner, entries: [entry], passed: ok ? 1 : 0, failed: entry.status === 'failed' ? 1 : 0, incomplete: entry.status === 'incomplete' ? 1 : 0 }
 }
 
 function analyseBeacon (value: Obj): Analysis {
@@ -248,19 +250,6 @@ function analyseBeacon (value: Obj): Analysis {
     out.entries.push(entry)
   })
   return out
-}
-
-/** The core's reason code for a receipt that verifies but lacks a human seat's countersignature. */
-const INCOMPLETE_CODE = 'receipt-incomplete'
-
-/**
- * A failed receipt whose only problems are missing countersignatures is `incomplete`, not a
- * forgery: the core's verdict says so through its reason codes (problems as {code, message}).
- */
-function incompleteOnly (payload: unknown, engine: SignatureEngine): boolean {
-  const problems = verifyReceipt(payload, { verifyDoc: engine.verifyDoc }).problems as unknown[]
-  const codes = problems.map(p => isObj(p) && typeof p.code === 'string' ? p.code : undefined)
-  return codes.length > 0 && codes.every(c => c === INCOMPLETE_CODE)
 }
 
 /** Fills in what the entry shows: a verified receipt's hand as its players saw it, an abort's reason. */

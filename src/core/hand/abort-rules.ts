@@ -1,0 +1,420 @@
+import * as z from 'zod'
+import { sha256Hex } from '../bytes.js'
+import { verifyDocument, type Signed } from '../signed.js'
+import { docDigest } from './digest.js'
+import { cardSchemeFor, humanSeats } from './recompute.js'
+import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
+import { shieldProblems } from './shield.js'
+import { zodProblems, type Verdict, type VerifyOptions } from './verify.js'
+import {
+  pledgesBodySchema, signedAbortSchema, signedCardsSchema, signedCommitSchema, signedNonceSchema, signedOf, signedPledgeSchema,
+  signedRevealSchema, ROBOT,
+  type AbortReason, type CardsBody, type CommitBody, type PledgesBody, type SignedAbort, type SignedCommit, type SignedNonce,
+  type SignedPledge, type SignedReveal
+} from './messages.js'
+
+/**
+ * The one rule set for abort records (docs/protocol.md §10): who may sign each reason, whom it may
+ * blame, which evidence it must carry, and that every piece of evidence belongs to the hand and
+ * COMMIT it stops. Used by every verifier (CLI, daemon, browser) and by the machines when they
+ * accept a record from someone else.
+ */
+
+/** Who signs a reason, and whom it blames. */
+export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer' | 'seat', blame: 'no-pledge' | 'no-nonce' | 'nobody' | 'dealer' }>>> = {
+  'missing-pledge': { signer: 'dealer', blame: 'no-pledge' },
+  'missing-nonce': { signer: 'dealer', blame: 'no-nonce' },
+  'beacon-unavailable': { signer: 'dealer', blame: 'nobody' },
+  'dealer-stopped': { signer: 'dealer', blame: 'dealer' },
+  'unreachable': { signer: 'dealer', blame: 'nobody' },
+  'missing-deal': { signer: 'seat', blame: 'dealer' },
+  'missing-reveal': { signer: 'seat', blame: 'dealer' },
+  'equivocation': { signer: 'seat', blame: 'dealer' },
+  'invalid-reveal': { signer: 'seat', blame: 'dealer' }
+}
+
+/** The evidence types each reason may carry (docs/protocol.md §10). */
+const ALLOWED: Readonly<Partial<Record<AbortReason, readonly string[]>>> = {
+  'missing-pledge': ['pledge'],
+  'missing-nonce': ['pledge', 'nonce'],
+  'beacon-unavailable': ['pledge', 'nonce'],
+  'dealer-stopped': ['pledge', 'nonce'],
+  'unreachable': ['pledge', 'nonce'],
+  'missing-deal': ['pledge', 'pledges', 'nonce'],
+  'missing-reveal': ['pledges', 'nonce', 'cards'],
+  'invalid-reveal': ['pledges', 'nonce', 'cards', 'reveal'],
+  'equivocation': ['commit', 'pledges', 'pledge']
+}
+
+const signedPledgesSchema = signedOf('pledges', pledgesBodySchema)
+const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  commit: signedCommitSchema,
+  pledge: signedPledgeSchema,
+  pledges: signedPledgesSchema,
+  nonce: signedNonceSchema,
+  cards: signedCardsSchema,
+  reveal: signedRevealSchema
+}
+
+/** The table a record must belong to, when the caller knows it (a machine accepting a record). */
+export interface AbortTable {
+  id: string
+  dealer: string
+  seats: readonly string[]
+}
+
+export interface AbortCheckOptions extends VerifyOptions {
+  table?: AbortTable
+}
+
+export interface AbortSummary {
+  table: string
+  hand: number
+  reason: string
+  blame: string[]
+  by: string
+  game?: string
+  seats?: string[]
+  /** docDigest of the record's COMMIT, when the dealer's signature on it verifies (the hand-chain checks use it). */
+  commitDigest?: string
+}
+
+interface Evidence {
+  pledges: SignedPledge[]
+  nonces: SignedNonce[]
+  pledgesDocs: Array<Signed<PledgesBody>>
+  cards: Array<Signed<CardsBody>>
+  reveals: SignedReveal[]
+  commits: SignedCommit[]
+}
+
+/**
+ * Checks one abort record against the rules of its reason. Returns every problem found, each with
+ * its code; `ok` only when there is none.
+ */
+export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {}): Verdict<AbortSummary> {
+  const parsed = signedAbortSchema.safeParse(value)
+  if (!parsed.success) return { ok: false, problems: zodProblems(parsed.error) }
+  const doc: SignedAbort = parsed.data
+  const verifyDoc = options.verifyDoc ?? verifyDocument
+  const body = doc.body
+  const reason = body.reason
+  const problems: Problem[] = []
+  const add = (code: ReasonCode, message: string): void => { problems.push(problem(code, message)) }
+  const summary: AbortSummary = { table: body.table, hand: body.hand, reason, blame: body.blame, by: doc.signer }
+  if (!verifyDoc(doc)) add(Reason.BAD_SIGNATURE, 'abort: bad signature')
+  if (body.commit === null) {
+    add(Reason.ABORT_NO_COMMIT, `abort: a ${reason} record must carry the COMMIT of the hand it stops`)
+    return { ok: false, problems, summary }
+  }
+  const commitDoc = body.commit
+  const commit = commitDoc.body
+  summary.game = commit.game
+  summary.seats = commit.seats
+  if (commitDoc.signer !== commit.dealer) add(Reason.WRONG_SIGNER, 'abort: its commit is not signed by the dealer it names')
+  else if (!verifyDoc(commitDoc)) add(Reason.BAD_SIGNATURE, 'abort: its commit has a bad signature')
+  else summary.commitDigest = docDigest(commitDoc)
+  if (commit.table !== body.table || commit.hand !== body.hand) add(Reason.OTHER_HAND, 'abort: its commit is for another hand')
+  const table = options.table
+  if (table !== undefined && (commit.table !== table.id || commit.dealer !== table.dealer ||
+    commit.seats.length !== table.seats.length || commit.seats.some((s, i) => s !== table.seats[i]))) {
+    add(Reason.OTHER_HAND, 'abort: its commit is not for this table')
+  }
+
+  const rule = ABORT_RULES[reason]
+  const humans = humanSeats(commit.seats)
+  const author = commit.seats.indexOf(doc.signer)
+  if (rule === undefined || commit.scheme.startsWith('blind-')) {
+    // Dealer-blind hands (docs/dealer-blind.md: their own documents and reasons) have no rule here
+    // yet: only who signs, whom it blames and the evidence's signatures are checked, as before.
+    blindReasonChecks(doc, commit, verifyDoc, add)
+    return { ok: problems.length === 0, problems, summary }
+  }
+  if (rule.signer === 'dealer' && doc.signer !== commit.dealer) add(Reason.ABORT_SIGNER, `abort: only the dealer signs ${reason}`)
+  if (rule.signer === 'seat' && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only a seat of the hand signs ${reason}`)
+
+  const digest = docDigest(commitDoc)
+  const ev = sortEvidence(body, commit, digest, reason, verifyDoc, add)
+  const ctx: Ctx = { body, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }
+  switch (reason) {
+    case 'missing-pledge':
+    case 'missing-nonce':
+    case 'beacon-unavailable':
+    case 'dealer-stopped':
+    case 'unreachable':
+      dealerRecord(ctx)
+      break
+    case 'missing-deal': missingDeal(ctx); break
+    case 'missing-reveal': missingReveal(ctx); break
+    case 'invalid-reveal': invalidReveal(ctx); break
+    case 'equivocation': equivocation(ctx); break
+  }
+  if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
+  if (rule.blame === 'nobody') expectBlame(ctx, [], 'nobody')
+  return { ok: problems.length === 0, problems, summary }
+}
+
+interface Ctx {
+  body: SignedAbort['body']
+  commit: CommitBody
+  commitDoc: SignedCommit
+  digest: string
+  humans: number[]
+  author: number
+  ev: Evidence
+  add: (code: ReasonCode, message: string) => void
+  verifyDoc: (doc: Signed<unknown>) => boolean
+}
+
+/**
+ * Parses each piece of evidence, checks its signer and signature, and that it is for this table,
+ * hand and COMMIT (equivocation's pieces may name another COMMIT: that is what they show).
+ */
+function sortEvidence (
+  body: SignedAbort['body'], commit: CommitBody, digest: string, reason: AbortReason,
+  verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void
+): Evidence {
+  const ev: Evidence = { pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [] }
+  for (const [i, raw] of body.evidence.entries()) {
+    const what = `abort: evidence ${i} (${raw.type})`
+    if (!(ALLOWED[reason] ?? []).includes(raw.type)) {
+      // An equivocation record may also carry what showed its author the conflict (a seat's signed
+      // view of the hand): any document of this hand signed by one of its parties; it proves nothing alone.
+      if (reason === 'equivocation' && otherDocOfHand(raw, body, commit, verifyDoc)) continue
+      add(Reason.ABORT_EVIDENCE, `${what}: a ${reason} record carries no ${raw.type}`)
+      continue
+    }
+    const parsed = (SCHEMAS[raw.type] as z.ZodType).safeParse(raw)
+    if (!parsed.success) { for (const p of zodProblems(parsed.error)) add(p.code, `${what}: ${p.message}`); continue }
+    const doc = parsed.data as Signed<{ table: string, hand: number, commit?: string, seat?: number | null }>
+    const bySeat = raw.type === 'pledge' || raw.type === 'nonce'
+    const seat = doc.body.seat
+    const signer = bySeat ? (typeof seat === 'number' && commit.seats[seat] !== ROBOT ? commit.seats[seat] : undefined) : commit.dealer
+    if (signer === undefined || doc.signer !== signer) { add(Reason.WRONG_SIGNER, `${what}: not signed by ${bySeat ? 'the seat it names' : 'the dealer'}`); continue }
+    if (!verifyDoc(doc)) { add(Reason.BAD_SIGNATURE, `${what}: bad signature`); continue }
+    if (doc.body.table !== body.table || doc.body.hand !== body.hand) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another table or hand`); continue }
+    const itsCommit = raw.type === 'commit' ? docDigest(doc) : doc.body.commit
+    if (itsCommit !== digest && reason !== 'equivocation') { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another COMMIT`); continue }
+    switch (raw.type) {
+      case 'pledge': ev.pledges.push(doc as unknown as SignedPledge); break
+      case 'nonce': ev.nonces.push(doc as unknown as SignedNonce); break
+      case 'pledges': ev.pledgesDocs.push(doc as unknown as Signed<PledgesBody>); break
+      case 'cards': ev.cards.push(doc as unknown as Signed<CardsBody>); break
+      case 'reveal': ev.reveals.push(doc as unknown as SignedReveal); break
+      case 'commit': ev.commits.push(doc as unknown as SignedCommit); break
+    }
+  }
+  return ev
+}
+
+function blindReasonChecks (doc: SignedAbort, commit: CommitBody, verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void): void {
+  const parties = new Set([commit.dealer, ...commit.seats.filter(s => s !== ROBOT)])
+  if (!parties.has(doc.signer)) add(Reason.ABORT_SIGNER, 'abort: signed by someone who is not at the table')
+  for (const b of doc.body.blame) if (!parties.has(b)) add(Reason.ABORT_BLAME, `abort: blames ${b}, who is not at the table`)
+  for (const [i, e] of doc.body.evidence.entries()) {
+    if (!verifyDoc(e as Signed<unknown>)) add(Reason.BAD_SIGNATURE, `abort: evidence ${i} (${e.type}) has a bad signature`)
+  }
+}
+
+function otherDocOfHand (raw: SignedAbort['body']['evidence'][number], body: SignedAbort['body'], commit: CommitBody, verifyDoc: (doc: Signed<unknown>) => boolean): boolean {
+  const b = raw.body as { table?: unknown, hand?: unknown } | null
+  const parties = [commit.dealer, ...commit.seats.filter(s => s !== ROBOT)]
+  return SCHEMAS[raw.type] === undefined && typeof b === 'object' && b !== null && b.table === body.table && b.hand === body.hand &&
+    parties.includes(raw.signer) && verifyDoc(raw as Signed<unknown>)
+}
+
+function expectBlame (ctx: Ctx, want: readonly string[], who: string): void {
+  const got = ctx.body.blame
+  if (got.length !== want.length || got.some((b, i) => b !== want[i])) {
+    ctx.add(Reason.ABORT_BLAME, `abort: a ${ctx.body.reason} record blames ${who}, not ${got.length === 0 ? 'nobody' : got.join(', ')}`)
+  }
+}
+
+/** One document per seat, none twice. */
+function bySeat<T extends { body: { seat: number } }> (ctx: Ctx, docs: readonly T[], what: string): Map<number, T> {
+  const out = new Map<number, T>()
+  for (const d of docs) {
+    if (out.has(d.body.seat)) ctx.add(Reason.SEAT_SET, `abort: two ${what}s of seat ${d.body.seat} in the evidence`)
+    out.set(d.body.seat, d)
+  }
+  return out
+}
+
+function checkNoncesAgainst (ctx: Ctx, nonces: ReadonlyMap<number, SignedNonce>, pledges: ReadonlyMap<number, SignedPledge>): void {
+  for (const [seat, n] of nonces) {
+    const p = pledges.get(seat)
+    if (p === undefined) ctx.add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${seat} comes without its pledge`)
+    else if (sha256Hex(n.body.nonce) !== p.body.nonceHash) ctx.add(Reason.NONCE_MISMATCH, `abort: the nonce of seat ${seat} does not match its pledge`)
+  }
+}
+
+/**
+ * The dealer's records: the pledges (and nonces) it received. Nonces come only after every pledge;
+ * a missing-pledge or missing-nonce record blames exactly the seats whose contribution is absent
+ * from its own evidence, in seat order; beacon-unavailable carries every pledge and nonce.
+ */
+function dealerRecord (ctx: Ctx): void {
+  const { body, commit, humans, ev, add } = ctx
+  const pledges = bySeat(ctx, ev.pledges, 'pledge')
+  const nonces = bySeat(ctx, ev.nonces, 'nonce')
+  checkNoncesAgainst(ctx, nonces, pledges)
+  const reason = body.reason
+  const everyPledge = reason === 'missing-nonce' || reason === 'beacon-unavailable' || nonces.size > 0
+  if (everyPledge) {
+    for (const s of humans) if (!pledges.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${s} is missing from the evidence (${reason === 'missing-nonce' || reason === 'beacon-unavailable' ? `a ${reason} record carries every pledge` : 'nonces are sent only once every seat has pledged'})`)
+  }
+  if (reason === 'beacon-unavailable') {
+    for (const s of humans) if (!nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
+    if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
+  }
+  if (reason === 'missing-pledge' || reason === 'missing-nonce') {
+    const held = reason === 'missing-pledge' ? pledges : nonces
+    const what = reason === 'missing-pledge' ? 'pledge' : 'nonce'
+    const missing = humans.filter(s => !held.has(s)).map(s => commit.seats[s])
+    for (const b of body.blame) {
+      const seat = commit.seats.indexOf(b)
+      if (held.has(seat)) add(Reason.ABORT_BLAME, `abort: blames seat ${seat}, whose ${what} is in its own evidence`)
+      else if (!missing.includes(b)) add(Reason.ABORT_BLAME, `abort: blames ${b}, who holds no seat of the hand`)
+    }
+    // Seats the dealer could not reach are not blamed (its detail names them), so the blame is a
+    // part of the seats with no contribution in the evidence: never empty, in seat order.
+    if (missing.length === 0) add(Reason.ABORT_BLAME, `abort: ${reason} but every ${what} is in its own evidence`)
+    else if (body.blame.length === 0) add(Reason.ABORT_BLAME, `abort: ${reason} blames nobody (a hand whose missing seats could not be reached is 'unreachable')`)
+    const order = body.blame.map(b => commit.seats.indexOf(b))
+    if (order.some((s, i) => i > 0 && s <= order[i - 1])) add(Reason.ORDER, 'abort: blame must list the seats once each, in seat order')
+  }
+  if (reason === 'unreachable' && humans.every(s => pledges.has(s) && nonces.has(s))) {
+    add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
+  }
+  if (reason === 'dealer-stopped') {
+    const secret = body.secret
+    if (secret === undefined) add(Reason.ABORT_SECRET, 'abort: a dealer-stopped record publishes the hand\'s secret')
+    else {
+      try {
+        if (cardSchemeFor(commit).commitment(secret) !== commit.commitment) add(Reason.ABORT_SECRET, 'abort: the published secret does not open the commitment')
+      } catch (err) {
+        add(Reason.SCHEME, `abort: ${(err as Error).message}`)
+      }
+    }
+  }
+}
+
+/**
+ * One PLEDGES document of the dealer's, for this COMMIT: one pledge per human seat, by seat, each
+ * signed by its seat for this hand and COMMIT. Returns its pledges by seat.
+ */
+function checkPledgesDoc (ctx: Ctx, doc: Signed<PledgesBody>): Map<number, SignedPledge> {
+  const { commit, digest, humans, add, verifyDoc } = ctx
+  const out = new Map<number, SignedPledge>()
+  let last = -1
+  for (const p of doc.body.pledges) {
+    const what = `abort: the PLEDGES' pledge of seat ${p.body.seat}`
+    if (!humans.includes(p.body.seat) || out.has(p.body.seat)) add(Reason.SEAT_SET, `${what}: not one pledge per human seat`)
+    if (p.body.seat < last) add(Reason.ORDER, 'abort: the PLEDGES are not in seat order')
+    last = p.body.seat
+    if (p.signer !== commit.seats[p.body.seat]) add(Reason.WRONG_SIGNER, `${what}: not signed by that seat`)
+    else if (!verifyDoc(p)) add(Reason.BAD_SIGNATURE, `${what}: bad signature`)
+    if (p.body.table !== commit.table || p.body.hand !== commit.hand || p.body.commit !== digest) add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: for another hand or COMMIT`)
+    out.set(p.body.seat, p)
+  }
+  for (const s of humans) if (!out.has(s)) add(Reason.SEAT_SET, `abort: the PLEDGES have no pledge of seat ${s}`)
+  return out
+}
+
+/** The one PLEDGES document a seat's record may carry, checked; undefined when there is none. */
+function onePledgesDoc (ctx: Ctx): Map<number, SignedPledge> | undefined {
+  const docs = ctx.ev.pledgesDocs
+  if (docs.length > 1) ctx.add(Reason.ABORT_EVIDENCE, 'abort: two PLEDGES documents (that is equivocation, not this reason)')
+  return docs.length === 0 ? undefined : checkPledgesDoc(ctx, docs[0])
+}
+
+/** The author's own NONCE, matching its pledge; the only nonce a seat's record carries. */
+function authorNonce (ctx: Ctx, pledges: ReadonlyMap<number, SignedPledge>, required: boolean): void {
+  const { ev, author, add } = ctx
+  for (const n of ev.nonces) if (n.body.seat !== author) add(Reason.ABORT_EVIDENCE, `abort: carries the nonce of seat ${n.body.seat}, which its author never holds`)
+  const own = ev.nonces.filter(n => n.body.seat === author)
+  if (own.length > 1) add(Reason.SEAT_SET, 'abort: its author\'s nonce appears twice')
+  if (own.length === 0) {
+    if (required) add(Reason.ABORT_EVIDENCE, `abort: a ${ctx.body.reason} record carries its author's NONCE (sent once the PLEDGES came)`)
+    return
+  }
+  checkNoncesAgainst(ctx, new Map([[author, own[0]]]), pledges)
+}
+
+/**
+ * missing-deal: everything the seat held. Before the PLEDGES, its own PLEDGE; after, the dealer's
+ * PLEDGES (holding its pledge) and its own NONCE. Nothing else.
+ */
+function missingDeal (ctx: Ctx): void {
+  const { ev, author, add } = ctx
+  for (const p of ev.pledges) if (p.body.seat !== author) add(Reason.ABORT_EVIDENCE, `abort: carries the pledge of seat ${p.body.seat}, not its author's`)
+  const fromDealer = onePledgesDoc(ctx)
+  if (fromDealer === undefined) {
+    if (!ev.pledges.some(p => p.body.seat === author)) add(Reason.ABORT_EVIDENCE, 'abort: a missing-deal record carries its author\'s PLEDGE, or the PLEDGES and its NONCE')
+    if (ev.nonces.length > 0) add(Reason.ABORT_EVIDENCE, 'abort: a NONCE without the PLEDGES it answered')
+    return
+  }
+  const own = ev.pledges.find(p => p.body.seat === author)
+  if (own !== undefined && docDigest(own) !== docDigest(fromDealer.get(author))) add(Reason.ABORT_EVIDENCE, 'abort: its author\'s PLEDGE is not the one in the PLEDGES')
+  authorNonce(ctx, fromDealer, true)
+}
+
+/** missing-reveal: the PLEDGES, the author's NONCE and the CARDS it received (at least one). */
+function missingReveal (ctx: Ctx): void {
+  const fromDealer = onePledgesDoc(ctx)
+  if (fromDealer === undefined) ctx.add(Reason.ABORT_EVIDENCE, 'abort: a missing-reveal record carries the PLEDGES its author received')
+  authorNonce(ctx, fromDealer ?? new Map(), true)
+  checkCards(ctx, true)
+}
+
+function checkCards (ctx: Ctx, required: boolean): void {
+  const { ev, author, add } = ctx
+  if (required && ev.cards.length === 0) add(Reason.ABORT_EVIDENCE, `abort: a ${ctx.body.reason} record carries the CARDS its author received`)
+  const seen = new Set<string>()
+  for (const c of ev.cards) {
+    if (!c.body.public && c.body.seat !== author) add(Reason.ABORT_EVIDENCE, `abort: carries the private ${c.body.stage} cards of seat ${String(c.body.seat)}, which its author never receives`)
+    const key = `${c.body.stage}/${String(c.body.seat)}`
+    if (seen.has(key)) add(Reason.ABORT_EVIDENCE, `abort: the ${c.body.stage} cards of seat ${String(c.body.seat)} appear twice`)
+    seen.add(key)
+  }
+}
+
+/**
+ * invalid-reveal: the REVEAL, the PLEDGES and the CARDS its author received; the verifier runs the
+ * author's shield again on them, and a REVEAL that passes it refutes the record.
+ */
+function invalidReveal (ctx: Ctx): void {
+  const { ev, add } = ctx
+  const fromDealer = onePledgesDoc(ctx)
+  if (fromDealer === undefined) add(Reason.ABORT_EVIDENCE, 'abort: an invalid-reveal record carries the PLEDGES its author received')
+  if (ev.reveals.length !== 1) add(Reason.ABORT_EVIDENCE, 'abort: an invalid-reveal record carries exactly one REVEAL')
+  authorNonce(ctx, fromDealer ?? new Map(), false)
+  checkCards(ctx, true)
+  if (fromDealer === undefined || ev.reveals.length !== 1) return
+  const found = shieldProblems({
+    commit: ctx.commitDoc, pledges: ev.pledgesDocs[0].body.pledges, reveal: ev.reveals[0], cards: ev.cards, seat: ctx.author
+  }, { verifyDoc: ctx.verifyDoc })
+  if (found.length === 0) add(Reason.ABORT_REFUTED, 'abort: the REVEAL in its evidence passes every check of the shield')
+}
+
+/**
+ * equivocation: two conflicting documents signed by the dealer for this table and hand: another
+ * COMMIT; or a PLEDGES answering another COMMIT; or two different PLEDGES answering this one; or a
+ * PLEDGES of this COMMIT holding a pledge, signed by its seat, that answers another COMMIT (an
+ * honest dealer refuses such a pledge, so only a dealer that showed that seat another COMMIT
+ * relays it).
+ */
+function equivocation (ctx: Ctx): void {
+  const { ev, digest, commit, humans, verifyDoc } = ctx
+  const mine = ev.pledgesDocs.filter(d => d.body.commit === digest)
+  const conflict =
+    ev.commits.some(c => docDigest(c) !== digest) ||
+    ev.pledgesDocs.some(d => d.body.commit !== digest) ||
+    new Set(mine.map(d => docDigest(d))).size > 1 ||
+    mine.some(d => d.body.pledges.some(p => p.body.commit !== digest && p.body.table === commit.table && p.body.hand === commit.hand &&
+      humans.includes(p.body.seat) && p.signer === commit.seats[p.body.seat] && verifyDoc(p)))
+  if (!conflict) ctx.add(Reason.ABORT_NO_CONFLICT, 'abort: equivocation claimed but the evidence holds no two conflicting documents signed by the dealer for this hand')
+}
+
+/** The name the verifiers use: an abort record verifies when it keeps every rule of its reason. */
+export const verifyAbort = checkAbortRecord

@@ -1,0 +1,88 @@
+/**
+ * Typed reason codes: every problem a verifier reports carries one, beside its English message,
+ * so tests and tools match codes, not text. The messages may be reworded; a code, once published,
+ * keeps its meaning. docs/protocol.md §9, §10 and docs/log.md list which rule each code names.
+ */
+export const Reason = {
+  /** The document does not have the schema's shape. */
+  MALFORMED: 'malformed',
+  /** A signature does not verify. */
+  BAD_SIGNATURE: 'bad-signature',
+  /** Signed by a peer who may not sign that document (not the dealer, not the seat it names). */
+  WRONG_SIGNER: 'wrong-signer',
+  /** A document names another table or hand than the one it is part of. */
+  OTHER_HAND: 'other-hand',
+  /** A document answers another COMMIT than the one it is part of (equivocation). */
+  OTHER_COMMIT: 'other-commit',
+  /** Not exactly one pledge, nonce or ack per human seat (a robot's, a duplicate, a missing one). */
+  SEAT_SET: 'seat-set',
+  /** A list the protocol orders (pledges, nonces, acks by seat; stages by the game) is out of order. */
+  ORDER: 'order',
+  /** A nonce whose SHA-256 is not its seat's pledged nonceHash. */
+  NONCE_MISMATCH: 'nonce-mismatch',
+  /** The REVEAL's deal parameters change the committed ones (dealer seat, taker). */
+  PARAMS_CHANGED: 'params-changed',
+  /** The drand round: missing, unexpected, published too early, or not verifying. */
+  BEACON: 'beacon',
+  /** The revealed (or published) secret does not open the COMMIT's commitment. */
+  COMMITMENT: 'commitment',
+  /** A stage the game does not have, listed twice, out of the game's order, or lacking its input (belote's take without a taker). */
+  STAGE: 'stage',
+  /** The scheme cannot deal this game, this many seats, or with this beacon binding. */
+  SCHEME: 'scheme',
+  /** An ack that countersigns another REVEAL. */
+  ACK_REVEAL: 'ack-reveal',
+  /** An ack whose cards digest is not that seat's cards in the recomputed deal. */
+  ACK_CARDS: 'ack-cards',
+  /** A receipt that verifies but lacks the countersignature of one or more human seats: incomplete, not a pass. */
+  INCOMPLETE: 'receipt-incomplete',
+  /** An abort record with no COMMIT (no reason may omit it). */
+  ABORT_NO_COMMIT: 'abort-no-commit',
+  /** An abort record signed by a party the reason does not allow (the dealer's reasons, a seat's reasons). */
+  ABORT_SIGNER: 'abort-signer',
+  /** An abort record that blames the wrong parties for its reason and evidence. */
+  ABORT_BLAME: 'abort-blame',
+  /** Evidence the reason requires is missing, or of a kind it does not allow. */
+  ABORT_EVIDENCE: 'abort-evidence',
+  /** A piece of evidence that belongs to another table, hand or COMMIT. */
+  ABORT_FOREIGN_EVIDENCE: 'abort-foreign-evidence',
+  /** An equivocation record without two conflicting documents signed by the dealer. */
+  ABORT_NO_CONFLICT: 'abort-no-conflict',
+  /** A `dealer-stopped` record whose published secret is missing or does not open the commitment. */
+  ABORT_SECRET: 'abort-secret',
+  /** A record whose own evidence refutes it (an `invalid-reveal` whose REVEAL passes every check). */
+  ABORT_REFUTED: 'abort-refuted',
+  /** A `beacon-unavailable` record for a hand that bound no beacon round. */
+  ABORT_NO_BEACON: 'abort-no-beacon',
+  /** A time-lock field (COMMIT, PLEDGE, or a nonce the REVEAL recovers) that does not check out. */
+  TIMELOCK: 'timelock',
+  /** A `recovered` record (a hand finished from time-locked contributions) that does not check out. */
+  RECOVERED: 'recovered',
+  /** A blind (dealer-blind, receipt v2) check that does not hold (src/core/hand/blind-verify.ts). */
+  BLIND: 'blind',
+  /** A log entry of a kind the verifier does not know. */
+  UNKNOWN_KIND: 'unknown-kind',
+  /** Hand chain: a COMMIT whose `prev` is not the digest of that dealer's previous COMMIT at the table. */
+  CHAIN_LINK: 'hand-chain-link',
+  /** Hand chain: committed hands that end in neither a receipt nor an abort record of the log. */
+  CHAIN_GAP: 'hand-chain-gap',
+  /** Hand chain: two entries of one hand that carry different COMMITs. */
+  CHAIN_FORK: 'hand-chain-fork'
+} as const
+
+export type ReasonCode = typeof Reason[keyof typeof Reason]
+
+/** One problem a verifier found: its typed code and a one-line message for people. */
+export interface Problem {
+  code: ReasonCode
+  message: string
+}
+
+export function problem (code: ReasonCode, message: string): Problem {
+  return { code, message }
+}
+
+/** The messages alone, for callers that print or log them. */
+export function messagesOf (problems: readonly Problem[]): string[] {
+  return problems.map(p => p.message)
+}

@@ -1,0 +1,32 @@
+import type { Signed } from '../signed.js'
+import { problem, Reason, type Problem } from './reasons.js'
+import { verifyReceipt, type VerifyOptions } from './verify.js'
+import type { CardsBody, SignedCommit, SignedPledge, SignedReveal } from './messages.js'
+
+/**
+ * The shield: a seat's check of a REVEAL against what it was shown, and the check a verifier runs
+ * again on an `invalid-reveal` record's evidence. The receipt checks of docs/protocol.md §9 on
+ * (COMMIT, pledges, REVEAL), acks aside; then every CARDS document must be the recomputed deal's
+ * delivery for its stage and seat, and `seat` must have received its own private cards.
+ * Returns the problems found; none means the REVEAL is good.
+ */
+export function shieldProblems (
+  input: { commit: SignedCommit, pledges: readonly SignedPledge[], reveal: SignedReveal, cards: ReadonlyArray<Signed<CardsBody>>, seat: number },
+  options: VerifyOptions = {}
+): Problem[] {
+  const verdict = verifyReceipt({ v: 1, commit: input.commit, pledges: input.pledges, reveal: input.reveal, acks: [] }, options)
+  const problems = [...verdict.problems]
+  if (problems.length > 0) return problems
+  // Same deck: every card message the dealer sent must be the deal's, for every stage delivered.
+  const expected = verdict.summary?.deliveries ?? []
+  for (const c of input.cards) {
+    const want = expected.find(d => d.stage === c.body.stage && d.seat === c.body.seat && d.public === c.body.public)
+    if (want === undefined || want.cards.join() !== c.body.cards.join()) {
+      problems.push(problem(Reason.ACK_CARDS, `the ${c.body.stage} cards I was shown are not this deck's`))
+    }
+  }
+  if (!input.cards.some(c => c.body.seat === input.seat && !c.body.public) && expected.some(d => d.seat === input.seat && !d.public)) {
+    problems.push(problem(Reason.ACK_CARDS, 'I never received my own cards'))
+  }
+  return problems
+}
