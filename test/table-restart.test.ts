@@ -5,7 +5,7 @@ import type { AbortBody, Receipt } from '../src/core/hand/messages.js'
 import type { Signed } from '../src/core/signed.js'
 import type { NodeEvent } from '../src/daemon/events.js'
 import { NodeProcess, requireBuild } from './helpers/node-process.js'
-import { logEntries, seatEvent, TestTable, verifyNodeLog, waitEvent, type TableNode } from './helpers/table-nodes.js'
+import { logEntries, ownCardsEvent, seatEvent, TestTable, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 
 // Guarantee 7: the dealer stores its secret before publishing its commitment, so a dealer killed
 // (SIGKILL: no shutdown code runs) after dealing can still reveal once restarted, and one killed
@@ -25,8 +25,7 @@ afterEach(async () => {
   table = undefined
 })
 
-const ownCards = (n: TableNode, hand: number) => (e: NodeEvent): boolean =>
-  e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && !e.event.public && e.event.seat === n.daemon.seat?.seat
+const ownCards = ownCardsEvent
 
 // The crash is the same whatever carries the frames: each case runs over one transport.
 describe('crash and restart', () => {

@@ -8,27 +8,20 @@ import { afterEach, beforeAll, expect, it } from 'vitest'
 import { startLocalBeacon, type LocalBeacon } from '../src/beacon/index.js'
 import { verifyRecovered, type SignedRecovered } from '../src/core/hand/recovered.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
-import type { NodeEvent } from '../src/daemon/events.js'
 import { NodeProcess, requireBuild } from './helpers/node-process.js'
-import { logEntries, seatEvent, TestTable, verifyNodeLog, waitEvent, type TableNode } from './helpers/table-nodes.js'
+import { logEntries, ownCardsEvent, seatEvent, TestTable, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 
+let beacon: LocalBeacon | undefined
 let table: TestTable | undefined
 let dealer: NodeProcess | undefined
-let beacon: LocalBeacon | undefined
 
 beforeAll(() => { requireBuild() })
 
 afterEach(async () => {
-  await dealer?.stop()
-  dealer = undefined
+  await Promise.all([dealer?.stop(), beacon?.close()])
   await table?.cleanup()
-  table = undefined
-  await beacon?.close()
-  beacon = undefined
+  dealer = beacon = table = undefined
 })
-
-const ownCards = (n: TableNode, hand: number) => (e: NodeEvent): boolean =>
-  e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && !e.event.public && e.event.seat === n.daemon.seat?.seat
 
 it('a dealer SIGKILLed after dealing: every seat finishes the hand from its timelocks, cards checked; the same deal everywhere; every log verifies', async () => {
   beacon = await startLocalBeacon({ period: 1, genesisTime: Math.floor(Date.now() / 1000) - 60 })
@@ -47,7 +40,7 @@ it('a dealer SIGKILLed after dealing: every seat finishes the hand from its time
   const hand = await dealer.client.deal(0)
   const held = new Map<number, string[]>()
   for (const s of seats) {
-    const e = await waitEvent(s.daemon.events, ownCards(s, hand), `${s.name}: cards of hand ${hand}`, 20_000)
+    const e = await waitEvent(s.daemon.events, ownCardsEvent(s, hand), `${s.name}: cards of hand ${hand}`, 20_000)
     held.set(s.daemon.seat?.seat as number, e.event.type === 'cards' ? e.event.cards : [])
   }
   await dealer.until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && e.event.seat === 0, 'seat 0\'s cards in the dealer process')

@@ -99,6 +99,11 @@ export async function waitEvent (feed: EventFeed, match: (e: NodeEvent) => boole
   return await feed.watch().until(match, what, timeoutMs)
 }
 
+/** A seat's event announcing its own private cards of `hand` (on disk by then). */
+export function ownCardsEvent (n: TableNode, hand: number): (e: NodeEvent) => boolean {
+  return e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && !e.event.public && e.event.seat === n.daemon.seat?.seat
+}
+
 export function seatEvent (hand: number, type: NodeEvent['event']['type']): (e: NodeEvent) => boolean {
   return e => e.hand === hand && e.role === 'seat' && e.event.type === type
 }
