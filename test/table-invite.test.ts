@@ -90,6 +90,11 @@ describe('invite → join → add → a played hand', () => {
     expect(status.stdout).toMatch(new RegExp(`^  hand ${hand}: dealer: dealt`, 'm'))
     expect((await fairdeal('hand', 'end', '--data', alice, '--hand', String(hand))).code).toBe(0)
     await nodes[1].until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'receipt', 'bob\'s receipt')
+    // The table page's login link, asked anew of the running dealer node.
+    const web = await fairdeal('web', '--data', alice)
+    expect(web.code, web.stderr).toBe(0)
+    const link = /^(http:\/\/127\.0\.0\.1:\d+\/login\?code=[0-9a-f]+)$/m.exec(web.stdout)?.[1] as string
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(303)
     // A running node's log, shown and verified through its control endpoint.
     const [shown, live] = await Promise.all([fairdeal('log', 'show', '--data', bob), fairdeal('verify', '--data', bob, '--workers', '0')])
     expect(shown.code, shown.stderr).toBe(0)

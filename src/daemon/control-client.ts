@@ -63,6 +63,9 @@ export class ControlClient {
     if (rest !== '') yield rest
   }
 
+  /** A fresh one-time login link to the node's table page. */
+  async loginLink (): Promise<string> { return (await this.request<{ link: string }>('POST', '/web/login', {})).link }
+
   async status (): Promise<Record<string, unknown>> { return await this.request('GET', '/status') }
   async deal (dealer?: number): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer })).hand }
   async stage (hand: number, stage: string, taker?: number): Promise<void> { await this.request('POST', '/hand/stage', { hand, stage, taker }) }

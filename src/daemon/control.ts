@@ -35,11 +35,14 @@ export class HttpError extends Error {
  * token kept (mode 0600) in the data directory, so only someone who can read that directory can
  * drive the node. JSON in, JSON out.
  */
-export async function startControl (daemon: Daemon, options: { port: number, dataDir: string, logger: Logger, idleMs?: number }): Promise<{ info: ControlInfo, close: () => Promise<void> }> {
+/** The table page's login links, once the page runs (`fairdeal node` sets `make` after starting it). */
+export interface LoginLinks { make?: () => string }
+
+export async function startControl (daemon: Daemon, options: { port: number, dataDir: string, logger: Logger, idleMs?: number, loginLinks?: LoginLinks }): Promise<{ info: ControlInfo, close: () => Promise<void> }> {
   const token = randomBytes(32).toString('hex')
   const expected = Buffer.from(`Bearer ${token}`)
   const server: Server = createServer((req, res) => {
-    handle(daemon, req, res, expected).catch((err: unknown) => {
+    handle(daemon, req, res, expected, options.loginLinks).catch((err: unknown) => {
       const status = err instanceof HttpError ? err.status : err instanceof Rejection ? 409 : err instanceof CoreInputError ? 400 : 500
       if (status === 500) options.logger.error({ err }, 'control request failed')
       reply(res, status, { error: (err as Error).message })
@@ -118,12 +121,18 @@ export function intField (body: Record<string, unknown>, name: string, required:
   return v
 }
 
-async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse, expected: Buffer): Promise<void> {
+async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse, expected: Buffer, loginLinks?: LoginLinks): Promise<void> {
   const auth = Buffer.from(req.headers.authorization ?? '')
   if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) throw new HttpError(401, 'missing or wrong control token')
   const url = new URL(req.url ?? '/', 'http://127.0.0.1')
   const route = `${req.method ?? 'GET'} ${url.pathname}`
   switch (route) {
+    case 'POST /web/login': {
+      // A fresh one-time link to the table page (the one `fairdeal node` printed may be used or lost).
+      await readBody(req, [])
+      if (loginLinks?.make === undefined) throw new HttpError(404, 'this node serves no table page (web.enabled is false, or it could not start)')
+      return reply(res, 200, { link: loginLinks.make() })
+    }
     case 'GET /status':
       readQuery(url, [])
       return reply(res, 200, daemon.status())

@@ -4,7 +4,7 @@ import { parseNodeConfig, readNodeConfigJson } from '../../daemon/config.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
 import { startGroupNode } from '../../beacon/group/node.js'
 import { Daemon } from '../../daemon/daemon.js'
-import { startControl } from '../../daemon/control.js'
+import { startControl, type LoginLinks } from '../../daemon/control.js'
 import { startTableWeb } from '../../daemon/table-web.js'
 import { createLogger } from '../../daemon/logger.js'
 import { ROBOT } from '../../core/hand/messages.js'
@@ -46,9 +46,10 @@ export async function run (argv: string[]): Promise<number> {
       logger.warn({ seats: unreachable }, `table.peers has no address for seat ${unreachable.map(s => config.table.seats.indexOf(s)).join(', ')}: the dealer cannot reach it and its hands will abort`)
     }
   }
+  const loginLinks: LoginLinks = {}
   let control
   try {
-    control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger })
+    control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger, loginLinks })
   } catch (err) {
     // A running libp2p node would keep the process alive: stop it before saying why.
     await daemon.stop()
@@ -61,7 +62,9 @@ export async function run (argv: string[]): Promise<number> {
     try {
       web = await startTableWeb(daemon, { port: config.webPort, token: control.info.token })
       // Printed, not only logged: the person at the terminal opens it (once; it expires in ten minutes).
-      logger.info({ login: web.loginLink() }, `table page at ${web.url}: open the one-time login link to see it`)
+      const page = web
+      loginLinks.make = () => page.loginLink()
+      logger.info({ login: web.loginLink() }, `table page at ${web.url}: open the one-time login link to see it ('fairdeal web --data DIR' prints a new one)`)
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'the table page could not start; the node runs without it')
     }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
-import { openDataDirLog } from '../../store/data-dir.js'
+import { DataDirError, openDataDirLog } from '../../store/data-dir.js'
 import { send, startWebServer, WebPagesMissingError, type Route } from '../../daemon/web-server.js'
 
 export const DEFAULT_WEB_PORT = 7490
@@ -14,7 +14,8 @@ browser, with the same code as 'fairdeal verify'. The pages are static files (di
 'npm run build'): any static file server can serve them too.
 
   --data DIR     also serve the log of that (stopped) node's data directory at /log.jsonl, as
-                 'fairdeal log export' writes it; the verifier page offers it with one click
+                 'fairdeal log export' writes it; the verifier page offers it with one click.
+                 If that node is running, print a fresh one-time login link to its table page instead
   --port PORT    TCP port on 127.0.0.1 (default ${DEFAULT_WEB_PORT}; 0 for any free port)`
 
 export async function run (argv: string[]): Promise<number> {
@@ -34,8 +35,18 @@ export async function run (argv: string[]): Promise<number> {
   let owner: string | null = null
   if (values.data !== undefined) {
     const dir = values.data
-    // Opened once now, so a wrong directory or a running node is said at once, not on the first click.
-    const log = await openDataDirLog(dir)
+    // Opened once now, so a wrong directory is said at once, not on the first click. A running
+    // node serves its own pages: it is asked for a fresh login link instead.
+    let log
+    try {
+      log = await openDataDirLog(dir)
+    } catch (err) {
+      if (!(err instanceof DataDirError) || !/in use by a running node/.test(err.message)) throw err
+      const { ControlClient } = await import('../../daemon/control-client.js')
+      const link = await (await ControlClient.forDataDir(dir)).loginLink()
+      process.stdout.write(`the node of ${dir} is running and serves its table page itself; open this one-time login link (ten minutes):\n${link}\n`)
+      return 0
+    }
     owner = log.owner
     await log.close()
     routes['/log.jsonl'] = async (req, res) => { await serveLog(dir, owner, req.method === 'HEAD', res) }
