@@ -193,3 +193,43 @@ describe.each<Transport>(['tcp'])('a dealer that equivocates, over %s', (transpo
     }
   })
 })
+
+describe('a dealer that shows two seats different PLEDGES for one COMMIT, over tcp', () => {
+  it('is caught by the seats\' views before any nonce is sent, with an equivocation record holding both PLEDGES', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport: 'tcp', timeouts: { contributeMs: 2_000, ackMs: 1_000, revealMs: 60_000 } })
+    const seats: TableNode[] = []
+    for (const i of [1, 2, 3]) seats.push(await t.start(i))
+    const r = rogue = await RogueDealer.start(t)
+    const dealer = t.peerIds[0]
+    // One COMMIT to all: every seat pledges to it.
+    const a = commitFor(t, r.signer, 1, ZERO_HASH, toHex(randomBytes(32)), Date.now() + 2_000)
+    for (const s of seats) await r.send(s.peerId, a)
+    await r.until(() => r.of('pledge', 1).length === 3, 'three pledges')
+    const pledges = r.of('pledge', 1).map(p => p.doc as SignedPledge)
+    // The dealer's own seat (seat 0) pledged twice, with two nonce hashes: seats 1 and 2 see one, seat 3 the other.
+    const first = pledgesDoc(t, r, 1, a, [ownPledge(t, r, 1, a), ...pledges])
+    const second = pledgesDoc(t, r, 1, a, [ownPledge(t, r, 1, a), ...pledges])
+    expect(docDigest(first)).not.toBe(docDigest(second))
+    await r.send(t.peerIds[1], first)
+    await r.send(t.peerIds[2], first)
+    await r.send(t.peerIds[3], second)
+    for (const s of seats) {
+      const e = await waitEvent(s.daemon.events, seatEvent(1, 'aborted'), `${s.name}: abort of hand 1`)
+      expect(e.event).toMatchObject({ type: 'aborted', reason: 'equivocation', blame: [dealer] })
+    }
+    await r.until(() => r.of('abort', 1).length === 3, 'the three abort records')
+    // No nonce left any seat: not to the dealer, not to another seat.
+    expect(r.of('nonce', 1)).toEqual([])
+    for (const s of seats) expect(s.daemon.events.after(0).filter(e => e.event.type === 'contributed')).toEqual([])
+    for (const { doc } of r.of('abort', 1)) {
+      const record = doc as Signed<AbortBody>
+      expect(record.body.evidence.map(e => docDigest(e)).sort()).toEqual([docDigest(first), docDigest(second)].sort())
+      expect(verifyAbort(record).problems).toEqual([])
+    }
+    for (const s of seats) await t.stop(s.index)
+    for (const s of seats) {
+      expect((await logEntries(s.dataDir)).map(e => e.body.kind)).toEqual(['abort'])
+      expect((await verifyNodeLog(s.dataDir)).failures).toEqual([])
+    }
+  })
+})

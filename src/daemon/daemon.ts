@@ -408,7 +408,7 @@ export class Daemon {
           break
         }
         case 'send':
-          this.#send(e.to, e.doc, role)
+          this.#send(e.to, e.doc, role, e.fallback)
           break
         case 'append': {
           // On the dealer's node the dealer machine logs every hand (its receipt holds the own seat's
@@ -449,7 +449,7 @@ export class Daemon {
     await this.#state.batch(ops, { sync: true })
   }
 
-  #send (to: string, doc: Signed<unknown>, role: 'dealer' | 'seat'): void {
+  #send (to: string, doc: Signed<unknown>, role: 'dealer' | 'seat', fallback?: Signed<unknown>): void {
     // A document sent to every seat is the same object each time: encode it once.
     if (this.#lastFrame?.doc !== doc) this.#lastFrame = { doc, frame: encodeFrame(doc) }
     const frame = this.#lastFrame.frame
@@ -465,8 +465,10 @@ export class Daemon {
     // seat it never reached is recorded as unreachable rather than blamed for not answering.
     const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges') && this.dealer instanceof DealerMachine ? this.dealer : undefined
     this.#messenger.send(to, frame).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
-      this.#logger.warn({ to, type: doc.type, err: (err as Error).message }, 'send failed')
+      this.#logger.warn({ to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
       report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
+      // A seat that cannot reach another seat sends its document through the dealer instead.
+      if (fallback !== undefined) this.#send(this.config.table.dealer, fallback, role)
     })
   }
 

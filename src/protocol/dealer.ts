@@ -17,7 +17,7 @@ import { MachineFailure, Rejection, type Effect, type MachineInit } from './type
 import { signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
-import type { AskBody } from './wire.js'
+import type { AskBody, RelayBody } from './wire.js'
 
 /** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11). */
 export const ENDED_KEPT = 256
@@ -223,6 +223,7 @@ export class DealerMachine {
         case 'ack': return this.#onAck(from, doc as Signed<AckBody>)
         case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
         case 'ask': return this.#onAsk(from, doc as Signed<AskBody>)
+        case 'relay': return this.#onRelay(from, doc as Signed<RelayBody>)
         default: throw new Rejection(`a dealer does not accept ${doc.type} messages`)
       }
     })
@@ -619,6 +620,28 @@ export class DealerMachine {
       default:
         return []
     }
+  }
+
+  /**
+   * A seat's VIEW for a seat it could not reach directly: passed on as signed (the receiver checks
+   * it on its own signatures), only between two human seats of a hand in play, and at most twice
+   * per pair and hand.
+   */
+  #onRelay (from: string, doc: Signed<RelayBody>): Effect[] {
+    const { table } = this.#init
+    const { to, view } = doc.body
+    if (doc.body.table !== table.id || view.body.table !== table.id || view.body.hand !== doc.body.hand) throw new Rejection('relay for another table or hand')
+    const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined) throw new Rejection(`relay for hand ${doc.body.hand}, which is not in play`)
+    const humans = this.#humans.map(s => table.seats[s])
+    if (doc.signer !== from || view.signer !== from || !humans.includes(from) || !humans.includes(to) || to === from) throw new Rejection('relay: not a view between two human seats of the table, sent by its author')
+    if (to === table.dealer) throw new Rejection('relay to the dealer\'s own seat')
+    if (!this.#verify(doc)) throw new Rejection('relay: bad signature')
+    const key = `relay/${hand.hand}/${from}/${to}`
+    const relayed = this.#answers.get(key) ?? 0
+    if (relayed >= 2) throw new Rejection(`relay of ${from}'s view to ${to} for hand ${hand.hand} already done`)
+    this.#answers.set(key, relayed + 1)
+    return [{ kind: 'send', to, doc: view }]
   }
 
   #remember (handNo: number, digest: string, doc: Signed<unknown>): void {

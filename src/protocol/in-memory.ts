@@ -17,6 +17,8 @@ export interface InMemoryTableInit {
   intercept?: () => ((from: string, to: string, doc: Signed<unknown>) => Signed<unknown> | undefined) | undefined
   /** The bytes of each frame delivered, as they would cross the wire. */
   onFrame?: (to: string, frame: Uint8Array) => void
+  /** Pairs that cannot reach each other: a send between them fails (its fallback, if any, goes to the dealer). */
+  unreachable?: (from: string, to: string) => boolean
   /** A document a machine refused (a Rejection, or a wire error). */
   onRejection?: (to: string, err: Error) => void
 }
@@ -37,6 +39,10 @@ export function inMemoryTable (init: InMemoryTableInit): (from: string, effects:
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
         for (const e of next.effects) {
           if (e.kind !== 'send') { init.onEffect?.(next.from, e); continue }
+          if (init.unreachable?.(next.from, e.to) === true) {
+            if (e.fallback !== undefined) queue.push({ from: next.from, effects: [{ kind: 'send', to: init.dealerId, doc: e.fallback }] })
+            continue
+          }
           const intercept = init.intercept?.()
           const doc = intercept === undefined ? e.doc : intercept(next.from, e.to, e.doc)
           if (doc === undefined) continue

@@ -4,7 +4,7 @@
  * seat machine.
  */
 export function isForDealer (type: string, from: string, dealer: string): boolean {
-  if (type === 'pledge' || type === 'nonce' || type === 'ack' || type === 'ask') return true
+  if (type === 'pledge' || type === 'nonce' || type === 'ack' || type === 'ask' || type === 'relay') return true
   // A seat's abort record and its dealer-blind documents go to the dealer; the same types coming
   // from the dealer are relayed ones, for the seat.
   if (type === 'abort' || BLIND_SEAT_DOCS.has(type)) return from !== dealer

@@ -11,11 +11,11 @@ import { shieldProblems } from '../core/hand/shield.js'
 import { messagesOf } from '../core/hand/reasons.js'
 import type {
   AbortBody, AbortReason, AckBody, CardsBody, CommitBody, NonceBody, PledgeBody, PledgesBody, Receipt, RevealBody,
-  SignedAck, SignedCommit, SignedPledge, SignedReveal
+  SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { signAbort } from './abort.js'
-import type { AskBody } from './wire.js'
+import type { AskBody, RelayBody, ViewBody } from './wire.js'
 import { signRecovered } from './recover.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import { checkTimelockFields } from '../core/hand/timelock-checks.js'
@@ -23,9 +23,10 @@ import type { BeaconEntry } from '../core/hand/messages.js'
 
 export type SeatInit = MachineInit
 
+// `viewing`: the seat has sent its VIEW and waits for every other seat's before its NONCE (§6 step 4).
 // `recovering`: a time-locked hand whose dealer stopped after this seat's nonce was out, waiting for
 // the bound round to open every timelock and finish it (docs/protocol.md §10a).
-type Phase = 'pledged' | 'contributed' | 'dealt' | 'acked' | 'recovering' | 'done' | 'aborted'
+type Phase = 'pledged' | 'viewing' | 'contributed' | 'dealt' | 'acked' | 'recovering' | 'done' | 'aborted'
 
 export interface SeatHandSnapshot {
   hand: number
@@ -51,7 +52,14 @@ interface SeatHand extends SeatHandSnapshot {
   waitUntil: number
   /** It asked the dealer about the hand since it entered this phase (not saved: a restart asks again). */
   asked: boolean
+  /** Other seats' views that match this seat's own, by seat (not saved: a restart asks for them again). */
+  views: Set<number>
+  /** Other seats' NONCEs, as they sent them to this seat. */
+  peerNonces: Map<number, SignedNonce>
 }
+
+/** Views from other seats for hands this seat has not reached yet, kept for a few hands ahead. */
+const EARLY_HANDS = 4
 
 export interface SeatMeta {
   lastHand: number
@@ -73,6 +81,8 @@ export class SeatMachine {
   readonly #hands = new Map<number, SeatHand>()
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: SeatMeta = { lastHand: 0 }
+  /** Views that came before this seat's own PLEDGES, by hand then seat. */
+  readonly #early = new Map<number, Map<number, Signed<ViewBody>>>()
 
   constructor (init: SeatInit) {
     this.#init = init
@@ -95,11 +105,13 @@ export class SeatMachine {
     if (meta !== undefined) this.#meta = { ...meta }
     const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0, asked: false }
+      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0, asked: false, views: new Set(), peerNonces: new Map() }
       if (hand.phase === 'acked' && (hand.ack === undefined || hand.reveal === undefined)) continue // cannot be: saved together
       hand.waitUntil = this.#waitFor(hand)
       this.#hands.set(s.hand, hand)
       effects.push(this.#ask(hand.hand, hand.digest))
+      // The views it had are gone with the restart: it sends its own again, asking for theirs.
+      if (hand.phase === 'viewing') effects.push(...this.#sendView(hand, true))
     }
     effects.push(this.#ask(this.#meta.lastHand + 1, null))
     return effects
@@ -113,7 +125,7 @@ export class SeatMachine {
   /** When a seat in this phase stops waiting for the dealer's next step (docs/protocol.md §7). */
   #waitFor (hand: SeatHand): number {
     switch (hand.phase) {
-      case 'pledged': case 'contributed': return this.#dealDeadline(hand.commit.body)
+      case 'pledged': case 'viewing': case 'contributed': return this.#dealDeadline(hand.commit.body)
       case 'dealt': return this.#init.now() + this.#init.timeouts.revealMs
       // Right away after a restart; then again after each failed fetch (beaconResult).
       case 'recovering': return this.#init.now()
@@ -132,6 +144,9 @@ export class SeatMachine {
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
+    // From the other seats: their views, and their nonces (kept: nobody can say a seat withheld a nonce others hold).
+    if (doc.type === 'view') return this.#onView(from, doc as Signed<ViewBody>)
+    if (doc.type === 'nonce') return this.#onPeerNonce(from, doc as SignedNonce)
     if (from !== this.#init.table.dealer) throw new Rejection(`${doc.type} from ${from}, who is not the dealer`)
     // Abort records are the one thing the dealer relays: a seat's signed record, checked on its own.
     if (doc.signer !== from && doc.type !== 'abort') throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by the dealer`)
@@ -167,7 +182,7 @@ export class SeatMachine {
       const dealer = [this.#init.table.dealer]
       if (this.#recoverable(hand)) {
         effects.push(...this.#startRecovery(hand))
-      } else if (hand.phase === 'pledged' || hand.phase === 'contributed') {
+      } else if (hand.phase === 'pledged' || hand.phase === 'viewing' || hand.phase === 'contributed') {
         effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, this.#held(hand)))
       } else if (hand.phase === 'dealt') {
         effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, this.#held(hand)))
@@ -223,7 +238,7 @@ export class SeatMachine {
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
-      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false
+      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false, views: new Set(), peerNonces: new Map()
     }
     this.#hands.set(body.hand, hand)
     this.#meta = { lastHand: body.hand, lastCommit: hand.digest }
@@ -281,11 +296,15 @@ export class SeatMachine {
   }
 
   #onPledges (doc: Signed<PledgesBody>): Effect[] {
-    const hand = this.#handFor(doc.body, 'pledged', 'contributed')
-    if (hand.phase === 'contributed') {
-      // The dealer answering an ASK (it has no NONCE from this seat): the same pledges get the same NONCE again.
+    const hand = this.#handFor(doc.body, 'pledged', 'viewing', 'contributed')
+    if (hand.phase !== 'pledged') {
+      // The dealer answering an ASK: the same pledges again change nothing (a seat that has sent its
+      // NONCE sends the same NONCE again); a second, different PLEDGES document is equivocation.
+      if (hand.pledgesDoc !== undefined && docDigest(doc) !== docDigest(hand.pledgesDoc) && this.#verify(doc)) {
+        return this.#equivocation(hand, hand.pledgesDoc, doc, 'the dealer sent this seat two different PLEDGES documents')
+      }
       if (canonicalJson(doc.body.pledges) !== canonicalJson(hand.pledges ?? [])) throw new Rejection(`a second, different set of pledges for hand ${hand.hand}`)
-      return [{ kind: 'send', to: this.#init.table.dealer, doc: this.#nonce(hand) }]
+      return hand.phase === 'contributed' ? [{ kind: 'send', to: this.#init.table.dealer, doc: this.#nonce(hand) }] : []
     }
     const { seats } = hand.commit.body
     const humans = humanSeats(seats)
@@ -313,14 +332,120 @@ export class SeatMachine {
     if (mine?.body.nonceHash !== sha256Hex(hand.nonce)) throw new Rejection('pledges: my own pledge was altered')
     hand.pledges = pledges
     hand.pledgesDoc = doc
+    // Before its nonce leaves, this seat's view of the hand goes to every other human seat, and
+    // theirs must all match it (§6 step 4): two deals for one hand are caught here.
+    const effects: Effect[] = [this.#enter(hand, 'viewing'), ...this.#sendView(hand, false)]
+    const early = this.#early.get(hand.hand)
+    this.#early.delete(hand.hand)
+    for (const view of early?.values() ?? []) {
+      effects.push(...this.#judgeView(hand, view))
+      if ((hand.phase as Phase) !== 'viewing') return effects
+    }
+    return [...effects, ...this.#releaseIfAgreed(hand)]
+  }
+
+  /** The other human seats, by seat number. */
+  #otherHumans (hand: SeatHand): number[] {
+    return humanSeats(hand.commit.body.seats).filter(s => s !== this.#seat)
+  }
+
+  /** This seat's VIEW to every other human seat (through the dealer to one it cannot reach). */
+  #sendView (hand: SeatHand, again: boolean): Effect[] {
+    const pledgesDoc = hand.pledgesDoc as Signed<PledgesBody>
+    const body: ViewBody = {
+      table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat,
+      pledges: docDigest(pledgesDoc), commitDoc: hand.commit, pledgesDoc, again
+    }
+    const view = signDocument('view', body, this.#init.signer)
+    const { seats } = hand.commit.body
+    return this.#otherHumans(hand).map(s => {
+      const relay: RelayBody = { table: body.table, hand: body.hand, to: seats[s], view }
+      const fallback = seats[s] === this.#init.table.dealer ? undefined : signDocument('relay', relay, this.#init.signer)
+      return { kind: 'send', to: seats[s], doc: view, ...(fallback === undefined ? {} : { fallback }) } satisfies Effect
+    })
+  }
+
+  /** Every other human seat's view matched this seat's own: the NONCE goes to the dealer and to those seats. */
+  #releaseIfAgreed (hand: SeatHand): Effect[] {
+    if (hand.phase !== 'viewing' || this.#otherHumans(hand).some(s => !hand.views.has(s))) return []
+    const nonce = this.#nonce(hand)
+    const { seats } = hand.commit.body
+    const to = new Set([this.#init.table.dealer, ...this.#otherHumans(hand).map(s => seats[s])])
     return [
       // Before the nonce leaves: a seat that crashes after sending it must come back able to take its
       // cards, or it would later blame the dealer for a deal it simply lost. A crash before the send
       // leaves the nonce unsent, and the dealer's record rightly names this seat.
       this.#enter(hand, 'contributed'),
       { kind: 'event', hand: hand.hand, event: { type: 'contributed' } },
-      { kind: 'send', to: this.#init.table.dealer, doc: this.#nonce(hand) }
+      ...[...to].map(peer => ({ kind: 'send', to: peer, doc: nonce }) satisfies Effect)
     ]
+  }
+
+  /**
+   * A VIEW from another human seat. Its two documents must be the dealer's, for this table and hand,
+   * and be what the view says (so no seat can make the dealer look as if it equivocated). Then it
+   * either matches this seat's own view, or shows that the dealer signed two different COMMITs, or
+   * two different PLEDGES for one COMMIT, for this hand: an `equivocation` record holding both.
+   */
+  #onView (from: string, doc: Signed<ViewBody>): Effect[] {
+    const { table } = this.#init
+    const body = doc.body
+    if (body.table !== table.id) throw new Rejection(`view for another table (${body.table})`)
+    if (doc.signer !== from || table.seats[body.seat] !== from || body.seat === this.#seat) throw new Rejection(`view for seat ${body.seat}, which is not ${from}'s seat`)
+    const { commitDoc, pledgesDoc } = body
+    if (commitDoc.body.table !== table.id || commitDoc.body.hand !== body.hand || docDigest(commitDoc) !== body.commit) throw new Rejection(`view of seat ${body.seat}: its COMMIT is not the one it names`)
+    if (pledgesDoc.body.table !== table.id || pledgesDoc.body.hand !== body.hand || pledgesDoc.body.commit !== body.commit || docDigest(pledgesDoc) !== body.pledges) {
+      throw new Rejection(`view of seat ${body.seat}: its PLEDGES are not the ones it names`)
+    }
+    if (commitDoc.signer !== table.dealer || pledgesDoc.signer !== table.dealer) throw new Rejection(`view of seat ${body.seat}: its documents are not signed by the dealer`)
+    if (!this.#verify(doc) || !this.#verify(commitDoc) || !this.#verify(pledgesDoc)) throw new Rejection(`view of seat ${body.seat}: bad signature`)
+    const hand = this.#hands.get(body.hand)
+    if (hand === undefined || hand.phase === 'pledged') {
+      // Before this seat's own PLEDGES (or even its COMMIT): kept until it can be compared.
+      if (body.hand <= this.#meta.lastHand && hand === undefined) throw new Rejection(`view for hand ${body.hand}, which is not in play here`)
+      if (body.hand > this.#meta.lastHand + EARLY_HANDS) throw new Rejection(`view for hand ${body.hand}, too far ahead`)
+      const early = this.#early.get(body.hand) ?? new Map<number, Signed<ViewBody>>()
+      early.set(body.seat, doc)
+      this.#early.set(body.hand, early)
+      for (const h of this.#early.keys()) if (h <= this.#meta.lastHand - EARLY_HANDS) this.#early.delete(h)
+      return []
+    }
+    const effects = this.#judgeView(hand, doc)
+    if (hand.phase === 'aborted') return effects
+    // A seat back from a restart asks for this seat's view again.
+    if (body.again) effects.push(...this.#sendView(hand, false).filter(e => e.kind === 'send' && e.to === from))
+    return [...effects, ...this.#releaseIfAgreed(hand)]
+  }
+
+  #judgeView (hand: SeatHand, view: Signed<ViewBody>): Effect[] {
+    const body = view.body
+    if (body.commit !== hand.digest) {
+      return this.#equivocation(hand, hand.commit, body.commitDoc, `seat ${body.seat} was shown another COMMIT for hand ${hand.hand}`)
+    }
+    if (hand.pledgesDoc !== undefined && body.pledges !== docDigest(hand.pledgesDoc)) {
+      return this.#equivocation(hand, hand.pledgesDoc, body.pledgesDoc, `seat ${body.seat} was shown other PLEDGES for hand ${hand.hand}`)
+    }
+    hand.views.add(body.seat)
+    return []
+  }
+
+  /** Two documents the dealer signed for this hand that cannot both stand: the hand ends, the dealer named. */
+  #equivocation (hand: SeatHand, mine: Signed<unknown>, theirs: Signed<unknown>, detail: string): Effect[] {
+    return this.#abort(hand, 'equivocation', [this.#init.table.dealer], detail, [mine, theirs])
+  }
+
+  /** Another seat's NONCE: kept once it is well-formed and matches that seat's pledge. */
+  #onPeerNonce (from: string, doc: SignedNonce): Effect[] {
+    const body = doc.body
+    if (doc.signer !== from || this.#init.table.seats[body.seat] !== from) throw new Rejection(`nonce for seat ${body.seat}, which is not ${from}'s seat`)
+    const hand = this.#handFor(body, 'viewing', 'contributed', 'dealt', 'acked')
+    const malformed = contributionProblem(body.nonce, `nonce of seat ${body.seat} for hand ${hand.hand}`)
+    if (malformed !== null) throw new Rejection(malformed)
+    const pledge = hand.pledges?.find(p => p.body.seat === body.seat)
+    if (pledge === undefined || sha256Hex(body.nonce) !== pledge.body.nonceHash) throw new Rejection(`nonce of seat ${body.seat} for hand ${hand.hand} does not match its pledge`)
+    if (!this.#verify(doc)) throw new Rejection(`nonce of seat ${body.seat}: bad signature`)
+    hand.peerNonces.set(body.seat, doc)
+    return []
   }
 
   #nonce (hand: SeatHand): Signed<NonceBody> {

@@ -60,7 +60,8 @@ export interface TimelockConfig {
  */
 export type Effect =
   | { kind: 'persist', key: string, value: unknown }
-  | { kind: 'send', to: string, doc: Signed<unknown> }
+  /** `fallback`: if `to` cannot be reached, the host sends this (a RELAY) to the dealer instead. */
+  | { kind: 'send', to: string, doc: Signed<unknown>, fallback?: Signed<unknown> }
   | { kind: 'fetchBeacon', hand: number, round: number }
   | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered', hand: number, payload: unknown }
   | { kind: 'event', hand: number, event: HandEvent }

@@ -3,7 +3,7 @@ import { fromUtf8 } from '../core/bytes.js'
 import { canonicalBytes } from '../core/canonical.js'
 import {
   abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
-  pledgesBodySchema, receiptSchema, revealBodySchema
+  pledgesBodySchema, receiptSchema, revealBodySchema, signedCommitSchema
 } from '../core/hand/messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBfinalSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema,
@@ -44,6 +44,34 @@ export const askBodySchema = z.object({
 }).strict()
 export type AskBody = z.infer<typeof askBodySchema>
 
+/**
+ * VIEW, seat → every other human seat: what this seat was shown of the hand, carrying the two
+ * dealer-signed documents themselves (contract 3: a seat that sees a conflict then holds both).
+ * A seat sends its NONCE only once every other human seat's view matches its own (§6 step 4).
+ * `again`: sent after a restart, asking each seat for its view once more.
+ */
+export const viewBodySchema = z.object({
+  table: finalBodySchema.shape.table,
+  hand: finalBodySchema.shape.hand,
+  commit: finalBodySchema.shape.commit,
+  seat: z.number().int().min(0).max(15),
+  /** docDigest of the PLEDGES document this seat received. */
+  pledges: finalBodySchema.shape.commit,
+  commitDoc: signedCommitSchema,
+  pledgesDoc: signed('pledges', pledgesBodySchema),
+  again: z.boolean()
+}).strict()
+export type ViewBody = z.infer<typeof viewBodySchema>
+
+/** RELAY, seat → dealer: a VIEW the seat could not deliver to seat `to` directly; the dealer passes it on. */
+export const relayBodySchema = z.object({
+  table: finalBodySchema.shape.table,
+  hand: finalBodySchema.shape.hand,
+  to: peerId,
+  view: signed('view', viewBodySchema)
+}).strict()
+export type RelayBody = z.infer<typeof relayBodySchema>
+
 /** Every document that may arrive on the table protocol, by its type tag. */
 export const wireSchema = z.discriminatedUnion('type', [
   signed('commit', commitBodySchema),
@@ -58,7 +86,9 @@ export const wireSchema = z.discriminatedUnion('type', [
   signed('ask', askBodySchema),
   // Dealer-blind hands (docs/dealer-blind.md §8).
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
-  signedBsecretSchema, signedBrevealSchema, signedBfinalSchema
+  signedBsecretSchema, signedBrevealSchema, signedBfinalSchema,
+  signed('view', viewBodySchema),
+  signed('relay', relayBodySchema)
 ])
 export type WireDoc = z.infer<typeof wireSchema>
 

@@ -29,6 +29,8 @@ export interface MemoryTable {
   run: (from: string, effects: Effect[]) => void
   /** Intercepts a frame before delivery: return undefined to drop it, or a replacement document. */
   intercept?: (from: string, to: string, doc: Signed<unknown>) => Signed<unknown> | undefined
+  /** Pairs of peers that cannot reach each other (a seat's view then goes through the dealer). */
+  unreachable?: (from: string, to: string) => boolean
   /**
    * A crash and restart of the dealer machine: a new one, restored from nothing but what the old
    * one had persisted. Returns the effects its restore asks for (not run).
@@ -113,6 +115,7 @@ export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
     get dealer () { return t.dealer },
     seats,
     intercept: () => t.intercept,
+    unreachable: (from, to) => t.unreachable?.(from, to) ?? false,
     onEffect: (who, e) => {
       if (e.kind === 'persist') {
         const m = t.persisted.get(who) ?? new Map()

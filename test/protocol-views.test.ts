@@ -1,0 +1,128 @@
+// Seats check each other, peer to peer (issue 8; docs/protocol.md §6 step 4): before its NONCE
+// leaves, each human seat's VIEW (the dealer-signed COMMIT and PLEDGES it received) reaches every
+// other human seat, and a seat sends its NONCE only when every view matches its own. In memory,
+// real wire encoding.
+import { describe, expect, test } from 'vitest'
+import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
+import { verifyAbort, verifyReceipt } from '../src/core/hand/verify.js'
+import { sha256Hex, toHex } from '../src/core/bytes.js'
+import { docDigest } from '../src/core/hand/digest.js'
+import { signDocument, type Signed } from '../src/core/signed.js'
+import type { PledgeBody, PledgesBody, Receipt, SignedAbort } from '../src/core/hand/messages.js'
+import { randomBytes } from 'node:crypto'
+
+const peerOf = (t: MemoryTable, seat: number): string => t.signers[seat].peerId
+const docsTo = (t: MemoryTable, to: string, type: string): Array<Signed<unknown>> =>
+  (t.frames.get(to) ?? []).map(f => JSON.parse(new TextDecoder().decode(f)) as Signed<unknown>).filter(d => d.type === type)
+
+function expectFullReceipts (t: MemoryTable, hand: number): void {
+  const receipt = (t.appended.get(t.table.dealer) ?? []).find(e => e.hand === hand && e.entry === 'receipt')?.payload as Receipt
+  expect(verifyReceipt(receipt).summary?.acked).toEqual([0, 1, 2, 3])
+  for (let s = 1; s < 4; s++) expect((t.appended.get(peerOf(t, s)) ?? []).find(e => e.hand === hand)?.payload, `seat ${s}`).toEqual(receipt)
+}
+
+describe('views', () => {
+  test('an honest hand: every seat sends its view to the other three, and its NONCE to the dealer and to them', () => {
+    const t = memoryTable()
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    for (let s = 0; s < 4; s++) {
+      expect(docsTo(t, peerOf(t, s), 'view').map(v => (v.body as { seat: number }).seat).sort(), `views to seat ${s}`).toEqual([0, 1, 2, 3].filter(x => x !== s))
+    }
+    // Seats 1-3 each get the three other seats' nonces (seat 0's node is the dealer's: it gets them as the dealer).
+    for (let s = 1; s < 4; s++) expect(docsTo(t, peerOf(t, s), 'nonce')).toHaveLength(3)
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    expectFullReceipts(t, hand)
+  })
+
+  test('two seats that cannot reach each other exchange their views through the dealer', () => {
+    const t = memoryTable()
+    const [a, b] = [peerOf(t, 1), peerOf(t, 2)]
+    t.unreachable = (from, to) => (from === a && to === b) || (from === b && to === a)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(docsTo(t, t.table.dealer, 'relay')).toHaveLength(2)
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    expectFullReceipts(t, hand)
+  })
+
+  test('a seat restarted while comparing views sends its own again and gets theirs back', () => {
+    const t = memoryTable()
+    const late = peerOf(t, 3)
+    // Seat 2's view never reaches seat 3 (lost), and seat 3 restarts before anything else.
+    let lost = true
+    t.intercept = (from, to, doc) => (lost && from === peerOf(t, 2) && to === late && doc.type === 'view' ? undefined : doc)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(t.seats.get(late)?.status()).toEqual([{ hand, phase: 'viewing' }])
+    lost = false
+    t.run(late, t.restartSeat(late))
+    expect(t.seats.get(late)?.status()).toEqual([{ hand, phase: 'dealt' }])
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expectFullReceipts(t, hand)
+  })
+})
+
+describe('two deals for one hand are caught before any nonce leaves', () => {
+  /**
+   * A dealer colluding with seat 1: seat 1 signs a second pledge (another nonce hash) and the dealer
+   * shows seats 2 and 3 a PLEDGES document holding it, seats 0 and 1 the first one: one COMMIT,
+   * two PLEDGES, and each seat's own checks pass.
+   */
+  function twoPledges (t: MemoryTable): { first?: Signed<PledgesBody>, second?: Signed<PledgesBody> } {
+    const out: { first?: Signed<PledgesBody>, second?: Signed<PledgesBody> } = {}
+    const colluder = t.signers[1]
+    t.intercept = (from, to, doc) => {
+      if (doc.type !== 'pledges') return doc
+      const body = doc.body as PledgesBody
+      out.first = doc as Signed<PledgesBody>
+      if (to !== peerOf(t, 2) && to !== peerOf(t, 3)) return doc
+      if (out.second === undefined) {
+        const other = signDocument('pledge', { ...(body.pledges[1].body as PledgeBody), nonceHash: sha256Hex(toHex(randomBytes(32))) }, colluder)
+        out.second = signDocument('pledges', { ...body, pledges: body.pledges.map(p => p.body.seat === 1 ? other : p) }, t.signers[0])
+      }
+      return out.second
+    }
+    return out
+  }
+
+  test('one COMMIT, two PLEDGES: no nonce is sent, and each honest seat records equivocation holding both documents', () => {
+    const t = memoryTable()
+    const docs = twoPledges(t)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(docs.first).toBeDefined()
+    expect(docDigest(docs.first)).not.toBe(docDigest(docs.second))
+    // No NONCE went anywhere: not to the dealer, not to any seat.
+    for (const peer of [t.table.dealer, ...t.seats.keys()]) expect(docsTo(t, peer, 'nonce'), peer).toEqual([])
+    for (const s of [0, 2, 3]) {
+      const record = (t.appended.get(peerOf(t, s)) ?? []).find(e => e.hand === hand && e.entry === 'abort' && (e.payload as SignedAbort).signer === peerOf(t, s))?.payload as SignedAbort
+      expect(record?.body, `seat ${s}`).toMatchObject({ reason: 'equivocation', blame: [t.table.dealer] })
+      expect(record.body.evidence.map(e => docDigest(e)).sort()).toEqual([docDigest(docs.first), docDigest(docs.second)].sort())
+      for (const e of record.body.evidence) expect(e.signer).toBe(t.table.dealer)
+      expect(verifyAbort(record).problems, `seat ${s}`).toEqual([])
+    }
+  })
+
+  test('a view whose documents are not the dealer\'s is refused and changes nothing (no seat can fake an equivocation)', () => {
+    const t = memoryTable()
+    let forged: Signed<unknown> | undefined
+    const faker = t.signers[3]
+    t.intercept = (from, to, doc) => {
+      if (doc.type !== 'view' || from !== faker.peerId || to !== peerOf(t, 1)) return doc
+      // Seat 3 re-signs its view with a PLEDGES document it signed itself.
+      const body = doc.body as { pledgesDoc: Signed<PledgesBody> }
+      const pledgesDoc = signDocument('pledges', { ...body.pledgesDoc.body, pledges: body.pledgesDoc.body.pledges.slice(0, 3) }, faker)
+      forged = signDocument('view', { ...(doc.body as object), pledgesDoc, pledges: docDigest(pledgesDoc) }, faker)
+      return forged
+    }
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(forged).toBeDefined()
+    expect(t.rejections).toEqual([{ to: peerOf(t, 1), reason: 'view of seat 3: its documents are not signed by the dealer' }])
+    expect(t.seats.get(peerOf(t, 1))?.status()).toEqual([{ hand, phase: 'viewing' }])
+    expect((t.appended.get(peerOf(t, 1)) ?? [])).toEqual([])
+  })
+})
