@@ -38,10 +38,13 @@ const RTT_SAMPLES = 1000
 const SYNC_SAMPLES = 200
 const CRYPTO_SAMPLES = 2000
 const SEATS = 4
-/** One-way legs from COMMIT to CARDS: COMMIT, PLEDGE, PLEDGES, NONCE, CARDS. */
-const LEGS = 5
-/** Synced writes one after the other on that path after the 'committed' event: the seat's before PLEDGE, the dealer's before CARDS. */
-const SYNCED_WRITES = 2
+/** One-way legs from COMMIT to CARDS: COMMIT, PLEDGE, PLEDGES, VIEW (seat to seat), NONCE, CARDS. */
+const LEGS = 6
+/**
+ * Synced writes one after the other on that path after the 'committed' event: the seat's before
+ * PLEDGE, before its VIEW and before its NONCE, the dealer's before CARDS.
+ */
+const SYNCED_WRITES = 4
 const GOALS = { p50: 5, p99: 25, handsPerSecond: 200 }
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'fairdeal.js')
 
@@ -53,19 +56,24 @@ function cryptoCounts (h: number): Record<'pathVerify' | 'pathSign' | 'coreVerif
   return {
     // Commit → cards, all nodes on one thread: the commit at h-1 seats, h-1 pledges at the dealer,
     // at each of h-1 seats the PLEDGES and the h-1 pledges not its own, h-1 nonces, h-1 cards.
-    pathVerify: (h - 1) * (h + 4),
-    // After the 'committed' event (the commit is signed by then): h pledges, the PLEDGES, h nonces,
-    // h cards messages.
-    pathSign: 3 * h + 1,
+    // Then at each of the h seats the h-1 other seats' views (their COMMIT and PLEDGES are the ones
+    // it checked itself: verify-memo.ts).
+    pathVerify: (h - 1) * (h + 4) + h * (h - 1),
+    // After the 'committed' event (the commit is signed by then): h pledges, the PLEDGES, h views
+    // and at each seat h-1 relays held back in case a seat is unreachable, h nonces, h cards messages.
+    pathSign: 3 * h + 1 + h + h * (h - 1),
     // The same path with a core per node: only the last pledge and nonce to arrive wait at the
     // dealer; a seat checks the commit, then the PLEDGES and h-1 pledges, then its cards.
-    coreVerify: h + 4,
-    coreSign: h + 3,
+    coreVerify: h + 4 + (h - 1),
+    coreSign: h + 3 + h,
     // The whole hand: the above, plus every nonce and countersignature (3 per pair of nodes), the
     // reveal and the final receipt at each seat node.
-    handVerify: (h - 1) * (3 * h + 5),
-    // commit, pledges, reveal, final; per seat pledge, nonce, cards, ack; per node a log entry and head.
-    handSign: 4 + 6 * h
+    // With the peer check: every seat's view at every other seat, every nonce at the other seats
+    // (the dealer's node takes the other seats' nonces once, as the dealer).
+    handVerify: (h - 1) * (3 * h + 5) + h * (h - 1) + (h - 1) * (h - 2),
+    // commit, pledges, reveal, final; per seat pledge, nonce, cards, ack, its view and h-1 relays;
+    // per node a log entry and head.
+    handSign: 4 + 6 * h + h + h * (h - 1)
   }
 }
 
@@ -79,6 +87,9 @@ class HandWatch {
   readonly #committed = new Map<number, number>()
   readonly #cards = new Map<number, number[]>()
   readonly #receipts = new Map<number, number>()
+  /** Per hand, when the seats' VIEWs left and when their NONCEs did: the peer check's leg. */
+  readonly #viewing = new Map<number, number[]>()
+  readonly #contributed = new Map<number, number[]>()
   readonly #waiters = new Map<number, Array<() => void>>()
   readonly aborted: string[] = []
   #failure: Error | undefined
@@ -107,6 +118,11 @@ class HandWatch {
     if (e.role === 'dealer') {
       if (ev.type !== 'committed') return
       this.#committed.set(e.hand, e.time)
+    } else if (ev.type === 'viewing' || ev.type === 'contributed') {
+      // Each node's own events come in order, so once every seat holds its cards all of these are in.
+      const map = ev.type === 'viewing' ? this.#viewing : this.#contributed
+      map.set(e.hand, [...map.get(e.hand) ?? [], e.time])
+      return
     } else if (ev.type === 'cards' && ev.stage === 'deal' && !ev.public) {
       this.#cards.set(e.hand, [...this.#cards.get(e.hand) ?? [], e.time])
     } else if (ev.type === 'receipt') {
@@ -142,6 +158,15 @@ class HandWatch {
     return dealt
   }
 
+  /** Ms from the first seat's VIEW leaving to the last seat's NONCE leaving, for a dealt hand. */
+  viewLeg (hand: number): number {
+    const views = this.#viewing.get(hand) ?? []
+    const nonces = this.#contributed.get(hand) ?? []
+    this.#viewing.delete(hand)
+    this.#contributed.delete(hand)
+    return views.length === 0 || nonces.length === 0 ? NaN : Math.max(...nonces) - Math.min(...views)
+  }
+
   async receipts (hand: number): Promise<void> {
     await this.#until(hand, () => (this.#receipts.get(hand) ?? 0) === this.#nodes)
     this.#receipts.delete(hand)
@@ -161,7 +186,7 @@ interface BenchTable {
 }
 
 /** The bounds measured in this run, in ms. */
-interface Bounds { network: number, onePath: number, corePath: number, handCrypto: number }
+interface Bounds { network: number, onePath: number, corePath: number, handCrypto: number, viewLeg: number }
 
 /** CPU ms per hand between two readings of BenchTable.cpuMs: the total, and each part when there are several. */
 function cpuPerHand (before: Record<string, number>, after: Record<string, number>, hands: number): { total: number, text: string } {
@@ -172,9 +197,11 @@ function cpuPerHand (before: Record<string, number>, after: Record<string, numbe
 }
 
 /** One whole hand; returns ms from the commit to the last seat holding its cards. */
-async function playHand (t: BenchTable): Promise<number> {
+async function playHand (t: BenchTable, legs?: number[]): Promise<number> {
   const hand = await t.deal()
   const dealt = await t.watch.cards(hand)
+  const leg = t.watch.viewLeg(hand)
+  if (legs !== undefined && Number.isFinite(leg)) legs.push(leg)
   await t.end(hand)
   await t.watch.receipts(hand)
   return dealt
@@ -183,14 +210,21 @@ async function playHand (t: BenchTable): Promise<number> {
 /** The figures against the goals and the bounds; `cores` is what the nodes can use at once. */
 async function measure (t: BenchTable, hands: number, b: Bounds, cores: number): Promise<void> {
   const latencies: number[] = []
+  const legs: number[] = []
   const cpu0 = await t.cpuMs()
-  for (let i = 0; i < hands; i++) latencies.push(await playHand(t))
+  for (let i = 0; i < hands; i++) latencies.push(await playHand(t, legs))
   const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
   latencies.sort((x, y) => x - y)
+  legs.sort((x, y) => x - y)
   console.log(`  commit → every seat holds its cards (one hand at a time, ${hands} hands; cpu per hand ${cpu.text}):`)
-  for (const [name, value, goal] of [['p50', percentile(latencies, 0.5), GOALS.p50], ['p99', percentile(latencies, 0.99), GOALS.p99]] as const) {
+  for (const [name, p, goal] of [['p50', 0.5, GOALS.p50], ['p99', 0.99, GOALS.p99]] as const) {
+    const value = percentile(latencies, p)
+    const leg = percentile(legs, p)
     console.log(`    ${name} ${f2(value).padStart(6)} ms  goal < ${String(goal).padEnd(2)} ms ${verdict(value < goal).padEnd(7)}` +
       `  ×${f2(value / b.network)} the network legs, ×${f2(value / b.onePath)} the one-thread bound, ×${f2(value / b.corePath)} the core-per-node bound`)
+    // The peer check's share (VIEWs out → last NONCE out): what the hand costs beside the protocol without it.
+    console.log(`        of which the seats' view leg ${f2(leg).padStart(6)} ms (bound: one network leg + a synced write = ${f2(b.viewLeg)} ms);` +
+      ` without the leg ≈ ${f2(value - leg)} ms`)
   }
   const signatureBound = cores * 1000 / b.handCrypto
   for (const depth of PIPELINE_DEPTHS) {
@@ -260,7 +294,9 @@ async function inProcess (root: string): Promise<Bounds> {
       network,
       onePath: network + disk + n.pathVerify * ed.verify + n.pathSign * ed.sign,
       corePath: network + disk + n.coreVerify * ed.verify + n.coreSign * ed.sign,
-      handCrypto: n.handVerify * ed.verify + n.handSign * ed.sign
+      handCrypto: n.handVerify * ed.verify + n.handSign * ed.sign,
+      // The peer check: a VIEW crosses one leg, then the NONCE is saved (synced) before it leaves.
+      viewLeg: rtt.p50 / 2 + sync.p50
     }
     console.log(`${SEATS}-node coinche table (atout-v1, no beacon) over loopback TCP; this machine has ${availableParallelism()} cores`)
     console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)});` +

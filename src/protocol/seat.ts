@@ -334,7 +334,7 @@ export class SeatMachine {
     hand.pledgesDoc = doc
     // Before its nonce leaves, this seat's view of the hand goes to every other human seat, and
     // theirs must all match it (§6 step 4): two deals for one hand are caught here.
-    const effects: Effect[] = [this.#enter(hand, 'viewing'), ...this.#sendView(hand, false)]
+    const effects: Effect[] = [this.#enter(hand, 'viewing'), { kind: 'event', hand: hand.hand, event: { type: 'viewing' } }, ...this.#sendView(hand, false)]
     const early = this.#early.get(hand.hand)
     this.#early.delete(hand.hand)
     for (const view of early?.values() ?? []) {
@@ -391,7 +391,10 @@ export class SeatMachine {
     const { table } = this.#init
     const body = doc.body
     if (body.table !== table.id) throw new Rejection(`view for another table (${body.table})`)
-    if (doc.signer !== from || table.seats[body.seat] !== from || body.seat === this.#seat) throw new Rejection(`view for seat ${body.seat}, which is not ${from}'s seat`)
+    // From its author, or relayed by the dealer (a RELAY): either way checked on its own signature.
+    if ((doc.signer !== from && from !== table.dealer) || table.seats[body.seat] !== doc.signer || body.seat === this.#seat) {
+      throw new Rejection(`view for seat ${body.seat}, which is not ${doc.signer}'s seat`)
+    }
     const { commitDoc, pledgesDoc } = body
     if (commitDoc.body.table !== table.id || commitDoc.body.hand !== body.hand || docDigest(commitDoc) !== body.commit) throw new Rejection(`view of seat ${body.seat}: its COMMIT is not the one it names`)
     if (pledgesDoc.body.table !== table.id || pledgesDoc.body.hand !== body.hand || pledgesDoc.body.commit !== body.commit || docDigest(pledgesDoc) !== body.pledges) {
@@ -413,7 +416,7 @@ export class SeatMachine {
     const effects = this.#judgeView(hand, doc)
     if (hand.phase === 'aborted') return effects
     // A seat back from a restart asks for this seat's view again.
-    if (body.again) effects.push(...this.#sendView(hand, false).filter(e => e.kind === 'send' && e.to === from))
+    if (body.again) effects.push(...this.#sendView(hand, false).filter(e => e.kind === 'send' && e.to === doc.signer))
     return [...effects, ...this.#releaseIfAgreed(hand)]
   }
 

@@ -68,6 +68,8 @@ export type Effect =
 
 export type HandEvent =
   | { type: 'committed', commitment: string, beaconRound: number | null }
+  /** The seat's VIEW went to the other seats (it waits for theirs before its NONCE). */
+  | { type: 'viewing' }
   | { type: 'contributed' }
   | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
   | { type: 'revealed' }
