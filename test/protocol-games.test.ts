@@ -94,7 +94,7 @@ describe.each(GAMES)('$game in memory', ({ game, stages, revealed }) => {
         const dealt = verifyReceipt(r.payload, { verifyDoc: nativeVerifyDocument }).summary?.deliveries ?? []
         const ofHand = frames.filter(f => f.doc.body.hand === hand)
         const before = ofHand.slice(0, ofHand.findIndex(f => f.doc.type === 'reveal'))
-        expect(new Set(before.map(f => f.doc.type))).toEqual(new Set(['commit', 'pledges', 'cards']))
+        expect(new Set(before.map(f => f.doc.type))).toEqual(new Set(['commit', 'pledges', 'view', 'nonce', 'cards']))
         const shownToAll = new Set(dealt.filter(d => d.public).flatMap(d => d.cards))
         const mine = dealt.filter(d => !d.public && d.seat === seat).flatMap(d => d.cards)
         const others = dealt.filter(d => !d.public && d.seat !== seat).flatMap(d => d.cards).filter(c => !shownToAll.has(c))
@@ -127,7 +127,7 @@ describe('robot seats in memory', () => {
       for (const peer of [t.signers[1].peerId, t.signers[2].peerId]) {
         const all = (t.frames.get(peer) ?? []).map(decode).filter(f => f.doc.body.hand === k + 1)
         // commit, pledges, cards, reveal and final: the whole hand as this seat saw it
-        expect(new Set(all.map(f => f.doc.type))).toEqual(new Set(['commit', 'pledges', 'cards', 'reveal', 'final']))
+        expect(new Set(all.map(f => f.doc.type))).toEqual(new Set(['commit', 'pledges', 'view', 'nonce', 'cards', 'reveal', 'final']))
         for (const c of robotCards) {
           const leak = all.find(f => f.text.includes(onWire(c)))
           expect(leak, `hand ${k + 1}: robot card ${c} in a ${leak?.doc.type} frame`).toBeUndefined()
