@@ -49,7 +49,7 @@ function table (seats: string[], options: { game?: string, intercept?: (from: st
         const to = nodes.get(e.to)!
         const decoded = decodeFrame(encodeFrame(doc))
         to.frames.push(decoded)
-        const toDealer = e.to === from.id ? fromRole === 'seat' : isForDealer(decoded.type, from.id, ids[0])
+        const toDealer = e.to === from.id ? fromRole === 'seat' : isForDealer(decoded.type, from.id, ids[0], e.to)
         const machine = toDealer ? to.dealer : to.seat
         try {
           queue.push({ node: to, role: toDealer ? 'dealer' : 'seat', effects: machine!.receive(from.id, decoded) })

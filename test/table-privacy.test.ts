@@ -72,9 +72,10 @@ describe('seat privacy on the bytes over tcp', () => {
     for (const [k, dealt] of deliveries.entries()) {
       const hand = k + 1
       const before = framesBeforeReveal(seat.frames, hand)
-      // Only the dealer talks to a seat, and before the reveal only to commit, gather pledges and deal.
-      expect(new Set(before.map(f => f.from))).toEqual(new Set([dealer]))
-      expect(new Set(before.map(f => f.doc?.type))).toEqual(new Set(['commit', 'pledges', 'cards']))
+      // Before the reveal the dealer commits, gathers pledges and deals; the other human seat (seat
+      // 1; seat 0 is the dealer's node) shows its view and its nonce, which hold no card.
+      expect(new Set(before.map(f => f.from))).toEqual(new Set([dealer, t.peerIds[1]]))
+      expect(new Set(before.map(f => f.doc?.type))).toEqual(new Set(['commit', 'pledges', 'view', 'nonce', 'cards']))
       const mine = dealt.filter(d => !d.public && d.seat === seat.seat).flatMap(d => d.cards)
       const others = dealt.filter(d => !d.public && d.seat !== seat.seat).flatMap(d => d.cards)
       expect(mine.length).toBeGreaterThan(0)
@@ -89,8 +90,8 @@ describe('seat privacy on the bytes over tcp', () => {
       const robotCards = dealt.filter(d => d.seat === 3).flatMap(d => d.cards)
       expect(robotCards).toHaveLength(8)
       const all = seat.frames.filter(f => (f.doc?.body as { hand?: number } | undefined)?.hand === hand)
-      // commit, pledges, cards, reveal and final: the whole hand as this seat saw it
-      expect(new Set(all.map(f => f.doc?.type))).toEqual(new Set(['commit', 'pledges', 'cards', 'reveal', 'final']))
+      // commit, pledges, views, nonces, cards, reveal and final: the whole hand as this seat saw it
+      expect(new Set(all.map(f => f.doc?.type))).toEqual(new Set(['commit', 'pledges', 'view', 'nonce', 'cards', 'reveal', 'final']))
       for (const c of robotCards) {
         const leak = all.find(f => f.text.includes(onWire(c)))
         expect(leak, `hand ${hand}: robot card ${c} in a ${leak?.doc?.type} frame`).toBeUndefined()

@@ -351,7 +351,7 @@ export class Daemon {
     this.#dispatch(from, doc)
   }
 
-  #dispatch (from: string, doc: Signed<unknown>, toDealer = isForDealer(doc.type, from, this.config.table.dealer)): void {
+  #dispatch (from: string, doc: Signed<unknown>, toDealer = isForDealer(doc.type, from, this.config.table.dealer, this.peerId)): void {
     const machine = toDealer ? this.dealer : this.seat
     if (machine === undefined) {
       this.#reject(from, new Rejection(`${doc.type} is for a ${toDealer ? 'dealer' : 'seat'}, and this node is none`))

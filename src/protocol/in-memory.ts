@@ -50,7 +50,7 @@ export function inMemoryTable (init: InMemoryTableInit): (from: string, effects:
           init.onFrame?.(e.to, frame)
           try {
             const decoded = decodeFrame(frame)
-            const out = e.to === init.dealerId && isForDealer(decoded.type, next.from, init.dealerId)
+            const out = e.to === init.dealerId && isForDealer(decoded.type, next.from, init.dealerId, e.to)
               ? init.dealer.receive(next.from, decoded)
               : (init.seats.get(e.to) as SeatMachine).receive(next.from, decoded)
             queue.push({ from: e.to, effects: out })
