@@ -4,7 +4,8 @@
 // real wire encoding.
 import { describe, expect, test } from 'vitest'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
-import { verifyAbort, verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { sha256Hex, toHex } from '../src/core/bytes.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
