@@ -102,3 +102,35 @@ describe('an unexpected error while handling a hand ends it with someone named',
     expect(t.dealer.status()).toEqual([])
   })
 })
+
+describe('a member cannot poison the dealer\'s log with records (issue 9, item 1)', () => {
+  test('after the deal: one record per seat and hand is logged, copies and a forged record are refused', () => {
+    const t = memoryTable()
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    const peer = peerOf(t, rogue)
+    const seat = t.seats.get(peer)
+    // Seat 3 claims the dealer never revealed (it asks first, then records).
+    t.clock.now = (seat?.nextDeadline() as number) + 1
+    t.run(peer, seat?.tick(t.clock.now) ?? [])
+    t.clock.now = (seat?.nextDeadline() as number) + 1
+    const claim = (seat?.tick(t.clock.now) ?? []).find(e => e.kind === 'send' && e.doc.type === 'abort')
+    expect(claim).toBeDefined()
+    const record = (claim as { doc: SignedAbort }).doc
+    const logged = (): number => (t.appended.get(t.table.dealer) ?? []).filter(e => e.entry === 'abort' && (e.payload as SignedAbort).signer === peer).length
+    t.run(peer, [claim!])
+    expect(logged()).toBe(1)
+    // 40 more copies: refused, each with its reason; the log holds one.
+    for (let i = 0; i < 40; i++) t.run(peer, [{ kind: 'send', to: t.table.dealer, doc: record }])
+    expect(logged()).toBe(1)
+    expect(t.rejections.filter(r => r.reason === `seat ${rogue} already filed a record for hand ${hand}`)).toHaveLength(40)
+    // A record blaming someone who is not at the table is refused by the core's rules.
+    const stranger = signDocument('abort', { ...record.body, blame: [t.signers[4].peerId] }, t.signers[rogue])
+    t.run(peer, [{ kind: 'send', to: t.table.dealer, doc: stranger }])
+    expect(logged()).toBe(1)
+    expect(t.rejections.at(-1)?.reason).toMatch(/^abort of seat 3 does not verify: /)
+    // The hand goes on: the dealer still reveals and the other seats countersign.
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(verifyAbort(record).problems).toEqual([])
+  })
+})

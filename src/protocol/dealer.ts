@@ -563,6 +563,10 @@ export class DealerMachine {
     // The one rule set for records (src/core/hand/abort-rules.ts): a record that breaks it never reaches the log.
     const verdict = checkAbortRecord(doc, { table: this.#init.table, verifyDoc: this.#verify })
     if (!verdict.ok) throw new Rejection(`abort of seat ${seat} does not verify: ${verdict.problems[0].message}`)
+    // One record per seat and hand reaches the log: a seat cannot fill the dealer's log with copies.
+    const filed = `record/${hand.hand}/${seat}`
+    if (this.#answers.has(filed)) throw new Rejection(`seat ${seat} already filed a record for hand ${hand.hand}`)
+    this.#answers.set(filed, 1)
     const record: Effect[] = [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } }
