@@ -1,3 +1,5 @@
+import { readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../src/core/bytes.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
@@ -24,6 +26,17 @@ afterEach(async () => {
   await table?.cleanup()
   table = undefined
 })
+
+/** Every file and directory under `dir` (itself included), with its mode. */
+async function filesUnder (dir: string): Promise<Array<{ path: string, mode: number }>> {
+  const out = [{ path: dir, mode: (await stat(dir)).mode }]
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name)
+    if (e.isDirectory()) out.push(...await filesUnder(path))
+    else out.push({ path, mode: (await stat(path)).mode })
+  }
+  return out
+}
 
 const ownCards = ownCardsEvent
 
@@ -75,6 +88,10 @@ describe('crash and restart', () => {
     expect((await d.stop()).code).toBe(0)
     dealer = undefined
     await t.stopAll()
+    // What `fairdeal node` wrote (its key, its LevelDB files with the secrets it saved, its control
+    // file) is its owner's alone: no file or directory open to group or others.
+    const open = (await filesUnder(t.dataDir(0))).filter(f => (f.mode & 0o077) !== 0)
+    expect(open.map(f => `${f.path} ${(f.mode & 0o777).toString(8)}`)).toEqual([])
 
     // Every log verifies; the receipt is the one hand 1 was dealt with before the crash.
     const expected = [['receipt', 'abort'], ['receipt', 'abort'], ['receipt', 'abort'], ['receipt']]

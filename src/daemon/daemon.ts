@@ -1,3 +1,4 @@
+import { chmod } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import type { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
@@ -107,6 +108,9 @@ export class Daemon {
     const clock: Clock = options.clock ?? systemClock
     // Never created here: a config whose data path has a typo must not start a node with a new key.
     const identity = await loadIdentity(config.dataDir)
+    // A data directory made by hand (or by an older version) may be open to others: it holds the key,
+    // the log and the dealer's unrevealed secrets, so it is the owner's alone.
+    await chmod(config.dataDir, 0o700)
     const { table } = config
     if (identity.peerId !== table.dealer && !table.seats.includes(identity.peerId)) {
       // The usual cause is a config whose peer ids were not replaced with the ones `fairdeal init` printed.

@@ -1,4 +1,4 @@
-import { pino, type Logger, type LevelWithSilent } from 'pino'
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino'
 import pretty from 'pino-pretty'
 import { NodeInputError } from './errors.js'
 
@@ -19,13 +19,31 @@ export function colourAllowed (): boolean {
 }
 
 /**
- * The node's logger: JSON lines (one object per line, for machines and log shippers), or a
- * readable coloured form when the destination is a terminal.
+ * Fields no log line may carry, whatever level: the dealer's secret and the seats' nonces (a hand's
+ * randomness, unrevealed until the REVEAL: in a log shipped elsewhere they would let a reader know
+ * the deal early), a seat's private cards, key material and the control token. pino replaces them
+ * with "[redacted]" before the line is written, at the top level and up to two objects deep (an
+ * `err`, an `event`, a document's `body`). The code logs none of these on purpose; this is the net
+ * under it, and test/secrets.test.ts greps every line a played table writes.
  */
-export function createLogger (options: { level?: LevelWithSilent, fd?: 1 | 2, name?: string } = {}): Logger {
+export const REDACTED_FIELDS = ['secret', 'nonce', 'nonces', 'cards', 'seed', 'privateKey', 'token', 'authorization'] as const
+
+export const REDACT_PATHS: string[] = REDACTED_FIELDS.flatMap(f => [f, `*.${f}`, `*.*.${f}`])
+
+/**
+ * The node's logger: JSON lines (one object per line, for machines and log shippers), or a
+ * readable coloured form when the destination is a terminal. `stream` replaces the file descriptor
+ * (tests capture the lines a node would write).
+ */
+export function createLogger (options: { level?: LevelWithSilent, fd?: 1 | 2, name?: string, stream?: DestinationStream } = {}): Logger {
   const fd = options.fd ?? 1
+  const base = {
+    level: options.level ?? envLogLevel('info'),
+    name: options.name,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' }
+  }
+  if (options.stream !== undefined) return pino(base, options.stream)
   const stream = fd === 1 ? process.stdout : process.stderr
-  const base = { level: options.level ?? envLogLevel('info'), name: options.name }
   if (stream.isTTY === true) {
     return pino(base, pretty({ colorize: colourAllowed(), destination: fd, sync: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' }))
   }

@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino'
+import type { Logger } from 'pino'
+import { createLogger } from '../../src/daemon/logger.js'
 
 /** One pino line as written (JSON), with the fields the code logs beside it. */
 export interface LogLine {
@@ -10,19 +11,27 @@ export interface LogLine {
 export const WARN = 40
 
 /**
- * A real pino logger whose JSON lines land in an array, so a test can assert on what a node said
- * (a refusal, a rejected message and its reason) and wait for a line instead of sleeping.
+ * The node's real logger (createLogger: same fields, same redaction) whose JSON lines land in an
+ * array, so a test can assert on what a node said (a refusal, a rejected message and its reason)
+ * and wait for a line instead of sleeping.
  */
 export class CapturedLogger {
   readonly lines: LogLine[] = []
   readonly logger: Logger
   #waiters = new Set<() => void>()
 
-  constructor (level: 'debug' | 'info' | 'warn' = 'info') {
-    this.logger = pino({ level }, {
-      write: (text: string): void => {
-        this.lines.push(JSON.parse(text) as LogLine)
-        for (const w of [...this.#waiters]) w()
+  /** Every line exactly as written, for greps over the raw text. */
+  readonly raw: string[] = []
+
+  constructor (level: 'trace' | 'debug' | 'info' | 'warn' = 'info') {
+    this.logger = createLogger({
+      level,
+      stream: {
+        write: (text: string): void => {
+          this.raw.push(text)
+          this.lines.push(JSON.parse(text) as LogLine)
+          for (const w of [...this.#waiters]) w()
+        }
       }
     })
   }

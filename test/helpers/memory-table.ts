@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
 import { nativeSigner } from '../../src/daemon/native-crypto.js'
 import { verifyMemo } from '../../src/daemon/verify-memo.js'
@@ -56,14 +56,32 @@ export interface MemoryTableOptions {
   crypto?: 'native' | 'pure'
   /** The dealer machine's signature check, in place of the usual one (a test makes it fail). */
   dealerVerifyDoc?: MachineInit['verifyDoc']
+  /**
+   * Makes the keys, the dealer's secrets and the seats' nonces a function of this string, so two
+   * tables built with the same seed and fed the same inputs end with byte-identical receipts.
+   */
+  seed?: string
+}
+
+/** n bytes from sha256(seed | label | counter): deterministic, for tests only. */
+function seededBytes (seed: string, label: string): (n: number) => Uint8Array {
+  let counter = 0
+  return (n) => {
+    const out = new Uint8Array(n)
+    for (let off = 0; off < n; off += 32) {
+      out.set(createHash('sha256').update(`${seed}|${label}|${counter++}`).digest().subarray(0, Math.min(32, n - off)), off)
+    }
+    return out
+  }
 }
 
 export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
   const game = options.game ?? 'coinche'
   const nSeats = options.seats ?? (game === 'duo' ? 2 : game === 'tarot' ? 4 : 4)
   const native = (options.crypto ?? 'native') === 'native'
+  const keySeed = options.seed === undefined ? undefined : seededBytes(options.seed, 'keys')
   const signers = Array.from({ length: nSeats + 1 }, () => {
-    const seed = randomBytes(32)
+    const seed = keySeed?.(32) ?? randomBytes(32)
     const pure = signerFromSeed(seed)
     return native ? nativeSigner(seed, pure.peerId) : pure
   })
@@ -79,15 +97,17 @@ export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
   const timeouts: Timeouts = { contributeMs: 5_000, ackMs: 5_000, revealMs: 60_000, ...options.timeouts }
   const clock = { now: 1_700_000_000_000 }
   const now = (): number => clock.now
-  const random = (n: number): Uint8Array => randomBytes(n)
   const beacon = options.beacon ?? null
-  const init = (signer: Signer): MachineInit => ({ table, ...crypto(signer), timeouts, beacon, now, random, timelock: options.timelock ?? null })
+  // Each machine its own stream, so one machine's draws do not shift another's.
+  const randomFor = (signer: Signer, role: string): ((n: number) => Uint8Array) =>
+    options.seed === undefined ? (n) => randomBytes(n) : seededBytes(options.seed, `${role}|${signer.peerId}`)
+  const init = (signer: Signer, role: 'dealer' | 'seat' = 'dealer'): MachineInit => ({ table, ...crypto(signer), timeouts, beacon, now, random: randomFor(signer, role), timelock: options.timelock ?? null })
   const dealerInit = (): MachineInit => options.dealerVerifyDoc === undefined ? init(dealerSigner) : { ...init(dealerSigner), verifyDoc: options.dealerVerifyDoc }
   const dealer = new DealerMachine(dealerInit())
   const seats = new Map<string, SeatMachine>()
   for (let i = 0; i < nSeats; i++) {
     if (seatsList[i] === 'robot') continue
-    seats.set(signers[i].peerId, new SeatMachine(init(signers[i])))
+    seats.set(signers[i].peerId, new SeatMachine(init(signers[i], 'seat')))
   }
   /** What a machine had persisted under `prefix`, in key order, as a restarted node reads it back. */
   const saved = <T>(peer: string, prefix: string): T[] =>
@@ -103,7 +123,7 @@ export function memoryTable (options: MemoryTableOptions = {}): MemoryTable {
       return t.dealer.restore(meta === undefined ? undefined : structuredClone(meta), saved<DealerHandSnapshot>(table.dealer, dealerHandKey(table.id, 0).slice(0, -16)), logged)
     },
     restartSeat: (peer) => {
-      const machine = new SeatMachine(init(signers.find(s => s.peerId === peer) as Signer))
+      const machine = new SeatMachine(init(signers.find(s => s.peerId === peer) as Signer, 'seat'))
       const meta = t.persisted.get(peer)?.get(seatMetaKey(table.id)) as SeatMeta | undefined
       seats.set(peer, machine)
       return machine.restore(meta === undefined ? undefined : structuredClone(meta), saved<SeatHandSnapshot>(peer, seatHandKey(table.id, 0).slice(0, -16)))

@@ -35,6 +35,9 @@ export async function run (argv: string[]): Promise<number> {
   if (hasGroup && !hasTable) return await runGroupOnly(raw as { data?: unknown, group: unknown }, values.config)
   const config = await parseNodeConfig(raw, values.config)
   if (controlPort !== undefined) config.controlPort = controlPort
+  // Everything the node writes (its LevelDB files, the control file) is its owner's alone: 0600
+  // files in 0700 directories, whatever the shell's umask.
+  process.umask(0o077)
   const logger = createLogger()
   const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger }) : undefined
   const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { await group?.stop(); throw err })
