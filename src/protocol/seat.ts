@@ -233,6 +233,10 @@ export class SeatMachine {
   #onCommit (doc: SignedCommit): Effect[] {
     const body = doc.body
     const { table } = this.#init
+    // The same COMMIT again (the dealer resends what it could not confirm was delivered, §7, or
+    // answers an ASK with it): a duplicate, not a replay. The seat answered it the first time.
+    const known = this.#hands.get(body.hand)
+    if (known !== undefined && body.table === table.id && docDigest(doc) === known.digest) return []
     checkCommitForSeat(body, this.#meta, this.#init)
     this.#checkTimelock(body)
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
