@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
@@ -106,6 +106,10 @@ describe('the LevelDB log', () => {
   it('opens read-only without a signer, and only where a log exists when asked not to create', async () => {
     const dir = await tempDir()
     await expect(openLog({ path: join(dir, 'none'), create: false })).rejects.toThrow(LogNotFoundError)
+    // A file named as the data directory (e.g. a node's config): no log there, said plainly.
+    await writeFile(join(dir, 'node.json'), '{}')
+    await expect(openLog({ path: join(dir, 'node.json', 'db'), create: false })).rejects.toThrow(LogNotFoundError)
+    await expect(openLog({ path: join(dir, 'node.json', 'db') })).rejects.toThrow(LogNotFoundError)
     const log = await openLog(dir, OWNER)
     await log.append('receipt', testPayload(0))
     await log.close()

@@ -26,6 +26,8 @@ export function isLocked (err: unknown): boolean {
 async function listDir (path: string): Promise<string[] | null> {
   try { return await readdir(path) } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+    // A file where the data directory should be: there is no store there, nor can one be made.
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') throw new LogNotFoundError(path)
     throw err
   }
 }
