@@ -17,6 +17,7 @@ import type { PositionDelivery } from '../core/schemes/blind.js'
 import { getCardScheme } from '../core/schemes/registry.js'
 import type { Delivery } from '../core/schemes/types.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
+import { checkSeatDoc, handIn } from './hand-lookup.js'
 import { signAbort } from './abort.js'
 import { INITIAL_STAGES } from './stages.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
@@ -464,26 +465,12 @@ export class BlindDealerMachine {
   }
 
   #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): BlindDealerHand {
-    const body = doc.body
-    if (body.table !== this.#init.table.id) throw new Rejection(`${doc.type} for another table (${body.table})`)
-    const hand = this.#hands.get(body.hand)
-    if (hand === undefined) throw new Rejection(`${doc.type} for hand ${body.hand}, which is not in play (replayed or late)`)
-    if (doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by ${from}`)
-    if (hand.commit.body.seats[body.seat] !== from) throw new Rejection(`${doc.type} for seat ${body.seat}, which is not ${from}'s seat`)
-    if (body.commit !== hand.digest) throw new Rejection(`${doc.type} of seat ${body.seat} answers another commit`)
-    if (hand.phase !== phase) throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} arrived in phase ${hand.phase}`)
-    if ((phase === 'keys' || phase === 'shuffling') && this.#init.now() > hand.commit.body.deadline) {
-      throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} came after the contribution deadline`)
-    }
-    if (!this.#verify(doc)) throw new Rejection(`${doc.type} of seat ${body.seat}: bad signature`)
-    return hand
+    const ctx = { tableId: this.#init.table.id, now: () => this.#init.now(), verify: (d: Signed<unknown>) => this.#verify(d) }
+    return checkSeatDoc(this.#hands, ctx, from, doc, phase, (phase === 'keys' || phase === 'shuffling'))
   }
 
   #handIn (handNo: number, phases: Phase[]): BlindDealerHand {
-    const hand = this.#hands.get(handNo)
-    if (hand === undefined) throw new Rejection(`hand ${handNo} is not in play`)
-    if (!phases.includes(hand.phase)) throw new Rejection(`hand ${handNo} is ${hand.phase}, not ${phases.join(' or ')}`)
-    return hand
+    return handIn(this.#hands, handNo, phases)
   }
 
   #abort (hand: BlindDealerHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {

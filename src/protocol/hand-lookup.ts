@@ -1,0 +1,52 @@
+import type { Signed } from '../core/signed.js'
+import type { SignedCommit } from '../core/hand/messages.js'
+import { Rejection } from './types.js'
+
+/** What both dealer machines (commit–reveal and blind) know of a hand in play, for the checks below. */
+export interface HandInPlay<P extends string> {
+  hand: number
+  phase: P
+  /** Digest of the hand's COMMIT: every seat document must answer exactly it. */
+  digest: string
+  commit: SignedCommit
+}
+
+/** The dealer's side of the table these checks need. */
+export interface SeatDocContext {
+  tableId: string
+  now: () => number
+  verify: (doc: Signed<unknown>) => boolean
+}
+
+/**
+ * A seat's document to a dealer, checked before use (docs/protocol.md §8): this table, a hand in
+ * play, signed by the seat that sent it (no relaying), from that seat, for this hand's COMMIT, in
+ * the phase that expects it, before the contribution deadline when `contribution` is set, and
+ * signature last. One rule for both dealer machines.
+ */
+export function checkSeatDoc<P extends string, H extends HandInPlay<P>> (
+  hands: Map<number, H>, ctx: SeatDocContext, from: string,
+  doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: P, contribution: boolean
+): H {
+  const body = doc.body
+  if (body.table !== ctx.tableId) throw new Rejection(`${doc.type} for another table (${body.table})`)
+  const hand = hands.get(body.hand)
+  if (hand === undefined) throw new Rejection(`${doc.type} for hand ${body.hand}, which is not in play (replayed or late)`)
+  if (doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by ${from}`)
+  if (hand.commit.body.seats[body.seat] !== from) throw new Rejection(`${doc.type} for seat ${body.seat}, which is not ${from}'s seat`)
+  if (body.commit !== hand.digest) throw new Rejection(`${doc.type} of seat ${body.seat} answers another commit`)
+  if (hand.phase !== phase) throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} arrived in phase ${hand.phase}`)
+  if (contribution && ctx.now() > hand.commit.body.deadline) {
+    throw new Rejection(`${doc.type} of seat ${body.seat} for hand ${hand.hand} came after the contribution deadline`)
+  }
+  if (!ctx.verify(doc)) throw new Rejection(`${doc.type} of seat ${body.seat}: bad signature`)
+  return hand
+}
+
+/** A hand in play in one of `phases`, for a host's command (deal a stage, end the hand). */
+export function handIn<P extends string, H extends HandInPlay<P>> (hands: Map<number, H>, handNo: number, phases: P[]): H {
+  const hand = hands.get(handNo)
+  if (hand === undefined) throw new Rejection(`hand ${handNo} is not in play`)
+  if (!phases.includes(hand.phase)) throw new Rejection(`hand ${handNo} is ${hand.phase}, not ${phases.join(' or ')}`)
+  return hand
+}
