@@ -73,9 +73,10 @@ describe('refusals leave evidence (in memory)', () => {
     const docs = abortsOf(t, hand, t.signers.slice(0, 4).map(s => s.peerId))
     expectSameVerifiedRecords(docs, t.table.dealer)
     expect(docs[0].body).toMatchObject({ hand, reason: 'missing-nonce', blame: [withholder] })
-    // Four pledges (the withholder's too) and the three nonces that came: it pledged, then stopped.
+    // Four pledges (the withholder's too), the three nonces that came, and every seat's VIEW (the
+    // withholder's too: it had every view, so nothing kept it from sending its nonce).
     const kinds = docs[0].body.evidence.map(e => `${e.type}:${t.signers.findIndex(s => s.peerId === e.signer)}`).sort()
-    expect(kinds).toEqual(['nonce:0', 'nonce:1', 'nonce:2', 'pledge:0', 'pledge:1', 'pledge:2', 'pledge:3'])
+    expect(kinds).toEqual(['nonce:0', 'nonce:1', 'nonce:2', 'pledge:0', 'pledge:1', 'pledge:2', 'pledge:3', 'view:0', 'view:1', 'view:2', 'view:3'])
   })
 
   it('a seat away for one hand is named; back, it plays the next hand, which links to the aborted one', () => {

@@ -11,6 +11,16 @@ import { docDigest } from '../src/core/hand/digest.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import type { PledgeBody, PledgesBody, Receipt, SignedAbort } from '../src/core/hand/messages.js'
 import { randomBytes } from 'node:crypto'
+import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
+import { Reason } from '../src/core/hand/reasons.js'
+
+/** The distinct abort records a peer logged for `hand` (the dealer node's seat and dealer log the same one). */
+const recordsOf = (t: MemoryTable, peer: string, hand: number): SignedAbort[] => {
+  const all = (t.appended.get(peer) ?? []).filter(e => e.hand === hand && e.entry === 'abort').map(e => e.payload as SignedAbort)
+  return all.filter((r, i) => all.findIndex(o => docDigest(o) === docDigest(r)) === i)
+}
+const seatsOf = (t: MemoryTable, record: SignedAbort, type: string): number[] =>
+  record.body.evidence.filter(e => e.type === type).map(e => t.signers.findIndex(s => s.peerId === e.signer))
 
 const peerOf = (t: MemoryTable, seat: number): string => t.signers[seat].peerId
 const docsTo = (t: MemoryTable, to: string, type: string): Array<Signed<unknown>> =>
@@ -27,9 +37,11 @@ describe('views', () => {
     const t = memoryTable()
     const { hand, effects } = t.dealer.startHand({ dealer: 0 })
     t.run(t.table.dealer, effects)
-    for (let s = 0; s < 4; s++) {
+    for (let s = 1; s < 4; s++) {
       expect(docsTo(t, peerOf(t, s), 'view').map(v => (v.body as { seat: number }).seat).sort(), `views to seat ${s}`).toEqual([0, 1, 2, 3].filter(x => x !== s))
     }
+    // The dealer's node (seat 0) gets every view: its seat compares the other three, its dealer keeps all four.
+    expect(docsTo(t, t.table.dealer, 'view').map(v => (v.body as { seat: number }).seat).sort()).toEqual([0, 1, 2, 3])
     // Seats 1-3 each get the three other seats' nonces (seat 0's node is the dealer's: it gets them as the dealer).
     for (let s = 1; s < 4; s++) expect(docsTo(t, peerOf(t, s), 'nonce')).toHaveLength(3)
     t.run(t.table.dealer, t.dealer.end(hand))
@@ -125,5 +137,107 @@ describe('two deals for one hand are caught before any nonce leaves', () => {
     expect(t.rejections).toEqual([{ to: peerOf(t, 1), reason: 'view of seat 3: its documents are not signed by the dealer' }])
     expect(t.seats.get(peerOf(t, 1))?.status()).toEqual([{ hand, phase: 'viewing' }])
     expect((t.appended.get(peerOf(t, 1)) ?? [])).toEqual([])
+  })
+})
+
+describe('a missing VIEW is blamed on its seat alone (docs/protocol.md §7, §10)', () => {
+  const CONTRIBUTE_MS = 5_000
+
+  test('seat 3 withholds its VIEW: the dealer\'s missing-view names seat 3 only, with the other views as evidence, and every seat logs it', () => {
+    const t = memoryTable()
+    const rogue = peerOf(t, 3)
+    t.intercept = (from, _to, doc) => (from === rogue && doc.type === 'view' ? undefined : doc)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    // Seats 0-2 wait for seat 3's VIEW; seat 3 has theirs, so its NONCE is out.
+    for (let s = 0; s < 3; s++) expect(t.seats.get(peerOf(t, s))?.status(), `seat ${s}`).toEqual([{ hand, phase: 'viewing' }])
+    t.clock.now += CONTRIBUTE_MS + 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const [record] = recordsOf(t, t.table.dealer, hand)
+    expect(record.body).toMatchObject({ reason: 'missing-view', blame: [rogue] })
+    expect(seatsOf(t, record, 'view')).toEqual([0, 1, 2])
+    expect(checkAbortRecord(record, { table: t.table }).problems).toEqual([])
+    // Every seat, the one blamed included, logged that one record and nothing else.
+    for (let s = 0; s < 4; s++) expect(recordsOf(t, peerOf(t, s), hand).map(r => docDigest(r)), `seat ${s}`).toEqual([docDigest(record)])
+    for (const s of t.seats.values()) expect(s.status()).toEqual([])
+  })
+
+  test('a VIEW sent to the dealer alone is passed on halfway to the deadline, and the hand is dealt', () => {
+    const t = memoryTable()
+    const rogue = peerOf(t, 3)
+    t.intercept = (from, to, doc) => (from === rogue && doc.type === 'view' && to !== t.table.dealer ? undefined : doc)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(t.seats.get(peerOf(t, 1))?.status()).toEqual([{ hand, phase: 'viewing' }])
+    // Nothing is passed on before the forwarding time…
+    t.clock.now += CONTRIBUTE_MS / 2 - 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    expect(docsTo(t, peerOf(t, 1), 'view').filter(v => v.signer === rogue)).toEqual([])
+    // …then seat 3's VIEW goes to seats 1 and 2 (they still owe their nonce), once each.
+    t.clock.now += 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    for (const s of [1, 2]) expect(docsTo(t, peerOf(t, s), 'view').filter(v => v.signer === rogue), `seat ${s}`).toHaveLength(1)
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    expectFullReceipts(t, hand)
+  })
+
+  test('the dealer\'s record lost too: each waiting seat records missing-view naming seat 3 only, with the PLEDGES and the views it held', () => {
+    const t = memoryTable()
+    const rogue = peerOf(t, 3)
+    // Seat 3 withholds its VIEW; nothing the dealer's node says about the hand's end reaches seats 1 and 2.
+    t.intercept = (from, to, doc) => (from === rogue && doc.type === 'view') || (from === t.table.dealer && to !== t.table.dealer && doc.type === 'abort') ? undefined : doc
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    t.clock.now += CONTRIBUTE_MS + 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const dealerRecord = recordsOf(t, t.table.dealer, hand)[0]
+    // Past the seats' own deadline: each asks the dealer once (the answer is lost), then records.
+    t.clock.now += 2 * CONTRIBUTE_MS
+    for (const s of [1, 2]) t.run(peerOf(t, s), (t.seats.get(peerOf(t, s)) as NonNullable<ReturnType<MemoryTable['seats']['get']>>).tick(t.clock.now))
+    t.clock.now += 6_000
+    for (const s of [1, 2]) t.run(peerOf(t, s), (t.seats.get(peerOf(t, s)) as NonNullable<ReturnType<MemoryTable['seats']['get']>>).tick(t.clock.now))
+    for (const s of [1, 2]) {
+      const [record] = recordsOf(t, peerOf(t, s), hand)
+      expect(record.signer, `seat ${s}`).toBe(peerOf(t, s))
+      expect(record.body).toMatchObject({ reason: 'missing-view', blame: [rogue] })
+      expect(record.body.evidence[0].type).toBe('pledges')
+      expect(seatsOf(t, record, 'view'), `seat ${s}`).toEqual([0, 1, 2].filter(x => x !== s))
+      expect(checkAbortRecord(record, { table: t.table }).problems, `seat ${s}`).toEqual([])
+    }
+    // The dealer had ended the hand: it logged its own record only.
+    expect(recordsOf(t, t.table.dealer, hand).map(r => docDigest(r))).toEqual([docDigest(dealerRecord)])
+  })
+
+  test('a missing-view record that blames a seat whose VIEW it holds, or a missing-nonce without every VIEW, fails with its code', () => {
+    const t = memoryTable()
+    const rogue = peerOf(t, 3)
+    t.intercept = (from, _to, doc) => (from === rogue && doc.type === 'view' ? undefined : doc)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    t.clock.now += CONTRIBUTE_MS + 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const [record] = recordsOf(t, t.table.dealer, hand)
+    const dealer = t.signers[0]
+    const resigned = (change: (b: SignedAbort['body']) => void): SignedAbort => {
+      const body = structuredClone(record.body)
+      change(body)
+      return signDocument('abort', body, dealer)
+    }
+    const codes = (r: unknown): string[] => checkAbortRecord(r).problems.map(p => p.code)
+    // Blaming a waiting seat, whose VIEW is in the evidence.
+    expect(codes(resigned(b => { b.blame = [peerOf(t, 1), rogue] }))).toEqual([Reason.ABORT_BLAME])
+    expect(codes(resigned(b => { b.blame = [peerOf(t, 1)] }))).toEqual([Reason.ABORT_BLAME])
+    // The same evidence as missing-nonce, blaming the waiting seats whose nonces are absent: seat 3's VIEW is not there.
+    expect(codes(resigned(b => { b.reason = 'missing-nonce'; b.blame = [0, 1, 2].map(s => peerOf(t, s)) }))).toEqual([Reason.ABORT_EVIDENCE])
+    // Dropping a held VIEW to blame its seat: the seat's own record (it sent its VIEW to the others) shows it; the rule
+    // alone sees a record that is consistent. A VIEW of another COMMIT is not evidence of this hand.
+    const foreignView = resigned(b => {
+      const i = b.evidence.findIndex(e => e.type === 'view')
+      const v = b.evidence[i] as Signed<{ commitDoc: Signed<unknown> }>
+      const commitDoc = signDocument('commit', { ...(v.body.commitDoc.body as object), deadline: 1 }, dealer)
+      b.evidence[i] = signDocument('view', { ...v.body, commitDoc, commit: docDigest(commitDoc) }, t.signers[0]) as typeof b.evidence[number]
+    })
+    expect(codes(foreignView)).toContain(Reason.ABORT_FOREIGN_EVIDENCE)
   })
 })

@@ -81,7 +81,7 @@ beforeAll(async () => {
     // Evidence from another hand: hand 2's pledges in hand 3's record.
     { kind: 'abort', payload: signDocument('abort', { ...missingNonce.body, evidence: [...r2.pledges] as AbortBody['evidence'], blame: [] }, dealer), codes: [Reason.ABORT_FOREIGN_EVIDENCE, Reason.ABORT_EVIDENCE, Reason.ABORT_BLAME] },
     // A dealer-stopped record whose secret does not open the commitment.
-    { kind: 'abort', payload: signDocument('abort', { ...missingNonce.body, reason: 'dealer-stopped', blame: [t.table.dealer], secret: '0'.repeat(64) }, dealer), codes: [Reason.ABORT_SECRET] },
+    { kind: 'abort', payload: signDocument('abort', { ...missingNonce.body, reason: 'dealer-stopped', blame: [t.table.dealer], secret: '0'.repeat(64), evidence: missingNonce.body.evidence.filter(e => e.type !== 'view') }, dealer), codes: [Reason.ABORT_SECRET] },
     // Hand 4 dropped: hand 5 follows hand 3.
     { kind: 'receipt', payload: r5, codes: [Reason.CHAIN_GAP] }
   ]

@@ -21,7 +21,7 @@ import { BlindDealerMachine, blindDealerHandKey, type BlindDealerSnapshot } from
 import { BlindSeatMachine, blindSeatHandKey, type BlindSeatSnapshot } from '../protocol/blind-seat.js'
 import { getScheme } from '../core/schemes/registry.js'
 import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
-import { isForDealer } from '../protocol/route.js'
+import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
 import { decodeFrame, encodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
 import { NodeInputError } from './errors.js'
@@ -353,6 +353,8 @@ export class Daemon {
       return
     }
     this.#dispatch(from, doc)
+    // A VIEW reaching the dealer's node is for its own seat as well (src/protocol/route.ts).
+    if (this.seat !== undefined && this.dealer !== undefined && isAlsoForSeat(doc.type, from, this.config.table.dealer, this.peerId)) this.#dispatch(from, doc, false)
   }
 
   #dispatch (from: string, doc: Signed<unknown>, toDealer = isForDealer(doc.type, from, this.config.table.dealer, this.peerId)): void {
@@ -467,7 +469,7 @@ export class Daemon {
     }
     // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
     // seat it never reached is recorded as unreachable rather than blamed for not answering.
-    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges') && this.dealer instanceof DealerMachine ? this.dealer : undefined
+    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges' || doc.type === 'view') && this.dealer instanceof DealerMachine ? this.dealer : undefined
     this.#messenger.send(to, frame).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
       this.#logger.warn({ to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
       report?.delivery(to, doc, { ok: false, reason: (err as Error).message })

@@ -19,6 +19,7 @@ import { signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import type { AskBody, RelayBody } from './wire.js'
+import type { ViewBody } from '../core/hand/view-messages.js'
 
 /** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11). */
 export const ENDED_KEPT = 256
@@ -55,6 +56,16 @@ interface DealerHand extends DealerHandSnapshot {
   reveal?: SignedReveal
   acks: Map<number, SignedAck>
   ackDeadline: number
+  /** docDigest of the PLEDGES this dealer sent (from `contributing` on): every VIEW must name it. */
+  pledgesDigest?: string
+  /**
+   * The seats' VIEWs, by seat (not saved: a dealer restarted before dealing ends the hand). They
+   * say who held the hand up at the deadline (#nonceDeadline), and are passed on to seats still
+   * waiting (#forwardViews).
+   */
+  views: Map<number, Signed<ViewBody>>
+  /** Which views went to which seat (`digest>peer`); once the forwarding time passed, views are forwarded as they come. */
+  forwarded?: Set<string>
 }
 
 export interface DealerMeta {
@@ -115,7 +126,7 @@ export class DealerMachine {
     for (const e of logged) this.#rememberLogged(e)
     const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), ackDeadline: this.#init.now() + this.#init.timeouts.contributeMs }
+      const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), ackDeadline: this.#init.now() + this.#init.timeouts.contributeMs, views: new Map() }
       this.#hands.set(s.hand, hand)
       switch (s.phase) {
         case 'contributing':
@@ -202,7 +213,7 @@ export class DealerMachine {
     const commit = signDocument('commit', body, signer)
     const state: DealerHand = {
       hand, secret, commit, phase: 'pledging', pledges: [], nonces: [], beacon: null, params, stages: [],
-      digest: docDigest(commit), acks: new Map(), ackDeadline: 0
+      digest: docDigest(commit), acks: new Map(), ackDeadline: 0, views: new Map()
     }
     this.#hands.set(hand, state)
     this.#meta = { nextHand: hand + 1, prevCommit: state.digest }
@@ -225,6 +236,7 @@ export class DealerMachine {
         case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
         case 'ask': return this.#onAsk(from, doc as Signed<AskBody>)
         case 'relay': return this.#onRelay(from, doc as Signed<RelayBody>)
+        case 'view': return this.#onView(from, doc as Signed<ViewBody>)
         default: throw new Rejection(`a dealer does not accept ${doc.type} messages`)
       }
     })
@@ -370,7 +382,7 @@ export class DealerMachine {
    * reached is recorded as `unreachable`, blaming nobody, not as a seat that refused to answer.
    */
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void {
-    if (doc.type !== 'commit' && doc.type !== 'pledges') return
+    if (doc.type !== 'commit' && doc.type !== 'pledges' && doc.type !== 'view') return
     const hand = this.#hands.get((doc.body as { hand: number }).hand)
     const seat = this.#init.table.seats.indexOf(to)
     if (hand === undefined || seat < 0 || (hand.phase !== 'pledging' && hand.phase !== 'contributing')) return
@@ -388,6 +400,10 @@ export class DealerMachine {
       const { deadline, seats } = hand.commit.body
       const contributing = hand.phase === 'pledging' || hand.phase === 'contributing'
       if (contributing && now <= deadline) effects.push(...this.#redeliver(hand, now))
+      if (hand.phase === 'contributing' && now <= deadline && hand.forwarded === undefined && now >= this.#forwardAt(hand)) {
+        hand.forwarded = new Set()
+        effects.push(...this.#forwardViews(hand, [...hand.views.values()]))
+      }
       if (hand.phase === 'pledging' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s))
         effects.push(...this.#missing(hand, missing, 'missing-pledge', 'pledge'))
@@ -398,8 +414,7 @@ export class DealerMachine {
         hand.ackDeadline = now + this.#init.timeouts.contributeMs
         effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
       } else if (hand.phase === 'contributing' && now > deadline) {
-        const missing = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
-        effects.push(...this.#missing(hand, missing, 'missing-nonce', 'nonce'))
+        effects.push(...this.#nonceDeadline(hand))
       } else if (hand.phase === 'revealed' && now > hand.ackDeadline) {
         effects.push(...this.#finalize(hand))
       }
@@ -424,7 +439,7 @@ export class DealerMachine {
    * they are missing the hand ends `unreachable` (blaming nobody); otherwise the seats that were
    * reached and did not answer are blamed, and the detail names the unreachable ones too.
    */
-  #missing (hand: DealerHand, missing: number[], reason: 'missing-pledge' | 'missing-nonce', what: string): Effect[] {
+  #missing (hand: DealerHand, missing: number[], reason: 'missing-pledge' | 'missing-nonce' | 'missing-view', what: string): Effect[] {
     const { seats } = hand.commit.body
     // Every contribution in, and still not dealt: the dealer is the one that did not go on.
     if (missing.length === 0) {
@@ -441,11 +456,77 @@ export class DealerMachine {
     return this.#abort(hand, reason, silent.map(s => seats[s]), `no ${what} from seat ${silent.join(', ')} by the deadline${also}`.slice(0, 512))
   }
 
+  /**
+   * The deadline with nonces still missing (docs/protocol.md §7). A seat sends its NONCE only once
+   * every other seat's VIEW reached it, and every seat sends its VIEW to the dealer too: the seats
+   * whose VIEW the dealer lacks are the ones that held the hand up (`missing-view`, with the VIEWs
+   * it holds as evidence), never the seats that waited for them. Only a dealer that holds every
+   * seat's VIEW (and has passed them on to every seat still waiting) may blame seats for a
+   * missing nonce.
+   */
+  #nonceDeadline (hand: DealerHand): Effect[] {
+    const noNonce = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
+    const noView = this.#humans.length < 2 || noNonce.length === 0 ? [] : this.#humans.filter(s => !hand.views.has(s))
+    return noView.length > 0 ? this.#missing(hand, noView, 'missing-view', 'VIEW') : this.#missing(hand, noNonce, 'missing-nonce', 'nonce')
+  }
+
+  /** When the dealer starts passing the VIEWs it holds on to the seats that still owe their nonce: halfway to the deadline. */
+  #forwardAt (hand: DealerHand): number {
+    return hand.commit.body.deadline - Math.floor(this.#init.timeouts.contributeMs / 2)
+  }
+
+  /**
+   * Passes `views` on, each once, to every other human seat whose NONCE has not come: a seat that
+   * never got another's VIEW directly (dropped, withheld from it alone) gets it from the dealer, so
+   * it cannot be left waiting for a VIEW the dealer holds. Not to the dealer's own node: its seat
+   * machine receives every VIEW the dealer machine does. Honest hands never get here (every NONCE
+   * is in before the forwarding time).
+   */
+  #forwardViews (hand: DealerHand, views: Array<Signed<ViewBody>>): Effect[] {
+    const { seats } = hand.commit.body
+    const sent = hand.forwarded as Set<string>
+    const effects: Effect[] = []
+    for (const view of views) {
+      const digest = docDigest(view)
+      for (const s of this.#humans) {
+        const to = seats[s]
+        if (s === view.body.seat || to === this.#init.table.dealer || hand.nonces.some(n => n.body.seat === s) || sent.has(`${digest}>${to}`)) continue
+        sent.add(`${digest}>${to}`)
+        effects.push({ kind: 'send', to, doc: view })
+      }
+    }
+    return effects
+  }
+
+  /**
+   * A seat's VIEW (every seat sends it to the dealer too, docs/protocol.md §6 step 4): kept as
+   * evidence of who could go on. It must name exactly the COMMIT and PLEDGES this dealer sent. A
+   * VIEW that comes once the hand has moved on (its seat's NONCE came first) is no longer needed.
+   */
+  #onView (from: string, doc: Signed<ViewBody>): Effect[] {
+    const { table } = this.#init
+    const body = doc.body
+    if (body.table !== table.id) throw new Rejection(`view for another table (${body.table})`)
+    if (doc.signer !== from || table.seats[body.seat] !== from) throw new Rejection(`view for seat ${body.seat}, which is not ${from}'s seat`)
+    const hand = this.#hands.get(body.hand)
+    if (hand === undefined || hand.phase !== 'contributing') {
+      if (body.hand < this.#meta.nextHand && hand?.phase !== 'pledging') return []
+      throw new Rejection(`view for hand ${body.hand}, which is not waiting for nonces`)
+    }
+    if (body.commit !== hand.digest || docDigest(body.commitDoc) !== hand.digest || body.pledges !== hand.pledgesDigest || docDigest(body.pledgesDoc) !== hand.pledgesDigest) {
+      throw new Rejection(`view of seat ${body.seat} for hand ${hand.hand} names documents this dealer did not send`)
+    }
+    if (!this.#verify(doc)) throw new Rejection(`view of seat ${body.seat}: bad signature`)
+    hand.views.set(body.seat, doc)
+    return hand.forwarded === undefined ? [] : this.#forwardViews(hand, [doc])
+  }
+
   /** The earliest time tick() has something to do, for the host's timer. */
   nextDeadline (): number | undefined {
     let next: number | undefined
     for (const h of this.#hands.values()) {
-      const t = h.phase === 'pledging' || h.phase === 'contributing' ? h.commit.body.deadline : h.phase === 'revealed' || h.phase === 'recovering' ? h.ackDeadline : undefined
+      const t = h.phase === 'contributing' && h.forwarded === undefined ? this.#forwardAt(h)
+        : h.phase === 'pledging' || h.phase === 'contributing' ? h.commit.body.deadline : h.phase === 'revealed' || h.phase === 'recovering' ? h.ackDeadline : undefined
       if (t !== undefined && (next === undefined || t < next)) next = t
     }
     return next
@@ -480,7 +561,9 @@ export class DealerMachine {
     if (hand.commit.body.timelock === undefined && doc.body.timelock !== undefined) throw new Rejection(`pledge of seat ${doc.body.seat} carries a timelock the commit does not`)
     hand.pledges.push(doc)
     if (hand.pledges.length < this.#humans.length) return []
-    return [this.#enter(hand, 'contributing'), ...this.#toHumans(this.#pledges(hand))]
+    const pledges = this.#pledges(hand)
+    hand.pledgesDigest = docDigest(pledges)
+    return [this.#enter(hand, 'contributing'), ...this.#toHumans(pledges)]
   }
 
   #onNonce (from: string, doc: Signed<NonceBody>): Effect[] {
@@ -614,7 +697,10 @@ export class DealerMachine {
         return body.commit === null ? [send(hand.commit)] : []
       case 'contributing': {
         const pledged = hand.pledges.some(p => p.body.seat === body.seat)
-        return pledged && !hand.nonces.some(n => n.body.seat === body.seat) ? [send(this.#pledges(hand))] : []
+        // With the VIEWs the dealer holds: a seat back from a restart has lost the ones it had.
+        // (Not to the dealer's own node: its seat machine has every VIEW the dealer machine has.)
+        const views = from === table.dealer ? [] : [...hand.views.values()].filter(v => v.body.seat !== body.seat).map(send)
+        return pledged && !hand.nonces.some(n => n.body.seat === body.seat) ? [send(this.#pledges(hand)), ...views] : []
       }
       case 'dealt':
       case 'revealed': {
@@ -720,7 +806,9 @@ export class DealerMachine {
   #abort (hand: DealerHand, reason: AbortReason, blame: string[], detail: string): Effect[] {
     // A dealer-stopped record publishes the secret, so anyone can check it opens the commitment.
     const secret = reason === 'dealer-stopped' ? hand.secret : undefined
-    const doc = signAbort(hand.commit, reason, blame, detail, [...hand.pledges, ...hand.nonces], this.#init.signer, secret)
+    // Who held a hand up is shown by the VIEWs the dealer holds (docs/protocol.md §10).
+    const views = reason === 'missing-nonce' || reason === 'missing-view' || reason === 'unreachable' ? [...hand.views.values()].sort((a, b) => a.body.seat - b.body.seat) : []
+    const doc = signAbort(hand.commit, reason, blame, detail, [...hand.pledges, ...hand.nonces, ...views], this.#init.signer, secret)
     const gone = this.#enter(hand, 'aborted')
     this.#remember(hand.hand, hand.digest, doc)
     return [

@@ -1,7 +1,7 @@
 import type { Signed } from '../core/signed.js'
 import type { DealerMachine } from './dealer.js'
 import type { SeatMachine } from './seat.js'
-import { isForDealer } from './route.js'
+import { isAlsoForSeat, isForDealer } from './route.js'
 import { MachineFailure, type Effect } from './types.js'
 import { decodeFrame, encodeFrame } from './wire.js'
 
@@ -31,6 +31,15 @@ export interface InMemoryTableInit {
 export function inMemoryTable (init: InMemoryTableInit): (from: string, effects: Effect[]) => void {
   const queue: Array<{ from: string, effects: Effect[] }> = []
   let running = false
+  const deliver = (to: string, receive: () => Effect[]): void => {
+    try {
+      queue.push({ from: to, effects: receive() })
+    } catch (err) {
+      // A machine that failed on a step has ended the hand: its record still goes out.
+      if (err instanceof MachineFailure) queue.push({ from: to, effects: err.effects })
+      init.onRejection?.(to, err as Error)
+    }
+  }
   return (from, effects) => {
     queue.push({ from, effects })
     if (running) return
@@ -50,13 +59,11 @@ export function inMemoryTable (init: InMemoryTableInit): (from: string, effects:
           init.onFrame?.(e.to, frame)
           try {
             const decoded = decodeFrame(frame)
-            const out = e.to === init.dealerId && isForDealer(decoded.type, next.from, init.dealerId, e.to)
-              ? init.dealer.receive(next.from, decoded)
-              : (init.seats.get(e.to) as SeatMachine).receive(next.from, decoded)
-            queue.push({ from: e.to, effects: out })
+            const toDealer = e.to === init.dealerId && isForDealer(decoded.type, next.from, init.dealerId, e.to)
+            deliver(e.to, () => toDealer ? init.dealer.receive(next.from, decoded) : (init.seats.get(e.to) as SeatMachine).receive(next.from, decoded))
+            const ownSeat = init.seats.get(e.to)
+            if (toDealer && ownSeat !== undefined && isAlsoForSeat(decoded.type, next.from, init.dealerId, e.to)) deliver(e.to, () => ownSeat.receive(next.from, decoded))
           } catch (err) {
-            // A machine that failed on a step has ended the hand: its record still goes out.
-            if (err instanceof MachineFailure) queue.push({ from: e.to, effects: err.effects })
             init.onRejection?.(e.to, err as Error)
           }
         }

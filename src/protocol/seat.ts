@@ -53,7 +53,7 @@ interface SeatHand extends SeatHandSnapshot {
   /** It asked the dealer about the hand since it entered this phase (not saved: a restart asks again). */
   asked: boolean
   /** Other seats' views that match this seat's own, by seat (not saved: a restart asks for them again). */
-  views: Set<number>
+  views: Map<number, Signed<ViewBody>>
   /** Other seats' NONCEs, as they sent them to this seat. */
   peerNonces: Map<number, SignedNonce>
 }
@@ -105,7 +105,7 @@ export class SeatMachine {
     if (meta !== undefined) this.#meta = { ...meta }
     const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0, asked: false, views: new Set(), peerNonces: new Map() }
+      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0, asked: false, views: new Map(), peerNonces: new Map() }
       if (hand.phase === 'acked' && (hand.ack === undefined || hand.reveal === undefined)) continue // cannot be: saved together
       hand.waitUntil = this.#waitFor(hand)
       this.#hands.set(s.hand, hand)
@@ -182,7 +182,9 @@ export class SeatMachine {
       const dealer = [this.#init.table.dealer]
       if (this.#recoverable(hand)) {
         effects.push(...this.#startRecovery(hand))
-      } else if (hand.phase === 'pledged' || hand.phase === 'viewing' || hand.phase === 'contributed') {
+      } else if (hand.phase === 'viewing') {
+        effects.push(...this.#missingViews(hand))
+      } else if (hand.phase === 'pledged' || hand.phase === 'contributed') {
         effects.push(...this.#abort(hand, 'missing-deal', dealer, `the dealer did not deal hand ${hand.hand} in time`, this.#held(hand)))
       } else if (hand.phase === 'dealt') {
         effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, this.#held(hand)))
@@ -192,6 +194,20 @@ export class SeatMachine {
       }
     }
     return effects
+  }
+
+  /**
+   * Still waiting for VIEWs at its deadline, and no record from the dealer (it asked): the seats
+   * whose VIEW never reached this one held the hand up, not the dealer. The record names
+   * only them, with the PLEDGES, the VIEWs and the NONCEs it holds as evidence (docs/protocol.md §10).
+   */
+  #missingViews (hand: SeatHand): Effect[] {
+    const { seats } = hand.commit.body
+    const absent = this.#otherHumans(hand).filter(s => !hand.views.has(s))
+    if (absent.length === 0) return this.#abort(hand, 'missing-deal', [this.#init.table.dealer], `the dealer did not deal hand ${hand.hand} in time`, this.#held(hand))
+    const bySeat = <T extends { body: { seat: number } }>(docs: Iterable<T>): T[] => [...docs].sort((a, b) => a.body.seat - b.body.seat)
+    return this.#abort(hand, 'missing-view', absent.map(s => seats[s]), `no VIEW from seat ${absent.join(', ')} for hand ${hand.hand} by the deadline`,
+      [hand.pledgesDoc as Signed<PledgesBody>, ...bySeat(hand.views.values()), ...bySeat(hand.peerNonces.values())])
   }
 
   /** Time-locked and this seat's nonce is out: the hand is finished from its timelocks, never dropped. */
@@ -242,7 +258,7 @@ export class SeatMachine {
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
-      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false, views: new Set(), peerNonces: new Map()
+      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false, views: new Map(), peerNonces: new Map()
     }
     this.#hands.set(body.hand, hand)
     this.#meta = { lastHand: body.hand, lastCommit: hand.digest }
@@ -362,11 +378,17 @@ export class SeatMachine {
     }
     const view = signDocument('view', body, this.#init.signer)
     const { seats } = hand.commit.body
-    return this.#otherHumans(hand).map(s => {
+    const { dealer } = this.#init.table
+    const others = this.#otherHumans(hand)
+    const effects: Effect[] = others.map(s => {
       const relay: RelayBody = { table: body.table, hand: body.hand, to: seats[s], view }
-      const fallback = seats[s] === this.#init.table.dealer ? undefined : signDocument('relay', relay, this.#init.signer)
+      const fallback = seats[s] === dealer ? undefined : signDocument('relay', relay, this.#init.signer)
       return { kind: 'send', to: seats[s], doc: view, ...(fallback === undefined ? {} : { fallback }) } satisfies Effect
     })
+    // And to the dealer, which keeps it as evidence of who could go on and passes it on to a seat
+    // still waiting for it (§6 step 4). A dealer that holds a seat already gets it as that seat.
+    if (others.length > 0 && !others.some(s => seats[s] === dealer)) effects.push({ kind: 'send', to: dealer, doc: view })
+    return effects
   }
 
   /** Every other human seat's view matched this seat's own: the NONCE goes to the dealer and to those seats. */
@@ -432,7 +454,7 @@ export class SeatMachine {
     if (hand.pledgesDoc !== undefined && body.pledges !== docDigest(hand.pledgesDoc)) {
       return this.#equivocation(hand, hand.pledgesDoc, body.pledgesDoc, `seat ${body.seat} was shown other PLEDGES for hand ${hand.hand}`)
     }
-    hand.views.add(body.seat)
+    hand.views.set(body.seat, view)
     return []
   }
 

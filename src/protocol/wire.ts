@@ -11,6 +11,7 @@ import {
 } from '../core/hand/blind-messages.js'
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
+import { viewBodySchema } from '../core/hand/view-messages.js'
 
 /** The libp2p protocol id of the table protocol. */
 export const TABLE_PROTOCOL = '/fairdeal/table/1.0.0'
@@ -44,24 +45,8 @@ export const askBodySchema = z.object({
 }).strict()
 export type AskBody = z.infer<typeof askBodySchema>
 
-/**
- * VIEW, seat → every other human seat: what this seat was shown of the hand, carrying the two
- * dealer-signed documents themselves (contract 3: a seat that sees a conflict then holds both).
- * A seat sends its NONCE only once every other human seat's view matches its own (§6 step 4).
- * `again`: sent after a restart, asking each seat for its view once more.
- */
-export const viewBodySchema = z.object({
-  table: finalBodySchema.shape.table,
-  hand: finalBodySchema.shape.hand,
-  commit: finalBodySchema.shape.commit,
-  seat: z.number().int().min(0).max(15),
-  /** docDigest of the PLEDGES document this seat received. */
-  pledges: finalBodySchema.shape.commit,
-  commitDoc: signedCommitSchema,
-  pledgesDoc: signed('pledges', pledgesBodySchema),
-  again: z.boolean()
-}).strict()
-export type ViewBody = z.infer<typeof viewBodySchema>
+/** VIEW (src/core/hand/view-messages.ts): the verifier checks views in abort records, so its schema lives in the core. */
+export { viewBodySchema, type ViewBody } from '../core/hand/view-messages.js'
 
 /** RELAY, seat → dealer: a VIEW the seat could not deliver to seat `to` directly; the dealer passes it on. */
 export const relayBodySchema = z.object({

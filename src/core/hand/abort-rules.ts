@@ -6,6 +6,7 @@ import { cardSchemeFor, humanSeats } from './recompute.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
 import { zodProblems, type Verdict, type VerifyOptions } from './verify.js'
+import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
   pledgesBodySchema, signedAbortSchema, signedCardsSchema, signedCommitSchema, signedNonceSchema, signedOf, signedPledgeSchema,
   signedRevealSchema, ROBOT,
@@ -21,9 +22,11 @@ import {
  */
 
 /** Who signs a reason, and whom it blames. */
-export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer' | 'seat', blame: 'no-pledge' | 'no-nonce' | 'nobody' | 'dealer' }>>> = {
+export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer' | 'seat' | 'either', blame: 'no-pledge' | 'no-nonce' | 'no-view' | 'nobody' | 'dealer' }>>> = {
   'missing-pledge': { signer: 'dealer', blame: 'no-pledge' },
   'missing-nonce': { signer: 'dealer', blame: 'no-nonce' },
+  // The dealer at its deadline, or a seat still waiting for VIEWs at its own (docs/protocol.md §7).
+  'missing-view': { signer: 'either', blame: 'no-view' },
   'beacon-unavailable': { signer: 'dealer', blame: 'nobody' },
   'dealer-stopped': { signer: 'dealer', blame: 'dealer' },
   'unreachable': { signer: 'dealer', blame: 'nobody' },
@@ -36,10 +39,11 @@ export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer
 /** The evidence types each reason may carry (docs/protocol.md §10). */
 const ALLOWED: Readonly<Partial<Record<AbortReason, readonly string[]>>> = {
   'missing-pledge': ['pledge'],
-  'missing-nonce': ['pledge', 'nonce'],
+  'missing-nonce': ['pledge', 'nonce', 'view'],
+  'missing-view': ['pledge', 'pledges', 'nonce', 'view'],
   'beacon-unavailable': ['pledge', 'nonce'],
   'dealer-stopped': ['pledge', 'nonce'],
-  'unreachable': ['pledge', 'nonce'],
+  'unreachable': ['pledge', 'nonce', 'view'],
   'missing-deal': ['pledge', 'pledges', 'nonce'],
   'missing-reveal': ['pledges', 'nonce', 'cards'],
   'invalid-reveal': ['pledges', 'nonce', 'cards', 'reveal'],
@@ -53,7 +57,8 @@ const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   pledges: signedPledgesSchema,
   nonce: signedNonceSchema,
   cards: signedCardsSchema,
-  reveal: signedRevealSchema
+  reveal: signedRevealSchema,
+  view: signedViewSchema
 }
 
 /** The table a record must belong to, when the caller knows it (a machine accepting a record). */
@@ -86,6 +91,7 @@ interface Evidence {
   cards: Array<Signed<CardsBody>>
   reveals: SignedReveal[]
   commits: SignedCommit[]
+  views: Array<Signed<ViewBody>>
 }
 
 /**
@@ -132,6 +138,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   }
   if (rule.signer === 'dealer' && doc.signer !== commit.dealer) add(Reason.ABORT_SIGNER, `abort: only the dealer signs ${reason}`)
   if (rule.signer === 'seat' && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only a seat of the hand signs ${reason}`)
+  if (rule.signer === 'either' && doc.signer !== commit.dealer && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only the dealer or a seat of the hand signs ${reason}`)
 
   const digest = docDigest(commitDoc)
   const ev = sortEvidence(body, commit, digest, reason, verifyDoc, add)
@@ -143,6 +150,10 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
     case 'dealer-stopped':
     case 'unreachable':
       dealerRecord(ctx)
+      break
+    case 'missing-view':
+      if (doc.signer === commit.dealer) dealerRecord(ctx)
+      else seatMissingView(ctx)
       break
     case 'missing-deal': missingDeal(ctx); break
     case 'missing-reveal': missingReveal(ctx); break
@@ -174,7 +185,7 @@ function sortEvidence (
   body: SignedAbort['body'], commit: CommitBody, digest: string, reason: AbortReason,
   verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void
 ): Evidence {
-  const ev: Evidence = { pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [] }
+  const ev: Evidence = { pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [], views: [] }
   for (const [i, raw] of body.evidence.entries()) {
     const what = `abort: evidence ${i} (${raw.type})`
     if (!(ALLOWED[reason] ?? []).includes(raw.type)) {
@@ -187,7 +198,7 @@ function sortEvidence (
     const parsed = (SCHEMAS[raw.type] as z.ZodType).safeParse(raw)
     if (!parsed.success) { for (const p of zodProblems(parsed.error)) add(p.code, `${what}: ${p.message}`); continue }
     const doc = parsed.data as Signed<{ table: string, hand: number, commit?: string, seat?: number | null }>
-    const bySeat = raw.type === 'pledge' || raw.type === 'nonce'
+    const bySeat = raw.type === 'pledge' || raw.type === 'nonce' || raw.type === 'view'
     const seat = doc.body.seat
     const signer = bySeat ? (typeof seat === 'number' && commit.seats[seat] !== ROBOT ? commit.seats[seat] : undefined) : commit.dealer
     if (signer === undefined || doc.signer !== signer) { add(Reason.WRONG_SIGNER, `${what}: not signed by ${bySeat ? 'the seat it names' : 'the dealer'}`); continue }
@@ -202,9 +213,43 @@ function sortEvidence (
       case 'cards': ev.cards.push(doc as unknown as Signed<CardsBody>); break
       case 'reveal': ev.reveals.push(doc as unknown as SignedReveal); break
       case 'commit': ev.commits.push(doc as unknown as SignedCommit); break
+      case 'view': if (viewHolds(doc as unknown as Signed<ViewBody>, commit, digest, what, verifyDoc, add)) ev.views.push(doc as unknown as Signed<ViewBody>); break
     }
   }
   return ev
+}
+
+/**
+ * A seat's VIEW as evidence: it carries exactly the record's COMMIT, and a PLEDGES document signed
+ * by the dealer for that COMMIT whose digest is the one the VIEW names (so it shows what its seat
+ * was shown, and only that).
+ */
+function viewHolds (
+  view: Signed<ViewBody>, commit: CommitBody, digest: string, what: string,
+  verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void
+): boolean {
+  const { commitDoc, pledgesDoc } = view.body
+  if (docDigest(commitDoc) !== digest) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: carries another COMMIT than the record's`); return false }
+  if (pledgesDoc.signer !== commit.dealer) { add(Reason.WRONG_SIGNER, `${what}: its PLEDGES are not signed by the dealer`); return false }
+  if (!verifyDoc(pledgesDoc)) { add(Reason.BAD_SIGNATURE, `${what}: its PLEDGES have a bad signature`); return false }
+  if (pledgesDoc.body.table !== commit.table || pledgesDoc.body.hand !== commit.hand || pledgesDoc.body.commit !== digest) {
+    add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: its PLEDGES are for another hand or COMMIT`)
+    return false
+  }
+  if (docDigest(pledgesDoc) !== view.body.pledges) { add(Reason.ABORT_EVIDENCE, `${what}: names other PLEDGES than the ones it carries`); return false }
+  return true
+}
+
+/**
+ * The views of a record, one per seat, all naming one PLEDGES document (views naming two are the
+ * dealer's equivocation, never evidence that a seat held a hand up). Returns them by seat, and the
+ * PLEDGES they name.
+ */
+function viewsBySeat (ctx: Ctx): { views: Map<number, Signed<ViewBody>>, pledgesDoc?: Signed<PledgesBody> } {
+  const views = bySeat(ctx, ctx.ev.views, 'view')
+  const named = new Set([...views.values()].map(v => v.body.pledges))
+  if (named.size > 1) ctx.add(Reason.ABORT_EVIDENCE, 'abort: its views name two different PLEDGES documents (that is the dealer\'s equivocation)')
+  return { views, pledgesDoc: [...views.values()][0]?.body.pledgesDoc }
 }
 
 function blindReasonChecks (doc: SignedAbort, commit: CommitBody, verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void): void {
@@ -259,7 +304,22 @@ function dealerRecord (ctx: Ctx): void {
   const nonces = bySeat(ctx, ev.nonces, 'nonce')
   checkNoncesAgainst(ctx, nonces, pledges)
   const reason = body.reason
-  const everyPledge = reason === 'missing-nonce' || reason === 'beacon-unavailable' || nonces.size > 0
+  const { views, pledgesDoc } = viewsBySeat(ctx)
+  if (ev.pledgesDocs.length > 0) add(Reason.ABORT_EVIDENCE, 'abort: the dealer\'s record carries the pledges themselves, not a PLEDGES document')
+  if (pledgesDoc !== undefined) {
+    // The pledges the dealer received are the ones it sent out in the PLEDGES its seats viewed.
+    for (const [seat, p] of pledges) {
+      const sent = pledgesDoc.body.pledges.find(q => q.body.seat === seat)
+      if (sent === undefined || docDigest(sent) !== docDigest(p)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${seat} is not the one in the PLEDGES its views carry`)
+    }
+  }
+  // Only a dealer that holds every seat's VIEW knows that each seat could have sent its nonce (a
+  // seat sends it once every other seat's VIEW has reached it): otherwise a seat still waiting
+  // for a VIEW would be blamed for another's silence. A table with one human seat has no VIEW.
+  if (reason === 'missing-nonce' && humans.length > 1) {
+    for (const s of humans) if (!views.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${s} is missing from the evidence (a missing-nonce record carries every seat's VIEW; without one it is missing-view)`)
+  }
+  const everyPledge = reason === 'missing-nonce' || reason === 'missing-view' || reason === 'beacon-unavailable' || nonces.size > 0
   if (everyPledge) {
     for (const s of humans) if (!pledges.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${s} is missing from the evidence (${reason === 'missing-nonce' || reason === 'beacon-unavailable' ? `a ${reason} record carries every pledge` : 'nonces are sent only once every seat has pledged'})`)
   }
@@ -267,21 +327,10 @@ function dealerRecord (ctx: Ctx): void {
     for (const s of humans) if (!nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
     if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
   }
-  if (reason === 'missing-pledge' || reason === 'missing-nonce') {
-    const held = reason === 'missing-pledge' ? pledges : nonces
-    const what = reason === 'missing-pledge' ? 'pledge' : 'nonce'
-    const missing = humans.filter(s => !held.has(s)).map(s => commit.seats[s])
-    for (const b of body.blame) {
-      const seat = commit.seats.indexOf(b)
-      if (held.has(seat)) add(Reason.ABORT_BLAME, `abort: blames seat ${seat}, whose ${what} is in its own evidence`)
-      else if (!missing.includes(b)) add(Reason.ABORT_BLAME, `abort: blames ${b}, who holds no seat of the hand`)
-    }
-    // Seats the dealer could not reach are not blamed (its detail names them), so the blame is a
-    // part of the seats with no contribution in the evidence: never empty, in seat order.
-    if (missing.length === 0) add(Reason.ABORT_BLAME, `abort: ${reason} but every ${what} is in its own evidence`)
-    else if (body.blame.length === 0) add(Reason.ABORT_BLAME, `abort: ${reason} blames nobody (a hand whose missing seats could not be reached is 'unreachable')`)
-    const order = body.blame.map(b => commit.seats.indexOf(b))
-    if (order.some((s, i) => i > 0 && s <= order[i - 1])) add(Reason.ORDER, 'abort: blame must list the seats once each, in seat order')
+  if (reason === 'missing-pledge' || reason === 'missing-nonce' || reason === 'missing-view') {
+    const held: ReadonlySet<number> = new Set(reason === 'missing-pledge' ? pledges.keys() : reason === 'missing-nonce' ? nonces.keys() : views.keys())
+    const what = reason === 'missing-pledge' ? 'pledge' : reason === 'missing-nonce' ? 'nonce' : 'VIEW'
+    blameAmongAbsent(ctx, held, what)
   }
   if (reason === 'unreachable' && humans.every(s => pledges.has(s) && nonces.has(s))) {
     add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
@@ -297,6 +346,46 @@ function dealerRecord (ctx: Ctx): void {
       }
     }
   }
+}
+
+/**
+ * Blame for a claim of absence: a non-empty part of the seats of H whose contribution (`held`) is
+ * not in the record's evidence, each once, in seat order. Seats the author could not reach are not
+ * blamed (the dealer's detail names them), so it may be a part, never a seat whose contribution it holds.
+ */
+function blameAmongAbsent (ctx: Ctx, held: ReadonlySet<number>, what: string): void {
+  const { body, commit, humans, add } = ctx
+  const reason = body.reason
+  const missing = humans.filter(s => !held.has(s)).map(s => commit.seats[s])
+  for (const b of body.blame) {
+    const seat = commit.seats.indexOf(b)
+    if (held.has(seat)) add(Reason.ABORT_BLAME, seat === ctx.author ? `abort: blames its own author (seat ${seat})` : `abort: blames seat ${seat}, whose ${what} is in its own evidence`)
+    else if (!missing.includes(b)) add(Reason.ABORT_BLAME, `abort: blames ${b}, who holds no seat of the hand`)
+  }
+  if (missing.length === 0) add(Reason.ABORT_BLAME, `abort: ${reason} but every ${what} is in its own evidence`)
+  else if (body.blame.length === 0) add(Reason.ABORT_BLAME, `abort: ${reason} blames nobody (a hand whose missing seats could not be reached is 'unreachable')`)
+  const order = body.blame.map(b => commit.seats.indexOf(b))
+  if (order.some((s, i) => i > 0 && s <= order[i - 1])) add(Reason.ORDER, 'abort: blame must list the seats once each, in seat order')
+}
+
+/**
+ * missing-view signed by a seat still waiting for VIEWs at its own deadline (docs/protocol.md §7):
+ * the PLEDGES it received, the VIEWs it holds (each naming those PLEDGES) and the other seats'
+ * NONCEs it holds. It blames only seats of H, not itself, with no VIEW in it.
+ */
+function seatMissingView (ctx: Ctx): void {
+  const { ev, author, add } = ctx
+  if (ev.pledges.length > 0) add(Reason.ABORT_EVIDENCE, 'abort: a seat\'s missing-view record carries the PLEDGES it received, not single pledges')
+  const fromDealer = onePledgesDoc(ctx)
+  if (fromDealer === undefined) add(Reason.ABORT_EVIDENCE, 'abort: a seat\'s missing-view record carries the PLEDGES its author received')
+  const { views } = viewsBySeat(ctx)
+  if (fromDealer !== undefined) {
+    const received = docDigest(ev.pledgesDocs[0])
+    for (const v of views.values()) if (v.body.pledges !== received) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${v.body.seat} names other PLEDGES than its author received (that is equivocation)`)
+  }
+  const nonces = bySeat(ctx, ev.nonces, 'nonce')
+  checkNoncesAgainst(ctx, nonces, fromDealer ?? new Map())
+  blameAmongAbsent(ctx, new Set([...views.keys(), author]), 'VIEW')
 }
 
 /**

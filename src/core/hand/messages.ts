@@ -158,6 +158,9 @@ export const ABORT_REASONS = [
   'invalid-reveal', 'dealer-stopped',
   // The dealer could not deliver its COMMIT or PLEDGES to a seat: nobody is blamed (docs/protocol.md).
   'unreachable',
+  // A seat's VIEW never came (the dealer's or a waiting seat's record); the dealer broke its hand
+  // chain (a seat holding both COMMITs); a seat holds the NONCE a dealer's missing-nonce said never came.
+  'missing-view', 'broken-chain', 'nonce-released',
   // Dealer-blind hands (blind-v1, docs/dealer-blind.md): a silent or a faulty key, shuffle, share or hand key.
   'missing-key', 'missing-shuffle', 'missing-shares', 'missing-secret', 'invalid-key', 'invalid-shuffle', 'invalid-shares'
 ] as const
