@@ -4,67 +4,15 @@
 // replayed from another hand or a silent seat each end the hand with a record naming its author.
 import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
-import { cardPoint, decodeDeck, mulSecret, openWithShares, pointFromHex, scalarFromHex, seededRandom } from '../src/core/blind/index.js'
+import { cardPoint, decodeDeck, mulSecret, openWithShares, pointFromHex, scalarFromHex } from '../src/core/blind/index.js'
 import { blindCards } from '../src/core/schemes/blind.js'
 import { beaconPermutation, blindLayout, dealtDeck } from '../src/core/hand/blind.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
-import { signerFromSeed, type Signer } from '../src/core/identity.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
-import { BlindDealerMachine } from '../src/protocol/blind-dealer.js'
-import { BlindSeatMachine } from '../src/protocol/blind-seat.js'
-import { isForDealer } from '../src/protocol/route.js'
-import type { Effect, MachineInit } from '../src/protocol/types.js'
-import { decodeFrame, encodeFrame } from '../src/protocol/wire.js'
+import { blindTable as table, ids, signers } from './helpers/blind-memory.js'
 import type { BshuffleBody, BsharesBody } from '../src/core/hand/blind-messages.js'
-
-const signers: Signer[] = [0, 1, 2, 3].map(i => signerFromSeed(new Uint8Array(32).fill(40 + i)))
-const ids = signers.map(s => s.peerId)
-
-interface Node { id: string, dealer?: BlindDealerMachine, seat?: BlindSeatMachine, log: Array<{ entry: string, payload: any }>, events: any[], frames: Array<Signed<any>> }
-
-function table (seats: string[], options: { game?: string, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
-  let now = 1_000_000
-  const spec = { id: 'blind-mem', game: options.game ?? 'coinche', scheme: 'blind-v1', seats, dealer: ids[0] }
-  const init = (i: number, seed: number): MachineInit => ({
-    table: spec, signer: signers[i], timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 60_000 }, beacon: null,
-    now: () => now, random: seededRandom(new Uint8Array(32).fill(seed))
-  })
-  const nodes = new Map<string, Node>()
-  nodes.set(ids[0], { id: ids[0], dealer: new BlindDealerMachine(init(0, 1)), seat: seats.includes(ids[0]) ? new BlindSeatMachine(init(0, 2)) : undefined, log: [], events: [], frames: [] })
-  for (let i = 1; i < ids.length; i++) if (seats.includes(ids[i])) nodes.set(ids[i], { id: ids[i], seat: new BlindSeatMachine(init(i, 10 + i)), log: [], events: [], frames: [] })
-  const rejections: string[] = []
-  const queue: Array<{ node: Node, role: 'dealer' | 'seat', effects: Effect[] }> = []
-  const run = (node: Node, role: 'dealer' | 'seat', effects: Effect[]): void => {
-    queue.push({ node, role, effects })
-    while (queue.length > 0) {
-      const { node: from, role: fromRole, effects: list } = queue.shift()!
-      for (const e of list) {
-        if (e.kind === 'append' && !(fromRole === 'seat' && from.dealer !== undefined)) from.log.push({ entry: e.entry, payload: e.payload })
-        if (e.kind === 'event') from.events.push({ role: fromRole, hand: e.hand, ...e.event })
-        if (e.kind !== 'send') continue
-        const doc = options.intercept === undefined ? e.doc : options.intercept(from.id, e.to, e.doc)
-        if (doc === undefined) continue
-        const to = nodes.get(e.to)!
-        const decoded = decodeFrame(encodeFrame(doc))
-        to.frames.push(decoded)
-        const toDealer = e.to === from.id ? fromRole === 'seat' : isForDealer(decoded.type, from.id, ids[0], e.to)
-        const machine = toDealer ? to.dealer : to.seat
-        try {
-          queue.push({ node: to, role: toDealer ? 'dealer' : 'seat', effects: machine!.receive(from.id, decoded) })
-        } catch (err) { rejections.push(`${to.id.slice(-4)}: ${(err as Error).message}`) }
-      }
-    }
-  }
-  const dealerNode = nodes.get(ids[0])!
-  return {
-    nodes, rejections, dealerNode,
-    deal: (): number => { const { hand, effects } = dealerNode.dealer!.startHand({ dealer: 0 }); run(dealerNode, 'dealer', effects); return hand },
-    end: (hand: number): void => { run(dealerNode, 'dealer', dealerNode.dealer!.end(hand)) },
-    tick: (ms: number): void => { now += ms; for (const n of nodes.values()) { if (n.dealer) run(n, 'dealer', n.dealer.tick(now)); if (n.seat) run(n, 'seat', n.seat.tick(now)) } }
-  }
-}
 
 describe('blind-v1 machines in memory', () => {
   // Four seats on real nodes: test/blind-table.test.ts; here two (duo), which is cheaper in CPU.
@@ -134,7 +82,7 @@ describe('blind-v1 machines in memory', () => {
       expect(abort, `node ${n.id.slice(-4)} logged no abort`).toBeDefined()
       expect(abort!.payload.body.reason).toBe('invalid-shuffle')
       expect(abort!.payload.body.blame).toEqual([ids[1]])
-      expect(abort!.payload.body.evidence[0].signer).toBe(ids[1])
+      expect(abort!.payload.body.evidence.at(-1).signer).toBe(ids[1])
       expect(verifyAbort(abort!.payload).ok).toBe(true)
     }
     expect(t.nodes.get(ids[1])!.seat!.cards(hand)).toEqual([])
@@ -155,7 +103,7 @@ describe('blind-v1 machines in memory', () => {
     const abort = t.nodes.get(ids[1])!.log.find(l => l.entry === 'abort')!.payload
     expect(abort.body.reason).toBe('invalid-shares')
     expect(abort.body.blame).toEqual([ids[0]])
-    expect(abort.body.evidence[0].signer).toBe(ids[0])
+    expect(abort.body.evidence.at(-1).signer).toBe(ids[0])
     expect(verifyAbort(abort).ok).toBe(true)
     expect(t.dealerNode.log.find(l => l.entry === 'abort')?.payload.body.reason).toBe('invalid-shares')
   }, 300_000)

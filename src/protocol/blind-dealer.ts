@@ -6,7 +6,7 @@ import {
   checkBlindCommit, checkBsecret, checkBshares, checkBshuffle, dealtDeck, openDeckWithKeys, openPosition
 } from '../core/hand/blind.js'
 import type {
-  BlindReceipt, BkeysBody, BdealBody, BfinalBody, BrevealBody, BsecretBody, BsharesBody, BshuffleBody, BkeyBody,
+  BlindReceipt, BkeysBody, BdealBody, BendBody, BfinalBody, BrevealBody, BsecretBody, BsharesBody, BshuffleBody, BkeyBody,
   SignedBkey, SignedBsecret, SignedBshuffle, SignedBreveal
 } from '../core/hand/blind-messages.js'
 import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
@@ -19,6 +19,7 @@ import type { Delivery } from '../core/schemes/types.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { checkSeatDoc, handIn } from './hand-lookup.js'
 import { signAbort } from './abort.js'
+import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
 import { dealerMetaKey, type DealerMeta } from './dealer.js'
@@ -56,6 +57,10 @@ interface BlindDealerHand extends BlindDealerSnapshot {
   /** The robots' private cards this node opened (it plays them). */
   robotOpened: Array<{ stage: string, seat: number, cards: string[] }>
   acks: Map<number, SignedAck>
+  /** The BDEALs sent, the BSHARES received and the BEND sent: a missing-shares or missing-secret record carries them. */
+  deals: Array<Signed<BdealBody>>
+  sharesIn: Array<Signed<BsharesBody>>
+  bend?: Signed<BendBody>
   secretsDue: number
   ackDeadline: number
 }
@@ -114,7 +119,7 @@ export class BlindDealerMachine {
   #fresh (s: BlindDealerSnapshot): BlindDealerHand {
     return {
       ...s, digest: docDigest(s.commit), pubs: [], deck: blindStartingDeck(s.commit.body.game), pending: new Set(), sharesDue: 0,
-      gathered: new Map(), robotOpened: [], acks: new Map(), secretsDue: 0, ackDeadline: 0
+      gathered: new Map(), robotOpened: [], acks: new Map(), deals: [], sharesIn: [], secretsDue: 0, ackDeadline: 0
     }
   }
 
@@ -193,6 +198,7 @@ export class BlindDealerMachine {
       hand.secrets.push(makeBsecret(href(hand), Number(seat), this.#init.signer, scalarFromHex(x, 'robot key')))
     }
     const end = signDocument('bend', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest }, this.#init.signer)
+    hand.bend = end
     const effects: Effect[] = [this.#enter(hand, 'ending'), ...this.#toHumans(end)]
     if (this.#humans.length === 0) effects.push(...this.#reveal(hand))
     return effects
@@ -204,16 +210,16 @@ export class BlindDealerMachine {
       const { deadline, seats } = hand.commit.body
       if (hand.phase === 'keys' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.keys.some(k => k.body.seat === s))
-        effects.push(...this.#abort(hand, 'missing-key', missing.map(s => seats[s]), `no hand key from seat ${missing.join(', ')} by the deadline`, []))
+        effects.push(...this.#abort(hand, 'missing-key', missing.map(s => seats[s]), `no hand key from seat ${missing.join(', ')} by the deadline`, hand.keys))
       } else if (hand.phase === 'shuffling' && now > deadline) {
         const next = hand.shuffles.length
-        effects.push(...this.#abort(hand, 'missing-shuffle', [seats[next]], `no shuffle from seat ${next} by the deadline`, []))
+        effects.push(...this.#abort(hand, 'missing-shuffle', [seats[next]], `no shuffle from seat ${next} by the deadline`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, next - 1), next)]))
       } else if (hand.phase === 'dealt' && hand.pending.size > 0 && now > hand.sharesDue) {
         const missing = [...new Set([...hand.pending].map(p => Number(p.split('|')[2])))]
-        effects.push(...this.#abort(hand, 'missing-shares', missing.map(s => seats[s]), `no decryption shares from seat ${missing.join(', ')} in time`, []))
+        effects.push(...this.#abort(hand, 'missing-shares', missing.map(s => seats[s]), `no decryption shares from seat ${missing.join(', ')} in time`, this.#sharesEvidence(hand)))
       } else if (hand.phase === 'ending' && now > hand.secretsDue) {
         const missing = this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s))
-        effects.push(...this.#abort(hand, 'missing-secret', missing.map(s => seats[s]), `no hand key published by seat ${missing.join(', ')} after the hand`, []))
+        effects.push(...this.#abort(hand, 'missing-secret', missing.map(s => seats[s]), `no hand key published by seat ${missing.join(', ')} after the hand`, [hand.bend as Signed<BendBody>, ...hand.secrets]))
       } else if (hand.phase === 'revealed' && now > hand.ackDeadline) {
         effects.push(...this.#finalize(hand))
       }
@@ -237,6 +243,17 @@ export class BlindDealerMachine {
     if (hand === undefined || hand.phase === 'revealed' || hand.phase === 'ending') return []
     if (hand.phase === 'dealt' && hand.pending.size === 0) return this.end(handNo)
     return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], detail, [])
+  }
+
+  /**
+   * What a missing-shares record carries (docs/dealer-blind.md §13): every BDEAL with shares still
+   * due, and every BSHARES received for its stages.
+   */
+  #sharesEvidence (hand: BlindDealerHand): Array<Signed<unknown>> {
+    const due = new Set([...hand.pending].map(p => p.split('|')[0]))
+    const deals = hand.deals.filter(d => d.body.stages.some(s => due.has(s)))
+    const stages = new Set(deals.flatMap(d => d.body.stages))
+    return [...deals, ...hand.sharesIn.filter(s => stages.has(s.body.stage))]
   }
 
   finalizeRevealed (): Effect[] {
@@ -288,7 +305,7 @@ export class BlindDealerMachine {
     for (let i = verified; i < hand.shuffles.length; i++) {
       const doc = hand.shuffles[i]
       const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, hand.deck)
-      if ('problem' in r) return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${doc.body.seat}: ${r.problem}`, [doc])
+      if ('problem' in r) return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${doc.body.seat}: ${r.problem}`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, i - 1), i), doc])
       hand.deck = r.deck
       this.#verifiedUpTo.set(hand.hand, i + 1)
     }
@@ -343,7 +360,9 @@ export class BlindDealerMachine {
       }
     }
     const body: BdealBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages }
-    const effects: Effect[] = [this.#enter(hand, 'dealt'), ...this.#toHumans(signDocument('bdeal', body, this.#init.signer))]
+    const deal = signDocument('bdeal', body, this.#init.signer)
+    hand.deals.push(deal)
+    const effects: Effect[] = [this.#enter(hand, 'dealt'), ...this.#toHumans(deal)]
     // The robots' shares: for each delivery a robot does not own (and public ones), as any seat would.
     for (const d of deliveries) {
       for (const [seatText, xHex] of Object.entries(hand.robotKeys)) {
@@ -363,6 +382,7 @@ export class BlindDealerMachine {
     const d = this.#layout(hand).find(l => l.stage === doc.body.stage && l.seat === doc.body.to)
     if (d === undefined) throw new Rejection(`no delivery ${doc.body.stage}/${doc.body.to ?? 'table'} in this hand`)
     hand.pending.delete(key)
+    hand.sharesIn.push(doc)
     return this.#routeShares(hand, d, doc, from)
   }
 
@@ -376,7 +396,11 @@ export class BlindDealerMachine {
     const ownerIsHuman = d.seat !== null && seats[d.seat] !== ROBOT
     if (!d.public && ownerIsHuman) return [{ kind: 'send', to: seats[d.seat as number], doc }]
     const r = checkBshares(hand.commit.body, hand.digest, doc, hand.pubs[doc.body.seat], hand.dealt as Ciphertext[], d.positions)
-    if ('problem' in r) return this.#abort(hand, 'invalid-shares', [doc.signer], `shares of seat ${doc.body.seat}: ${r.problem}`, [doc])
+    if ('problem' in r) {
+      // What re-checks the shares: their author's key, the last shuffle and the BDEAL of their stage (the dealt deck, the positions).
+      const evidence = [hand.keys[doc.body.seat], hand.shuffles[seats.length - 1], ...hand.deals.filter(x => x.body.stages.includes(d.stage)).slice(0, 1), doc]
+      return this.#abort(hand, 'invalid-shares', [doc.signer], `shares of seat ${doc.body.seat}: ${r.problem}`, evidence)
+    }
     const key = deliveryKey(d.stage, d.seat)
     const got = hand.gathered.get(key) ?? new Map<number, Point>()
     hand.gathered.set(key, got)
@@ -455,6 +479,10 @@ export class BlindDealerMachine {
     const seat = hand.commit.body.seats.indexOf(from)
     if (seat < 0 || doc.signer !== from || !this.#verify(doc)) throw new Rejection('abort not signed by a seat of that hand')
     if (doc.body.commit === null || docDigest(doc.body.commit) !== hand.digest) throw new Rejection(`abort of seat ${seat} names another commit`)
+    // The one rule set (docs/dealer-blind.md §13): a seat's record is logged here only when it keeps every rule of its reason.
+    const { table } = this.#init
+    const verdict = checkAbortRecord(doc, { table: { id: table.id, dealer: table.dealer, seats: table.seats }, verifyDoc: this.#verify })
+    if (!verdict.ok) throw new Rejection(`abort of seat ${seat} does not verify: ${verdict.problems[0].message} (${verdict.problems[0].code})`)
     const gone = this.#enter(hand, 'aborted')
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },

@@ -3,10 +3,10 @@ import { roundTime } from '../core/beacon/index.js'
 import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, pointToHex, publicKey, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
 import {
   beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, checkBkey, checkBlindCommit, checkBshares,
-  checkBshuffle, dealtDeck, openPosition
+  checkBshuffle, dealtDeck, openPosition, proverOf
 } from '../core/hand/blind.js'
 import type {
-  BdealBody, BfinalBody, BkeysBody, BlindReceipt, BsharesBody, SignedBkey, SignedBreveal, SignedBshares, SignedBshuffle
+  BdealBody, BendBody, BfinalBody, BkeysBody, BlindReceipt, BsharesBody, SignedBkey, SignedBreveal, SignedBshares, SignedBshuffle
 } from '../core/hand/blind-messages.js'
 import { verifyBlindReceipt } from '../core/hand/blind-verify.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
@@ -41,6 +41,11 @@ export interface BlindSeatSnapshot {
   cards: Delivery[]
   reveal?: SignedBreveal
   ack?: SignedAck
+  /** This seat's own BKEY as sent (its proof is random: it cannot be made again the same). */
+  ownKey?: SignedBkey
+  /** The dealer's BDEALs and BEND as received: an abort record carries them (docs/dealer-blind.md §13). */
+  deals?: Array<Signed<BdealBody>>
+  bend?: Signed<BendBody>
 }
 
 interface BlindSeatHand extends BlindSeatSnapshot {
@@ -132,13 +137,22 @@ export class BlindSeatMachine {
     for (const hand of [...this.#hands.values()]) {
       if (now <= hand.waitUntil) continue
       const dealer = [this.#init.table.dealer]
-      if (hand.phase === 'keyed' || hand.phase === 'shuffling') {
+      const n = hand.commit.body.seats.length
+      if (hand.phase === 'keyed' || (hand.phase === 'shuffling' && hand.shuffles.length === n)) {
+        // No keys relayed (the record carries this seat's own key), or every seat shuffled and no
+        // BDEAL came (every key and the last shuffle).
+        const evidence = hand.phase === 'keyed' ? (hand.ownKey === undefined ? [] : [hand.ownKey]) : [...hand.keys, hand.shuffles[n - 1]]
+        effects.push(...this.#abort(hand, 'missing-deal', dealer, `hand ${hand.hand} was not ${hand.phase === 'keyed' ? 'shuffled' : 'dealt'} in time`, evidence))
+      } else if (hand.phase === 'shuffling') {
         // Whose turn it was is named: the dealer relays, so a silent shuffler and a silent dealer look alike here.
-        const next = hand.phase === 'shuffling' ? hand.shuffles.length : -1
-        const silent = next >= 0 ? [hand.commit.body.seats[next] === 'robot' ? this.#init.table.dealer : hand.commit.body.seats[next]] : dealer
-        effects.push(...this.#abort(hand, next >= 0 ? 'missing-shuffle' : 'missing-deal', silent, `hand ${hand.hand} was not shuffled and dealt in time`, []))
+        const next = hand.shuffles.length
+        const evidence = [...hand.keys, ...hand.shuffles.slice(Math.max(0, next - 1), next)]
+        effects.push(...this.#abort(hand, 'missing-shuffle', [proverOf(hand.commit.body, next)], `no shuffle from seat ${next} in time`, evidence))
       } else if (hand.phase === 'dealt' || hand.phase === 'ended') {
-        effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, []))
+        // The BDEALs show the hand was dealt; after the BEND, this seat's hand key shows it answered.
+        const evidence: Array<Signed<unknown>> = [...(hand.deals ?? [])]
+        if (hand.bend !== undefined) evidence.push(hand.bend, makeBsecret(href(hand), this.#seat, this.#init.signer, hand.x))
+        effects.push(...this.#abort(hand, 'missing-reveal', dealer, `the dealer did not reveal hand ${hand.hand} in time`, evidence))
       } else if (hand.phase === 'acked') {
         effects.push(...this.#done(hand, [hand.ack as SignedAck]))
       }
@@ -173,15 +187,16 @@ export class BlindSeatMachine {
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const x = randomScalar(this.#init.random)
     const hand = this.#fresh({
-      hand: doc.body.hand, commit: doc, phase: 'keyed', secret: scalarToHex(x), keys: [], shuffles: [], beacon: null, params: null, stages: [], shares: [], cards: []
+      hand: doc.body.hand, commit: doc, phase: 'keyed', secret: scalarToHex(x), keys: [], shuffles: [], beacon: null, params: null, stages: [], shares: [], cards: [], deals: []
     })
+    hand.ownKey = makeBkey(href(hand), this.#seat, this.#init.signer, x, this.#init.random)
     this.#hands.set(hand.hand, hand)
     this.#meta = { lastHand: hand.hand, lastCommit: hand.digest }
     return [
       this.#enter(hand, 'keyed'),
       { kind: 'persist', key: blindSeatMetaKey(this.#init.table.id), value: this.#meta },
       { kind: 'event', hand: hand.hand, event: { type: 'committed', commitment: doc.body.commitment, beaconRound: doc.body.beacon?.round ?? null } },
-      { kind: 'send', to: this.#init.table.dealer, doc: makeBkey(href(hand), this.#seat, this.#init.signer, x, this.#init.random) }
+      { kind: 'send', to: this.#init.table.dealer, doc: hand.ownKey }
     ]
   }
 
@@ -195,15 +210,19 @@ export class BlindSeatMachine {
     if (!this.#verify(doc)) throw new Rejection('bkeys: bad signature')
     const { seats } = hand.commit.body
     if (doc.body.keys.length !== seats.length || doc.body.keys.some((k, i) => k.body.seat !== i)) throw new Rejection('bkeys: not one key per seat in seat order')
+    const dealer = [this.#init.table.dealer]
     for (const key of doc.body.keys) {
-      if (!this.#verify(key)) return this.#abort(hand, 'invalid-key', [key.signer], `key of seat ${key.body.seat}: bad signature`, [doc])
-      if (key.body.commit !== hand.digest && key.body.hand === hand.hand) return this.#abort(hand, 'equivocation', [this.#init.table.dealer], `seat ${key.body.seat} answered another commit for hand ${hand.hand}`, [key])
+      // A key that is not its seat's signed key for this hand was forged or moved by the dealer, who relays it.
+      const { table, hand: handNo } = hand.commit.body
+      if (key.signer !== proverOf(hand.commit.body, key.body.seat) || !this.#verify(key) || key.body.table !== table || key.body.hand !== handNo) {
+        return this.#abort(hand, 'invalid-key', dealer, `the dealer relays a key of seat ${key.body.seat} that its seat did not sign for this hand`, [doc])
+      }
+      if (key.body.commit !== hand.digest) return this.#abort(hand, 'equivocation', dealer, `seat ${key.body.seat} answered another commit for hand ${hand.hand}`, [doc])
       const r = checkBkey(hand.commit.body, hand.digest, key)
       if ('problem' in r) return this.#abort(hand, 'invalid-key', [key.signer], `key of seat ${key.body.seat}: ${r.problem}`, [key])
     }
-    if (doc.body.keys[this.#seat].body.pub !== pointToHex(publicKey(hand.x))) {
-      return this.#abort(hand, 'equivocation', [this.#init.table.dealer], 'the keys relayed by the dealer replace my own', [doc])
-    }
+    // Another key of mine, signed by me, is not the dealer's fault to prove: refused, and the hand times out.
+    if (doc.body.keys[this.#seat].body.pub !== pointToHex(publicKey(hand.x))) throw new Rejection('bkeys: the key relayed for my seat is not mine')
     hand.keys = doc.body.keys
     this.#setKeys(hand)
     return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
@@ -215,7 +234,10 @@ export class BlindSeatMachine {
     if (doc.body.seat === this.#seat) throw new Rejection('my own shuffle relayed back')
     if (!this.#verify(doc)) throw new Rejection(`shuffle of seat ${doc.body.seat}: bad signature`)
     const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, hand.deck)
-    if ('problem' in r) return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${doc.body.seat}: ${r.problem}`, [doc])
+    if ('problem' in r) {
+      const k = doc.body.seat
+      return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${k}: ${r.problem}`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, k - 1), k), doc])
+    }
     hand.shuffles.push(doc)
     hand.deck = r.deck
     return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
@@ -253,6 +275,7 @@ export class BlindSeatMachine {
       this.#setDealt(hand)
     } else if (JSON.stringify(doc.body.beacon) !== JSON.stringify(hand.beacon)) throw new Rejection('bdeal carries another beacon entry')
     hand.params = doc.body.params
+    hand.deals = [...(hand.deals ?? []), doc]
     const fresh = doc.body.stages.filter(s => !hand.stages.includes(s))
     hand.stages.push(...fresh)
     const effects: Effect[] = [this.#enter(hand, 'dealt')]
@@ -287,7 +310,11 @@ export class BlindSeatMachine {
       const bySeat = new Map<number, Map<number, Point>>()
       for (const s of docs) {
         const r = checkBshares(hand.commit.body, hand.digest, s, hand.pubs[s.body.seat], hand.dealt, d.positions)
-        if ('problem' in r) return this.#abort(hand, 'invalid-shares', [s.signer], `shares of seat ${s.body.seat}: ${r.problem}`, [s])
+        if ('problem' in r) {
+          // What re-checks them: their author's key, the last shuffle and the BDEAL of their stage.
+          const evidence = [hand.keys[s.body.seat], hand.shuffles[seats.length - 1], ...(hand.deals ?? []).filter(x => x.body.stages.includes(d.stage)).slice(0, 1), s]
+          return this.#abort(hand, 'invalid-shares', [s.signer], `shares of seat ${s.body.seat}: ${r.problem}`, evidence)
+        }
         bySeat.set(s.body.seat, r.shares)
       }
       const dealt = hand.dealt
@@ -308,6 +335,7 @@ export class BlindSeatMachine {
   #onEnd (doc: Signed<{ table: string, hand: number, commit: string }>): Effect[] {
     const hand = this.#handFor(doc.body, 'dealt')
     if (!this.#verify(doc)) throw new Rejection('bend: bad signature')
+    hand.bend = doc
     return [this.#enter(hand, 'ended'), { kind: 'send', to: this.#init.table.dealer, doc: makeBsecret(href(hand), this.#seat, this.#init.signer, hand.x) }]
   }
 
@@ -337,7 +365,7 @@ export class BlindSeatMachine {
     }
     return [
       { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: false, problems } },
-      ...this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems.slice(0, 3).join('; ').slice(0, 500), [doc])
+      ...this.#abort(hand, 'invalid-reveal', [this.#init.table.dealer], problems.slice(0, 3).join('; ').slice(0, 500), [...hand.keys, ...(hand.deals ?? []), doc])
     ]
   }
 
@@ -400,7 +428,8 @@ export class BlindSeatMachine {
     }
     const snap: BlindSeatSnapshot = {
       hand: hand.hand, commit: hand.commit, phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
-      params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack
+      params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack,
+      ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend
     }
     return { kind: 'persist', key, value: snap }
   }

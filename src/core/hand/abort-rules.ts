@@ -5,6 +5,7 @@ import { docDigest } from './digest.js'
 import { cardSchemeFor, humanSeats } from './recompute.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
+import { checkBlindAbort } from './blind-abort-rules.js'
 import { zodProblems, type Verdict, type VerifyOptions } from './verify.js'
 import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
@@ -130,11 +131,14 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   const rule = ABORT_RULES[reason]
   const humans = humanSeats(commit.seats)
   const author = commit.seats.indexOf(doc.signer)
-  if (rule === undefined || commit.scheme.startsWith('blind-')) {
-    // Dealer-blind hands (docs/dealer-blind.md: their own documents and reasons) have no rule here
-    // yet: only who signs, whom it blames and the evidence's signatures are checked, as before.
-    blindReasonChecks(doc, commit, verifyDoc, add)
+  if (commit.scheme.startsWith('blind-')) {
+    // Dealer-blind hands have their own documents and rules (docs/dealer-blind.md §13).
+    checkBlindAbort(doc, commitDoc, verifyDoc, add)
     return { ok: problems.length === 0, problems, summary }
+  }
+  if (rule === undefined) {
+    add(Reason.ABORT_REASON, `abort: ${reason} occurs only in dealer-blind hands, not in a ${commit.scheme} hand`)
+    return { ok: false, problems, summary }
   }
   if (rule.signer === 'dealer' && doc.signer !== commit.dealer) add(Reason.ABORT_SIGNER, `abort: only the dealer signs ${reason}`)
   if (rule.signer === 'seat' && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only a seat of the hand signs ${reason}`)
@@ -250,15 +254,6 @@ function viewsBySeat (ctx: Ctx): { views: Map<number, Signed<ViewBody>>, pledges
   const named = new Set([...views.values()].map(v => v.body.pledges))
   if (named.size > 1) ctx.add(Reason.ABORT_EVIDENCE, 'abort: its views name two different PLEDGES documents (that is the dealer\'s equivocation)')
   return { views, pledgesDoc: [...views.values()][0]?.body.pledgesDoc }
-}
-
-function blindReasonChecks (doc: SignedAbort, commit: CommitBody, verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void): void {
-  const parties = new Set([commit.dealer, ...commit.seats.filter(s => s !== ROBOT)])
-  if (!parties.has(doc.signer)) add(Reason.ABORT_SIGNER, 'abort: signed by someone who is not at the table')
-  for (const b of doc.body.blame) if (!parties.has(b)) add(Reason.ABORT_BLAME, `abort: blames ${b}, who is not at the table`)
-  for (const [i, e] of doc.body.evidence.entries()) {
-    if (!verifyDoc(e as Signed<unknown>)) add(Reason.BAD_SIGNATURE, `abort: evidence ${i} (${e.type}) has a bad signature`)
-  }
 }
 
 function otherDocOfHand (raw: SignedAbort['body']['evidence'][number], body: SignedAbort['body'], commit: CommitBody, verifyDoc: (doc: Signed<unknown>) => boolean): boolean {

@@ -54,6 +54,8 @@ export const Reason = {
   ABORT_REFUTED: 'abort-refuted',
   /** A `beacon-unavailable` record for a hand that bound no beacon round. */
   ABORT_NO_BEACON: 'abort-no-beacon',
+  /** A reason that does not occur in the hand's scheme (a dealer-blind reason in a commit-reveal hand, or the reverse). */
+  ABORT_REASON: 'abort-reason',
   /** A time-lock field (COMMIT, PLEDGE, or a nonce the REVEAL recovers) that does not check out. */
   TIMELOCK: 'timelock',
   /** A `recovered` record (a hand finished from time-locked contributions) that does not check out. */
