@@ -98,7 +98,7 @@ describe.each<Transport>(['tcp'])('bad and replayed messages over %s', (transpor
       const extra = { ...old('nonce') as Signed<Record<string, unknown>>, body: { ...(old('nonce').body as Record<string, unknown>), cards: ['AS'] } }
       expect((await refusedBy(r, node, canonicalBytes(extra), 'a nonce with an extra field')).reason).toMatch(/^invalid message: body: /)
       const line = await oversizedTo(r, node)
-      expect(line).toMatchObject({ level: WARN, peer: r.peerId, reason: expect.stringMatching(/^frame over the 65536-byte limit/) })
+      expect(line).toMatchObject({ level: WARN, peer: r.peerId, reason: expect.stringMatching(new RegExp(`^frame over the ${MAX_FRAME_BYTES}-byte limit`)) })
     }
 
     // Hand 2: seat 3 plays, but first slips in a pledge with a broken signature (before its real
