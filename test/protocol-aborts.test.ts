@@ -182,3 +182,69 @@ describe('a seat the dealer cannot reach is not blamed (issue 9, item 2)', () =>
     expect(verifyAbort(bySeat).problems.map(p => p.code)).toEqual([Reason.ABORT_SIGNER])
   })
 })
+
+describe('a COMMIT whose prev skips a hand the seat knows of is recorded (docs/protocol.md §8, §10)', () => {
+  /**
+   * Hand 1 is played; then the dealer shows seat 1 a COMMIT for hand 2 that does not link to hand
+   * 1's (a history in which hand 1 was dropped or rewritten), signed with its own key.
+   */
+  function dropHandOne (): { t: MemoryTable, record: Signed<AbortBody>, known: Signed<unknown>, forged: Signed<{ prev: string }> } {
+    const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
+    const first = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, first.effects)
+    t.run(t.table.dealer, t.dealer.end(first.hand))
+    const receipt = entriesOf(t, t.table.dealer).find(e => e.entry === 'receipt')?.payload as Receipt
+    const victim = t.signers[1].peerId
+    let forged: Signed<{ prev: string }> | undefined
+    t.intercept = (_from, to, doc) => {
+      if (doc.type !== 'commit' || to !== victim) return doc
+      forged = signDocument('commit', { ...(doc.body as object), prev: 'ab'.repeat(32) }, t.signers[0]) as Signed<{ prev: string }>
+      return forged
+    }
+    const second = t.dealer.startHand({ dealer: 1 })
+    t.run(t.table.dealer, second.effects)
+    t.intercept = undefined
+    const record = entriesOf(t, victim).find(e => e.entry === 'abort' && e.hand === second.hand)?.payload as Signed<AbortBody>
+    return { t, record, known: receipt.commit, forged: forged as Signed<{ prev: string }> }
+  }
+
+  it('the seat does not pledge; it records broken-chain blaming the dealer, both dealer-signed COMMITs as evidence, and the record verifies', () => {
+    const { t, record, known, forged } = dropHandOne()
+    expect(record.signer).toBe(t.signers[1].peerId)
+    expect(record.body).toMatchObject({ hand: 2, reason: 'broken-chain', blame: [t.table.dealer] })
+    expect(record.body.commit).toEqual(forged)
+    expect(record.body.evidence.map(e => docDigest(e))).toEqual([docDigest(known), docDigest(forged)])
+    expect(verifyAbort(record, { table: t.table }).problems).toEqual([])
+    // No pledge of seat 1 for that COMMIT; its last hand is still hand 1.
+    expect(t.seats.get(t.signers[1].peerId)?.status()).toEqual([])
+    // The same COMMIT again (a resend) is not recorded twice.
+    t.run(t.table.dealer, [{ kind: 'send', to: t.signers[1].peerId, doc: forged }])
+    expect(entriesOf(t, t.signers[1].peerId).filter(e => e.entry === 'abort')).toHaveLength(1)
+  })
+
+  it('a tampered broken-chain record fails with its code', () => {
+    const { t, record, known, forged } = dropHandOne()
+    const seat1 = t.signers[1]
+    const resigned = (change: (b: AbortBody) => void): Signed<AbortBody> => {
+      const body = structuredClone(record.body)
+      change(body)
+      return signDocument('abort', body, seat1)
+    }
+    const codes = (r: unknown): string[] => verifyAbort(r).problems.map(p => p.code)
+    // A COMMIT for hand 2 that does link to hand 1 (the dealer's real one): no break.
+    const real = (t.frames.get(t.signers[2].peerId) ?? []).map(f => JSON.parse(new TextDecoder().decode(f)) as Signed<{ hand: number }>).find(d => d.type === 'commit' && d.body.hand === 2)
+    expect(real).toBeDefined()
+    expect(codes(resigned(b => { b.commit = real as AbortBody['commit']; b.evidence = [known, real] as AbortBody['evidence'] }))).toEqual([Reason.ABORT_NO_BREAK])
+    // The earlier COMMIT left out: nothing shows the break.
+    expect(codes(resigned(b => { b.evidence = [forged] as AbortBody['evidence'] }))).toEqual([Reason.ABORT_EVIDENCE])
+    // An earlier COMMIT that is not the hand before (hand 1's COMMIT re-signed as hand 0).
+    const hand0 = signDocument('commit', { ...(known.body as object), hand: 0 }, t.signers[0])
+    expect(codes(resigned(b => { b.evidence = [hand0] as AbortBody['evidence'] }))).toEqual([Reason.ABORT_NO_BREAK])
+    // An "earlier COMMIT" signed by the seat itself, not the dealer.
+    const bySeat = signDocument('commit', known.body, seat1)
+    expect(codes(resigned(b => { b.evidence = [bySeat] as AbortBody['evidence'] }))).toContain(Reason.WRONG_SIGNER)
+    // Only the dealer is blamed, and only a seat signs it (signers[4] holds no seat here).
+    expect(codes(resigned(b => { b.blame = [t.signers[2].peerId] }))).toEqual([Reason.ABORT_BLAME])
+    expect(codes(signDocument('abort', record.body, t.signers[4]))).toEqual([Reason.ABORT_SIGNER])
+  })
+})

@@ -65,6 +65,8 @@ export interface SeatMeta {
   lastHand: number
   /** Digest of that hand's COMMIT: the next COMMIT must link to it (its `prev`). */
   lastCommit?: string
+  /** That COMMIT itself: the evidence of a `broken-chain` record if the next one does not link to it. */
+  lastCommitDoc?: SignedCommit
 }
 
 export const seatHandKey = (table: string, hand: number): string => `seat/${table}/hand/${String(hand).padStart(16, '0')}`
@@ -83,6 +85,8 @@ export class SeatMachine {
   #meta: SeatMeta = { lastHand: 0 }
   /** Views that came before this seat's own PLEDGES, by hand then seat. */
   readonly #early = new Map<number, Map<number, Signed<ViewBody>>>()
+  /** Digests of the COMMITs this seat recorded as breaking the dealer's chain (each is recorded once). */
+  readonly #broken = new Set<string>()
 
   constructor (init: SeatInit) {
     this.#init = init
@@ -253,6 +257,8 @@ export class SeatMachine {
     // answers an ASK with it): a duplicate, not a replay. The seat answered it the first time.
     const known = this.#hands.get(body.hand)
     if (known !== undefined && body.table === table.id && docDigest(doc) === known.digest) return []
+    const broken = this.#brokenChain(doc)
+    if (broken !== undefined) return broken
     checkCommitForSeat(body, this.#meta, this.#init)
     this.#checkTimelock(body)
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
@@ -261,7 +267,7 @@ export class SeatMachine {
       hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false, views: new Map(), peerNonces: new Map()
     }
     this.#hands.set(body.hand, hand)
-    this.#meta = { lastHand: body.hand, lastCommit: hand.digest }
+    this.#meta = { lastHand: body.hand, lastCommit: hand.digest, lastCommitDoc: doc }
     const pledge: PledgeBody = { table: body.table, hand: body.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(nonce) }
     if (body.timelock !== undefined && body.beacon !== null) {
       pledge.timelock = sealTimelockText(nonce, this.#init.beacon!.chain, body.beacon.round, this.#init.random)
@@ -273,6 +279,32 @@ export class SeatMachine {
       { kind: 'persist', key: seatMetaKey(table.id), value: this.#meta },
       { kind: 'event', hand: body.hand, event: { type: 'committed', commitment: body.commitment, beaconRound: body.beacon?.round ?? null } },
       { kind: 'send', to: table.dealer, doc: this.#ownPledge(hand) }
+    ]
+  }
+
+  /**
+   * A COMMIT of this table's dealer for the hand right after the last one this seat knows, whose
+   * `prev` is not that hand's COMMIT: the dealer dropped or rewrote a hand this seat knows of. The
+   * seat does not pledge; it records `broken-chain` blaming the dealer, with the COMMIT it holds
+   * and the new one as evidence (docs/protocol.md §8, §10), once per COMMIT. Undefined: no break
+   * this seat can show (the COMMIT's other checks follow).
+   */
+  #brokenChain (doc: SignedCommit): Effect[] | undefined {
+    const { table } = this.#init
+    const body = doc.body
+    const known = this.#meta.lastCommitDoc
+    if (known === undefined || docDigest(known) !== this.#meta.lastCommit || body.table !== table.id || body.dealer !== table.dealer || doc.signer !== table.dealer) return undefined
+    if (body.hand !== known.body.hand + 1 || body.prev === this.#meta.lastCommit) return undefined
+    const digest = docDigest(doc)
+    if (this.#broken.has(digest)) return []
+    if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
+    this.#broken.add(digest)
+    const detail = `the COMMIT of hand ${body.hand} does not link to the COMMIT of hand ${known.body.hand} this seat holds: the dealer dropped or rewrote that hand`
+    const record = signAbort(doc, 'broken-chain', [table.dealer], detail, [known, doc], this.#init.signer)
+    return [
+      { kind: 'append', entry: 'abort', hand: body.hand, payload: record },
+      { kind: 'event', hand: body.hand, event: { type: 'aborted', reason: 'broken-chain', blame: [table.dealer], detail } },
+      { kind: 'send', to: table.dealer, doc: record }
     ]
   }
 
@@ -610,7 +642,7 @@ export class SeatMachine {
       entry = { kind: 'append', entry: 'abort', hand: body.hand, payload: record }
       event = { type: 'aborted', reason: record.body.reason, blame: record.body.blame, detail: record.body.detail }
     }
-    this.#meta = { lastHand: body.hand, lastCommit: digest }
+    this.#meta = { lastHand: body.hand, lastCommit: digest, lastCommitDoc: commit }
     return [
       entry,
       { kind: 'persist', key: seatMetaKey(table.id), value: { ...this.#meta } },

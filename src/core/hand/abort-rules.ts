@@ -34,7 +34,8 @@ export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer
   'missing-deal': { signer: 'seat', blame: 'dealer' },
   'missing-reveal': { signer: 'seat', blame: 'dealer' },
   'equivocation': { signer: 'seat', blame: 'dealer' },
-  'invalid-reveal': { signer: 'seat', blame: 'dealer' }
+  'invalid-reveal': { signer: 'seat', blame: 'dealer' },
+  'broken-chain': { signer: 'seat', blame: 'dealer' }
 }
 
 /** The evidence types each reason may carry (docs/protocol.md §10). */
@@ -48,7 +49,8 @@ const ALLOWED: Readonly<Partial<Record<AbortReason, readonly string[]>>> = {
   'missing-deal': ['pledge', 'pledges', 'nonce'],
   'missing-reveal': ['pledges', 'nonce', 'cards'],
   'invalid-reveal': ['pledges', 'nonce', 'cards', 'reveal'],
-  'equivocation': ['commit', 'pledges', 'pledge']
+  'equivocation': ['commit', 'pledges', 'pledge'],
+  'broken-chain': ['commit']
 }
 
 const signedPledgesSchema = signedOf('pledges', pledgesBodySchema)
@@ -163,6 +165,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
     case 'missing-reveal': missingReveal(ctx); break
     case 'invalid-reveal': invalidReveal(ctx); break
     case 'equivocation': equivocation(ctx); break
+    case 'broken-chain': brokenChain(ctx); break
   }
   if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
   if (rule.blame === 'nobody') expectBlame(ctx, [], 'nobody')
@@ -207,9 +210,11 @@ function sortEvidence (
     const signer = bySeat ? (typeof seat === 'number' && commit.seats[seat] !== ROBOT ? commit.seats[seat] : undefined) : commit.dealer
     if (signer === undefined || doc.signer !== signer) { add(Reason.WRONG_SIGNER, `${what}: not signed by ${bySeat ? 'the seat it names' : 'the dealer'}`); continue }
     if (!verifyDoc(doc)) { add(Reason.BAD_SIGNATURE, `${what}: bad signature`); continue }
-    if (doc.body.table !== body.table || doc.body.hand !== body.hand) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another table or hand`); continue }
+    // broken-chain shows a COMMIT of the hand before: of this table, another hand (brokenChain checks which).
+    const earlierHand = reason === 'broken-chain' && raw.type === 'commit'
+    if (doc.body.table !== body.table || (doc.body.hand !== body.hand && !earlierHand)) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another table or hand`); continue }
     const itsCommit = raw.type === 'commit' ? docDigest(doc) : doc.body.commit
-    if (itsCommit !== digest && reason !== 'equivocation') { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another COMMIT`); continue }
+    if (itsCommit !== digest && reason !== 'equivocation' && !earlierHand) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another COMMIT`); continue }
     switch (raw.type) {
       case 'pledge': ev.pledges.push(doc as unknown as SignedPledge); break
       case 'nonce': ev.nonces.push(doc as unknown as SignedNonce); break
@@ -498,6 +503,25 @@ function equivocation (ctx: Ctx): void {
     mine.some(d => d.body.pledges.some(p => p.body.commit !== digest && p.body.table === commit.table && p.body.hand === commit.hand &&
       humans.includes(p.body.seat) && p.signer === commit.seats[p.body.seat] && verifyDoc(p)))
   if (!conflict) ctx.add(Reason.ABORT_NO_CONFLICT, 'abort: equivocation claimed but the evidence holds no two conflicting documents signed by the dealer for this hand')
+}
+
+/**
+ * broken-chain: a seat held the COMMIT of hand n−1 when the dealer sent it a COMMIT for hand n (the
+ * record's) whose `prev` is not that COMMIT's digest: the dealer dropped or rewrote a hand the seat
+ * knows of. The evidence is that earlier COMMIT (signed by the dealer, for this table and the
+ * dealer the record's COMMIT names), and optionally the record's COMMIT itself; nothing else.
+ */
+function brokenChain (ctx: Ctx): void {
+  const { ev, digest, commit, add } = ctx
+  const known = ev.commits.filter(c => docDigest(c) !== digest)
+  if (known.length !== 1) {
+    add(Reason.ABORT_EVIDENCE, `abort: a broken-chain record carries exactly one COMMIT besides its own (it has ${known.length})`)
+    return
+  }
+  const k = known[0].body
+  if (k.dealer !== commit.dealer) add(Reason.ABORT_FOREIGN_EVIDENCE, 'abort: the earlier COMMIT names another dealer')
+  else if (k.hand !== commit.hand - 1) add(Reason.ABORT_NO_BREAK, `abort: the earlier COMMIT is for hand ${k.hand}, not hand ${commit.hand - 1}, the one the record's COMMIT must link to`)
+  else if (commit.prev === docDigest(known[0])) add(Reason.ABORT_NO_BREAK, `abort: the COMMIT of hand ${commit.hand} links to the earlier COMMIT: the chain is not broken`)
 }
 
 /** The name the verifiers use: an abort record verifies when it keeps every rule of its reason. */

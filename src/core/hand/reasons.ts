@@ -52,6 +52,8 @@ export const Reason = {
   ABORT_SECRET: 'abort-secret',
   /** A record whose own evidence refutes it (an `invalid-reveal` whose REVEAL passes every check). */
   ABORT_REFUTED: 'abort-refuted',
+  /** A `broken-chain` record whose two COMMITs do not show a break (the new one links to the known one, or is not the hand after it). */
+  ABORT_NO_BREAK: 'abort-no-break',
   /** A `beacon-unavailable` record for a hand that bound no beacon round. */
   ABORT_NO_BEACON: 'abort-no-beacon',
   /** A reason that does not occur in the hand's scheme (a dealer-blind reason in a commit-reveal hand, or the reverse). */
