@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+import LongestFirst from './test/sequencer.js'
 
 export default defineConfig({
   test: {
@@ -16,6 +17,8 @@ export default defineConfig({
     // real-network files mostly wait on sockets, disks and child processes, so two files side by side
     // nearly halve the wall time; their deadlines are sized for a busy machine.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Longest files first (test/durations.json), so that the workers finish together.
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/reporters/summary.ts']
   }
 })

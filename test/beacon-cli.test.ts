@@ -52,7 +52,7 @@ describe('fairdeal beacon verify', () => {
     const [a, b, c] = q.entries
     const entries = [a, tamperEntry(b), { ...c, signature: a.signature, randomness: a.randomness }, { ...a, round: a.round + 7 }]
     await writeFile(join(dir, 'mixed.json'), JSON.stringify({ info: q.info, entries }))
-    const r = await cli('beacon', 'verify', join(dir, 'mixed.json'))
+    const r = await cliInProcess('beacon', 'verify', join(dir, 'mixed.json'))
     expect(r.code).toBe(1)
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines).toHaveLength(4)
@@ -71,7 +71,7 @@ describe('fairdeal beacon verify', () => {
       await writeFile(f, JSON.stringify(e))
       return f
     }))
-    expect(await cli('beacon', 'verify', '--chain', join(dir, 'info.json'), ...files)).toMatchObject({ code: 0, stdout: `${files.length} passed, 0 failed\n` })
+    expect(await cliInProcess('beacon', 'verify', '--chain', join(dir, 'info.json'), ...files)).toMatchObject({ code: 0, stdout: `${files.length} passed, 0 failed\n` })
     expect(await cliInProcess('beacon', 'verify', '--chain', 'mainnet', ...files)).toMatchObject({ code: 0 })
 
     // Wrong chain info (a preset, a fixture file, a bare info): all fail.
@@ -98,9 +98,9 @@ describe('fairdeal beacon verify', () => {
     await writeFile(join(dir, 'bad-info.json'), JSON.stringify({ ...q.info, period: 30 }))
     const cases = [[], ['--chain', 'nosuch', fixtureFile('quicknet')], ['--chain', join(dir, 'bad-info.json'), fixtureFile('quicknet')],
       ['--round', 'x', fixtureFile('quicknet')], [join(dir, 'missing.json')]]
-    // The first through the real binary; the rest through the same entry point in this process.
-    for (const [i, args] of cases.entries()) {
-      const r = i === 0 ? await cli('beacon', 'verify', ...args) : await cliInProcess('beacon', 'verify', ...args)
+    // Through the CLI's entry point in this process (the first test ran the real binary).
+    for (const args of cases) {
+      const r = await cliInProcess('beacon', 'verify', ...args)
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1)
       expect(r.stderr).toMatch(/^fairdeal beacon verify: /)
@@ -137,7 +137,7 @@ describe('fairdeal beacon serve', () => {
   })
 
   it('refuses to run without --data', async () => {
-    const r = await cli('beacon', 'serve')
+    const r = await cliInProcess('beacon', 'serve')
     expect(r.code).toBe(2)
     expect(r.stderr).toBe('fairdeal beacon serve: --data DIR is required (the beacon key lives there)\n')
   })

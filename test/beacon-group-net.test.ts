@@ -58,6 +58,10 @@ async function until (what: string, cond: () => boolean | Promise<boolean>, time
   }
 }
 
+// Each round costs every member BLS partial signatures and pairings: a few rounds prove them
+// byte-identical and drand-compatible as well as twenty did.
+const ROUNDS = 6
+
 describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP, drand-client, tlock-js', () => {
   let root: string
   let group: LocalGroup
@@ -93,13 +97,13 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     await rm(root, { recursive: true, force: true })
   })
 
-  it('the DKG gives every member the same group key; the share file is 0600; 20 rounds are byte-identical everywhere and verify with drand-client over HTTP and offline; none is served early', async () => {
+  it('the DKG gives every member the same group key; the share file is 0600; 6 rounds are byte-identical everywhere and verify with drand-client over HTTP and offline; none is served early', async () => {
     expect(chain.schemeID).toBe('bls-unchained-g1-rfc9380')
     expect(chain.metadata.beaconID).toBe('fairdeal-demo-group')
     expect(members.map(m => m?.status().chain?.public_key)).toEqual(Array(5).fill(chain.public_key))
     const mode = (await stat(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), SHARE_FILE))).mode & 0o777
     expect(mode).toBe(0o600)
-    for (let r = 1; r <= 20; r++) {
+    for (let r = 1; r <= ROUNDS; r++) {
       due(r)
       await until(`round ${r} at every member`, () => [0, 1, 2, 3, 4].every(i => produced(i, r)))
     }
@@ -109,7 +113,7 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     const bodies: string[][] = []
     for (const relay of relays) {
       const texts: string[] = []
-      for (let r = 1; r <= 20; r++) {
+      for (let r = 1; r <= ROUNDS; r++) {
         const res = await fetch(`${relay}/public/${r}`)
         expect(res.status).toBe(200)
         texts.push(await res.text())
@@ -121,8 +125,8 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     entries.forEach((e, i) => { expect(verifyBeaconEntry(chain, e, i + 1).ok).toBe(true) })
     // drand-client, unmodified, pinned to the chain: every round from one member, and one round from each of the others.
     const c0 = client(relays[0], chain)
-    for (let r = 1; r <= 20; r++) expect((await fetchBeacon(c0, r)).signature).toBe(entries[r - 1].signature)
-    for (const relay of relays.slice(1)) expect((await fetchBeacon(client(relay, chain), 20)).signature).toBe(entries[19].signature)
+    for (let r = 1; r <= ROUNDS; r++) expect((await fetchBeacon(c0, r)).signature).toBe(entries[r - 1].signature)
+    for (const relay of relays.slice(1)) expect((await fetchBeacon(client(relay, chain), ROUNDS)).signature).toBe(entries[ROUNDS - 1].signature)
     // Never early: no member produced a round before its time, and the next round is a 404 everywhere.
     for (const s of seen) for (const [r, at] of s) expect(at).toBeGreaterThanOrEqual((chain.genesis_time + (r - 1) * chain.period) * 1000)
     const next = roundAt(chain, clock.now()) + 1

@@ -10,6 +10,7 @@ import { loadBeaconPreset } from '../src/beacon/presets.js'
 import { isPeerId } from '../src/core/identity.js'
 import { ROBOT } from '../src/core/hand/messages.js'
 import { NodeInputError } from '../src/daemon/errors.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DEALER_EXAMPLE = join(ROOT, 'config/dealer.example.json')
@@ -151,7 +152,7 @@ describe('fairdeal node with a bad config', () => {
     const value = await readJson(SEAT_EXAMPLE)
     const file = join(dir, 'as-shipped.json')
     await writeFile(file, JSON.stringify({ ...value, data: 'fresh', listen: ['/ip4/127.0.0.1/tcp/0'] }))
-    const run = await fairdeal('node', '--config', file)
+    const run = await cliInProcess('node', '--config', file)
     expect(run.code).toBe(2)
     const lines = run.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)
@@ -163,8 +164,8 @@ describe('fairdeal node with a bad config', () => {
     const value = await readJson(SEAT_EXAMPLE)
     const file = join(dir, 'as-shipped-init.json')
     await writeFile(file, JSON.stringify({ ...value, data: 'inited', listen: ['/ip4/127.0.0.1/tcp/0'] }))
-    expect((await fairdeal('init', '--data', join(dir, 'inited'))).code).toBe(0)
-    const run = await fairdeal('node', '--config', file)
+    expect((await cliInProcess('init', '--data', join(dir, 'inited'))).code).toBe(0)
+    const run = await cliInProcess('node', '--config', file)
     expect(run.code).toBe(2)
     const lines = run.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)

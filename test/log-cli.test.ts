@@ -48,7 +48,7 @@ describe('fairdeal verify --data / log export / verify FILE', () => {
   })
 
   it('the receipt check runs on every entry, in the workers: test payloads are not receipts, so each fails by seq', async () => {
-    const r = await fairdeal('verify', '--data', data)
+    const r = await fairdeal('verify', '--data', data, '--workers', '1')
     expect(r.code).toBe(1)
     expect(r.lines).toHaveLength(N + 1)
     expect(r.lines.slice(0, N).map(l => /^seq (\d+): \S/.exec(l)?.[1])).toEqual(Array.from({ length: N }, (_, i) => String(i)))
@@ -59,18 +59,18 @@ describe('fairdeal verify --data / log export / verify FILE', () => {
 
   it('an export verifies; a tampered export fails naming the entry', async () => {
     const file = join(tmp, 'export.jsonl')
-    const exported = await fairdeal('log', 'export', '--data', data, '--out', file)
+    const exported = await cliInProcess('log', 'export', '--data', data, '--out', file)
     expect(exported).toMatchObject({ code: 0, stdout: '', stderr: '' })
     const lines = (await readFile(file, 'utf8')).split('\n')
     expect(lines).toHaveLength(N + 2) // head, N entries, final newline
     expect(lines[N + 1]).toBe('')
-    expect((await fairdeal('verify', file, '--chain-only')).lines).toEqual([`${N} passed, 0 failed`])
+    expect(withLines(await cliInProcess('verify', file, '--chain-only', '--workers', '0')).lines).toEqual([`${N} passed, 0 failed`])
 
     const k = 13
     lines[1 + k] = lines[1 + k].replace(/"hand":13/, '"hand":14')
     const tampered = join(tmp, 'tampered.jsonl')
     await writeFile(tampered, lines.join('\n'))
-    const r = await fairdeal('verify', tampered, '--chain-only')
+    const r = withLines(await cliInProcess('verify', tampered, '--chain-only', '--workers', '0'))
     expect(r.code).toBe(1)
     expect(r.lines).toEqual([`seq ${k}: owner signature does not verify`, `${N - 1} passed, 1 failed`])
   })
@@ -90,7 +90,7 @@ describe('fairdeal verify --data / log export / verify FILE', () => {
   })
 
   it('--json gives one object per failure and a summary', async () => {
-    const r = await fairdeal('verify', '--data', data, '--json', '--workers', '1')
+    const r = withLines(await cliInProcess('verify', '--data', data, '--json', '--workers', '0'))
     const objects = r.lines.map(l => JSON.parse(l) as Record<string, unknown>)
     expect(objects).toHaveLength(N + 1)
     expect(objects[3]).toMatchObject({ seq: 3, line: 5, count: 1 })
@@ -148,7 +148,7 @@ describe('the progress bar', () => {
 
 describe('fairdeal log show', () => {
   it('prints one row per entry with hand, game, seats, beacon and shield', async () => {
-    const r = await fairdeal('log', 'show', '--data', data, '--chain-only', '--from', '2', '--to', '5')
+    const r = withLines(await cliInProcess('log', 'show', '--data', data, '--chain-only', '--from', '2', '--to', '5'))
     expect(r.code).toBe(0)
     expect(r.lines[0]).toBe(`log of ${OWNER.peerId}, signed head at seq ${N - 1}`)
     expect(r.lines[1]).toMatch(/^\s+SEQ\s+TIME\s+KIND\s+TABLE\s+HAND\s+GAME\s+SEATS\s+BEACON\s+SHIELD$/)
@@ -172,13 +172,15 @@ describe('fairdeal verify --peer: a log fetched from a node in another process',
   const servers: ChildProcess[] = []
   afterAll(() => { for (const s of servers) s.kill('SIGTERM') })
 
-  async function serveFrom (dir: string, ...args: string[]): Promise<string> {
-    const child = spawn(process.execPath, [join(root, 'test', 'helpers', 'log-server.mjs'), dir, '12', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  /** Serves each `[dir, ...options]` from one node of one log-server process; their addresses. */
+  async function serveFrom (...nodes: string[][]): Promise<string[]> {
+    const args = nodes.flatMap((n, i) => [...(i === 0 ? [] : ['+']), n[0], '12', ...n.slice(1)])
+    const child = spawn(process.execPath, [join(root, 'test', 'helpers', 'log-server.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     servers.push(child)
     let err = ''
     child.stderr?.on('data', (d: Buffer) => { err += d.toString() })
-    return await new Promise<string>((resolve, reject) => {
-      child.stdout?.once('data', (d: Buffer) => { resolve(d.toString().trim()) })
+    return await new Promise<string[]>((resolve, reject) => {
+      child.stdout?.once('data', (d: Buffer) => { resolve(d.toString().trim().split(' ')) })
       child.once('exit', code => { reject(new Error(`log server exited (${String(code)}): ${err}`)) })
     })
   }
@@ -187,11 +189,12 @@ describe('fairdeal verify --peer: a log fetched from a node in another process',
     const open = join(tmp, 'open-node')
     const member = join(tmp, 'member')
     const memberId = (await loadOrCreateIdentity(member)).peerId
-    const [openAddr, closedAddr, forgedAddr] = await Promise.all([
-      serveFrom(open, '--anyone'),
-      serveFrom(join(tmp, 'closed-node'), '--member', memberId),
-      serveFrom(join(tmp, 'forging-node'), '--anyone', '--forge', '7')
-    ])
+    // Three nodes, one process (separate from this one and from the CLI's).
+    const [openAddr, closedAddr, forgedAddr] = await serveFrom(
+      [open, '--anyone'],
+      [join(tmp, 'closed-node'), '--member', memberId],
+      [join(tmp, 'forging-node'), '--anyone', '--forge', '7']
+    )
 
     // The real binary once; then the same entry point in this process (the servers stay separate processes).
     const ok = await fairdeal('verify', '--peer', openAddr, '--chain-only')

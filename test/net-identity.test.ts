@@ -9,6 +9,7 @@ import { loadOrCreateIdentity, IDENTITY_FILE } from '../src/net/identity.js'
 import { IdentityFileError, NetInputError } from '../src/net/errors.js'
 import { signerFromSeed, verifySignature } from '../src/core/identity.js'
 import { DEFAULT_LISTEN } from '../src/net/limits.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 
 const dirs: string[] = []
 async function freshDir (): Promise<string> {
@@ -110,6 +111,7 @@ async function fairdeal (...args: string[]): Promise<Run> {
   })
 }
 
+// The first run spawns the built binary; the others go through the same entry point (`main`) in this process.
 describe('fairdeal init (built CLI)', () => {
   it('needs a build first', () => {
     expect(existsSync(join(import.meta.dirname, '..', 'dist/src/cli/commands/init.js')), 'run npm run build').toBe(true)
@@ -129,7 +131,7 @@ describe('fairdeal init (built CLI)', () => {
     ].join('\n') + '\n')
     expect(DEFAULT_LISTEN).toEqual(['/ip4/127.0.0.1/tcp/7400', '/ip4/127.0.0.1/tcp/7401/ws'])
 
-    const again = await fairdeal('init', '--data', dir, '--listen', '/ip4/127.0.0.1/tcp/9000', '--listen', '/ip6/::1/tcp/9001/ws', '--json')
+    const again = await cliInProcess('init', '--data', dir, '--listen', '/ip4/127.0.0.1/tcp/9000', '--listen', '/ip6/::1/tcp/9001/ws', '--json')
     expect(again.code).toBe(0)
     expect(JSON.parse(again.stdout)).toEqual({
       peerId,
@@ -141,18 +143,18 @@ describe('fairdeal init (built CLI)', () => {
 
   it('fails with one line and exit 2 on bad input, creating nothing', async () => {
     const dir = join(await freshDir(), 'data')
-    const badAddr = await fairdeal('init', '--data', dir, '--listen', '/ip4/127.0.0.1/udp/9000')
+    const badAddr = await cliInProcess('init', '--data', dir, '--listen', '/ip4/127.0.0.1/udp/9000')
     expect(badAddr.code).toBe(2)
     expect(badAddr.stderr).toBe('fairdeal init: unsupported listen address "/ip4/127.0.0.1/udp/9000": expected /ip4/HOST/tcp/PORT or /ip4/HOST/tcp/PORT/ws (ip6 also accepted)\n')
     expect(existsSync(dir)).toBe(false)
 
-    const noData = await fairdeal('init')
+    const noData = await cliInProcess('init')
     expect(noData.code).toBe(2)
     expect(noData.stderr).toBe('fairdeal init: --data DIR is required\n')
 
     await loadOrCreateIdentity(dir)
     await chmod(join(dir, IDENTITY_FILE), 0o644)
-    const badMode = await fairdeal('init', '--data', dir)
+    const badMode = await cliInProcess('init', '--data', dir)
     expect(badMode.code).toBe(2)
     expect(badMode.stderr.split('\n')).toHaveLength(2)
     expect(badMode.stderr).toMatch(/^fairdeal init: identity key file .* is accessible by group or others \(mode 0644\)/)

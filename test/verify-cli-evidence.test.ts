@@ -8,7 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
-import { fairdeal, repoRoot } from './helpers/cli.js'
+import { fairdeal, repoRoot, withLines } from './helpers/cli.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { Reason } from '../src/core/hand/reasons.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
@@ -111,7 +112,7 @@ describe('fairdeal verify names every weak piece of evidence', () => {
   })
 
   it('text: a receipt with a missing ack says incomplete, and verify exits 1', async () => {
-    const r = await fairdeal('verify', file, '--workers', '0')
+    const r = withLines(await cliInProcess('verify', file, '--workers', '0'))
     expect(r.code).toBe(1)
     expect(r.lines.filter(l => /^seq 1: incomplete: no countersignature from seat 2 \(12D3KooW/.test(l))).toHaveLength(1)
     expect(r.lines.at(-1)).toBe('3 passed, 9 failed, 2 incomplete')

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { requireBuild } from './helpers/node-process.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
 import { randomBytes } from 'node:crypto'
 import { signerFromSeed } from '../src/core/identity.js'
@@ -103,7 +104,7 @@ describe.skipIf(skip)('the verifier page in Chromium', () => {
     browser = launched
     expect(demo.code, demo.stderr).toBe(0)
     exported = join(dir, 'node1.jsonl')
-    const exp = await cli(['log', 'export', '--data', join(dir, 'node1'), '--out', exported])
+    const exp = await cliInProcess('log', 'export', '--data', join(dir, 'node1'), '--out', exported)
     expect(exp.code, exp.stderr).toBe(0)
     web = await startWeb(['--data', join(dir, 'node1'), '--port', '0'])
     beaconLog = join(dir, 'beacon-bound.jsonl')
@@ -154,7 +155,7 @@ describe.skipIf(skip)('the verifier page in Chromium', () => {
     lines[2] = lines[2].replace(/"nonce":"([0-9a-f])/, (_m, c: string) => `"nonce":"${c === '0' ? '1' : '0'}`)
     const tampered = join(dir, 'tampered.jsonl')
     await writeFile(tampered, lines.join('\n') + '\n')
-    const offline = await cli(['verify', tampered, '--workers', '0'])
+    const offline = await cliInProcess('verify', tampered, '--workers', '0')
     expect(offline.code).toBe(1)
     const cliFailure = offline.stdout.split('\n').find(l => l.startsWith('seq 1: ')) ?? ''
     expect(cliFailure).not.toBe('')

@@ -26,6 +26,9 @@ export async function cliInProcess (...args: string[]): Promise<CliRun> {
   }) as typeof process.stdout.write
   process.stdout.write = capture(s => { stdout += s })
   process.stderr.write = capture(s => { stderr += s })
+  // `fairdeal node` tightens the umask for what it writes: the process's own is given back after.
+  const umask = process.umask(0o022)
+  process.umask(umask)
   try {
     const code = await main(args)
     return { code, stdout, stderr }
@@ -34,6 +37,7 @@ export async function cliInProcess (...args: string[]): Promise<CliRun> {
   } finally {
     process.stdout.write = out
     process.stderr.write = err
+    process.umask(umask)
     running = false
   }
 }

@@ -7,7 +7,8 @@ import type { EventFeed, NodeEvent } from '../../src/daemon/events.js'
 import { verifyDataDir } from '../../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../../src/core/receipt.js'
 import { logDbPath, openLog } from '../../src/store/log.js'
-import type { LogEntry } from '../../src/core/log/index.js'
+import type { LogEntry, PayloadVerifier } from '../../src/core/log/index.js'
+import { canonicalJson } from '../../src/core/canonical.js'
 import { CapturedLogger } from './captured-logger.js'
 
 /**
@@ -152,7 +153,27 @@ export async function logEntries (dataDir: string): Promise<LogEntry[]> {
   }
 }
 
+/**
+ * The core's payload check, remembered by the exact payload: every member's log holds the very same
+ * receipt, whose verdict is a function of its bytes alone, so a table's N logs cost one receipt
+ * check, not N (a blind-v1 receipt is seconds of CPU). Each log's chain, signatures and head are
+ * still checked log by log.
+ */
+const verdicts = new Map<string, ReturnType<PayloadVerifier>>()
+const rememberedPayloadCheck: PayloadVerifier = (kind, payload, options) => {
+  if (options?.verifyDoc !== undefined) return verifyLogPayload(kind, payload, options)
+  let key: string
+  try { key = `${kind}\n${canonicalJson(payload)}` } catch { return verifyLogPayload(kind, payload) }
+  let verdict = verdicts.get(key)
+  if (verdict === undefined) {
+    verdict = verifyLogPayload(kind, payload)
+    if (verdicts.size >= 256) verdicts.delete(verdicts.keys().next().value as string)
+    verdicts.set(key, verdict)
+  }
+  return structuredClone(verdict)
+}
+
 /** Re-verifies a stopped node's whole log (chain, signatures, every receipt and abort, offline). */
 export async function verifyNodeLog (dataDir: string): Promise<{ passed: number, failed: number, failures: string[] }> {
-  return await verifyDataDir(dataDir, verifyLogPayload)
+  return await verifyDataDir(dataDir, rememberedPayloadCheck)
 }
