@@ -15,6 +15,8 @@ import { timelockSupported } from '../core/timelock/index.js'
 
 /** The largest config file read: a table config is a few KiB. */
 const MAX_CONFIG_BYTES = 256 * 1024
+/** The most tables one node serves (`tables`): each is a machine, a queue and its timers. */
+export const MAX_TABLES = 32
 
 const peerId = peerIdSchema
 // Listening needs an IP address; peers may also be named by DNS.
@@ -22,6 +24,33 @@ const listenAddr = z.string().regex(/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?$
 const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
 
 export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000, revealMs: 3_600_000 }
+
+/** One table's block: `table` in a one-table config, each entry of `tables` in a node serving several. */
+const tableSchema = z.object({
+  id: z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
+  game: z.string().min(1).max(32),
+  scheme: z.string().min(1).max(32),
+  dealer: peerId,
+  seats: z.array(z.union([peerId, z.literal(ROBOT)])).min(2).max(8),
+  /** How to reach the other members: peer id → multiaddrs. */
+  peers: z.record(peerId, z.array(multiaddr).min(1).max(8)).default({}),
+  timeouts: z.object({
+    contributeMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.contributeMs),
+    ackMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.ackMs),
+    revealMs: z.number().int().min(1_000).max(7 * 86_400_000).default(DEFAULT_TIMEOUTS.revealMs)
+  }).strict().default(DEFAULT_TIMEOUTS),
+  /** "none", a preset name ("quicknet", "default"), a path to a beacon JSON, or {info, relays}. */
+  beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),
+  /** The bound round is the first published this long after the contribution deadline. */
+  beaconMarginMs: z.number().int().min(0).max(600_000).default(1_000),
+  /**
+   * "off", or time-lock every hand's secret and nonces to its bound round (docs/protocol.md §16),
+   * with the table's rule for a hand the seats finish without the dealer: "replay" it, "void"
+   * it, or play it "open".
+   */
+  timelock: z.enum(['off', ...RECOVERED_RULES]).default('off')
+}).strict()
+type TableBlock = z.infer<typeof tableSchema>
 
 const configSchema = z.object({
   /** The node's data directory (identity key, LevelDB); relative to the config file. */
@@ -40,35 +69,31 @@ const configSchema = z.object({
     /** Who may fetch this node's receipt log over libp2p. */
     access: z.enum(['members', 'anyone']).default('members')
   }).strict().default({ access: 'members' }),
-  table: z.object({
-    id: z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only'),
-    game: z.string().min(1).max(32),
-    scheme: z.string().min(1).max(32),
-    dealer: peerId,
-    seats: z.array(z.union([peerId, z.literal(ROBOT)])).min(2).max(8),
-    /** How to reach the other members: peer id → multiaddrs. */
-    peers: z.record(peerId, z.array(multiaddr).min(1).max(8)).default({}),
-    timeouts: z.object({
-      contributeMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.contributeMs),
-      ackMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.ackMs),
-      revealMs: z.number().int().min(1_000).max(7 * 86_400_000).default(DEFAULT_TIMEOUTS.revealMs)
-    }).strict().default(DEFAULT_TIMEOUTS),
-    /** "none", a preset name ("quicknet", "default"), a path to a beacon JSON, or {info, relays}. */
-    beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),
-    /** The bound round is the first published this long after the contribution deadline. */
-    beaconMarginMs: z.number().int().min(0).max(600_000).default(1_000),
-    /**
-     * "off", or time-lock every hand's secret and nonces to its bound round (docs/protocol.md §16),
-     * with the table's rule for a hand the seats finish without the dealer: "replay" it, "void"
-     * it, or play it "open".
-     */
-    timelock: z.enum(['off', ...RECOVERED_RULES]).default('off')
-  }).strict().optional(),
+  table: tableSchema.optional(),
+  /** A node serving several tables: one block each, ids unique (docs/network.md, "Several tables on one node"). */
+  tables: z.array(tableSchema).min(1).max(MAX_TABLES).optional(),
   /** A beacon group this node is a member of: checked by src/beacon/group/config.ts. */
   group: z.unknown().optional()
 }).strict()
 
-export interface NodeConfig {
+/** One table a node serves: the table itself and its own peers, timeouts, beacon and time-lock rule. */
+export interface TableConfig {
+  table: TableSpec
+  /** How to reach this table's other members: peer id → multiaddrs. */
+  peers: Record<string, string[]>
+  timeouts: Timeouts
+  beacon: BeaconConfig
+  beaconMarginMs: number
+  /** null: hands are not time-locked. */
+  timelock: TimelockConfig | null
+}
+
+/**
+ * A node's config. `tables` is every table the node serves (one for a config with `table`, each
+ * entry of `tables` otherwise); the table fields at the top level (`table`, `peers`, …) are the
+ * first of them, which is the whole story for a one-table node.
+ */
+export interface NodeConfig extends TableConfig {
   /** Where the config came from (errors name it). */
   source: string
   dataDir: string
@@ -77,13 +102,7 @@ export interface NodeConfig {
   /** The table page's port on 127.0.0.1, or null when the config turns the page off. */
   webPort: number | null
   logAccess: 'members' | 'anyone'
-  table: TableSpec
-  peers: Record<string, string[]>
-  timeouts: Timeouts
-  beacon: BeaconConfig
-  beaconMarginMs: number
-  /** null: hands are not time-locked. */
-  timelock: TimelockConfig | null
+  tables: TableConfig[]
 }
 
 /** Reads and validates a node config file: a wrong or missing field is a NodeInputError naming it. */
@@ -114,50 +133,65 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
     throw new NodeInputError(`${source}: field ${field === '' ? '(root)' : field}: ${what}`)
   }
   const c = parsed.data
-  const base = dirname(resolve(source))
-  const t = c.table
-  if (t === undefined) throw new NodeInputError(`${source}: field table: is missing`)
   const fail = (field: string, message: string): never => { throw new NodeInputError(`${source}: field ${field}: ${message}`) }
-  let scheme
-  try { scheme = getScheme(t.scheme) } catch (err) { fail('table.scheme', (err as Error).message) }
-  if (scheme?.kind !== 'cards') fail('table.scheme', `${t.scheme} does not deal cards`)
-  else {
-    if (!scheme.games.includes(t.game)) fail('table.game', `${t.scheme} has no game ${t.game} (it has: ${scheme.games.join(', ')})`)
-    else if (!scheme.seatsFor(t.game).includes(t.seats.length)) fail('table.seats', `${t.game} is played by ${scheme.seatsFor(t.game).join(' or ')} seats, not ${t.seats.length}`)
+  if (c.table !== undefined && c.tables !== undefined) fail('tables', 'give either table (one table) or tables (several), not both')
+  const blocks: Array<[string, TableBlock]> = c.table !== undefined ? [['table', c.table]] : (c.tables ?? []).map((t, i) => [`tables.${i}`, t])
+  if (blocks.length === 0) fail('table', 'is missing')
+  const ids = new Set<string>()
+  for (const [field, t] of blocks) {
+    if (ids.has(t.id)) fail(`${field}.id`, `table ${t.id} is named twice (each table of a node needs its own id)`)
+    ids.add(t.id)
   }
-  const humans = t.seats.filter(s => s !== ROBOT)
-  if (new Set(humans).size !== humans.length) fail('table.seats', 'a peer id holds two seats')
   // Addresses are parsed as libp2p will parse them (ports up to 65535, a /p2p part naming that very peer).
   c.listen.forEach((a, i) => { try { parseListenAddress(a) } catch (err) { fail(`listen.${i}`, (err as Error).message) } })
+  const tables: TableConfig[] = []
+  for (const [field, t] of blocks) tables.push(await parseTable(t, field, dirname(resolve(source)), fail))
+  return {
+    source,
+    dataDir: resolve(dirname(resolve(source)), c.data),
+    listen: c.listen,
+    controlPort: c.control.port,
+    webPort: c.web.enabled ? c.web.port : null,
+    logAccess: c.log.access,
+    ...tables[0],
+    tables
+  }
+}
+
+/** One table block, checked beyond its schema; `field` ('table' or 'tables.N') prefixes every error. */
+async function parseTable (t: TableBlock, field: string, base: string, fail: (field: string, message: string) => never): Promise<TableConfig> {
+  let scheme
+  try { scheme = getScheme(t.scheme) } catch (err) { fail(`${field}.scheme`, (err as Error).message) }
+  if (scheme?.kind !== 'cards') fail(`${field}.scheme`, `${t.scheme} does not deal cards`)
+  else {
+    if (!scheme.games.includes(t.game)) fail(`${field}.game`, `${t.scheme} has no game ${t.game} (it has: ${scheme.games.join(', ')})`)
+    else if (!scheme.seatsFor(t.game).includes(t.seats.length)) fail(`${field}.seats`, `${t.game} is played by ${scheme.seatsFor(t.game).join(' or ')} seats, not ${t.seats.length}`)
+  }
+  const humans = t.seats.filter(s => s !== ROBOT)
+  if (new Set(humans).size !== humans.length) fail(`${field}.seats`, 'a peer id holds two seats')
   const members = new Set([t.dealer, ...humans])
   for (const [peer, addrs] of Object.entries(t.peers)) {
-    if (!members.has(peer)) fail(`table.peers.${peer}`, 'is not a member of the table (neither its dealer nor a seat)')
-    addrs.forEach((a, i) => { try { dialAddress(a, peer) } catch (err) { fail(`table.peers.${peer}.${i}`, (err as Error).message) } })
+    if (!members.has(peer)) fail(`${field}.peers.${peer}`, 'is not a member of the table (neither its dealer nor a seat)')
+    addrs.forEach((a, i) => { try { dialAddress(a, peer) } catch (err) { fail(`${field}.peers.${peer}.${i}`, (err as Error).message) } })
   }
   let beacon: BeaconConfig
   try {
     beacon = typeof t.beacon === 'string'
       ? await resolveBeaconConfig(isBeaconFile(t.beacon) ? resolve(base, t.beacon) : t.beacon)
-      : parseBeaconConfig(t.beacon, 'table.beacon')
+      : parseBeaconConfig(t.beacon, `${field}.beacon`)
   } catch (err) {
-    return fail('table.beacon', (err as Error).message)
+    return fail(`${field}.beacon`, (err as Error).message)
   }
   // A dealer-blind scheme binds a beacon round when the table has one, and works without.
   if (scheme?.kind === 'cards' && scheme.blind !== true && scheme.beacon !== (beacon.kind === 'drand')) {
-    fail('table.scheme', beacon.kind === 'drand' ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set table.beacon`)
+    fail(`${field}.scheme`, beacon.kind === 'drand' ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set ${field}.beacon`)
   }
   if (t.timelock !== 'off' && (beacon.kind !== 'drand' || !timelockSupported(beacon.chain))) {
-    fail('table.timelock', beacon.kind === 'drand'
+    fail(`${field}.timelock`, beacon.kind === 'drand'
       ? `the beacon's scheme ${beacon.chain.schemeID} has no timelock encryption (needs bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)`
-      : 'a time-locked table needs a beacon (table.beacon)')
+      : `a time-locked table needs a beacon (${field}.beacon)`)
   }
   return {
-    source,
-    dataDir: resolve(base, c.data),
-    listen: c.listen,
-    controlPort: c.control.port,
-    webPort: c.web.enabled ? c.web.port : null,
-    logAccess: c.log.access,
     table: { id: t.id, game: t.game, scheme: t.scheme, seats: t.seats, dealer: t.dealer },
     peers: t.peers,
     timeouts: t.timeouts,

@@ -5,6 +5,11 @@ import { NodeInputError } from './errors.js'
 import { CONTROL_FILE, type ControlInfo } from './control.js'
 import { EventWatcher, type NodeEvent } from './events.js'
 
+/** `table=ID` as a query parameter (after `sep`), or nothing for the node's only table. */
+function tableQuery (table: string | undefined, sep: '?' | '&'): string {
+  return table === undefined ? '' : `${sep}table=${encodeURIComponent(table)}`
+}
+
 /** A client of a running node's control endpoint, found through the node's data directory. */
 export class ControlClient {
   constructor (readonly info: ControlInfo) {}
@@ -66,12 +71,15 @@ export class ControlClient {
   /** A fresh one-time login link to the node's table page. */
   async loginLink (): Promise<string> { return (await this.request<{ link: string }>('POST', '/web/login', {})).link }
 
-  async status (): Promise<Record<string, unknown>> { return await this.request('GET', '/status') }
-  async deal (dealer?: number): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer })).hand }
-  async stage (hand: number, stage: string, taker?: number): Promise<void> { await this.request('POST', '/hand/stage', { hand, stage, taker }) }
-  async end (hand: number): Promise<void> { await this.request('POST', '/hand/end', { hand }) }
-  async cards (hand: number): Promise<{ hand: number, seat: number | null, cards: Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }>, robots?: Array<{ stage: string, seat: number, cards: string[] }> }> {
-    return await this.request('GET', `/hand/cards?hand=${hand}`)
+  /** The node and one of its tables (`table`: its id; needed when the node serves several). */
+  async status (table?: string): Promise<Record<string, unknown>> { return await this.request('GET', `/status${tableQuery(table, '?')}`) }
+  /** Every table the node serves. */
+  async tables (): Promise<Array<{ id: string, game: string, scheme: string, role: string }>> { return (await this.request<{ tables: Array<{ id: string, game: string, scheme: string, role: string }> }>('GET', '/tables')).tables }
+  async deal (dealer?: number, table?: string): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer, table })).hand }
+  async stage (hand: number, stage: string, taker?: number, table?: string): Promise<void> { await this.request('POST', '/hand/stage', { hand, stage, taker, table }) }
+  async end (hand: number, table?: string): Promise<void> { await this.request('POST', '/hand/end', { hand, table }) }
+  async cards (hand: number, table?: string): Promise<{ hand: number, seat: number | null, cards: Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }>, robots?: Array<{ stage: string, seat: number, cards: string[] }> }> {
+    return await this.request('GET', `/hand/cards?hand=${hand}${tableQuery(table, '&')}`)
   }
 
   /** The cosigned heads the node witnessed for `peer`. */

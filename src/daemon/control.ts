@@ -8,6 +8,7 @@ import { Rejection } from '../protocol/types.js'
 import { CoreInputError } from '../core/errors.js'
 import { isPeerId } from '../core/identity.js'
 import type { Daemon } from './daemon.js'
+import { TableChoiceError } from './errors.js'
 
 /** Where a running node tells local clients how to reach its control endpoint. */
 export const CONTROL_FILE = 'control.json'
@@ -43,7 +44,7 @@ export async function startControl (daemon: Daemon, options: { port: number, dat
   const expected = Buffer.from(`Bearer ${token}`)
   const server: Server = createServer((req, res) => {
     handle(daemon, req, res, expected, options.loginLinks).catch((err: unknown) => {
-      const status = err instanceof HttpError ? err.status : err instanceof Rejection ? 409 : err instanceof CoreInputError ? 400 : 500
+      const status = httpStatusOf(err, err instanceof CoreInputError ? 400 : 500)
       if (status === 500) options.logger.error({ err }, 'control request failed')
       reply(res, status, { error: (err as Error).message })
     })
@@ -72,6 +73,24 @@ export async function startControl (daemon: Daemon, options: { port: number, dat
       await new Promise<void>(resolve => server.close(() => { resolve() }))
     }
   }
+}
+
+/** The HTTP status of an error a request ended with (`otherwise` for anything not listed). */
+export function httpStatusOf (err: unknown, otherwise: number): number {
+  if (err instanceof HttpError) return err.status
+  if (err instanceof Rejection) return 409
+  if (err instanceof TableChoiceError) return err.kind === 'missing' ? 400 : 404
+  return otherwise
+}
+
+/**
+ * The table a request names: `table` in its body or query (a table id), or none (the node's only
+ * table; a node serving several refuses, listing them: Daemon.table).
+ */
+export function tableField (value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string' || value === '' || value.length > 64) throw new HttpError(400, 'field table must be a table id')
+  return value
 }
 
 function reply (res: ServerResponse, status: number, body: unknown): void {
@@ -134,31 +153,37 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       return reply(res, 200, { link: loginLinks.make() })
     }
     case 'GET /status':
+      readQuery(url, ['table'])
+      return reply(res, 200, daemon.status(tableField(url.searchParams.get('table'))))
+    case 'GET /tables':
       readQuery(url, [])
-      return reply(res, 200, daemon.status())
+      return reply(res, 200, { tables: daemon.tableList() })
     case 'POST /hand/deal': {
-      const body = await readBody(req, ['dealer'])
-      const hand = await daemon.deal({ dealer: intField(body, 'dealer', false) })
-      return reply(res, 200, { hand })
+      const body = await readBody(req, ['dealer', 'table'])
+      const table = tableField(body.table)
+      const hand = await daemon.deal({ dealer: intField(body, 'dealer', false), table })
+      return reply(res, 200, { hand, table: daemon.table(table).id })
     }
     case 'POST /hand/stage': {
-      const body = await readBody(req, ['hand', 'stage', 'taker'])
+      const body = await readBody(req, ['hand', 'stage', 'taker', 'table'])
       const hand = intField(body, 'hand', true) as number
       if (typeof body.stage !== 'string') throw new HttpError(400, 'field stage must be a string')
-      await daemon.stage(hand, body.stage, intField(body, 'taker', false))
+      await daemon.stage(hand, body.stage, intField(body, 'taker', false), tableField(body.table))
       return reply(res, 200, { hand, stage: body.stage })
     }
     case 'POST /hand/end': {
-      const hand = intField(await readBody(req, ['hand']), 'hand', true) as number
-      await daemon.end(hand)
+      const body = await readBody(req, ['hand', 'table'])
+      const hand = intField(body, 'hand', true) as number
+      await daemon.end(hand, tableField(body.table))
       return reply(res, 200, { hand })
     }
     case 'GET /hand/cards': {
-      readQuery(url, ['hand'])
+      readQuery(url, ['hand', 'table'])
       const hand = queryInt(url, 'hand')
+      const table = daemon.table(tableField(url.searchParams.get('table')))
       // The dealer node also sees the robot seats' cards it plays (never another person's).
-      const robots = daemon.dealer?.robotCards(hand) ?? []
-      return reply(res, 200, { hand, seat: daemon.seat?.seat ?? null, cards: daemon.seat === undefined && robots.length > 0 ? [] : daemon.cards(hand), ...(robots.length > 0 ? { robots } : {}) })
+      const robots = table.dealer?.robotCards(hand) ?? []
+      return reply(res, 200, { hand, seat: table.seat?.seat ?? null, cards: table.seat === undefined && robots.length > 0 ? [] : table.cards(hand), ...(robots.length > 0 ? { robots } : {}) })
     }
     case 'GET /log': {
       // The log as 'fairdeal log export' writes it (signed head, then entries), so a running node's

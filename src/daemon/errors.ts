@@ -5,3 +5,12 @@
 export class NodeInputError extends Error {
   override name = 'NodeInputError'
 }
+
+/**
+ * A request that does not say which of the node's tables it is for when the node serves several
+ * (`missing`), or names one the node does not serve (`unknown`). The message lists the tables.
+ */
+export class TableChoiceError extends Error {
+  override name = 'TableChoiceError'
+  constructor (message: string, readonly kind: 'missing' | 'unknown') { super(message) }
+}

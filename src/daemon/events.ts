@@ -5,6 +5,8 @@ export interface NodeEvent {
   /** When the node saw it: ms since the epoch, with a fraction (not a whole number). */
   time: number
   hand: number
+  /** The table the hand is played at (a node may serve several: docs/network.md). */
+  table?: string
   /** 'dealer' or 'seat': which of the node's machines saw it. */
   role: 'dealer' | 'seat'
   event: HandEvent
@@ -24,8 +26,8 @@ export class EventFeed {
     this.#capacity = capacity
   }
 
-  push (role: 'dealer' | 'seat', hand: number, event: HandEvent, time: number): NodeEvent {
-    const e: NodeEvent = { seq: ++this.#seq, time, hand, role, event }
+  push (role: 'dealer' | 'seat', hand: number, event: HandEvent, time: number, table?: string): NodeEvent {
+    const e: NodeEvent = { seq: ++this.#seq, time, hand, ...(table !== undefined ? { table } : {}), role, event }
     this.#events.push(e)
     if (this.#events.length > this.#capacity) this.#events.splice(0, this.#events.length - this.#capacity)
     const waiters = this.#waiters

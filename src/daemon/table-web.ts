@@ -2,9 +2,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Rejection } from '../protocol/types.js'
 import type { Daemon } from './daemon.js'
+import type { TableHost } from './table-host.js'
 import type { NodeEvent } from './events.js'
 import { send, startWebServer, type Route, type WebServer } from './web-server.js'
-import { HttpError, intField, queryInt, readBody, readQuery } from './control.js'
+import { HttpError, httpStatusOf, intField, queryInt, readBody, readQuery, tableField } from './control.js'
 
 /**
  * The table page of a running node (`fairdeal node`): the page at `/` and a JSON API with the
@@ -53,7 +54,8 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
   let cookie = 'fairdeal_session'
   const loginCodes = new Map<string, number>()
   const sessions = new Set<string>()
-  const seat = (): number | null => daemon.seat?.seat ?? null
+  // A node serving several tables: the page names one (`?table=ID`, sent on with every request).
+  const tableOf = (url: URL): TableHost => daemon.table(tableField(url.searchParams.get('table')))
 
   const authorised = (req: IncomingMessage): boolean => {
     const auth = req.headers.authorization ?? ''
@@ -70,24 +72,32 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
     try {
       await route(req, res)
     } catch (err) {
-      const status = err instanceof HttpError ? err.status : err instanceof Rejection ? 409 : 500
+      const status = httpStatusOf(err, 500)
       if (!res.headersSent) json(res, status, { error: (err as Error).message })
       else res.end()
     }
   }
 
   const api: Record<string, Route> = {
-    '/api/status': (_req, res) => { json(res, 200, daemon.status()) },
+    '/api/status': (req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x')
+      readQuery(url, ['table'])
+      json(res, 200, daemon.status(tableOf(url).id))
+    },
+    '/api/tables': (_req, res) => { json(res, 200, { tables: daemon.tableList() }) },
     '/api/cards': (req, res) => {
       const url = new URL(req.url ?? '/', 'http://x')
-      readQuery(url, ['hand'])
+      readQuery(url, ['hand', 'table'])
       const hand = queryInt(url, 'hand')
+      const table = tableOf(url)
       // The seat machine holds only this seat's cards and the public ones.
-      json(res, 200, { hand, seat: seat(), cards: daemon.seat === undefined ? [] : daemon.cards(hand) })
+      json(res, 200, { hand, seat: table.seat?.seat ?? null, cards: table.seat === undefined ? [] : table.cards(hand) })
     },
     '/api/events': async (req, res) => {
-      // Server-sent events: every event of this node from `after` (or Last-Event-ID) on.
+      // Server-sent events: every event of this node's table from `after` (or Last-Event-ID) on.
       const url = new URL(req.url ?? '/', 'http://x')
+      const table = tableOf(url)
+      const seat = table.seat?.seat ?? null
       let after = Number(req.headers['last-event-id'] ?? url.searchParams.get('after') ?? 0)
       if (!Number.isSafeInteger(after) || after < 0) after = 0
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
@@ -99,24 +109,24 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
         if (events.length === 0) { res.write(': keep-alive\n\n'); continue }
         for (const e of events) {
           after = e.seq
-          if (shareable(e, seat())) res.write(`id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`)
+          if (e.table === table.id && shareable(e, seat)) res.write(`id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`)
         }
       }
     }
   }
   /** Each action's body fields: anything else is refused, as by the control endpoint. */
-  const fields: Record<string, string[]> = { '/api/deal': ['dealer'], '/api/stage': ['hand', 'stage', 'taker'], '/api/end': ['hand'] }
+  const fields: Record<string, string[]> = { '/api/deal': ['dealer', 'table'], '/api/stage': ['hand', 'stage', 'taker', 'table'], '/api/end': ['hand', 'table'] }
   const actions: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
-    '/api/deal': async (body) => ({ hand: await daemon.deal({ dealer: intField(body, 'dealer', false) }) }),
+    '/api/deal': async (body) => ({ hand: await daemon.deal({ dealer: intField(body, 'dealer', false), table: tableField(body.table) }) }),
     '/api/stage': async (body) => {
       const hand = intField(body, 'hand', true) as number
       if (typeof body.stage !== 'string') throw new HttpError(400, 'field stage must be a string')
-      await daemon.stage(hand, body.stage, intField(body, 'taker', false))
+      await daemon.stage(hand, body.stage, intField(body, 'taker', false), tableField(body.table))
       return { hand, stage: body.stage }
     },
     '/api/end': async (body) => {
       const hand = intField(body, 'hand', true) as number
-      await daemon.end(hand)
+      await daemon.end(hand, tableField(body.table))
       return { hand }
     }
   }

@@ -12,6 +12,7 @@ const HELP = `usage:
   fairdeal hand cards  --data DIR --hand N [--wait]         this seat's cards in a hand in play
 
   --data DIR     the data directory of the running node to drive (its control.json)
+  --table ID     the table, on a node that serves several (config 'tables'); optional with one
   --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
                  it orders the deal); not the dealer node, which is the table's
   --taker SEAT   belote's take stage: the seat that took
@@ -32,7 +33,7 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
   const { values } = parseArgs({
     args: argv,
     options: {
-      data: { type: 'string' }, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' },
+      data: { type: 'string' }, table: { type: 'string' }, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' },
       dealer: { type: 'string' }, json: { type: 'boolean' }, wait: { type: 'boolean' }, help: { type: 'boolean' }
     },
     strict: true
@@ -49,13 +50,15 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
   const taker = parseIntOption(values.taker, '--taker')
   const dealer = parseIntOption(values.dealer, '--dealer')
   const client = await ControlClient.forDataDir(values.data)
+  // A node serving several tables needs --table; it says which ones it serves (one line).
+  const table = values.table ?? await onlyTable(client)
   const out = (json: unknown, text: string): void => { process.stdout.write((values.json === true ? JSON.stringify(json) : text) + '\n') }
   switch (sub) {
     case 'deal': {
-      const dealt = await client.deal(dealer)
+      const dealt = await client.deal(dealer, table)
       out({ hand: dealt }, `hand ${dealt} committed`)
       // A seat the dealer cannot reach is said now, not when its hand aborts contributeMs later.
-      const missing = await unreachableSeats(client)
+      const missing = await unreachableSeats(client, table)
       for (const p of missing) {
         process.stderr.write(`warning: seat ${p.seats.join(', ')} (${p.peer}) is not connected: unless it connects in time, hand ${dealt} ` +
           'aborts at its contribution deadline, blaming it (is its node running, and is its address in the config?)\n')
@@ -63,33 +66,40 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
       return 0
     }
     case 'stage': {
-      await client.stage(hand as number, values.stage as string, taker)
+      await client.stage(hand as number, values.stage as string, taker, table)
       out({ hand, stage: values.stage }, `hand ${hand}: ${values.stage} delivered`)
       return 0
     }
     case 'end': {
-      await client.end(hand as number)
+      await client.end(hand as number, table)
       out({ hand }, `hand ${hand} revealed`)
       return 0
     }
     case 'status': {
-      const status = await client.status()
+      const status = await client.status(table)
       out(status, values.json === true ? '' : await statusText(client, status as unknown as NodeStatus))
       return 0
     }
     case 'cards': {
-      if (values.wait === true) return await waitForCards(client, hand as number, values.json === true)
-      const cards = await client.cards(hand as number)
+      if (values.wait === true) return await waitForCards(client, hand as number, table, values.json === true)
+      const cards = await client.cards(hand as number, table)
       const lines = [...cardLines(cards.cards), ...(cards.robots ?? []).map(r => `${r.stage.padEnd(7)} robot seat ${r.seat}: ${r.cards.map(cardLabel).join(' ')}`)]
-      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand as number))
+      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand as number, table))
       return 0
     }
   }
 }
 
+/** The node's only table; on a node serving several, a usage error naming them (--table is needed). */
+async function onlyTable (client: ControlClient): Promise<string> {
+  const tables = await client.tables()
+  if (tables.length !== 1) throw new UsageError(`this node serves ${tables.length} tables: name one with --table ID (${tables.map(t => t.id).join(', ')})`)
+  return tables[0].id
+}
+
 /** Why a seat shows no cards: the hand is not dealt yet (say so, since it is worth waiting), or not here. */
-async function noCards (client: ControlClient, hand: number): Promise<string> {
-  const status = await client.status() as { seatHands?: Array<{ hand: number, phase: string }> }
+async function noCards (client: ControlClient, hand: number, table: string): Promise<string> {
+  const status = await client.status(table) as { seatHands?: Array<{ hand: number, phase: string }> }
   const mine = status.seatHands?.find(h => h.hand === hand)
   if (mine !== undefined && (mine.phase === 'pledged' || mine.phase === 'contributed')) {
     return `hand ${hand}: no cards yet (${mine.phase}; the deal waits for every nonce, and a beacon-bound hand also for its round)`
@@ -117,21 +127,21 @@ interface NodeStatus {
 }
 
 /** The seats the node has no open connection to, after giving fresh dials a moment. */
-async function unreachableSeats (client: ControlClient): Promise<PeerState[]> {
+async function unreachableSeats (client: ControlClient, table: string): Promise<PeerState[]> {
   const deadline = Date.now() + 2_000
   for (;;) {
-    const status = await client.status() as unknown as NodeStatus
+    const status = await client.status(table) as unknown as NodeStatus
     const missing = (status.peers ?? []).filter(p => !p.connected && p.seats.length > 0)
     if (missing.length === 0 || Date.now() >= deadline) return missing
     await new Promise(resolve => setTimeout(resolve, 200))
   }
 }
 
-/** The drand round each hand at this node is bound to, from its 'committed' events. */
-async function boundRounds (client: ControlClient): Promise<Map<number, number>> {
+/** The drand round each hand at this table is bound to, from its 'committed' events. */
+async function boundRounds (client: ControlClient, table: string): Promise<Map<number, number>> {
   const rounds = new Map<number, number>()
   const { events } = await client.events(0, 0)
-  for (const e of events) if (e.event.type === 'committed' && e.event.beaconRound !== null) rounds.set(e.hand, e.event.beaconRound)
+  for (const e of events) if (e.table === table && e.event.type === 'committed' && e.event.beaconRound !== null) rounds.set(e.hand, e.event.beaconRound)
   return rounds
 }
 
@@ -144,7 +154,7 @@ function dueText (status: NodeStatus, round: number, now = Date.now()): string {
 }
 
 async function statusText (client: ControlClient, status: NodeStatus): Promise<string> {
-  const rounds = await boundRounds(client)
+  const rounds = await boundRounds(client, status.table.id)
   const lines = [
     `node ${status.peerId}: ${status.role}${status.seat !== null && !status.role.includes('seat') ? `, seat ${status.seat}` : ''} of table ${status.table.id} (${status.table.game}, ${status.table.scheme})`,
     'peers:'
@@ -170,14 +180,14 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
  * `hand cards --wait`: the cards as soon as they are there, or how the hand ended without them.
  * On a terminal, a beacon-bound hand shows its round's countdown meanwhile.
  */
-async function waitForCards (client: ControlClient, hand: number, json: boolean): Promise<number> {
+async function waitForCards (client: ControlClient, hand: number, table: string, json: boolean): Promise<number> {
   const watcher = client.watch()
-  const status = await client.status() as unknown as NodeStatus
+  const status = await client.status(table) as unknown as NodeStatus
   const tty = !json && process.stderr.isTTY === true
   let ticker: ReturnType<typeof setInterval> | undefined
   if (tty) {
     const draw = async (): Promise<void> => {
-      const round = (await boundRounds(client).catch(() => new Map<number, number>())).get(hand)
+      const round = (await boundRounds(client, table).catch(() => new Map<number, number>())).get(hand)
       process.stderr.write(`\r\x1b[Khand ${hand}: waiting for the cards${round !== undefined ? ` (${dueText(status, round)})` : ''}`)
     }
     await draw()
@@ -185,7 +195,7 @@ async function waitForCards (client: ControlClient, hand: number, json: boolean)
   }
   let ended
   try {
-    ended = await watcher.until(e => e.hand === hand && e.role === 'seat' && (e.event.type === 'cards' || e.event.type === 'aborted' || e.event.type === 'receipt'),
+    ended = await watcher.until(e => e.table === table && e.hand === hand && e.role === 'seat' && (e.event.type === 'cards' || e.event.type === 'aborted' || e.event.type === 'receipt'),
       `hand ${hand}'s cards`, 7 * 86_400_000)
   } finally {
     if (ticker !== undefined) { clearInterval(ticker); process.stderr.write('\r\x1b[K') }
@@ -196,7 +206,7 @@ async function waitForCards (client: ControlClient, hand: number, json: boolean)
     process.stdout.write((json ? JSON.stringify({ hand, aborted: { reason: e.reason, blame: e.blame, detail: e.detail } }) : text) + '\n')
     return 1
   }
-  const cards = await client.cards(hand)
+  const cards = await client.cards(hand, table)
   process.stdout.write((json ? JSON.stringify(cards) : cardLines(cards.cards).join('\n')) + '\n')
   return 0
 }

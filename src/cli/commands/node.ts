@@ -31,7 +31,7 @@ export async function run (argv: string[]): Promise<number> {
   const controlPort = parseIntOption(values['control-port'], '--control-port', 0, 65535)
   const raw = await readNodeConfigJson(values.config)
   const hasGroup = (raw as { group?: unknown } | null)?.group !== undefined
-  const hasTable = (raw as { table?: unknown } | null)?.table !== undefined
+  const hasTable = (raw as { table?: unknown } | null)?.table !== undefined || (raw as { tables?: unknown } | null)?.tables !== undefined
   if (hasGroup && !hasTable) return await runGroupOnly(raw as { data?: unknown, group: unknown }, values.config)
   const config = await parseNodeConfig(raw, values.config)
   if (controlPort !== undefined) config.controlPort = controlPort
@@ -41,12 +41,14 @@ export async function run (argv: string[]): Promise<number> {
   const logger = createLogger()
   const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger }) : undefined
   const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { await group?.stop(); throw err })
-  if (daemon.peerId === config.table.dealer) {
+  for (const [i, { table, peers }] of config.tables.entries()) {
+    if (daemon.peerId !== table.dealer) continue
     // The dealer speaks first: a seat it has no address for never gets the commit, so every hand
     // would abort after contributeMs blaming that seat. Said now rather than at the first hand.
-    const unreachable = config.table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && config.peers[s] === undefined)
+    const unreachable = table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && peers[s] === undefined)
     if (unreachable.length > 0) {
-      logger.warn({ seats: unreachable }, `table.peers has no address for seat ${unreachable.map(s => config.table.seats.indexOf(s)).join(', ')}: the dealer cannot reach it and its hands will abort`)
+      const field = (raw as { tables?: unknown }).tables !== undefined ? `tables.${i}.peers` : 'table.peers'
+      logger.warn({ table: table.id, seats: unreachable }, `${field} has no address for seat ${unreachable.map(s => table.seats.indexOf(s)).join(', ')}: the dealer cannot reach it and its hands will abort`)
     }
   }
   const loginLinks: LoginLinks = {}

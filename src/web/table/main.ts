@@ -40,10 +40,15 @@ let status: Status | undefined
 
 
 
+/** The table this page shows, on a node serving several (`?table=ID`); null: the node's only table. */
+const chosenTable = new URLSearchParams(location.search).get('table')
+
+/** Every request names the chosen table: as a query parameter (GET) or a body field (POST). */
 async function api<T> (path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, body === undefined
+  const query = chosenTable === null ? '' : `${path.includes('?') ? '&' : '?'}table=${encodeURIComponent(chosenTable)}`
+  const res = await fetch(body === undefined ? path + query : path, body === undefined
     ? { credentials: 'same-origin' }
-    : { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    : { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chosenTable === null ? body : { ...(body as object), table: chosenTable }) })
   const text = await res.text()
   if (!res.ok) {
     let message = text
@@ -196,6 +201,7 @@ async function refresh (): Promise<void> {
     status = await api<Status>('./api/status')
   } catch (err) {
     $('#whoami').textContent = `cannot reach the node: ${(err as Error).message}`
+    if (chosenTable === null) await offerTables()
     return
   }
   renderHeader()
@@ -207,8 +213,22 @@ $('#deal').addEventListener('click', () => {
   void act('/api/deal', { dealer: seat }, 'hand committed')
 })
 
+/** A node serving several tables: one link per table (the page then shows that one). */
+async function offerTables (): Promise<void> {
+  const { tables } = await api<{ tables: Array<{ id: string, game: string, role: string }> }>('./api/tables').catch(() => ({ tables: [] }))
+  if (tables.length < 2) return
+  const list = el('p', 'tables')
+  list.append('This node serves several tables; choose one: ')
+  for (const t of tables) {
+    const a = el('a', undefined, `${t.id} (${t.game}, ${t.role})`) as HTMLAnchorElement
+    a.href = `?table=${encodeURIComponent(t.id)}`
+    list.append(a, ' ')
+  }
+  $('#whoami').replaceChildren(list)
+}
+
 let pending: ReturnType<typeof setTimeout> | undefined
-const events = new EventSource('./api/events')
+const events = new EventSource(chosenTable === null ? './api/events' : `./api/events?table=${encodeURIComponent(chosenTable)}`)
 events.onmessage = (m: MessageEvent<string>) => {
   apply(JSON.parse(m.data) as NodeEvent)
   renderHands()

@@ -1,0 +1,372 @@
+import type { Logger } from 'pino'
+import { ROBOT, type BeaconEntry } from '../core/hand/messages.js'
+import type { Signed } from '../core/signed.js'
+import type { BeaconClient, Clock } from '../beacon/index.js'
+import { logDbPath, type Log } from '../store/log.js'
+import { StoreDamagedError } from '../store/errors.js'
+import { repairHint } from '../store/store-db.js'
+import { DealerMachine, dealerHandKey, dealerMetaKey, ENDED_KEPT, type DealerHandSnapshot, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
+import { BlindDealerMachine, blindDealerHandKey, type BlindDealerSnapshot } from '../protocol/blind-dealer.js'
+import { BlindSeatMachine, blindSeatHandKey, type BlindSeatSnapshot } from '../protocol/blind-seat.js'
+import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
+import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
+import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
+import { decodeFrame, encodeFrame, WireError } from '../protocol/wire.js'
+import type { TableConfig } from './config.js'
+import type { EventFeed } from './events.js'
+
+/** The slice of a LevelDB sublevel the node keeps hand state in (JSON values, synced writes). */
+export interface StateStore {
+  get: (key: string) => Promise<unknown>
+  put: (key: string, value: unknown, options: { sync: boolean }) => Promise<void>
+  del: (key: string, options: { sync: boolean }) => Promise<void>
+  batch: (ops: Array<{ type: 'put', key: string, value: unknown } | { type: 'del', key: string }>, options: { sync: boolean }) => Promise<void>
+  values: (range: { gt: string, lt: string }) => AsyncIterable<unknown>
+}
+
+/** What every table of a node shares: the node's identity, store, log, network and event feed. */
+export interface NodeServices {
+  peerId: string
+  dataDir: string
+  logger: Logger
+  clock: Clock
+  state: StateStore
+  log: Log
+  events: EventFeed
+  /** One frame to a peer over the node's table protocol connection. */
+  send: (to: string, frame: Uint8Array) => Promise<void>
+  /** A message was refused (the node counts them). */
+  rejected: () => void
+}
+
+type Role = 'dealer' | 'seat'
+type PersistEffect = Extract<Effect, { kind: 'persist' }>
+
+/**
+ * One table a node serves: its machines (dealer and/or seat), and the queue in which their effects
+ * are carried out, in order, one list after the other, so a persist is durable before anything after
+ * it. Every table has its own queue, hand counter, chain and saved hands (their keys name the table);
+ * the node's store, log, libp2p node and event feed are shared (src/daemon/daemon.ts routes each
+ * incoming document here by its table id).
+ */
+export class TableHost {
+  readonly id: string
+  /** Every member of the table: its dealer and its human seats. */
+  readonly members: ReadonlySet<string>
+  #queue: Promise<void> = Promise.resolve()
+  #lastFrame: { doc: Signed<unknown>, frame: Uint8Array } | undefined
+  #stopping = false
+  readonly #beaconAborts = new Set<AbortController>()
+  readonly #node: NodeServices
+  readonly #beacon: BeaconClient | undefined
+
+  constructor (
+    readonly config: TableConfig,
+    readonly dealer: DealerMachine | BlindDealerMachine | undefined,
+    readonly seat: SeatMachine | BlindSeatMachine | undefined,
+    node: NodeServices,
+    beacon: BeaconClient | undefined
+  ) {
+    this.#node = node
+    this.#beacon = beacon
+    this.id = config.table.id
+    this.members = new Set([config.table.dealer, ...config.table.seats.filter(s => s !== ROBOT)])
+  }
+
+  get role (): string {
+    return [this.dealer !== undefined ? 'dealer' : '', this.seat !== undefined ? `seat ${this.seat.seat}` : ''].filter(Boolean).join(' + ')
+  }
+
+  /** Starts a hand (dealer only). Resolves once the COMMIT is durable and handed to the network. */
+  async deal (params: { dealer?: number } = {}): Promise<number> {
+    const dealer = this.#requireDealer()
+    const seats = this.config.table.seats.length
+    const dealerSeat = params.dealer ?? 0
+    if (!Number.isInteger(dealerSeat) || dealerSeat < 0 || dealerSeat >= seats) throw new Rejection(`dealer seat must be 0 to ${seats - 1}`)
+    const { hand, effects } = dealer.startHand({ dealer: dealerSeat })
+    await this.#enqueue('dealer', effects)
+    return hand
+  }
+
+  async stage (hand: number, stage: string, taker?: number): Promise<void> {
+    await this.#enqueue('dealer', this.#requireDealer().deliverStage(hand, stage, taker))
+  }
+
+  async end (hand: number): Promise<void> {
+    await this.#enqueue('dealer', this.#requireDealer().end(hand))
+  }
+
+  cards (hand: number): ReturnType<SeatMachine['cards']> {
+    if (this.seat === undefined) throw new Rejection(`this node holds no seat at table ${this.id}`)
+    return this.seat.cards(hand)
+  }
+
+  /** The table's part of the node's status: its hands, and which of its members are connected now. */
+  status (connected: ReadonlySet<string>): Record<string, unknown> {
+    const { table, beacon } = this.config
+    return {
+      table,
+      role: this.role,
+      seat: this.seat?.seat ?? null,
+      dealerHands: this.dealer?.status() ?? [],
+      seatHands: this.seat?.status() ?? [],
+      peers: [...this.members].filter(p => p !== this.#node.peerId).map(peer => ({
+        peer,
+        seats: table.seats.flatMap((s, i) => s === peer ? [i] : []),
+        dealer: peer === table.dealer,
+        connected: connected.has(peer)
+      })),
+      beacon: beacon.kind === 'drand'
+        ? {
+            name: beacon.name,
+            trust: beacon.trust,
+            chainHash: beacon.chain.hash,
+            // With these a client tells when a bound round is due (core roundTime).
+            genesisTime: beacon.chain.genesis_time,
+            period: beacon.chain.period
+          }
+        : null
+    }
+  }
+
+  /**
+   * Takes the table's machines back to where they were: every hand saved in the store, the
+   * dealer's hand counter (checked against the head file, which never goes back) and the outcomes
+   * of its last hands, read from `logged` (the end of the node's log, every table's entries).
+   */
+  async restore (logged: () => Promise<LoggedOutcome[]>): Promise<void> {
+    const table = this.id
+    const { state, log, dataDir, logger } = this.#node
+    const read = async <T>(prefix: string): Promise<T[]> => {
+      const out: T[] = []
+      for await (const v of state.values({ gt: prefix, lt: prefix + '\xff' })) out.push(v as T)
+      return out
+    }
+    if (this.dealer !== undefined) {
+      const meta = await state.get(dealerMetaKey(table)) as DealerMeta | undefined
+      // The hand counter never goes back: the head file keeps it outside LevelDB.
+      const kept = log.mark(dealerMetaKey(table)) as DealerMeta | undefined
+      if (kept !== undefined && (meta === undefined || meta.nextHand < kept.nextHand)) {
+        throw new StoreDamagedError(`the store in ${dataDir} lost the dealer's hand counter of table ${table} (LevelDB: next hand ${meta?.nextHand ?? 'none'}, head file: ${kept.nextHand}): ${repairHint(logDbPath(dataDir))}`)
+      }
+      // A dealer-blind table (blind-v1) keeps its hands under its own keys, the counter under the same one.
+      const blind = this.dealer instanceof BlindDealerMachine
+      const hands = await read<DealerHandSnapshot & BlindDealerSnapshot>((blind ? blindDealerHandKey : dealerHandKey)(table, 0).slice(0, -16))
+      const effects = this.dealer instanceof BlindDealerMachine
+        ? this.dealer.restore(meta, hands)
+        : this.dealer.restore(meta, hands, await logged())
+      if (hands.length > 0) logger.info({ table, hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
+      // A hand saved while waiting for its beacon round asks for the round again (a fetchBeacon effect).
+      void this.#enqueue('dealer', effects).catch(() => {})
+    }
+    if (this.seat !== undefined) {
+      const meta = await state.get(seatMetaKey(table)) as SeatMeta | undefined
+      if (this.seat instanceof BlindSeatMachine) {
+        this.seat.restore(meta, await read<BlindSeatSnapshot>(blindSeatHandKey(table, 0).slice(0, -16)))
+      } else {
+        const hands = await read<SeatHandSnapshot>(seatHandKey(table, 0).slice(0, -16))
+        // Its ASKs about the hands it had in play and the next one: they go out once the node is up.
+        void this.#enqueue('seat', this.seat.restore(meta, hands)).catch(() => {})
+      }
+    }
+  }
+
+  /** A schema-checked document of this table from a member of it, off the network. */
+  receive (from: string, doc: Signed<unknown>): void {
+    this.dispatch(from, doc)
+    // A VIEW reaching the dealer's node is for its own seat as well (src/protocol/route.ts).
+    if (this.seat !== undefined && this.dealer !== undefined && isAlsoForSeat(doc.type, from, this.config.table.dealer, this.#node.peerId)) this.dispatch(from, doc, false)
+  }
+
+  /** A document of this table to the machine it is for (`toDealer`: which one, when the type cannot say). */
+  dispatch (from: string, doc: Signed<unknown>, toDealer = isForDealer(doc.type, from, this.config.table.dealer, this.#node.peerId)): void {
+    const machine = toDealer ? this.dealer : this.seat
+    if (machine === undefined) {
+      this.#reject(from, new Rejection(`${doc.type} is for a ${toDealer ? 'dealer' : 'seat'}, and this node is none at table ${this.id}`))
+      return
+    }
+    try {
+      void this.#enqueue(toDealer ? 'dealer' : 'seat', machine.receive(from, doc)).catch(() => {})
+    } catch (err) {
+      this.#reject(from, err)
+    }
+  }
+
+  #reject (from: string, err: unknown): void {
+    const { logger } = this.#node
+    if (err instanceof MachineFailure) {
+      // The machine ended the hand naming itself; its record still goes out and into the log.
+      logger.error({ table: this.id, from, err: err.cause }, 'unexpected error handling a message; the hand was ended')
+      void this.#enqueue(this.dealer !== undefined ? 'dealer' : 'seat', err.effects).catch(() => {})
+      return
+    }
+    if (!(err instanceof Rejection) && !(err instanceof WireError)) {
+      logger.error({ table: this.id, from, err }, 'unexpected error handling a message')
+      return
+    }
+    this.#node.rejected()
+    logger.warn({ table: this.id, from, reason: err.message }, 'message rejected')
+  }
+
+  tick (now: number): void {
+    if (this.#stopping) return
+    if (this.dealer !== undefined) void this.#enqueue('dealer', this.dealer.tick(now)).catch(() => {})
+    if (this.seat !== undefined) void this.#enqueue('seat', this.seat.tick(now)).catch(() => {})
+  }
+
+  /** The node stops: a dealt hand is revealed (its seats get `graceMs` to countersign), the rest aborted. */
+  async stop (graceMs: number | undefined): Promise<void> {
+    // From now on no deal and no tick; what is queued still runs.
+    this.#stopping = true
+    if (this.dealer !== undefined) {
+      for (const h of this.dealer.status()) {
+        try {
+          await this.#enqueue('dealer', this.dealer.abortHand(h.hand, 'the dealer node was stopped'))
+        } catch (err) {
+          this.#node.logger.warn({ table: this.id, hand: h.hand, err: (err as Error).message }, 'could not close hand on stop')
+        }
+      }
+      // Give the seats a moment to countersign what was just revealed.
+      const until = Date.now() + (graceMs ?? Math.min(this.config.timeouts.ackMs, 3_000))
+      while (this.dealer.status().some(h => h.phase === 'revealed') && Date.now() < until) {
+        await new Promise(resolve => setTimeout(resolve, 20))
+      }
+      await this.#enqueue('dealer', this.dealer.finalizeRevealed())
+    }
+    for (const a of this.#beaconAborts) a.abort()
+    await this.#queue
+  }
+
+  #requireDealer (): DealerMachine | BlindDealerMachine {
+    if (this.dealer === undefined) throw new Rejection(`this node is not the dealer of table ${this.id}`)
+    if (this.#stopping) throw new Rejection('the node is stopping')
+    return this.dealer
+  }
+
+  /** Runs one list of effects after every list enqueued before it. */
+  async #enqueue (role: Role, effects: Effect[]): Promise<void> {
+    if (effects.length === 0) return await this.#queue
+    const run = this.#queue.then(async () => { await this.#execute(role, effects) })
+    this.#queue = run.catch((err: unknown) => { this.#node.logger.error({ table: this.id, err }, 'effect failed') })
+    await run
+  }
+
+  async #execute (role: Role, effects: Effect[]): Promise<void> {
+    for (let i = 0; i < effects.length; i++) {
+      const e = effects[i]
+      switch (e.kind) {
+        case 'persist': {
+          // Persists in a row go to disk as one synced batch: one fsync instead of several, and all
+          // of them still durable (atomically, too) before the effect that follows them.
+          let end = i + 1
+          while (end < effects.length && effects[end].kind === 'persist') end++
+          await this.#persist(effects.slice(i, end) as PersistEffect[])
+          i = end - 1
+          break
+        }
+        case 'send':
+          this.#send(e.to, e.doc, role, e.fallback)
+          break
+        case 'append': {
+          // On the dealer's node the dealer machine logs every hand (its receipt holds the own seat's
+          // countersignature); the seat machine's copy would only repeat it.
+          if (role === 'seat' && this.dealer !== undefined) break
+          const appended = await this.#node.log.append(e.entry, e.payload)
+          this.#node.logger.info({ table: this.id, hand: e.hand, entry: e.entry, seq: appended.entry.body.seq, role }, 'logged')
+          break
+        }
+        case 'fetchBeacon':
+          this.#fetchBeacon(role, e.hand, e.round)
+          break
+        case 'event':
+          this.#event(role, e.hand, e.event)
+          break
+      }
+    }
+  }
+
+  async #persist (writes: PersistEffect[]): Promise<void> {
+    await this.#persistState(writes)
+    // The dealer's hand counter also goes to the head file, before the COMMIT that uses it leaves.
+    const metaKey = dealerMetaKey(this.id)
+    const meta = writes.findLast(w => w.key === metaKey)
+    if (meta !== undefined && meta.value !== null) await this.#node.log.keepMark(metaKey, meta.value)
+  }
+
+  async #persistState (writes: PersistEffect[]): Promise<void> {
+    const { state } = this.#node
+    if (writes.length === 1) {
+      const [w] = writes
+      if (w.value === null) await state.del(w.key, { sync: true })
+      else await state.put(w.key, w.value, { sync: true })
+      return
+    }
+    // The last write of a key is the one that stands; earlier ones in the same batch need no encoding.
+    const last = new Map(writes.map(w => [w.key, w.value]))
+    const ops = [...last].map(([key, value]) => value === null ? { type: 'del' as const, key } : { type: 'put' as const, key, value })
+    await state.batch(ops, { sync: true })
+  }
+
+  #send (to: string, doc: Signed<unknown>, role: Role, fallback?: Signed<unknown>): void {
+    // A document sent to every seat is the same object each time: encode it once.
+    if (this.#lastFrame?.doc !== doc) this.#lastFrame = { doc, frame: encodeFrame(doc) }
+    const frame = this.#lastFrame.frame
+    const { peerId, logger } = this.#node
+    if (to === peerId) {
+      // The dealer's own seat: same bytes, same checks, no network.
+      const decoded = decodeFrame(frame)
+      // Both machines share this peer id, so the sender's role, not the document, says which one
+      // it is for: the own seat's abort record goes to the dealer machine, the dealer's to the seat.
+      queueMicrotask(() => { this.dispatch(peerId, decoded, role === 'seat') })
+      return
+    }
+    // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
+    // seat it never reached is recorded as unreachable rather than blamed for not answering.
+    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges' || doc.type === 'view') && this.dealer instanceof DealerMachine ? this.dealer : undefined
+    this.#node.send(to, frame).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
+      logger.warn({ table: this.id, to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
+      report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
+      // A seat that cannot reach another seat sends its document through the dealer instead.
+      if (fallback !== undefined) this.#send(this.config.table.dealer, fallback, role)
+    })
+  }
+
+  /** Fetches the bound round for a machine: the dealer to deal, or either machine to finish a time-locked hand. */
+  #fetchBeacon (role: Role, hand: number, round: number): void {
+    const beacon = this.#beacon
+    const machine = role === 'dealer' ? this.dealer : this.seat
+    if (beacon === undefined || machine === undefined) return
+    const { clock, logger } = this.#node
+    const abort = new AbortController()
+    this.#beaconAborts.add(abort)
+    // From now when the round is already out (a hand being finished from its timelocks, long after R).
+    const deadline = Math.max(beacon.roundTime(round), clock.now()) + this.config.timeouts.contributeMs
+    logger.info({ table: this.id, hand, round, due: new Date(beacon.roundTime(round)).toISOString() }, 'waiting for the bound beacon round')
+    const result = (r: { entry: BeaconEntry } | { error: string }): Effect[] => {
+      try {
+        return machine.beaconResult(hand, r)
+      } catch (err) {
+        if (!(err instanceof MachineFailure)) throw err
+        logger.error({ table: this.id, hand, err: err.cause }, 'unexpected error handling the beacon round; the hand was ended')
+        return err.effects
+      }
+    }
+    beacon.waitAndFetchRound(round, { deadline, signal: abort.signal })
+      .then(entry => result({ entry }), (err: unknown) => {
+        const e = err as Error & { kind?: string }
+        logger.warn({ table: this.id, hand, round, err: e.message }, 'beacon round unavailable')
+        return result({ error: `${e.kind ?? e.name}: ${e.message}` })
+      })
+      .then(async effects => { await this.#enqueue(role, effects) })
+      .catch(() => {})
+      .finally(() => this.#beaconAborts.delete(abort))
+  }
+
+  #event (role: Role, hand: number, event: HandEvent): void {
+    // High-resolution wall clock: event times from different node processes are compared to the
+    // sub-millisecond (the table benchmark), which Date.now's whole milliseconds cannot do.
+    this.#node.events.push(role, hand, event, performance.timeOrigin + performance.now(), this.id)
+    const level = event.type === 'aborted' || (event.type === 'shield' && !event.ok) || (event.type === 'recovered' && event.faults.length > 0) ? 'warn' : 'debug'
+    this.#node.logger[level]({ table: this.id, hand, role, ...event }, `hand ${event.type}`)
+  }
+}
