@@ -1,6 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { Rejection } from '../protocol/types.js'
 import type { Daemon } from './daemon.js'
 import type { TableHost } from './table-host.js'
 import type { NodeEvent } from './events.js'
