@@ -1,7 +1,8 @@
 // Witnessed heads on real nodes (127.0.0.1): after each hand every seat holds the dealer's signed
 // head, cosigned; the dealer is then stopped, its log rolled back and re-signed (the head file too:
 // an owner that rewrites its own disk), and restarted. `fairdeal verify --peer`, run as one seat with the
-// other seat as witness, reports the rollback, with both signed heads as evidence (issue 8's done-criterion).
+// other seat as witness, reports the rollback, with both signed heads as evidence (issue 8's done-criterion);
+// so does `verify --data` on the dealer's directory, which asks the members its config names.
 import { afterAll, describe, expect, it } from 'vitest'
 import { Level } from 'level'
 import { TestTable, playHand } from './helpers/table-nodes.js'
@@ -52,6 +53,16 @@ describe('witnessed heads between table nodes', () => {
     await db.close()
     const kept = await readHeadFile(logDbPath(dir))
     await writeHeadFile(logDbPath(dir), { head, marks: {}, damage: kept?.damage ?? null })
+
+    // verify --data on the dealer's own directory: its config (ROOT/node0.json) names the members;
+    // seat 1 is asked and holds the head of seq 1; seat 2, stopped, is listed as not reached.
+    await table.stop(2)
+    const data = lines(await cliInProcess('verify', '--data', dir, '--workers', '0'))
+    expect(data.code).toBe(1)
+    expect(data.lines[0]).toMatch(new RegExp(`^witness: seq 1: rolled back: witness ${nodes[1].peerId} received the owner's signed head at seq 1 .*, but this log's signed head is at seq 0$`))
+    expect(data.lines[2]).toBe(`  evidence (this log): ${head}`)
+    expect(data.stderr).toMatch(new RegExp(`^witnesses: asked ${nodes[1].peerId} \\(1 head\\); not reached: ${nodes[2].peerId} \\(/ip4/127\\.0\\.0\\.1/`, 'm'))
+    expect(data.lines.at(-1)).toBe('1 passed, 1 failed')
     const restarted = await table.start(0)
 
     const r = lines(await cliInProcess('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))

@@ -32,11 +32,16 @@ each dealer's COMMITs at a table link hand to hand, and no committed hand is mis
                          runs, the heads it witnessed for the owner are checked too
   --witness ADDR         also fetch the heads this peer witnessed for the log's owner and check
                          the log against them (repeatable; a table node serves them to members)
+  --config FILE          the node config naming the table of --data DIR (or --as DIR); default
+                         DIR/node.json, or DIR.json beside DIR (the demo's layout)
   --json                 one JSON object per failure, then a summary object
   --chain-only           skip the receipt checks: order, links, signatures and head only
   --workers N            verification threads (default ${defaultWorkerCount()}; 0 verifies in this thread)
 
-With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) are checked too.
+With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) are checked too,
+and every other member of the table its config names (with --peer, of the --as node's table) is
+asked, at the address the config gives, for the heads it holds for the log's owner; members that
+cannot be reached are listed on stderr ("witnesses: … not reached: …"), which is not a failure.
 A log shorter than a head its owner gave a witness is reported "rolled back", one whose entry
 differs from it "forked", each with both signed documents as evidence.
 
@@ -74,6 +79,7 @@ export async function run (argv: string[]): Promise<number> {
       'chain-only': { type: 'boolean' },
       workers: { type: 'string' },
       witness: { type: 'string', multiple: true },
+      config: { type: 'string' },
       help: { type: 'boolean', short: 'h' }
     }
   })
@@ -82,6 +88,9 @@ export async function run (argv: string[]): Promise<number> {
   if (sources !== 1 || positionals.length > 1) throw new UsageError('give exactly one of FILE, --data DIR or --peer ADDR (see --help)')
   const witnesses = values.witness ?? []
   if (values.as !== undefined && values.peer === undefined && witnesses.length === 0) throw new UsageError('--as goes with --peer or --witness')
+  // The member whose table config says who else to ask: the data directory, or the --as node.
+  const memberDir = values.data ?? values.as
+  if (values.config !== undefined && memberDir === undefined) throw new UsageError('--config goes with --data DIR or --as DIR')
   if (witnesses.length > 0 && positionals.length > 0 && values.owner === undefined) throw new UsageError('--witness with a FILE needs --owner PEERID (whose heads to ask for)')
   const { from, to } = parseSeqRange(values)
   const workers = parseIntOption(values.workers, '--workers', 0, 64) ?? defaultWorkerCount()
@@ -124,12 +133,28 @@ export async function run (argv: string[]): Promise<number> {
         }
       }
     }
+    const asked = new Set<string>()
     if (witnesses.length > 0 && owner !== null) {
       witnessNode = source.node !== undefined ? { node: source.node, stop: false } : { node: await dialer(values.as), stop: true }
       for (const address of witnesses) {
         const { peer, lines } = await fetchWitnessesFrom(witnessNode.node, address, owner, values.as)
+        asked.add(peer)
         if (lines.length === 0) process.stderr.write(`witness ${peer}: holds no head of ${owner}\n`)
         for (const line of lines) takeStatement(line, peer)
+      }
+    }
+    // Every other member of the table, found in the member's config: the heads it holds for the owner.
+    let discovery: Discovery | undefined
+    if (memberDir !== undefined && owner !== null) {
+      const table = await tableMembers(memberDir, values.config)
+      if (table !== null) {
+        const self = await identityOf(memberDir)
+        const others = table.members.filter(m => m !== owner && m !== self && !asked.has(m))
+        if (others.length > 0) {
+          witnessNode ??= source.node !== undefined ? { node: source.node, stop: false } : { node: await dialer(memberDir), stop: true }
+          discovery = await askMembers(witnessNode.node, others, table.peers, owner)
+          for (const { peer, lines } of discovery.answers) for (const line of lines) takeStatement(line, peer)
+        }
       }
     }
     const comparer = new WitnessComparer(statements, owner)
@@ -183,8 +208,14 @@ export async function run (argv: string[]): Promise<number> {
         : `witness: seq ${c.seq}: ${c.message}\n  evidence (cosigned head): ${c.evidence[0]}\n` + (c.evidence[1] === '' ? '' : `  evidence (this log): ${c.evidence[1]}\n`))
     }
     verdict = { ...verdict, failed: verdict.failed + contradictions.length }
+    // Who was asked is said (stderr; in the JSON verdict), never a failure: a member may be down.
+    const witnessed = discovery === undefined ? undefined : { asked: discovery.answers.map(a => ({ peer: a.peer, heads: a.lines.length })), unreached: discovery.unreached }
+    if (witnessed !== undefined && !json) {
+      process.stderr.write(`witnesses: asked ${witnessed.asked.length === 0 ? 'none' : witnessed.asked.map(a => `${a.peer} (${a.heads} head${a.heads === 1 ? '' : 's'})`).join(', ')}` +
+        (witnessed.unreached.length === 0 ? '' : `; not reached: ${witnessed.unreached.map(u => `${u.peer} (${u.reason})`).join(', ')}`) + '\n')
+    }
     if (json) {
-      process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked' }) + '\n')
+      process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked', ...(witnessed === undefined ? {} : { witnesses: witnessed }) }) + '\n')
     } else {
       if (chainOnly) process.stderr.write('receipts not checked (--chain-only): order, links, signatures and head only\n')
       process.stdout.write(summaryLine(verdict) + '\n')
@@ -213,6 +244,69 @@ async function fetchWitnessesFrom (node: Libp2p, address: string, owner: string,
     const hint = self ? ' (that is the node of --as itself: name another member as witness)'
       : asDir === undefined ? ' (a table node serves witnessed heads to its members only: dial as one with --as DIR)' : ''
     throw new UsageError(`cannot get witnessed heads from ${address}: ${(err as Error).message.split('\n')[0]}${hint}`)
+  }
+}
+
+interface Discovery {
+  /** The members that answered, and the cosigned head lines each holds for the owner. */
+  answers: Array<{ peer: string, lines: string[] }>
+  /** The members that could not be asked, each with one line on why (not a failure). */
+  unreached: Array<{ peer: string, reason: string }>
+}
+
+/**
+ * The table members named by the node config of data directory `dir` (`--config FILE`, else
+ * DIR/node.json, else DIR.json beside it), with the addresses the config gives; null when there is
+ * no config for that directory (said on stderr when one was found but does not fit).
+ */
+async function tableMembers (dir: string, explicit: string | undefined): Promise<{ members: string[], peers: Record<string, string[]> } | null> {
+  const { resolve } = await import('node:path')
+  const { parseNodeConfig, readNodeConfigJson } = await import('../../daemon/config.js')
+  const { CONFIG_FILE } = await import('./table.js')
+  const { ROBOT } = await import('../../core/hand/messages.js')
+  const candidates = explicit !== undefined ? [explicit] : [join(dir, CONFIG_FILE), `${resolve(dir)}.json`]
+  for (const file of candidates) {
+    if (explicit === undefined && !(await access(file).then(() => true, () => false))) continue
+    let config
+    try {
+      config = await parseNodeConfig(await readNodeConfigJson(file), file)
+    } catch (err) {
+      if (explicit !== undefined) throw new UsageError(`--config: ${(err as Error).message}`)
+      process.stderr.write(`${file}: not a table config this can use (${(err as Error).message}); the table's members were not asked for witnessed heads\n`)
+      return null
+    }
+    if (resolve(config.dataDir) !== resolve(dir)) {
+      if (explicit !== undefined) throw new UsageError(`--config ${file} is the config of ${config.dataDir}, not of ${dir}`)
+      continue
+    }
+    const members = [config.table.dealer, ...config.table.seats.filter(s => s !== ROBOT)]
+    return { members: [...new Set(members)], peers: config.peers }
+  }
+  return null
+}
+
+/** Asks each member, at the addresses the config gives, for the heads it holds for `owner`, all at once. */
+async function askMembers (node: Libp2p, members: string[], peers: Record<string, string[]>, owner: string): Promise<Discovery> {
+  const { multiaddr } = await import('@multiformats/multiaddr')
+  const { fetchWitnessed } = await import('../../net/log-fetch.js')
+  const results = await Promise.all(members.map(async (peer): Promise<{ peer: string, lines?: string[], reason?: string }> => {
+    const addresses = peers[peer] ?? []
+    if (addresses.length === 0) return { peer, reason: 'no address in the table config' }
+    let last = ''
+    for (const address of addresses) {
+      try {
+        const target = multiaddr(address.includes('/p2p/') ? address : `${address}/p2p/${peer}`)
+        const { lines } = await fetchWitnessed(node, target, owner, { signal: AbortSignal.timeout(10_000) })
+        return { peer, lines }
+      } catch (err) {
+        last = `${address}: ${(err as Error).message.split('\n')[0]}`
+      }
+    }
+    return { peer, reason: last }
+  }))
+  return {
+    answers: results.filter(r => r.lines !== undefined).map(r => ({ peer: r.peer, lines: r.lines as string[] })),
+    unreached: results.filter(r => r.reason !== undefined).map(r => ({ peer: r.peer, reason: r.reason as string }))
   }
 }
 
