@@ -1,6 +1,15 @@
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { MEMBERS_PER_HAND, runTables } from '../scripts/reliability/tables.js'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MEMBERS_PER_HAND, prepareTables, runTables } from '../scripts/reliability/tables.js'
+import { verifyLogPayload } from '../src/core/receipt.js'
+import type { SignedAbort } from '../src/core/hand/messages.js'
+import { Daemon } from '../src/daemon/daemon.js'
+import { verifyDataDir } from '../src/daemon/verify-data.js'
+import { logDbPath, openLog } from '../src/store/log.js'
+import { docDigest, ZERO_HASH } from '../src/core/hand/digest.js'
 import { startControl } from '../src/daemon/control.js'
 import { startTableWeb } from '../src/daemon/table-web.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
@@ -67,4 +76,40 @@ describe('one dealer node serving several tables at once', () => {
     expect(http.webBare[0]).toBe(400)
     expect(http.webChosen).toBe(200)
   })
+
+  it('each table keeps its own hand counter and chain across a restart of the node, in one log', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'fairdeal-tables-restart-'))
+    const logger = pino({ level: 'silent' })
+    try {
+      // The dealer node alone (its seats are not running: every hand ends when the node stops).
+      const [config] = await prepareTables(root, 2)
+      let dealer = await Daemon.start({ config, logger })
+      expect(await dealer.deal({ table: 'load-0' })).toBe(1)
+      await dealer.stop({ graceMs: 0 })
+      dealer = await Daemon.start({ config, logger })
+      try {
+        expect(await dealer.deal({ table: 'load-0' })).toBe(2)
+        expect(await dealer.deal({ table: 'load-1' })).toBe(1)
+        expect((dealer.status('load-1').dealerHands as unknown[]).length).toBe(1)
+      } finally {
+        await dealer.stop({ graceMs: 0 })
+      }
+      const verdict = await verifyDataDir(config.dataDir, verifyLogPayload)
+      expect({ passed: verdict.passed, failed: verdict.failed, failures: verdict.failures }).toEqual({ passed: 3, failed: 0, failures: [] })
+      // One log, both tables' records; table load-0's hand 2 links to its hand 1, load-1's hand 1 to nothing.
+      const log = await openLog({ path: logDbPath(config.dataDir), create: false, signer: null })
+      const records: SignedAbort[] = []
+      for await (const e of log.read()) records.push(e.body.payload as SignedAbort)
+      await log.close()
+      expect(records.map(r => `${r.body.table}/${r.body.hand} ${r.body.reason}`).sort()).toEqual(['load-0/1 dealer-stopped', 'load-0/2 dealer-stopped', 'load-1/1 dealer-stopped'])
+      expect(records[0].body).toMatchObject({ table: 'load-0', hand: 1 })
+      const byKey = new Map(records.map(r => [`${r.body.table}/${r.body.hand}`, r]))
+      const commitOf = (k: string): NonNullable<SignedAbort['body']['commit']> => byKey.get(k)?.body.commit as NonNullable<SignedAbort['body']['commit']>
+      expect(commitOf('load-0/2').body.prev).toBe(docDigest(commitOf('load-0/1')))
+      expect(commitOf('load-1/1').body.prev).toBe(ZERO_HASH)
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
+  })
 })
+

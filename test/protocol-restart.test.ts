@@ -121,6 +121,30 @@ describe('dealer restarted in every phase', () => {
     expectSameFullReceipt(t, next)
   })
 
+  test('pledging, one seat never reached: after the restart the hand ends dealer-stopped naming the dealer alone, never the unreached seat', () => {
+    // The dealer's marks of seats it could not reach live in memory only. Nothing needs them after a
+    // restart: a hand still collecting pledges (or nonces) is ended in the dealer's own name.
+    const t = memoryTable()
+    const away = peerOf(t, 3)
+    t.unreachable = (_from, to) => to === away
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    step(t, t.table.dealer, effects)
+    const commit = (effects.find(e => e.kind === 'send' && e.to === away) as Extract<Effect, { kind: 'send' }>).doc
+    t.dealer.delivery(away, commit, { ok: false, reason: 'connect ECONNREFUSED 127.0.0.1:7400' })
+    restartDealerNode(t)
+    t.unreachable = undefined
+    // Seat 3 never saw the hand: the three others logged the record, which blames the dealer only.
+    for (const peer of [...t.seats.keys()].filter(p => p !== away)) {
+      const [record] = logOf(t, peer).filter(e => e.hand === hand && e.entry === 'abort').map(e => e.payload as SignedAbort)
+      expect(record.body, peer).toMatchObject({ reason: 'dealer-stopped', blame: [t.table.dealer] })
+      expect(verifyAbort(record).problems).toEqual([])
+    }
+    // Past the old deadline nothing more is recorded against anyone.
+    t.clock.now = (commit.body as { deadline: number }).deadline + 1
+    step(t, t.table.dealer, t.dealer.tick(t.clock.now))
+    expect(logOf(t, t.table.dealer).filter(e => e.hand === hand).map(e => (e.payload as SignedAbort).body.reason)).toEqual(['dealer-stopped', 'dealer-stopped'])
+  })
+
   test('contributing: the hand aborts dealer-stopped, with the pledges it had saved', () => {
     const t = memoryTable()
     hold(t, (from, _to, doc) => doc.type === 'nonce' && from === peerOf(t, 3))
