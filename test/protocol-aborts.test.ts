@@ -8,6 +8,9 @@ import { signDocument, type Signed } from '../src/core/signed.js'
 import { DELIVERY_RETRY_MS } from '../src/protocol/dealer.js'
 import type { Effect } from '../src/protocol/types.js'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
+import { GENESIS_PREV, makeEntry, makeHead, verifyLog, type LogFailure } from '../src/core/log/index.js'
+import { verifyLogPayload } from '../src/core/receipt.js'
+import type { Signer } from '../src/core/identity.js'
 
 // Guarantee 5 in memory, on the injected clock: a seat that does not contribute leaves a signed
 // abort record naming exactly that seat, recorded only once its deadline has passed, kept by the
@@ -246,5 +249,73 @@ describe('a COMMIT whose prev skips a hand the seat knows of is recorded (docs/p
     // Only the dealer is blamed, and only a seat signs it (signers[4] holds no seat here).
     expect(codes(resigned(b => { b.blame = [t.signers[2].peerId] }))).toEqual([Reason.ABORT_BLAME])
     expect(codes(signDocument('abort', record.body, t.signers[4]))).toEqual([Reason.ABORT_SIGNER])
+  })
+})
+
+describe('peer NONCEs refute a dealer\'s missing-nonce (docs/protocol.md §10)', () => {
+  /** Seat 3's NONCE reaches seats 1 and 2 but (the dealer says) never the dealer, which records missing-nonce against it. */
+  function claimAgainstSeat3 (): { t: MemoryTable, hand: number, claim: Signed<AbortBody> } {
+    const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
+    const accused = t.signers[3].peerId
+    t.intercept = (from, to, doc) => (from === accused && to === t.table.dealer && doc.type === 'nonce' ? undefined : doc)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    t.clock.now += CONTRIBUTE_MS + 1
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const claim = entriesOf(t, t.table.dealer).find(e => e.entry === 'abort' && e.hand === hand)?.payload as Signed<AbortBody>
+    return { t, hand, claim }
+  }
+
+  /** A node's log as its store would hold it, verified whole: the failures, by seq. */
+  async function verifyAsLog (signer: Signer, entries: Array<{ entry: string, payload: unknown }>): Promise<LogFailure[]> {
+    const lines: string[] = []
+    let prev = GENESIS_PREV
+    entries.forEach((e, seq) => {
+      const made = makeEntry(signer, { seq, prev, kind: e.entry, payload: e.payload })
+      lines.push(made.line)
+      prev = made.hash
+    })
+    const failures: LogFailure[] = []
+    await verifyLog([makeHead(signer, entries.length - 1, prev).line, ...lines], { verifyPayload: verifyLogPayload, onFailure: f => { failures.push(f) } })
+    return failures
+  }
+
+  it('each seat holding the NONCE logs nonce-released beside the dealer\'s record, and in its log the dealer\'s record fails as refuted', async () => {
+    const { t, hand, claim } = claimAgainstSeat3()
+    const accused = t.signers[3].peerId
+    expect(claim.body).toMatchObject({ reason: 'missing-nonce', blame: [accused] })
+    // Alone the dealer's record keeps every rule: the nonce is absent from its own evidence.
+    expect(verifyAbort(claim).problems).toEqual([])
+    for (const s of [1, 2]) {
+      const logged = entriesOf(t, t.signers[s].peerId).filter(e => e.hand === hand)
+      expect(logged.map(e => (e.payload as Signed<AbortBody>).body.reason), `seat ${s}`).toEqual(['missing-nonce', 'nonce-released'])
+      const counter = logged[1].payload as Signed<AbortBody>
+      expect(counter.signer).toBe(t.signers[s].peerId)
+      expect(counter.body.blame).toEqual([])
+      expect(counter.body.evidence.map(e => `${e.type}:${e.signer === accused ? 3 : '-'}`)).toEqual(['pledges:-', 'nonce:3'])
+      expect(verifyAbort(counter, { table: t.table }).problems).toEqual([])
+      const failures = await verifyAsLog(t.signers[s], logged)
+      expect(failures.map(f => ({ seq: f.seq, codes: f.codes })), `seat ${s}`).toEqual([{ seq: 0, codes: [Reason.ABORT_REFUTED] }])
+    }
+    // The dealer's own log holds no refutation: it verifies.
+    expect(await verifyAsLog(t.signers[0], entriesOf(t, t.table.dealer))).toEqual([])
+  })
+
+  it('a nonce-released record that shows its author\'s own nonce, a nonce that is not the pledged one, or blames anyone, fails with its code', () => {
+    const { t, hand } = claimAgainstSeat3()
+    const counter = entriesOf(t, t.signers[1].peerId).find(e => e.hand === hand && (e.payload as Signed<AbortBody>).body.reason === 'nonce-released')?.payload as Signed<AbortBody>
+    const resigned = (change: (b: AbortBody) => void): Signed<AbortBody> => {
+      const body = structuredClone(counter.body)
+      change(body)
+      return signDocument('abort', body, t.signers[1])
+    }
+    const codes = (r: unknown): string[] => verifyAbort(r).problems.map(p => p.code)
+    const own = (t.frames.get(t.signers[2].peerId) ?? []).map(f => JSON.parse(new TextDecoder().decode(f)) as Signed<{ seat: number, nonce: string }>)
+      .find(d => d.type === 'nonce' && d.body.seat === 1) as AbortBody['evidence'][number]
+    expect(codes(resigned(b => { b.evidence = [b.evidence[0], own] }))).toEqual([Reason.ABORT_EVIDENCE])
+    const wrong = signDocument('nonce', { ...(counter.body.evidence[1].body as object), nonce: 'f'.repeat(64) }, t.signers[3]) as AbortBody['evidence'][number]
+    expect(codes(resigned(b => { b.evidence = [b.evidence[0], wrong] }))).toEqual([Reason.NONCE_MISMATCH])
+    expect(codes(resigned(b => { b.evidence = [b.evidence[1]] }))).toEqual([Reason.ABORT_EVIDENCE])
+    expect(codes(resigned(b => { b.blame = [t.table.dealer] }))).toEqual([Reason.ABORT_BLAME])
   })
 })

@@ -4,7 +4,7 @@ import { verifyAbort } from './hand/abort-rules.js'
 import { verifyRecovered } from './hand/recovered.js'
 import { docDigest } from './hand/digest.js'
 import { Reason, type Problem } from './hand/reasons.js'
-import type { SignedCommit } from './hand/messages.js'
+import type { SignedAbort, SignedCommit } from './hand/messages.js'
 import type { PayloadCheck } from './log/check.js'
 import type { PayloadLink } from './log/hand-chain.js'
 
@@ -26,7 +26,9 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
   }
   if (kind === 'abort') {
     const verdict = verifyAbort(payload, options)
-    return { problems: verdict.problems, link: linkOf((payload as { body?: { commit?: SignedCommit } }).body?.commit, verdict.summary?.commitDigest) }
+    const link = linkOf((payload as { body?: { commit?: SignedCommit } }).body?.commit, verdict.summary?.commitDigest)
+    if (link !== undefined && verdict.ok) nonceClaims(payload as SignedAbort, link)
+    return { problems: verdict.problems, link }
   }
   if (kind === 'recovered') {
     const verdict = verifyRecovered(payload, options)
@@ -36,6 +38,21 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
     return { problems: verdict.problems, link: linkOf(commit, authentic ? docDigest(commit) : undefined) }
   }
   return { problems: [{ code: Reason.UNKNOWN_KIND, message: `unknown entry kind ${JSON.stringify(kind)}` }] }
+}
+
+/**
+ * What an abort record that verified says about nonces, for the log rule that a dealer's
+ * missing-nonce is refuted by another record of the log holding a blamed seat's NONCE (§10).
+ */
+function nonceClaims (record: SignedAbort, link: PayloadLink): void {
+  const { body } = record
+  const seats = (body.commit as SignedCommit).body.seats
+  if (record.signer === body.commit?.body.dealer) {
+    if (body.reason === 'missing-nonce') link.blamedForNonce = [...body.blame]
+    return
+  }
+  const released = body.evidence.filter(e => e.type === 'nonce').map(e => seats[(e.body as { seat: number }).seat]).filter(p => p !== undefined && p !== record.signer)
+  if (released.length > 0) link.releasedNonces = released
 }
 
 /** A hand's place in its dealer's chain at its table, from a COMMIT whose signature verified (digest given). */

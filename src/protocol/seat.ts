@@ -680,11 +680,32 @@ export class SeatMachine {
         ...this.#startRecovery(hand)
       ]
     }
+    const refuted = this.#released(hand, doc)
     const gone = this.#enter(hand, 'aborted')
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
       { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      ...refuted,
       gone
+    ]
+  }
+
+  /**
+   * The dealer's `missing-nonce` blames seats whose NONCE for this COMMIT this seat holds (each
+   * seat sends its NONCE to the other seats too): the seat logs, beside the dealer's record, its own
+   * `nonce-released` record with the PLEDGES and those NONCEs, which refutes the dealer's claim in
+   * this log (docs/protocol.md §10). Not sent: the hand is over everywhere.
+   */
+  #released (hand: SeatHand, doc: Signed<AbortBody>): Effect[] {
+    const { seats } = hand.commit.body
+    if (doc.body.reason !== 'missing-nonce' || doc.signer !== this.#init.table.dealer || hand.pledgesDoc === undefined) return []
+    const held = doc.body.blame.map(b => seats.indexOf(b)).filter(s => s !== this.#seat && hand.peerNonces.has(s)).sort((a, b) => a - b)
+    if (held.length === 0) return []
+    const detail = `seat ${this.#seat} holds the NONCE of seat ${held.join(', ')} for hand ${hand.hand}, which the dealer's missing-nonce says never came`
+    const record = signAbort(hand.commit, 'nonce-released', [], detail, [hand.pledgesDoc, ...held.map(s => hand.peerNonces.get(s) as SignedNonce)], this.#init.signer)
+    return [
+      { kind: 'append', entry: 'abort', hand: hand.hand, payload: record },
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: 'nonce-released', blame: [], detail } }
     ]
   }
 

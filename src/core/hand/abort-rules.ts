@@ -35,7 +35,9 @@ export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer
   'missing-reveal': { signer: 'seat', blame: 'dealer' },
   'equivocation': { signer: 'seat', blame: 'dealer' },
   'invalid-reveal': { signer: 'seat', blame: 'dealer' },
-  'broken-chain': { signer: 'seat', blame: 'dealer' }
+  'broken-chain': { signer: 'seat', blame: 'dealer' },
+  // A seat holds the NONCE of a seat the dealer's missing-nonce blames (log rule: docs/protocol.md §10).
+  'nonce-released': { signer: 'seat', blame: 'nobody' }
 }
 
 /** The evidence types each reason may carry (docs/protocol.md §10). */
@@ -50,7 +52,8 @@ const ALLOWED: Readonly<Partial<Record<AbortReason, readonly string[]>>> = {
   'missing-reveal': ['pledges', 'nonce', 'cards'],
   'invalid-reveal': ['pledges', 'nonce', 'cards', 'reveal'],
   'equivocation': ['commit', 'pledges', 'pledge'],
-  'broken-chain': ['commit']
+  'broken-chain': ['commit'],
+  'nonce-released': ['pledges', 'nonce']
 }
 
 const signedPledgesSchema = signedOf('pledges', pledgesBodySchema)
@@ -166,6 +169,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
     case 'invalid-reveal': invalidReveal(ctx); break
     case 'equivocation': equivocation(ctx); break
     case 'broken-chain': brokenChain(ctx); break
+    case 'nonce-released': nonceReleased(ctx); break
   }
   if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
   if (rule.blame === 'nobody') expectBlame(ctx, [], 'nobody')
@@ -522,6 +526,22 @@ function brokenChain (ctx: Ctx): void {
   if (k.dealer !== commit.dealer) add(Reason.ABORT_FOREIGN_EVIDENCE, 'abort: the earlier COMMIT names another dealer')
   else if (k.hand !== commit.hand - 1) add(Reason.ABORT_NO_BREAK, `abort: the earlier COMMIT is for hand ${k.hand}, not hand ${commit.hand - 1}, the one the record's COMMIT must link to`)
   else if (commit.prev === docDigest(known[0])) add(Reason.ABORT_NO_BREAK, `abort: the COMMIT of hand ${commit.hand} links to the earlier COMMIT: the chain is not broken`)
+}
+
+/**
+ * nonce-released: a seat shows NONCEs of other seats it received for this COMMIT (they send theirs
+ * to every seat, §6 step 4): the PLEDGES it received, and at least one other seat's NONCE, each
+ * matching its pledge there. Alone it blames nobody; in a log it refutes a dealer's missing-nonce
+ * record for the same COMMIT that blames one of those seats (src/core/log/hand-chain.ts).
+ */
+function nonceReleased (ctx: Ctx): void {
+  const { ev, author, add } = ctx
+  const fromDealer = onePledgesDoc(ctx)
+  if (fromDealer === undefined) add(Reason.ABORT_EVIDENCE, 'abort: a nonce-released record carries the PLEDGES its author received')
+  const nonces = bySeat(ctx, ev.nonces, 'nonce')
+  if (nonces.size === 0) add(Reason.ABORT_EVIDENCE, 'abort: a nonce-released record carries at least one NONCE of another seat')
+  if (nonces.has(author)) add(Reason.ABORT_EVIDENCE, 'abort: a nonce-released record shows other seats\' NONCEs, not its author\'s own')
+  if (fromDealer !== undefined) checkNoncesAgainst(ctx, nonces, fromDealer)
 }
 
 /** The name the verifiers use: an abort record verifies when it keeps every rule of its reason. */

@@ -50,7 +50,10 @@ export const Reason = {
   ABORT_NO_CONFLICT: 'abort-no-conflict',
   /** A `dealer-stopped` record whose published secret is missing or does not open the commitment. */
   ABORT_SECRET: 'abort-secret',
-  /** A record whose own evidence refutes it (an `invalid-reveal` whose REVEAL passes every check). */
+  /**
+   * A record refuted by evidence: its own (an `invalid-reveal` whose REVEAL passes every check), or,
+   * in a log, another record's (a dealer's `missing-nonce` blaming a seat whose NONCE another record holds).
+   */
   ABORT_REFUTED: 'abort-refuted',
   /** A `broken-chain` record whose two COMMITs do not show a break (the new one links to the known one, or is not the hand after it). */
   ABORT_NO_BREAK: 'abort-no-break',

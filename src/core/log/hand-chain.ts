@@ -15,6 +15,14 @@ export interface PayloadLink {
   id: string
   /** The digest of the element before it; all zeros for index 1. */
   prev: string
+  /** A dealer's `missing-nonce` record that verified alone: the peers it blames for their nonce. */
+  blamedForNonce?: string[]
+  /**
+   * Another abort record of this COMMIT that verified alone, not the dealer's: the peers whose
+   * NONCE it carries (its author's own left out: a seat's own nonce, shown after the fact, proves
+   * nothing about when it was sent).
+   */
+  releasedNonces?: string[]
 }
 
 const ZERO = '0'.repeat(64)
@@ -46,6 +54,9 @@ export type EntryStatus = 'passed' | 'failed' | 'incomplete'
 export class HandChains {
   readonly #chains = new Map<string, { table: string, dealer: string, hands: Map<number, Seen> }>()
   readonly #forks: Array<{ failure: LogFailure, status: EntryStatus }> = []
+  /** Dealers' missing-nonce records, and the nonces other records show released, by COMMIT (rare: aborts only). */
+  readonly #nonceClaims: Array<{ commit: string, where: string, blamed: string[], seq: number, line?: number, status: EntryStatus }> = []
+  readonly #released = new Map<string, Map<string, number>>()
 
   add (link: PayloadLink, seq: number, line: number | undefined, status: EntryStatus): void {
     const key = `${link.chain.table}\n${link.chain.dealer}`
@@ -53,6 +64,14 @@ export class HandChains {
     if (chain === undefined) {
       chain = { ...link.chain, hands: new Map() }
       this.#chains.set(key, chain)
+    }
+    if (link.blamedForNonce !== undefined) {
+      this.#nonceClaims.push({ commit: link.id, where: `hand ${link.index} of table ${link.chain.table}`, blamed: link.blamedForNonce, seq, line, status })
+    }
+    for (const peer of link.releasedNonces ?? []) {
+      const released = this.#released.get(link.id) ?? new Map<string, number>()
+      if (!released.has(peer)) released.set(peer, seq)
+      this.#released.set(link.id, released)
     }
     const seen = chain.hands.get(link.index)
     if (seen === undefined) {
@@ -77,6 +96,18 @@ export class HandChains {
    */
   finish (wholeLog: boolean): Array<{ failure: LogFailure, status: EntryStatus | 'missing' }> {
     const out: Array<{ failure: LogFailure, status: EntryStatus | 'missing' }> = [...this.#forks]
+    // A dealer's missing-nonce blaming a seat whose NONCE for that very COMMIT another record of
+    // this log holds is refuted: that seat released its nonce (docs/protocol.md §10).
+    for (const claim of this.#nonceClaims) {
+      const released = this.#released.get(claim.commit)
+      const refuted = claim.blamed.filter(b => released?.has(b) === true)
+      if (refuted.length === 0) continue
+      const shown = refuted.map(b => `${b} (seq ${released?.get(b) ?? '?'})`).join(', ')
+      out.push({
+        status: claim.status,
+        failure: { seq: claim.seq, line: claim.line, problems: [`${claim.where}: the dealer's missing-nonce record blames ${shown}, whose NONCE for this COMMIT another record of this log holds: it was released`], codes: ['abort-refuted'], count: 1 }
+      })
+    }
     for (const chain of this.#chains.values()) {
       const numbers = [...chain.hands.keys()].sort((a, b) => a - b)
       let before = 0
