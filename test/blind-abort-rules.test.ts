@@ -143,6 +143,26 @@ describe('honest blind records, signed by the machines, verify', () => {
     }
   })
 
+  test('the seats\' records against the dealer\'s BKEYS: a relayed key its seat did not sign (invalid-key), a key of another COMMIT (equivocation)', () => {
+    for (const [reason, tamper] of [
+      ['invalid-key', (k: Signed<any>) => ({ ...k, sig: 'ab'.repeat(64) })],
+      ['equivocation', (k: Signed<any>) => forge(k, b => { b.commit = 'cd'.repeat(32) })]
+    ] as const) {
+      const t = blindTable([A, B], {
+        game: 'duo',
+        // Seat A never gets the BKEYS (so nobody shuffles: cheap); seat B gets them tampered.
+        intercept: (from, to, doc) => from !== A || doc.type !== 'bkeys' ? doc
+          : to === B ? signDocument('bkeys', { ...doc.body, keys: [tamper(doc.body.keys[0]), doc.body.keys[1]] }, signers[0]) : undefined
+      })
+      t.deal()
+      const r = t.nodes.get(B)!.log.find(l => l.entry === 'abort')!.payload as SignedAbort
+      expect([reasonOf(r), r.body.blame, r.body.evidence.map(e => e.type)]).toEqual([reason, [A], ['bkeys']])
+      expectValid(r)
+      // The dealer checked it with the same rules and logged it.
+      expect(t.dealerNode.log.map(l => l.payload.body?.reason)).toEqual([reason])
+    }
+  })
+
   test('a seat\'s record that breaks a rule is refused by the dealer machine, not logged', () => {
     const fresh = blindTable([A, B], { game: 'duo', intercept: (from, _to, doc) => (from === A && doc.type === 'bkeys' ? undefined : doc) })
     const hand = fresh.deal()
