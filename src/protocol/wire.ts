@@ -12,17 +12,16 @@ import {
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
 import { viewBodySchema } from '../core/hand/view-messages.js'
-import { MAX_ENTRY_BYTES } from '../core/log/format.js'
 
 /** The libp2p protocol id of the table protocol. */
 export const TABLE_PROTOCOL = '/fairdeal/table/1.0.0'
 /**
- * Largest frame accepted: the largest log entry (MAX_ENTRY_BYTES, 128 KiB), so every abort record a
- * node can log can also be sent (a dealer-blind record carries up to two 78-card shuffles, ~64 KiB,
- * or a stage's decryption shares; docs/dealer-blind.md §13). A commit-reveal receipt of an 8-seat
- * table with a beacon entry fits in well under this.
+ * Largest frame accepted: every abort record fits (a dealer-blind record carries up to two 78-card
+ * shuffles, ~66 KB, or a stage's decryption shares; docs/dealer-blind.md §13), and a commit-reveal
+ * receipt of an 8-seat table with a beacon entry in well under this. A blind receipt need not fit:
+ * each seat assembles it (BFINAL).
  */
-export const MAX_FRAME_BYTES = MAX_ENTRY_BYTES
+export const MAX_FRAME_BYTES = 128 * 1024
 
 const peerId = peerIdSchema
 const sig = z.string().regex(/^[0-9a-f]{128}$/)
