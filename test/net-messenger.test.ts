@@ -8,6 +8,9 @@ import { createNode } from '../src/net/node.js'
 import { createMessenger, type Messenger } from '../src/net/messenger.js'
 import { NetInputError, SendError } from '../src/net/errors.js'
 import type { Membership } from '../src/net/gater.js'
+import { sendRoute } from '../src/net/send-route.js'
+import { keepConnected, tagMembers } from '../src/net/keep-connected.js'
+import { MEMBER_TAG, MEMBER_TAG_VALUE } from '../src/net/limits.js'
 
 type Transport = 'tcp' | 'ws'
 interface LogLine { level: number, msg: string, [key: string]: unknown }
@@ -251,7 +254,11 @@ describe('messenger behaviour (tcp)', () => {
     await expect(ma.send(b.id, new Uint8Array(17))).rejects.toThrow('frame of 17 bytes is over the 16-byte limit')
     await expect(ma.send('not-a-peer', new Uint8Array(1))).rejects.toBeInstanceOf(NetInputError)
     await expect(ma.send(a.id, new Uint8Array(1))).rejects.toThrow(/own peer id/)
-    await expect(ma.send(b.id, new Uint8Array(1))).rejects.toThrow(/cannot open .* to /)
+    // Not connected and no address: refused at once, nothing dialled (the caller's fallback goes).
+    const unrouted = await ma.send(b.id, new Uint8Array(1)).catch((e: unknown) => e)
+    expect(unrouted).toBeInstanceOf(SendError)
+    expect((unrouted as SendError).unrouted).toBe(true)
+    expect((unrouted as Error).message).toMatch(/^not connected, and no address is known/)
     await expect(createMessenger(a.node, { protocol: 'no-slash', maxFrameBytes: 10, logger: a.logger })).rejects.toBeInstanceOf(NetInputError)
     await expect(createMessenger(a.node, { protocol: '/x/1', maxFrameBytes: 0, logger: a.logger })).rejects.toThrow(/maxFrameBytes/)
     const mb = await messengerOn(b, 16)
@@ -267,5 +274,60 @@ describe('messenger behaviour (tcp)', () => {
     expect(inUse).toBeInstanceOf(NetInputError)
     const [ip, port] = a.addr.getComponents().map(c => c.value)
     expect((inUse as Error).message).toBe(`cannot listen on /ip4/${ip}/tcp/${port}: address already in use ${ip}:${port} (EADDRINUSE)`)
+  })
+})
+
+describe('connection choice: a peer that listens nowhere (behind NAT)', () => {
+  const A = '12D3KooWAZ3xN3wcnYBrVuNTpMknVNKhTxd5yFc9CoSR7HGeCxFG'
+  it('sendRoute: an open connection first (whoever opened it), else the known addresses, else nothing is dialled', () => {
+    expect(sendRoute(A, true, ['/ip4/127.0.0.1/tcp/1'])).toEqual({ kind: 'connection' })
+    expect(sendRoute(A, true, undefined)).toEqual({ kind: 'connection' })
+    const dial = sendRoute(A, false, ['/ip4/127.0.0.1/tcp/1', `/ip4/127.0.0.1/tcp/2/ws/p2p/${A}`])
+    expect(dial.kind === 'dial' && dial.addresses.map(a => a.toString())).toEqual([`/ip4/127.0.0.1/tcp/1/p2p/${A}`, `/ip4/127.0.0.1/tcp/2/ws/p2p/${A}`])
+    for (const known of [undefined, []]) {
+      expect(sendRoute(A, false, known)).toMatchObject({ kind: 'none', reason: expect.stringMatching(/^not connected, and no address is known/) })
+    }
+    // An address naming another peer is refused, not dialled.
+    expect(() => sendRoute(A, false, ['/ip4/127.0.0.1/tcp/1/p2p/12D3KooWRBy97UB99e3J6hiPesre1MZeuNQvfan4gBziswrRJsNK'])).toThrow(/names peer/)
+  })
+
+  it('a node with no listen address keeps a connection to its dealer, is sent to on it, and dials again when it drops', async () => {
+    const keyS = await generateKeyPair('Ed25519')
+    const idS = peerIdFromPrivateKey(keyS).toString()
+    const dealer = await startNode('tcp')
+    const { logger, lines } = capturedLogger()
+    const seatNode = await createNode({ privateKey: keyS, listen: [], members: new Set([dealer.id]), logger })
+    running.push(seatNode)
+    expect(seatNode.getMultiaddrs()).toEqual([])
+    const seat: TestNode = { node: seatNode, id: idS, lines, logger, addr: dealer.addr }
+    await tagMembers(dealer.node, [idS, dealer.id])
+    expect((await dealer.node.peerStore.get(seatNode.peerId)).tags.get(MEMBER_TAG)?.value).toBe(MEMBER_TAG_VALUE)
+    const md = await messengerOn(dealer) // no address book at all: the dealer cannot dial the seat
+    const ms = await messengerOn(seat)
+    const got: string[] = []
+    ms.onFrame((_from, frame) => { got.push(textOf(frame)) })
+    // Before the seat dials in, the dealer's send fails at once, without a dial.
+    const early = await md.send(idS, frameOf('too early')).catch((e: unknown) => e)
+    expect((early as SendError).unrouted).toBe(true)
+    const kept = keepConnected(seatNode, { peer: dealer.id, addresses: [dealer.addr.toString()], logger, name: 'the dealer', minDelayMs: 50, maxDelayMs: 200 })
+    running.push({ stop: () => { kept.close() } })
+    await waitFor('the seat to dial in', () => dealer.node.getConnections(seatNode.peerId).length === 1)
+    expect(dealer.node.getConnections(seatNode.peerId)[0].direction).toBe('inbound')
+    await md.send(idS, frameOf('one'))
+    await waitFor('frame one', () => got.length === 1)
+    // The dealer drops the connection: the seat dials again, and the dealer sends on the new one.
+    await dealer.node.hangUp(seatNode.peerId)
+    await waitFor('the seat to dial in again', () => dealer.node.getConnections(seatNode.peerId).some(c => c.status === 'open'))
+    await md.send(idS, frameOf('two'))
+    await waitFor('frame two', () => got.length === 2)
+    expect(got).toEqual(['one', 'two'])
+    expect(kept.dials).toBe(2)
+    // The dealer goes away: one warning saying what to check, then quiet retries with backoff.
+    await dealer.node.stop()
+    await waitFor('two failed dials', () => kept.dials >= 4)
+    const warned = lines.filter(l => l.level === WARN && l.component === 'keep-connected')
+    expect(warned).toHaveLength(1)
+    expect(warned[0].msg).toMatch(/^cannot reach the dealer at \/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/12D3KooW\w+: .*ECONNREFUSED.* — nothing listens there: is its node running/)
+    expect(kept.lastError).toMatch(/ECONNREFUSED/)
   })
 })

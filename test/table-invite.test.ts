@@ -33,7 +33,7 @@ describe('invite → join → add → a played hand', () => {
   it('sets up a duo table from one-line strings and plays a hand on it', async () => {
     const alice = join(dir, 'alice')
     const bob = join(dir, 'bob')
-    const [pa, pb] = [await port(), await port()]
+    const pa = await port()
     const made = await fairdeal('table', 'new', '--game', 'duo', '--seats', '2', '--data', alice, '--listen', `/ip4/127.0.0.1/tcp/${pa}`, '--id', 'duo-night')
     expect(made.code, made.stderr).toBe(0)
     expect(made.stderr).toMatch(/^created a new identity in .*alice\/identity\.key/)
@@ -50,30 +50,37 @@ describe('invite → join → add → a played hand', () => {
     expect([damaged.code, damaged.stderr.trim().split('\n').length]).toEqual([2, 1])
     await expect(access(bob)).rejects.toThrow()
 
-    const joined = await fairdeal('table', 'join', invite, '--data', bob, '--listen', `/ip4/127.0.0.1/tcp/${pb}`)
+    // Bob is at home behind a router: by default his node listens nowhere and dials the dealer. His
+    // join tries the dealer's address at once and says plainly that nothing answers there yet.
+    const joined = await fairdeal('table', 'join', invite, '--data', bob)
     expect(joined.code, joined.stderr).toBe(0)
     const answer = joined.stdout.trim()
     expect(answer).toMatch(/^fairdeal-answer:\S+$/)
+    expect(joined.stderr).toMatch(new RegExp(`^cannot reach the dealer at /ip4/127\\.0\\.0\\.1/tcp/${pa}/p2p/12D3KooW\\w+: .*ECONNREFUSED.* — nothing listens there: is its node running`, 'm'))
+    expect(joined.stderr).toMatch(/expected if the dealer has not started its node yet/)
     const added = await fairdeal('table', 'add', answer, '--data', alice)
     expect(added.code, added.stderr).toBe(0)
     expect(added.stdout).toMatch(/every seat is taken: wrote .*alice\/node\.json/)
     const tableLine = added.stdout.trim().split('\n').pop() as string
     expect(tableLine).toMatch(/^fairdeal-invite:\S+$/)
+    // The dealer's node runs; the table line's join now reaches it.
+    nodes.push(await NodeProcess.start(join(alice, 'node.json'), alice))
     const final = await fairdeal('table', 'join', tableLine, '--data', bob)
     expect(final.code, final.stderr).toBe(0)
     expect(final.stdout).toMatch(/wrote .*bob\/node\.json: seat 1 of table duo-night/)
+    expect(final.stderr).toMatch(new RegExp(`^reachable: the dealer's node answered at /ip4/127\\.0\\.0\\.1/tcp/${pa}`, 'm'))
 
     const aliceConfig = JSON.parse(await readFile(join(alice, 'node.json'), 'utf8')) as { table: { seats: string[], peers: Record<string, string[]> } }
-    const bobConfig = JSON.parse(await readFile(join(bob, 'node.json'), 'utf8')) as { table: { seats: string[] } }
+    const bobConfig = JSON.parse(await readFile(join(bob, 'node.json'), 'utf8')) as { listen: string[], table: { seats: string[] } }
     expect(bobConfig.table.seats).toEqual(aliceConfig.table.seats)
-    expect(aliceConfig.table.peers[aliceConfig.table.seats[1]]).toEqual([`/ip4/127.0.0.1/tcp/${pb}`])
+    expect(bobConfig.listen).toEqual([]) // no port of his own
+    expect(aliceConfig.table.peers).toEqual({}) // the dealer has no address for bob: bob dials in
 
     // The dealer alone: a deal says at once that seat 1 cannot be reached.
-    nodes.push(await NodeProcess.start(join(alice, 'node.json'), alice))
     const lonely = await cliInProcess('hand', 'deal', '--data', alice)
     expect(lonely.code, lonely.stderr).toBe(0)
     expect(lonely.stdout).toBe('hand 1 committed\n')
-    expect(lonely.stderr).toMatch(/^warning: seat 1 \(12D3KooW\w+\) is not connected: unless it connects in time, hand 1 aborts/)
+    expect(lonely.stderr).toMatch(/^warning: seat 1 \(12D3KooW\w+\) is not connected: unless it connects in time, hand 1 ends at its contribution deadline as unreachable, blaming nobody/)
 
     nodes.push(await NodeProcess.start(join(bob, 'node.json'), bob))
     const dealt = await fairdeal('hand', 'deal', '--data', alice, '--json')
@@ -86,7 +93,7 @@ describe('invite → join → add → a played hand', () => {
     expect((JSON.parse(cards.stdout) as { cards: Array<{ cards: string[] }> }).cards[0].cards).toHaveLength(8)
     const status = await cliInProcess('hand', 'status', '--data', alice)
     expect(status.code, status.stderr).toBe(0)
-    expect(status.stdout).toMatch(/^  connected +seat 1 +12D3KooW/m)
+    expect(status.stdout).toMatch(/^  connected +seat 1 +12D3KooW\w+ \(dialled in\)$/m)
     expect(status.stdout).toMatch(new RegExp(`^  hand ${hand}: dealer: dealt`, 'm'))
     expect((await cliInProcess('hand', 'end', '--data', alice, '--hand', String(hand))).code).toBe(0)
     await nodes[1].until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'receipt', 'bob\'s receipt')

@@ -3,7 +3,8 @@ import { canonicalJson } from '../src/core/canonical.js'
 import { docDigest, ZERO_HASH } from '../src/core/hand/digest.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Receipt } from '../src/core/hand/messages.js'
-import { logEntries, playHand, TestTable, verifyNodeLog, type PlayOptions } from './helpers/table-nodes.js'
+import { CapturedLogger } from './helpers/captured-logger.js'
+import { logEntries, playHand, TestTable, verifyNodeLog, waitEvent, type PlayOptions } from './helpers/table-nodes.js'
 
 // Guarantee 4 over the network: full tables of real Daemons on 127.0.0.1 play many hands; afterwards
 // every node's log re-verifies offline, all nodes hold the same chained receipts, and what each
@@ -96,3 +97,62 @@ describe('a table of real nodes on 127.0.0.1', () => {
     expect(receipts.map(r => r.reveal.body.params.taker)).toEqual([1, 2, 3])
   })
 })
+
+// Friends at home (issue 12): seats behind home routers have no address anyone can dial. Each
+// seat's node listens on nothing and dials the dealer; everything that flows to a seat goes on that
+// connection, and a seat's VIEW for another seat goes through the dealer (RELAY).
+describe('seats that listen on nothing (behind NAT)', () => {
+  it('a seat not dialled in yet is unreachable, nobody blamed; then the whole hand plays on the seats\' own connections', async () => {
+    const t = table = await TestTable.prepare({
+      game: 'coinche', scheme: 'atout-v1', seats: 4, seatsListenNowhere: true, timeouts: { contributeMs: 4_000, ackMs: 10_000, revealMs: 60_000 }
+    })
+    expect(t.local.configs.slice(1).map(c => c.listen)).toEqual([[], [], []])
+    expect(t.local.configs[0].peers).toEqual({}) // the dealer knows no seat's address
+    const dealer = await t.start(0)
+    // At debug: the seats' failed direct sends are logged there (they are expected, not warnings).
+    const early = [await t.start(1, new CapturedLogger('debug')), await t.start(2, new CapturedLogger('debug'))]
+    // Seat 3's node is not running: the dealer never reaches it, and says so without blaming it.
+    const h1 = await dealer.daemon.deal()
+    const ended = await waitEvent(dealer.daemon.events, e => e.hand === h1 && e.role === 'dealer' && e.event.type === 'aborted', 'hand 1 ends unreachable')
+    expect(ended.event).toMatchObject({ reason: 'unreachable', blame: [] })
+    expect(ended.event.type === 'aborted' && ended.event.detail).toMatch(/could not reach seat 3 \(not connected, and no address is known/)
+    for (const n of early) await waitEvent(n.daemon.events, e => e.hand === h1 && e.event.type === 'aborted', `${n.name} hears hand 1 ended`)
+
+    const nodes = [dealer, ...early, await t.start(3, new CapturedLogger('debug'))]
+    await waitUntil('every seat connected to the dealer', () => peersOf(dealer).filter(p => p.connected).length === 3)
+    const hand = await playHand(dealer, nodes)
+    // Nobody but the dealer listens; every connection was opened by a seat, to the dealer.
+    for (const n of nodes.slice(1)) expect(n.daemon.addresses()).toEqual([])
+    expect(dealer.daemon.node.getConnections().map(c => c.direction)).toEqual(['inbound', 'inbound', 'inbound'])
+    expect(peersOf(dealer).map(p => [p.connected, p.direction])).toEqual(Array(3).fill([true, 'inbound']))
+    for (const n of nodes.slice(1)) expect(n.daemon.node.getConnections().map(c => c.remotePeer.toString())).toEqual([dealer.peerId])
+    // The views between seats went through the dealer, at once: no dial was even tried.
+    for (const n of nodes.slice(1)) {
+      const failed = n.logs.lines.filter(l => l.msg === 'send failed' && l.to !== dealer.peerId)
+      expect(failed.filter(l => l.type === 'view').length, n.name).toBe(2)
+      for (const l of failed) expect(String(l.err), n.name).toMatch(/^not connected, and no address is known/)
+      expect(failed.filter(l => l.level >= 40), n.name).toEqual([]) // expected, so not a warning
+    }
+    await t.stopAll()
+    for (let i = 0; i < 4; i++) {
+      const verdict = await verifyNodeLog(t.dataDir(i))
+      expect(verdict.failures, t.local.names[i]).toEqual([])
+      const entries = await logEntries(t.dataDir(i))
+      const receipt = entries.find(e => e.body.kind === 'receipt')?.body.payload as Receipt
+      expect(receipt.commit.body.hand).toBe(hand)
+      expect(verifyReceipt(receipt).summary?.acked).toEqual([0, 1, 2, 3])
+    }
+  })
+})
+
+function peersOf (n: { daemon: { status: () => Record<string, unknown> } }): Array<{ connected: boolean, direction: string | null }> {
+  return n.daemon.status().peers as Array<{ connected: boolean, direction: string | null }>
+}
+
+async function waitUntil (what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}

@@ -10,6 +10,7 @@ import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '
 import { loadIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
+import { keepConnected, tagMembers } from '../net/keep-connected.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
 import { createHeadAnnouncer, registerWitness } from '../net/witness.js'
@@ -95,7 +96,7 @@ export class Daemon {
       state: parts.db.sublevel('state', { valueEncoding: 'json' }) as unknown as StateStore,
       log: parts.log,
       events: this.events,
-      send: async (to, frame) => { await this.#messenger.send(to, frame) },
+      send: async (to, frame, options) => { await this.#messenger.send(to, frame, options) },
       rejected: () => { this.#rejections++ }
     }
     this.tables = parts.tables(services)
@@ -142,7 +143,15 @@ export class Daemon {
       // always find room; the table protocol still takes frames from members only (#onFrame).
       const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, strangers: config.logAccess === 'anyone' ? 'admit' : 'refuse', logger })
       cleanup.unshift(async () => { await node.stop() })
+      await tagMembers(node, members)
       const addressBook = addressBookOf(config.tables)
+      // This node keeps a connection to the dealer of every table where it does not deal, and the
+      // dealer sends on it: a seat behind a home router (NAT) needs no open port (docs/network.md).
+      for (const dealer of new Set(config.tables.map(t => t.table.dealer))) {
+        if (dealer === identity.peerId) continue
+        const kept = keepConnected(node, { peer: dealer, addresses: addressBook.get(dealer) ?? [], logger, name: 'the dealer' })
+        cleanup.unshift(async () => { kept.close() })
+      }
       const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook })
       cleanup.unshift(async () => { await messenger.close() })
       // Witnessed heads (docs/log.md): this node cosigns the other members' heads and serves them
@@ -259,7 +268,9 @@ export class Daemon {
   status (table?: string): Record<string, unknown> {
     const host = this.table(table)
     const head = this.log.head()
-    const open = new Set(this.node.getConnections().filter(c => c.status === 'open').map(c => c.remotePeer.toString()))
+    // Either side may have dialled: a seat behind NAT is connected inbound (it dialled the dealer).
+    const open = new Map<string, 'inbound' | 'outbound'>()
+    for (const c of this.node.getConnections()) if (c.status === 'open') open.set(c.remotePeer.toString(), c.direction)
     const { table: spec, role, seat, dealerHands, seatHands, peers, beacon } = host.status(open)
     return {
       peerId: this.peerId,

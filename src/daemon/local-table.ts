@@ -23,6 +23,11 @@ export interface LocalTableInit {
   logAccess?: 'members' | 'anyone'
   /** table.timelock: 'off' (default) or the rule for hands the seats finish ('replay', 'void', 'open'). */
   timelock?: 'off' | 'replay' | 'void' | 'open'
+  /**
+   * Seats as behind home routers: every node but the dealer's listens nowhere and nobody has its
+   * address; each dials the dealer and is reached on that connection (docs/network.md).
+   */
+  seatsListenNowhere?: boolean
   /** Picks each node's listen port (default: a random free one from 20000 to 31999). */
   freePort?: () => Promise<number>
 }
@@ -74,18 +79,19 @@ export async function prepareLocalTable (init: LocalTableInit): Promise<LocalTab
   const transport = init.transport ?? 'tcp'
   const listens: string[] = []
   for (let i = 0; i < names.length; i++) {
+    if (i > 0 && init.seatsListenNowhere === true) { listens.push(''); continue }
     const port = await (init.freePort ?? freeLoopbackPort)()
     listens.push(transport === 'ws' ? `/ip4/127.0.0.1/tcp/${port}/ws` : `/ip4/127.0.0.1/tcp/${port}`)
   }
   const seatsList = [...Array(init.seats).keys()].map(s => robots.has(s) ? ROBOT : ids[nodeSeats.indexOf(s)].peerId)
-  const peers = Object.fromEntries(ids.map((id, i) => [id.peerId, [listens[i]]]))
+  const peers = Object.fromEntries(ids.flatMap((id, i) => listens[i] === '' ? [] : [[id.peerId, [listens[i]]]]))
   const configs: NodeConfig[] = []
   const files: string[] = []
   await mkdir(init.root, { recursive: true })
   for (let i = 0; i < names.length; i++) {
     const raw = {
       data: names[i],
-      listen: [listens[i]],
+      listen: listens[i] === '' ? [] : [listens[i]],
       log: { access: init.logAccess ?? 'members' },
       table: {
         id: init.tableId ?? 'demo-table',

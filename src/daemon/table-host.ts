@@ -12,6 +12,8 @@ import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type Seat
 import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
 import { decodeFrame, encodeFrame, WireError } from '../protocol/wire.js'
+import { SendError } from '../net/errors.js'
+import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
 import type { TableConfig } from './config.js'
 import type { EventFeed } from './events.js'
 
@@ -33,8 +35,8 @@ export interface NodeServices {
   state: StateStore
   log: Log
   events: EventFeed
-  /** One frame to a peer over the node's table protocol connection. */
-  send: (to: string, frame: Uint8Array) => Promise<void>
+  /** One frame to a peer over the node's table protocol connection (`signal` bounds a dial). */
+  send: (to: string, frame: Uint8Array, options?: { signal?: AbortSignal }) => Promise<void>
   /** A message was refused (the node counts them). */
   rejected: () => void
 }
@@ -101,8 +103,11 @@ export class TableHost {
     return this.seat.cards(hand)
   }
 
-  /** The table's part of the node's status: its hands, and which of its members are connected now. */
-  status (connected: ReadonlySet<string>): Record<string, unknown> {
+  /**
+   * The table's part of the node's status: its hands, and which of its members are connected now
+   * and who opened the connection (a seat behind NAT is connected inbound: it dialled the dealer).
+   */
+  status (connected: ReadonlyMap<string, 'inbound' | 'outbound'>): Record<string, unknown> {
     const { table, beacon } = this.config
     return {
       table,
@@ -114,7 +119,8 @@ export class TableHost {
         peer,
         seats: table.seats.flatMap((s, i) => s === peer ? [i] : []),
         dealer: peer === table.dealer,
-        connected: connected.has(peer)
+        connected: connected.has(peer),
+        direction: connected.get(peer) ?? null
       })),
       beacon: beacon.kind === 'drand'
         ? {
@@ -323,8 +329,12 @@ export class TableHost {
     // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
     // seat it never reached is recorded as unreachable rather than blamed for not answering.
     const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges' || doc.type === 'view') && this.dealer instanceof DealerMachine ? this.dealer : undefined
-    this.#node.send(to, frame).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
-      logger.warn({ table: this.id, to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
+    // A document with a fallback does not wait out a long dial to a seat behind NAT: its RELAY goes.
+    const options = fallback !== undefined ? { signal: AbortSignal.timeout(DIRECT_BEFORE_RELAY_MS) } : undefined
+    this.#node.send(to, frame, options).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
+      // A seat with no address, seen from another seat, is the usual case (NAT), not a fault.
+      const expected = err instanceof SendError && err.unrouted && to !== this.config.table.dealer && role === 'seat'
+      logger[expected ? 'debug' : 'warn']({ table: this.id, to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
       report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
       // A seat that cannot reach another seat sends its document through the dealer instead.
       if (fallback !== undefined) this.#send(this.config.table.dealer, fallback, role)

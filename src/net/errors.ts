@@ -20,4 +20,15 @@ export class SendError extends Error {
     super(message, options)
     this.peer = peer
   }
+
+  /** True when no dial was tried: the peer is not connected and has no known address. */
+  get unrouted (): boolean { return this.cause instanceof NoRouteError }
+}
+
+/**
+ * The cause of a SendError when nothing was even dialled: the peer is not connected and no address
+ * is known for it (a seat behind NAT that has not dialled in). `SendError.unrouted` tells it apart.
+ */
+export class NoRouteError extends Error {
+  override name = 'NoRouteError'
 }

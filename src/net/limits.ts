@@ -54,6 +54,30 @@ export const REFUSAL_LOG_LINES_PER_SECOND = 10
 export const DIAL_TIMEOUT_MS = 10_000
 
 /**
+ * A node that keeps a connection to its dealer (src/net/keep-connected.ts) dials again this long
+ * after a failed dial, doubling after each failure up to REDIAL_MAX_MS (±20 % jitter).
+ */
+export const REDIAL_MIN_MS = 1_000
+export const REDIAL_MAX_MS = 30_000
+
+/**
+ * The peer-store tag every table member carries, and its value: when over MAX_CONNECTIONS libp2p
+ * closes the lowest-valued peers' connections first, so members' (a NAT seat's only way in) go last.
+ */
+export const MEMBER_TAG = 'fairdeal-member'
+export const MEMBER_TAG_VALUE = 100
+
+/**
+ * A seat's document to another seat (a VIEW) that has a fallback through the dealer (a RELAY) waits
+ * at most this long for a dial to that seat before the fallback goes: a seat behind NAT whose
+ * address was given anyway would otherwise hold the relay up for the whole DIAL_TIMEOUT_MS.
+ */
+export const DIRECT_BEFORE_RELAY_MS = 3_000
+
+/** How long `table join` waits for the dealer's node to answer its reachability check. */
+export const REACH_CHECK_MS = 5_000
+
+/**
  * Yamux stream window ceiling. The messenger pauses a stream while its handler is busy; what the
  * peer may still send then is one window, so this bounds what a slow reader buffers per stream.
  */

@@ -18,6 +18,7 @@
  */
 import { lpStream } from '@libp2p/utils'
 import { z } from 'zod'
+import { dialFailureReason } from './reach.js'
 import type { Libp2p, PeerId, Stream, Connection } from '@libp2p/interface'
 import type { Multiaddr } from '@multiformats/multiaddr'
 import { fromUtf8, utf8 } from '../core/bytes.js'
@@ -326,12 +327,7 @@ function safeText (bytes: Uint8Array): string {
 
 /** One line on why a dial failed; a node that admits only its table closes a stranger's connection. */
 function dialFailure (err: unknown): string {
-  const e = err as { message?: unknown, name?: unknown, type?: unknown, errors?: unknown[] } | null
-  // Some transports reject with a DOM-style Event (a closed WebSocket): its `type` is all it says.
-  const message = typeof e?.message === 'string' && e.message !== '' ? e.message
-    : typeof e?.type === 'string' ? `connection ${e.type === 'error' ? 'failed' : e.type}`
-      : typeof e?.name === 'string' ? e.name : String(err)
-  const inner = Array.isArray(e?.errors) && e.errors.length > 0 ? ` (${dialFailure(e.errors[0])})` : ''
-  const hint = /EOF|reset|close|abort|failed/i.test(message) ? ' — the peer may serve its log to its table members only' : ''
-  return message.split('\n')[0] + inner + hint
+  const reason = dialFailureReason(err)
+  const hint = /EOF|reset|close|abort|failed/i.test(reason) ? ' — the peer may serve its log to its table members only' : ''
+  return reason + hint
 }

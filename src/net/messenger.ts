@@ -3,8 +3,8 @@ import { peerIdFromString } from '@libp2p/peer-id'
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface'
 import type { Multiaddr } from '@multiformats/multiaddr'
 import type { Logger } from 'pino'
-import { dialAddress } from './addresses.js'
-import { NetInputError, SendError } from './errors.js'
+import { NetInputError, NoRouteError, SendError } from './errors.js'
+import { sendRoute } from './send-route.js'
 import {
   CLOSE_TIMEOUT_MS, MAX_FRAME_BYTES_CEILING, MAX_MESSENGER_STREAMS_PER_CONNECTION, STREAM_WINDOW_MAX_BYTES
 } from './limits.js'
@@ -194,14 +194,14 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
     if (usable(current)) return current
     if (current !== undefined) outbound.delete(peerId)
     const connected = node.getConnections(peer).some(c => c.status === 'open')
-    const known = addressBook?.get(peerId)
     let stream: Stream
     try {
-      const target = connected || known === undefined || known.length === 0
-        ? peer
-        : known.map(a => dialAddress(a, peerId))
-      stream = await node.dialProtocol(target, protocol, { signal: options?.signal })
+      const route = sendRoute(peerId, connected, addressBook?.get(peerId))
+      if (route.kind === 'none') throw new SendError(route.reason, peerId, { cause: new NoRouteError(route.reason) })
+      // On an open connection libp2p opens the stream there (the peer may have dialled us: NAT).
+      stream = await node.dialProtocol(route.kind === 'connection' ? peer : route.addresses, protocol, { signal: options?.signal })
     } catch (err) {
+      if (err instanceof SendError) throw err
       throw new SendError(`cannot open ${protocol} to ${peerId}: ${(err as Error).message}`, peerId, { cause: err })
     }
     stats.streamsOpened++

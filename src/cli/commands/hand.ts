@@ -61,7 +61,7 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
       const missing = await unreachableSeats(client, table)
       for (const p of missing) {
         process.stderr.write(`warning: seat ${p.seats.join(', ')} (${p.peer}) is not connected: unless it connects in time, hand ${dealt} ` +
-          'aborts at its contribution deadline, blaming it (is its node running, and is its address in the config?)\n')
+          'ends at its contribution deadline as unreachable, blaming nobody (is its node running? it dials this node, or this node dials the address in its config)\n')
       }
       return 0
     }
@@ -113,7 +113,7 @@ function cardLines (cards: CardsReply['cards']): string[] {
   return cards.map(c => `${c.stage.padEnd(7)} ${c.public ? `public${c.seat === null ? ' (table)' : ` (seat ${c.seat})`}` : `seat ${String(c.seat)}`}: ${c.cards.map(cardLabel).join(' ')}`)
 }
 
-interface PeerState { peer: string, seats: number[], dealer: boolean, connected: boolean }
+interface PeerState { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null }
 interface NodeStatus {
   peerId: string
   role: string
@@ -161,7 +161,9 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
   ]
   for (const p of status.peers ?? []) {
     const what = [p.dealer ? 'dealer' : '', p.seats.length > 0 ? `seat ${p.seats.join(', ')}` : ''].filter(w => w !== '').join(', ')
-    lines.push(`  ${p.connected ? 'connected    ' : 'not connected'}  ${what.padEnd(14)} ${p.peer}`)
+    // "dialled in": the peer opened the connection (a seat behind NAT does; the dealer sends on it).
+    const how = p.direction === 'inbound' ? ' (dialled in)' : p.direction === 'outbound' ? ' (dialled out)' : ''
+    lines.push(`  ${p.connected ? 'connected    ' : 'not connected'}  ${what.padEnd(14)} ${p.peer}${how}`)
   }
   if ((status.peers ?? []).length === 0) lines.push('  (none)')
   const hands = new Map<number, string[]>()

@@ -5,7 +5,10 @@ import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { loadOrCreateIdentity, IDENTITY_FILE, type NodeIdentity } from '../../net/identity.js'
 import { parseListenAddress } from '../../net/addresses.js'
-import { DEFAULT_LISTEN } from '../../net/limits.js'
+import { DEFAULT_LISTEN, REACH_CHECK_MS } from '../../net/limits.js'
+import { createNode } from '../../net/node.js'
+import { probePeer, type ReachResult } from '../../net/reach.js'
+import { pino } from 'pino'
 import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { signerFromSeed } from '../../core/identity.js'
@@ -19,9 +22,9 @@ export const CONFIG_FILE = 'node.json'
 /** The table being set up, until every seat is taken. */
 const DRAFT_FILE = 'table-draft.json'
 
-const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--robots SEATS]
-                          [--beacon B] [--id ID] [--scheme S]
-       fairdeal table join INVITE --data DIR [--listen ADDR]...
+const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]...
+                          [--robots SEATS] [--beacon B] [--id ID] [--scheme S]
+       fairdeal table join INVITE --data DIR [--listen ADDR|none]... [--announce ADDR]...
        fairdeal table add ANSWER --data DIR
 
 Sets up a table without copying peer ids by hand:
@@ -33,6 +36,10 @@ Sets up a table without copying peer ids by hand:
 'table new' and 'table join' create the node's identity (DIR/${IDENTITY_FILE}) when DIR has none, as
 'fairdeal init' does, and say so; no other command but init creates one.
 
+Only the dealer needs an address the players can reach: a player's node dials the dealer and keeps
+that connection, and the dealer sends on it, so a player behind a home router needs no open port.
+'table join' then tries the dealer's address and says whether it answered, and what to check if not.
+
   --game GAME     coinche, belote (4 seats), duo (2), tarot (3 to 5)
   --seats N       number of seats; the dealer node holds seat 0
   --robots SEATS  seats the dealer plays (comma-separated, e.g. 2,3): no invite for them
@@ -40,8 +47,12 @@ Sets up a table without copying peer ids by hand:
                   (its content goes into the table block, so every node reads the same)
   --id ID         the table's name (default: GAME-night)
   --scheme S      default: atout-v1, atout-drand-v1 with a beacon, tarot-v1 for tarot
-  --listen ADDR   where this node listens (repeatable; default ${DEFAULT_LISTEN.join(' and ')});
-                  the dealer's go into the invites, a player's into its answer
+  --listen ADDR   where this node listens (repeatable). The dealer's default: ${DEFAULT_LISTEN.join(' and ')}
+                  (loopback: players on other machines need e.g. /ip4/0.0.0.0/tcp/7400 with --announce).
+                  A player's default is none: it listens nowhere and dials the dealer (behind NAT);
+                  give addresses only if other players can reach it directly
+  --announce ADDR the address others dial to reach this node, when it is not a listen address
+                  (the public address a router forwards to it); goes into the invites or the answer
   --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}`
 
 type Sub = 'new' | 'join' | 'add'
@@ -58,6 +69,7 @@ export async function run (sub: Sub, argv: string[]): Promise<number> {
       id: { type: 'string' },
       scheme: { type: 'string' },
       listen: { type: 'string', multiple: true },
+      announce: { type: 'string', multiple: true },
       data: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' }
@@ -69,21 +81,45 @@ export async function run (sub: Sub, argv: string[]): Promise<number> {
   for (const [option, owner] of Object.entries(onlyFor)) {
     if ((values as Record<string, unknown>)[option] !== undefined && owner !== sub) throw new UsageError(`table ${sub} takes no --${option} (see --help)`)
   }
-  if (sub === 'add' && values.listen !== undefined) throw new UsageError('table add takes no --listen (see --help)')
+  if (sub === 'add' && (values.listen !== undefined || values.announce !== undefined)) throw new UsageError(`table add takes no --${values.listen !== undefined ? 'listen' : 'announce'} (see --help)`)
   if (sub === 'new') {
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`)
     return await newTable(values as NewOptions)
   }
   if (positionals.length !== 1) throw new UsageError(sub === 'join' ? 'give the INVITE (one argument; quote it)' : 'give the ANSWER (one argument; quote it)')
   return sub === 'join'
-    ? await joinTable(positionals[0], values.data, values.listen, values.json === true)
+    ? await joinTable(positionals[0], values.data, values.listen, values.announce, values.json === true)
     : await add(positionals[0], values.data)
 }
 
-interface NewOptions { game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, listen?: string[], data: string, json?: boolean }
+interface NewOptions { game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, listen?: string[], announce?: string[], data: string, json?: boolean }
 
-function listenAddresses (given: string[] | undefined): string[] {
-  return (given ?? [...DEFAULT_LISTEN]).map(a => parseListenAddress(a).toString())
+/** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
+function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
+  if (given === undefined) return [...fallback]
+  if (given.includes('none')) {
+    if (given.length > 1) throw new UsageError('--listen none cannot be given with addresses')
+    return []
+  }
+  return given.map(a => parseListenAddress(a).toString())
+}
+
+/**
+ * What others dial to reach this node: `--announce` addresses, or else the listen addresses. An
+ * unspecified address (0.0.0.0, ::) listens on every interface but cannot be dialled.
+ */
+function announcedAddresses (announce: string[] | undefined, listen: string[]): string[] {
+  const out = (announce ?? listen).map(a => parseListenAddress(a).toString())
+  const bad = out.find(a => /^\/ip4\/0\.0\.0\.0\/|^\/ip6\/::\//.test(a))
+  if (bad !== undefined) {
+    throw new UsageError(`${bad} cannot be dialled (it means every interface): give --announce with the address others reach this node at`)
+  }
+  return out
+}
+
+/** Whether others on other machines can use these addresses at all. */
+function loopbackOnly (addresses: string[]): boolean {
+  return addresses.length > 0 && addresses.every(a => /^\/ip4\/127\.|^\/ip6\/::1\//.test(a))
 }
 
 /** init's identity step: the key in DIR, created (and said so) when DIR has none. */
@@ -104,7 +140,13 @@ async function writeJson (path: string, value: unknown): Promise<void> {
   await rename(temp, path)
 }
 
-interface Draft { listen: string[], table: DraftTable, peers: Record<string, string[]> }
+interface Draft {
+  listen: string[]
+  /** What goes into invites and answers (absent in drafts written before --announce: the listen addresses). */
+  announce?: string[]
+  table: DraftTable
+  peers: Record<string, string[]>
+}
 
 async function readDraft (dir: string): Promise<Draft> {
   const path = join(dir, DRAFT_FILE)
@@ -122,7 +164,10 @@ async function newTable (o: NewOptions): Promise<number> {
   const robots = o.robots === undefined || o.robots === '' ? [] : o.robots.split(',').map(r => parseIntOption(r.trim(), '--robots', 1, seatsN - 1) as number)
   const beacon = o.beacon ?? 'none'
   const scheme = o.scheme ?? (o.game === 'tarot' ? 'tarot-v1' : beacon === 'none' ? 'atout-v1' : 'atout-drand-v1')
-  const listen = listenAddresses(o.listen)
+  const listen = listenAddresses(o.listen, DEFAULT_LISTEN)
+  // The dealer is the one member everyone dials: it must be reachable somewhere.
+  if (listen.length === 0) throw new UsageError('the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR)')
+  const announce = announcedAddresses(o.announce, listen)
   if (await exists(join(o.data, CONFIG_FILE))) throw new UsageError(`${join(o.data, CONFIG_FILE)} exists: this node already has a table (remove it to set up another)`)
   let beaconValue: DraftTable['beacon'] = beacon
   if (beacon.includes('/') || beacon.endsWith('.json')) {
@@ -138,8 +183,8 @@ async function newTable (o: NewOptions): Promise<number> {
   await checkTable(tableFor(placeholder(9)), listen, {}, o.data)
   const identity = await identityOf(o.data)
   const table = tableFor(identity.peerId)
-  await writeJson(join(o.data, DRAFT_FILE), { listen, table, peers: {} } satisfies Draft)
-  const dealerAddresses = listen.map(a => `${a}/p2p/${identity.peerId}`)
+  await writeJson(join(o.data, DRAFT_FILE), { listen, announce, table, peers: {} } satisfies Draft)
+  const dealerAddresses = announce.map(a => `${a}/p2p/${identity.peerId}`)
   const invites = openSeats(table).map(seat => ({ seat, invite: encodeInvite({ v: 1, table, seat, dealerAddresses, peers: {} }) }))
   if (o.json === true) {
     process.stdout.write(JSON.stringify({ peerId: identity.peerId, invites }) + '\n')
@@ -147,8 +192,12 @@ async function newTable (o: NewOptions): Promise<number> {
   }
   process.stdout.write(`table ${table.id}: ${table.game}, ${seatsN} seats, dealer ${identity.peerId} (seat 0)` +
     `${robots.length > 0 ? `, robots at seat ${robots.join(', ')}` : ''}\n`)
+  if (loopbackOnly(announce) && invites.length > 0) {
+    process.stderr.write(`note: the invites name only loopback addresses (${announce.join(', ')}): players on other machines cannot reach them; ` +
+      'give --listen /ip4/0.0.0.0/tcp/7400 and --announce /ip4/YOUR-PUBLIC-IP/tcp/7400 (with that port forwarded to this machine)\n')
+  }
   if (invites.length === 0) {
-    await finish(o.data, { listen, table, peers: {} })
+    await finish(o.data, { listen, announce, table, peers: {} })
     return 0
   }
   process.stdout.write(`send each player their invite; they run 'fairdeal table join INVITE --data DIR':\n`)
@@ -190,9 +239,11 @@ function configFor (draft: Draft): unknown {
   }
 }
 
-async function joinTable (text: string, dir: string, listenGiven: string[] | undefined, json: boolean): Promise<number> {
+async function joinTable (text: string, dir: string, listenGiven: string[] | undefined, announceGiven: string[] | undefined, json: boolean): Promise<number> {
   const invite: Invite = decodeInvite(text)
-  const listen = listenAddresses(listenGiven)
+  // A player listens nowhere unless told: its node dials the dealer (the usual player is behind NAT).
+  const listen = listenAddresses(listenGiven, [])
+  const announce = announcedAddresses(announceGiven, listen)
   const configPath = join(dir, CONFIG_FILE)
   if (invite.seat === null) {
     // The final table line: every seat is taken; this node's config is written.
@@ -203,12 +254,19 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
     const draftPath = join(dir, DRAFT_FILE)
     const mine = await exists(draftPath) ? await readDraft(dir) : undefined
     const peers: Record<string, string[]> = {}
-    for (const [p, addrs] of Object.entries(invite.peers)) if (p !== identity.peerId) peers[p] = addrs
-    peers[invite.table.dealer] = invite.dealerAddresses.map(a => a.replace(/\/p2p\/[^/]+$/, ''))
+    for (const [p, addrs] of Object.entries(invite.peers)) if (p !== identity.peerId && addrs.length > 0) peers[p] = addrs
+    const dealerAddresses = invite.dealerAddresses.map(a => a.replace(/\/p2p\/[^/]+$/, ''))
+    if (dealerAddresses.length > 0) peers[invite.table.dealer] = dealerAddresses
     const draft: Draft = { listen: listenGiven !== undefined ? listen : mine?.listen ?? listen, table: invite.table, peers }
     await writeConfig(dir, draft)
-    process.stdout.write(`wrote ${configPath}: seat ${invite.table.seats.indexOf(identity.peerId)} of table ${invite.table.id}; ` +
-      `start the node with 'fairdeal node --config ${configPath}'\n`)
+    const reach = await reachDealer(identity, invite)
+    if (json) {
+      process.stdout.write(JSON.stringify({ peerId: identity.peerId, config: configPath, reach }) + '\n')
+    } else {
+      process.stdout.write(`wrote ${configPath}: seat ${invite.table.seats.indexOf(identity.peerId)} of table ${invite.table.id}; ` +
+        `start the node with 'fairdeal node --config ${configPath}'\n`)
+      process.stderr.write(reachText(reach, true) + '\n')
+    }
     return 0
   }
   if (await exists(configPath)) throw new UsageError(`${configPath} exists: this node already has a table (remove it to join another)`)
@@ -216,15 +274,42 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
   if (identity.peerId === invite.table.dealer) throw new UsageError(`${dir} holds the dealer's own key: join from the player's data directory`)
   const table = { ...invite.table, seats: [...invite.table.seats] }
   table.seats[invite.seat] = identity.peerId
-  await writeJson(join(dir, DRAFT_FILE), { listen, table, peers: { [invite.table.dealer]: invite.dealerAddresses } } satisfies Draft)
-  const answer = encodeAnswer({ v: 1, table: table.id, seat: invite.seat, peer: identity.peerId, addresses: listen })
+  await writeJson(join(dir, DRAFT_FILE), { listen, announce, table, peers: { [invite.table.dealer]: invite.dealerAddresses } } satisfies Draft)
+  const answer = encodeAnswer({ v: 1, table: table.id, seat: invite.seat, peer: identity.peerId, addresses: announce })
+  const reach = await reachDealer(identity, invite)
   if (json) {
-    process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, answer }) + '\n')
+    process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, answer, reach }) + '\n')
     return 0
   }
   process.stderr.write(`seat ${invite.seat} of table ${table.id} (${table.game}); send this answer to the dealer, who runs 'fairdeal table add ANSWER':\n`)
   process.stdout.write(answer + '\n')
+  process.stderr.write(reachText(reach, false) + '\n')
   return 0
+}
+
+/**
+ * Dials the dealer once from this machine, with this node's key, and hangs up: the one address a
+ * player needs. A throwaway node that listens nowhere, as the player's own node will.
+ */
+async function reachDealer (identity: NodeIdentity, invite: Invite): Promise<ReachResult> {
+  if (invite.dealerAddresses.length === 0) return { ok: false, addresses: [], reason: 'the invite names no address for the dealer', kind: 'other' }
+  const node = await createNode({ privateKey: identity.privateKey, listen: [], logger: pino({ level: 'silent' }) })
+  try {
+    return await probePeer(node, invite.table.dealer, invite.dealerAddresses, REACH_CHECK_MS)
+  } finally {
+    try { await node.stop() } catch {}
+  }
+}
+
+/** One or two lines for the player on whether the dealer's node answered, and what to do if not. */
+function reachText (r: ReachResult, final: boolean): string {
+  if (r.ok) return `reachable: the dealer's node answered at ${r.address} (${r.ms} ms)`
+  const where = r.addresses.length > 0 ? ` at ${r.addresses.join(' or ')}` : ''
+  const later = final
+    ? 'Your node dials the dealer when it starts and keeps trying; it needs no open port of its own.'
+    : 'That is expected if the dealer has not started its node yet (it does once every seat is taken); ' +
+      'the table line you get then checks again. Your node needs no open port: it dials the dealer.'
+  return `cannot reach the dealer${where}: ${r.reason}\n${later}`
 }
 
 async function add (text: string, dir: string): Promise<number> {
@@ -262,7 +347,7 @@ async function finish (dir: string, draft: Draft): Promise<void> {
     v: 1,
     table: draft.table,
     seat: null,
-    dealerAddresses: draft.listen.map(a => `${a}/p2p/${draft.table.dealer}`),
+    dealerAddresses: (draft.announce ?? draft.listen).map(a => `${a}/p2p/${draft.table.dealer}`),
     peers: draft.peers
   })
   process.stdout.write(`send every player this table line; they run 'fairdeal table join TABLE --data DIR' with it:\n${line}\n`)
