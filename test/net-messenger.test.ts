@@ -200,6 +200,23 @@ describe('messenger behaviour (tcp)', () => {
     expect(ma.stats().streamsOpened).toBe(2)
   })
 
+  it('a send\'s signal bounds its dial only: the stream it opened outlives it', async () => {
+    const a = await startNode('tcp')
+    const b = await startNode('tcp')
+    const ma = await messengerOn(a, 1024, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 1024)
+    const got: string[] = []
+    mb.onFrame((_from, frame) => { got.push(textOf(frame)) })
+    const caller = new AbortController()
+    await ma.send(b.id, frameOf('one'), { signal: caller.signal })
+    caller.abort() // the caller gives up later on (a timeout of its own): nothing is left to abandon
+    await new Promise(resolve => setTimeout(resolve, 50))
+    await ma.send(b.id, frameOf('two'))
+    await waitFor('both frames', () => got.length === 2)
+    expect(got).toEqual(['one', 'two'])
+    expect(ma.stats().streamsOpened).toBe(1)
+  })
+
   it('holds frames that arrive before the handler is set, and slows a sender that outruns the handler', async () => {
     const a = await startNode('tcp')
     const b = await startNode('tcp')

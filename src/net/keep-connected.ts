@@ -43,7 +43,7 @@ export interface KeptConnection {
 }
 
 /**
- * Keeps one connection to `peer` open from this side: dials it at once, and whenever it drops dials
+ * Keeps one connection to `peer` open from this side, until `close()` or the node stops: dials it at once, and whenever it drops dials
  * again, waiting `minDelayMs` after a failure, doubling up to `maxDelayMs` (±20 % jitter, so that the
  * seats of a table whose dealer restarts do not all come back in the same millisecond). A connection
  * the peer opens to us counts as well: no dial while any connection is open. The peer sends on this
@@ -69,11 +69,19 @@ export function keepConnected (node: Libp2p, init: KeepConnectedInit): KeptConne
   const connected = (): boolean => node.getConnections(peer).some(c => c.status === 'open')
   const onDisconnect = (evt: CustomEvent<PeerId>): void => { if (evt.detail.equals(peer)) wake?.() }
   node.addEventListener('peer:disconnect', onDisconnect)
+  // A stopped node dials nobody: the loop ends with it, whoever stops it.
+  const close = (): void => {
+    stop.abort()
+    node.removeEventListener('peer:disconnect', onDisconnect)
+    node.removeEventListener('stop', close)
+  }
+  node.addEventListener('stop', close)
 
   /** Resolves after `ms`, on a disconnect of the peer (when waiting while connected), or on close. */
   const sleep = async (ms: number): Promise<void> => {
     await new Promise<void>(resolve => {
       const timer = setTimeout(done, ms)
+      timer.unref() // a wait never keeps the process alive
       function done (): void {
         clearTimeout(timer)
         wake = undefined
@@ -105,7 +113,8 @@ export function keepConnected (node: Libp2p, init: KeepConnectedInit): KeptConne
         lastError = null
         failures = 0
       } catch (err) {
-        if (stop.signal.aborted) return
+        // Stopping (the node or this loop) fails the dial in flight: that is no news for anyone.
+        if (stop.signal.aborted || node.status !== 'started') return
         lastError = (err as Error).message
         failures++
         const delay = Math.min(maxDelay, minDelay * 2 ** Math.min(failures - 1, 16)) * (0.8 + 0.4 * Math.random())
@@ -121,9 +130,6 @@ export function keepConnected (node: Libp2p, init: KeepConnectedInit): KeptConne
   return {
     get dials () { return dials },
     get lastError () { return lastError },
-    close (): void {
-      stop.abort()
-      node.removeEventListener('peer:disconnect', onDisconnect)
-    }
+    close
   }
 }

@@ -199,7 +199,10 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
       const route = sendRoute(peerId, connected, addressBook?.get(peerId))
       if (route.kind === 'none') throw new SendError(route.reason, peerId, { cause: new NoRouteError(route.reason) })
       // On an open connection libp2p opens the stream there (the peer may have dialled us: NAT).
-      stream = await node.dialProtocol(route.kind === 'connection' ? peer : route.addresses, protocol, { signal: options?.signal })
+      const connection = await node.dial(route.kind === 'connection' ? peer : route.addresses, { signal: options?.signal })
+      // The caller's signal bounds the dial only: handed to newStream it would stay tied to this
+      // long-lived stream and abort it (and every later frame on it) when it fires.
+      stream = await connection.newStream(protocol)
     } catch (err) {
       if (err instanceof SendError) throw err
       throw new SendError(`cannot open ${protocol} to ${peerId}: ${(err as Error).message}`, peerId, { cause: err })
