@@ -136,8 +136,14 @@ describe('seats that listen on nothing (behind NAT)', () => {
     await t.stopAll()
     for (let i = 0; i < 4; i++) {
       const verdict = await verifyNodeLog(t.dataDir(i))
-      expect(verdict.failures, t.local.names[i]).toEqual([])
       const entries = await logEntries(t.dataDir(i))
+      const kinds = entries.map(e => e.body.kind)
+      // Seat 3 started after hand 1 ended. The ASK it sends on start-up may bring it the dealer's
+      // record of hand 1 before hand 2 begins; if not, its log says hand 1 is missing (docs/log.md,
+      // hand chains). The others hold that record.
+      const missedHand1 = i === 3 && kinds.length === 1
+      expect(kinds, t.local.names[i]).toEqual(missedHand1 ? ['receipt'] : ['abort', 'receipt'])
+      expect(verdict.failures, t.local.names[i]).toEqual(missedHand1 ? [expect.stringMatching(/^seq 0: hand 1 of table .* was committed \(hand 2 follows\) but ends in neither a receipt nor an abort record of this log$/)] : [])
       const receipt = entries.find(e => e.body.kind === 'receipt')?.body.payload as Receipt
       expect(receipt.commit.body.hand).toBe(hand)
       expect(verifyReceipt(receipt).summary?.acked).toEqual([0, 1, 2, 3])
