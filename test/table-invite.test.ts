@@ -52,7 +52,7 @@ describe('invite → join → add → a played hand', () => {
 
     // Bob is at home behind a router: by default his node listens nowhere and dials the dealer. His
     // join tries the dealer's address at once and says plainly that nothing answers there yet.
-    const joined = await fairdeal('table', 'join', invite, '--data', bob)
+    const joined = await cliInProcess('table', 'join', invite, '--data', bob)
     expect(joined.code, joined.stderr).toBe(0)
     const answer = joined.stdout.trim()
     expect(answer).toMatch(/^fairdeal-answer:\S+$/)
