@@ -393,7 +393,8 @@ export class BlindSeatMachine {
   #onAbort (doc: Signed<AbortBody>): Effect[] {
     const hand = this.#hands.get(doc.body.hand)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
-    const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
+    const { table } = this.#init
+    const verdict = verifyAbort(doc, { verifyDoc: this.#verify, table: { id: table.id, dealer: table.dealer, seats: table.seats } })
     if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
     const gone = this.#enter(hand, 'aborted')
     return [
