@@ -182,6 +182,37 @@ describe('a missing VIEW is blamed on its seat alone (docs/protocol.md §7, §10
     expectFullReceipts(t, hand)
   })
 
+  test('passed-on VIEWs that cannot be delivered are sent again; still undelivered at the deadline, the waiting seat is not blamed (unreachable)', () => {
+    const t = memoryTable({ dealerSeat: false })
+    const rogue = peerOf(t, 3)
+    const cut = peerOf(t, 2)
+    const failed: Array<Signed<unknown>> = []
+    // Seat 3's VIEW reaches the dealer only; nothing the dealer passes on reaches seat 2 (its host reports each failure).
+    t.intercept = (from, to, doc) => {
+      if (from === rogue && doc.type === 'view' && to !== t.table.dealer) return undefined
+      if (from === t.table.dealer && to === cut && doc.type === 'view') { failed.push(doc); return undefined }
+      return doc
+    }
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    t.clock.now += CONTRIBUTE_MS / 2
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    // Every VIEW the dealer holds but seat 2's own goes to seat 2 (it cannot tell which ones seat 2 lacks).
+    expect(failed.map(v => (v.body as { seat: number }).seat).sort()).toEqual([0, 1, 3])
+    for (const v of failed) t.dealer.delivery(cut, v, { ok: false, reason: 'connect ECONNREFUSED 127.0.0.1:7402' })
+    // Seat 1 got seat 3's and went on; seat 2 is sent all three again a second later.
+    expect(t.seats.get(peerOf(t, 1))?.status()).toEqual([{ hand, phase: 'contributed' }])
+    t.clock.now += 1_001
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    expect(failed).toHaveLength(6)
+    t.clock.now += CONTRIBUTE_MS
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    const [record] = recordsOf(t, t.table.dealer, hand)
+    expect(record.body).toMatchObject({ reason: 'unreachable', blame: [] })
+    expect(record.body.detail).toContain('seat 2 (connect ECONNREFUSED 127.0.0.1:7402)')
+    expect(checkAbortRecord(record).problems).toEqual([])
+  })
+
   test('the dealer\'s record lost too: each waiting seat records missing-view naming seat 3 only, with the PLEDGES and the views it held', () => {
     const t = memoryTable()
     const rogue = peerOf(t, 3)

@@ -21,14 +21,14 @@ import { logEntries, seatEvent, TestTable, verifyNodeLog, waitEvent, type TableN
 
 type Transport = 'tcp' | 'ws'
 
-/** The dealer's identity on a bare node: it sends whatever it likes and keeps what it receives. */
+/** A member's identity (the dealer's, by default) on a bare node: it sends whatever it likes and keeps what it receives. */
 class RogueDealer {
   readonly received: Array<{ from: string, doc: WireDoc }> = []
   #waiters = new Set<() => void>()
   private constructor (readonly node: Libp2p, readonly messenger: Messenger, readonly signer: Signer) {}
 
-  static async start (t: TestTable): Promise<RogueDealer> {
-    const config = t.local.configs[0]
+  static async start (t: TestTable, index = 0): Promise<RogueDealer> {
+    const config = t.local.configs[index]
     const id = await loadOrCreateIdentity(config.dataDir)
     const { logger } = new CapturedLogger()
     const node = await createNode({ privateKey: id.privateKey, listen: config.listen, members: new Set(t.peerIds), logger })
@@ -230,6 +230,36 @@ describe('a dealer that shows two seats different PLEDGES for one COMMIT, over t
     for (const s of seats) {
       expect((await logEntries(s.dataDir)).map(e => e.body.kind)).toEqual(['abort'])
       expect((await verifyNodeLog(s.dataDir)).failures).toEqual([])
+    }
+  })
+})
+
+describe('a seat that withholds its VIEW, over tcp', () => {
+  it('is the only one named: the dealer\'s missing-view blames it alone, with the waiting seats\' views as evidence, and every log verifies', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport: 'tcp', timeouts: { contributeMs: CONTRIBUTE_MS, ackMs: 1_000, revealMs: 60_000 } })
+    const nodes: TableNode[] = []
+    for (const i of [0, 1, 2]) nodes.push(await t.start(i))
+    // Seat 3's key on a bare node: it pledges, then sends neither its VIEW nor its NONCE.
+    const r = rogue = await RogueDealer.start(t, 3)
+    const seat = t.seatOf(3)
+    const hand = await nodes[0].daemon.deal({ dealer: 0 })
+    await r.until(() => r.of('commit', hand).length === 1, 'the COMMIT')
+    const commit = r.of('commit', hand)[0].doc as Signed<CommitBody>
+    const pledge: PledgeBody = { table: commit.body.table, hand, commit: docDigest(commit), seat, nonceHash: sha256Hex(toHex(randomBytes(32))) }
+    await r.send(t.peerIds[0], signDocument('pledge', pledge, r.signer))
+    for (const n of nodes) {
+      const e = await waitEvent(n.daemon.events, seatEvent(hand, 'aborted'), `${n.name}: abort of hand ${hand}`)
+      expect(e.event).toMatchObject({ type: 'aborted', reason: 'missing-view', blame: [t.peerIds[3]] })
+    }
+    await r.until(() => r.of('abort', hand).length === 1, 'the dealer\'s record')
+    const record = r.of('abort', hand)[0].doc as Signed<AbortBody>
+    // The three honest seats' VIEWs reached the dealer machine (the dealer node's own seat's through its loopback).
+    expect(record.body.evidence.filter(e => e.type === 'view').map(e => (e.body as { seat: number }).seat)).toEqual([0, 1, 2].map(i => t.seatOf(i)).sort())
+    expect(verifyAbort(record).problems).toEqual([])
+    for (const n of nodes) await t.stop(n.index)
+    for (const n of nodes) {
+      expect((await logEntries(n.dataDir)).map(e => e.body.kind)).toEqual(['abort'])
+      expect((await verifyNodeLog(n.dataDir)).failures).toEqual([])
     }
   })
 })

@@ -80,7 +80,8 @@ export const dealerMetaKey = (table: string): string => `dealer/${table}/meta`
 export const DELIVERY_RETRY_MS = 1_000
 
 /** A document of a hand that did not reach a seat (host-reported), and when to try again. */
-interface Undelivered { doc: Signed<unknown>, reason: string, retryAt: number }
+/** The documents of a hand that did not reach a seat (host-reported; several when passed-on VIEWs failed), and when to try again. */
+interface Undelivered { docs: Set<Signed<unknown>>, reason: string, retryAt: number }
 
 /**
  * The dealer's side of the table protocol, pure: documents in, effects out, time and randomness
@@ -376,10 +377,11 @@ export class DealerMachine {
   }
 
   /**
-   * The host's word on a COMMIT or PLEDGES this machine asked it to send to a seat: delivered, or
-   * not (the dial failed, the stream broke). While the hand waits for that seat, tick() sends it
-   * again every DELIVERY_RETRY_MS; a seat still missing at the deadline that the dealer never
-   * reached is recorded as `unreachable`, blaming nobody, not as a seat that refused to answer.
+   * The host's word on a COMMIT, PLEDGES or passed-on VIEW this machine asked it to send to a
+   * seat (the same document object): delivered, or not (the dial failed, the stream broke). While
+   * the hand waits for that seat, tick() sends what failed again every DELIVERY_RETRY_MS; a seat
+   * still missing at the deadline with a document undelivered is recorded as `unreachable`,
+   * blaming nobody, not as a seat that refused to answer.
    */
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void {
     if (doc.type !== 'commit' && doc.type !== 'pledges' && doc.type !== 'view') return
@@ -387,8 +389,12 @@ export class DealerMachine {
     const seat = this.#init.table.seats.indexOf(to)
     if (hand === undefined || seat < 0 || (hand.phase !== 'pledging' && hand.phase !== 'contributing')) return
     const pending = this.#undelivered.get(hand.hand) ?? new Map<number, Undelivered>()
-    if (outcome.ok) pending.delete(seat)
-    else pending.set(seat, { doc, reason: outcome.reason, retryAt: this.#init.now() + DELIVERY_RETRY_MS })
+    const u = pending.get(seat)
+    if (outcome.ok) {
+      u?.docs.delete(doc)
+      if (u?.docs.size === 0) pending.delete(seat)
+    } else if (u === undefined) pending.set(seat, { docs: new Set([doc]), reason: outcome.reason, retryAt: this.#init.now() + DELIVERY_RETRY_MS })
+    else { u.docs.add(doc); u.reason = outcome.reason }
     if (pending.size > 0) this.#undelivered.set(hand.hand, pending)
     else this.#undelivered.delete(hand.hand)
   }
@@ -429,7 +435,7 @@ export class DealerMachine {
       const owes = hand.phase === 'pledging' ? !hand.pledges.some(p => p.body.seat === seat) : !hand.nonces.some(n => n.body.seat === seat)
       if (!owes || u.retryAt > now) continue
       u.retryAt = now + DELIVERY_RETRY_MS
-      effects.push({ kind: 'send', to: this.#init.table.seats[seat], doc: u.doc })
+      for (const doc of u.docs) effects.push({ kind: 'send', to: this.#init.table.seats[seat], doc })
     }
     return effects
   }
