@@ -255,7 +255,7 @@ interface Discovery {
 }
 
 /**
- * The table members named by the node config of data directory `dir` (`--config FILE`, else
+ * The table members (of every table, for a node serving several) named by the node config of data directory `dir` (`--config FILE`, else
  * DIR/node.json, else DIR.json beside it), with the addresses the config gives; null when there is
  * no config for that directory (said on stderr when one was found but does not fit).
  */
@@ -279,8 +279,11 @@ async function tableMembers (dir: string, explicit: string | undefined): Promise
       if (explicit !== undefined) throw new UsageError(`--config ${file} is the config of ${config.dataDir}, not of ${dir}`)
       continue
     }
-    const members = [config.table.dealer, ...config.table.seats.filter(s => s !== ROBOT)]
-    return { members: [...new Set(members)], peers: config.peers }
+    // A node serving several tables: the members of every one of them, each with every address given.
+    const members = config.tables.flatMap(t => [t.table.dealer, ...t.table.seats.filter(s => s !== ROBOT)])
+    const peers: Record<string, string[]> = {}
+    for (const t of config.tables) for (const [peer, addrs] of Object.entries(t.peers)) peers[peer] = [...new Set([...(peers[peer] ?? []), ...addrs])]
+    return { members: [...new Set(members)], peers }
   }
   return null
 }
