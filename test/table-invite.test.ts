@@ -116,10 +116,16 @@ describe('invite → join → add → a played hand', () => {
     expect(shown.stdout).toMatch(/^log of 12D3KooW\w+, signed head at seq \d+\n +SEQ +TIME/)
     expect(shown.stdout).toMatch(new RegExp(`receipt +duo-night +${hand} +duo .* ✓\n`))
     expect(live.stdout, live.stderr).toMatch(/^[12] passed, 0 failed\n$/)
+    const exportedLive = await cliInProcess('log', 'export', '--data', bob)
+    expect(exportedLive.code, exportedLive.stderr).toBe(0)
     for (const n of nodes.splice(0)) await n.stop()
     for (const d of [alice, bob]) {
       const verified = await cliInProcess('verify', '--data', d, '--workers', '0')
       expect(verified.stdout, verified.stderr).toMatch(/^[12] passed, 0 failed\n$/)
     }
+    // log export on the running node wrote exactly what the stopped node's store holds.
+    const exportedStopped = await cliInProcess('log', 'export', '--data', bob)
+    expect(exportedLive.stdout.split('\n').length).toBeGreaterThan(2)
+    expect(exportedLive.stdout).toBe(exportedStopped.stdout)
   }, 150_000) // eight processes, one after the other, as people would run them
 })

@@ -290,7 +290,8 @@ export async function openLog (target: string | OpenLogOptions, signer?: Signer 
   }
 }
 
-function parseHead (line: string): LogHead | null {
+/** A head line's document when it names a seq (nothing else checked: the verifier does that). */
+export function parseHead (line: string): LogHead | null {
   try {
     const head = JSON.parse(line) as LogHead
     return Number.isSafeInteger(head?.body?.seq) && head.body.seq >= 0 ? head : null

@@ -5,7 +5,8 @@ import type { Writable } from 'node:stream'
 import { UsageError } from '../errors.js'
 import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { openDataDirLog } from '../../store/data-dir.js'
+import { parseHead } from '../../store/log.js'
+import { dataDirLogLines } from '../node-log.js'
 
 const USAGE = `usage: fairdeal log export --data DIR [--from SEQ] [--to SEQ] [--out FILE]
 
@@ -13,7 +14,7 @@ Writes a node's receipt log as JSON Lines: the node's signed head first, then on
 in its canonical form, exactly as stored and signed. Anyone can check the file alone with
 'fairdeal verify FILE' (a partial export with 'fairdeal verify FILE --from SEQ --to SEQ').
 
-  --data DIR     the node's data directory (the node must be stopped)
+  --data DIR     the node's data directory (a running node's log comes through its control endpoint)
   --from SEQ     first entry (default 0)
   --to SEQ       last entry (default: the last one)
   --out FILE     write there instead of to stdout (written whole, or not at all)`
@@ -37,15 +38,19 @@ export async function run (argv: string[]): Promise<number> {
   const from = range.from ?? 0
   const to = range.to
 
-  const log = await openDataDirLog(values.data)
+  // The store when the node is stopped; while it runs, the same lines from its control endpoint.
+  const log = await dataDirLogLines(values.data, { from, to })
   const temp = values.out === undefined ? undefined : `${values.out}.${process.pid}.tmp`
   if (temp === undefined) quietOnClosedStdout()
   try {
     const out: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: 'wx' })
     let entries = 0
     let last: string | undefined
-    for await (const line of log.copy({ from, to })) {
-      if (last !== undefined) entries++
+    let headSeq: number | undefined
+    for await (const line of log.lines) {
+      // The first line is the signed head; every other line is an entry.
+      if (last === undefined) headSeq = parseHead(line)?.body.seq
+      else entries++
       last = line
       if (!out.write(line + '\n')) await new Promise(resolve => out.once('drain', resolve))
     }
@@ -53,7 +58,6 @@ export async function run (argv: string[]): Promise<number> {
       await new Promise<void>((resolve, reject) => { out.once('error', reject); out.end(resolve) })
       await rename(temp, values.out as string)
     }
-    const headSeq = log.head()?.body.seq
     const lastSeq = entries > 0 ? seqOf(last as string) : undefined
     const partial = from > 0 || (headSeq !== undefined && lastSeq !== undefined && lastSeq < headSeq)
     if (partial && lastSeq !== undefined) {
