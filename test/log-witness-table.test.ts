@@ -63,6 +63,9 @@ describe('witnessed heads between table nodes', () => {
     expect(data.lines[2]).toBe(`  evidence (this log): ${head}`)
     expect(data.stderr).toMatch(new RegExp(`^witnesses: asked ${nodes[1].peerId} \\(1 head\\); not reached: ${nodes[2].peerId} \\(/ip4/127\\.0\\.0\\.1/`, 'm'))
     expect(data.lines.at(-1)).toBe('1 passed, 1 failed')
+    const json = JSON.parse(lines(await cliInProcess('verify', '--data', dir, '--workers', '0', '--json')).lines.at(-1) as string)
+    expect(json.witnesses.asked).toEqual([{ peer: nodes[1].peerId, heads: 1 }])
+    expect(json.witnesses.unreached.map((u: { peer: string }) => u.peer)).toEqual([nodes[2].peerId])
     const restarted = await table.start(0)
 
     const r = lines(await cliInProcess('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))
