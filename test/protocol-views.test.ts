@@ -238,6 +238,14 @@ describe('a missing VIEW is blamed on its seat alone (docs/protocol.md §7, §10
     }
     // The dealer had ended the hand: it logged its own record only.
     expect(recordsOf(t, t.table.dealer, hand).map(r => docDigest(r))).toEqual([docDigest(dealerRecord)])
+    // Seat 1's record re-signed to blame a seat whose VIEW it holds (seat 2; seat 0, the dealer's node), or itself, fails.
+    const [own] = recordsOf(t, peerOf(t, 1), hand)
+    const codes = (blame: string[]): string[] => checkAbortRecord(signDocument('abort', { ...own.body, blame }, t.signers[1])).problems.map(p => p.code)
+    expect(codes([peerOf(t, 2)])).toEqual([Reason.ABORT_BLAME])
+    expect(codes([t.table.dealer, rogue])).toEqual([Reason.ABORT_BLAME])
+    expect(codes([peerOf(t, 1), rogue])).toEqual([Reason.ABORT_BLAME])
+    // Dropping the PLEDGES it held: the record no longer shows what it was shown.
+    expect(checkAbortRecord(signDocument('abort', { ...own.body, evidence: own.body.evidence.slice(1) }, t.signers[1])).problems.map(p => p.code)).toEqual([Reason.ABORT_EVIDENCE])
   })
 
   test('a missing-view record that blames a seat whose VIEW it holds, or a missing-nonce without every VIEW, fails with its code', () => {

@@ -387,8 +387,7 @@ function seatMissingView (ctx: Ctx): void {
     const received = docDigest(ev.pledgesDocs[0])
     for (const v of views.values()) if (v.body.pledges !== received) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${v.body.seat} names other PLEDGES than its author received (that is equivocation)`)
   }
-  const nonces = bySeat(ctx, ev.nonces, 'nonce')
-  checkNoncesAgainst(ctx, nonces, fromDealer ?? new Map())
+  if (fromDealer !== undefined) checkNoncesAgainst(ctx, bySeat(ctx, ev.nonces, 'nonce'), fromDealer)
   blameAmongAbsent(ctx, new Set([...views.keys(), author]), 'VIEW')
 }
 
