@@ -1,6 +1,6 @@
 // Beacon-bound hands over the real stack: Daemons on 127.0.0.1 (libp2p, LevelDB), the real
 // drand-client through src/beacon, a loopback relay serving recorded quicknet rounds (or the local
-// beacon). An injected clock puts the recorded rounds just ahead of the table, so hands bound to
+// beacon, in the demo). An injected clock puts the recorded rounds just ahead of the table, so hands bound to
 // real quicknet rounds run offline.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { spawn } from 'node:child_process'
@@ -11,9 +11,8 @@ import { fileURLToPath } from 'node:url'
 import { pino } from 'pino'
 import { Daemon } from '../src/daemon/daemon.js'
 import { prepareLocalTable } from '../src/daemon/local-table.js'
-import { runDemo } from '../src/daemon/demo.js'
 import type { NodeEvent } from '../src/daemon/events.js'
-import { manualClock, startLocalBeacon } from '../src/beacon/index.js'
+import { manualClock } from '../src/beacon/index.js'
 import { firstRoundAfter, parseChainInfo, roundTime, type BeaconEntry } from '../src/core/beacon/index.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
@@ -256,49 +255,15 @@ describe('the bound round cannot be had: the hand aborts, signed, and nothing is
 })
 
 describe('the demo table bound to the local beacon', () => {
-  test('runDemo: every receipt verifies offline and carries the local beacon\'s chain', async () => {
-    const root = await tempDir()
-    const beacon = await startLocalBeacon({ period: 1 })
-    try {
-      const result = await runDemo({ root, hands: 2, game: 'belote', processes: false, beacon: beacon.config, transport: 'tcp', logger })
-      // Aborted hands are listed with their reason, so a failure here says what went wrong.
-      const aborted = result.reports.filter(r => r.aborted !== null).map(r => ({ hand: r.hand, ...r.aborted }))
-      expect({ failures: result.failures, aborted }).toEqual({ failures: [], aborted: [] })
-      expect(result.hands).toBe(2)
-      for (const l of result.logs) expect(l).toMatchObject({ passed: 2, failed: 0 })
-      for (const c of result.table.configs) {
-        const log = await openLog({ path: logDbPath(c.dataDir), create: false, signer: null })
-        try {
-          const items = await entries(log)
-          expect(items.map(i => i.kind)).toEqual(['receipt', 'receipt'])
-          for (const item of items) {
-            const receipt = item.payload as Receipt
-            const verdict = verifyReceipt(receipt)
-            expect(verdict.problems).toEqual([])
-            const report = result.reports.find(r => r.hand === receipt.commit.body.hand)
-            expect(verdict.summary?.beaconRound).toBe(report?.beaconRound)
-            expect(receipt.commit.body.scheme).toBe('atout-drand-v1')
-            expect(receipt.commit.body.beacon?.chainHash).toBe(beacon.info.hash)
-            expect(canonicalJson(receipt.commit.body.beacon?.info)).toBe(canonicalJson(beacon.info))
-            expect(receipt.reveal.body.beacon?.round).toBe(receipt.commit.body.beacon?.round)
-            // Bound by the rule: the first round after the deadline (the demo's margin is 0).
-            expect(receipt.commit.body.beacon?.round).toBe(firstRoundAfter(beacon.info, receipt.commit.body.deadline, 0))
-          }
-        } finally {
-          await log.close()
-        }
-      }
-    } finally {
-      await beacon.close()
-    }
-  })
-
-  test('`fairdeal demo --hands 1 --json` (default local beacon) exits 0 with every seat verified', async () => {
+  // One run of the real binary (its own process, its own local beacon), whose kept data
+  // directories are then read back: every receipt verifies offline and carries the demo beacon's chain.
+  test('`fairdeal demo --hands 1 --game belote --json --data DIR` exits 0 with every seat verified; every receipt is bound by the rule', async () => {
     const root = fileURLToPath(new URL('..', import.meta.url))
     await access(join(root, 'dist', 'src', 'cli', 'commands', 'demo.js')).catch(() => {
       throw new Error('dist/ has no demo command: build first (npx tsc -p tsconfig.json)')
     })
-    const child = spawn(process.execPath, [join(root, 'bin', 'fairdeal.js'), 'demo', '--hands', '1', '--json'], { cwd: root })
+    const data = await tempDir()
+    const child = spawn(process.execPath, [join(root, 'bin', 'fairdeal.js'), 'demo', '--hands', '1', '--game', 'belote', '--json', '--data', data], { cwd: root })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', d => { stdout += String(d) })
@@ -308,5 +273,30 @@ describe('the demo table bound to the local beacon', () => {
     const out = JSON.parse(stdout) as { hands: number, aborts: number, seats: Array<{ verified: number }>, failures: string[] }
     expect(out).toMatchObject({ hands: 1, aborts: 0, failures: [] })
     expect(out.seats.map(s => s.verified)).toEqual([1, 1, 1, 1])
+    const infos = new Set<string>()
+    for (const node of ['node0', 'node1', 'node2', 'node3']) {
+      const log = await openLog({ path: logDbPath(join(data, node)), create: false, signer: null })
+      try {
+        const items = await entries(log)
+        expect(items.map(i => i.kind)).toEqual(['receipt'])
+        for (const item of items) {
+          const receipt = item.payload as Receipt
+          const verdict = verifyReceipt(receipt)
+          expect(verdict.problems).toEqual([])
+          const beacon = receipt.commit.body.beacon
+          expect(receipt.commit.body.scheme).toBe('atout-drand-v1')
+          expect(beacon?.info).toBeDefined()
+          expect(beacon?.chainHash).toBe(parseChainInfo(beacon?.info).hash)
+          expect(verdict.summary?.beaconRound).toBe(beacon?.round)
+          expect(receipt.reveal.body.beacon?.round).toBe(beacon?.round)
+          // Bound by the rule: the first round after the deadline (the demo's margin is 0).
+          expect(beacon?.round).toBe(firstRoundAfter(parseChainInfo(beacon?.info), receipt.commit.body.deadline, 0))
+          infos.add(canonicalJson(beacon?.info))
+        }
+      } finally {
+        await log.close()
+      }
+    }
+    expect(infos.size).toBe(1) // one beacon for the whole table
   })
 })

@@ -9,7 +9,8 @@ import { Reason } from '../src/core/hand/reasons.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
-import { GENESIS_PREV, makeEntry, makeHead, verifyLog, type LogFailure, type LogVerdict } from '../src/core/log/index.js'
+import { GENESIS_PREV, inThreadChecker, makeEntry, makeHead, verifyLog, type LogFailure, type LogVerdict } from '../src/core/log/index.js'
+import { verifyMemo } from '../src/daemon/verify-memo.js'
 import { localBeaconSecretKey, localChainInfo, parseChainInfo, signLocalRound } from '../src/core/beacon/index.js'
 import type { AbortBody, AckBody, CommitBody, Receipt, RevealBody, SignedAbort } from '../src/core/hand/messages.js'
 import type { Signer } from '../src/core/identity.js'
@@ -76,9 +77,13 @@ function signedLog (owner: Signer, entries: Array<{ kind: string, payload: unkno
   return [makeHead(owner, entries.length - 1, prev).line, ...lines]
 }
 
+// Whole logs are checked the way a node and the CLI check them: OpenSSL Ed25519 behind a node's memo
+// of valid triples (the receipts' documents recur from log to log). The rules are the core's either
+// way; each receipt below is also verified alone with the pure verifier.
+const memo = verifyMemo()
 async function check (lines: string[]): Promise<{ verdict: LogVerdict, failures: LogFailure[] }> {
   const failures: LogFailure[] = []
-  const verdict = await verifyLog(lines, { verifyPayload: verifyLogPayload, onFailure: f => failures.push(f) })
+  const verdict = await verifyLog(lines, { verifyPayload: verifyLogPayload, checker: inThreadChecker(verifyLogPayload, memo.verify), onFailure: f => failures.push(f) })
   return { verdict, failures }
 }
 
@@ -97,18 +102,18 @@ function resignReveal (t: MemoryTable, receipt: Receipt, change: (body: RevealBo
 describe('honest logs of every game, with and without a beacon, verify', () => {
   test.each(GAMES)('$game ($scheme): every receipt verified, the dealer\'s log passes whole', async (g) => {
     const t = tableFor(g)
-    for (let i = 0; i < 3; i++) play(t, g)
+    for (let i = 0; i < 2; i++) play(t, g)
     expect(t.rejections).toEqual([])
     const entries = dealerLog(t)
-    expect(entries.map(e => e.kind)).toEqual(['receipt', 'receipt', 'receipt'])
+    expect(entries.map(e => e.kind)).toEqual(['receipt', 'receipt'])
     for (const e of entries) expect(verifyReceipt(e.payload)).toMatchObject({ ok: true, status: 'verified', problems: [] })
     const { verdict, failures } = await check(signedLog(signerOf(t, t.table.dealer), entries))
     expect(failures).toEqual([])
-    expect(verdict).toMatchObject({ passed: 3, failed: 0, incomplete: 0 })
+    expect(verdict).toMatchObject({ passed: 2, failed: 0, incomplete: 0 })
     // A seat's log too.
     const seat = t.signers[1]
     const own = (t.appended.get(seat.peerId) ?? []).map(e => ({ kind: e.entry, payload: e.payload }))
-    expect((await check(signedLog(seat, own))).verdict).toMatchObject({ passed: 3, failed: 0, incomplete: 0 })
+    expect((await check(signedLog(seat, own))).verdict).toMatchObject({ passed: 2, failed: 0, incomplete: 0 })
   })
 })
 
