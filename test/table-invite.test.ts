@@ -49,6 +49,20 @@ describe('invite → join → add → a played hand', () => {
     await expect(access(join(dir, 'alcie'))).rejects.toThrow()
     expect([damaged.code, damaged.stderr.trim().split('\n').length]).toEqual([2, 1])
     await expect(access(bob)).rejects.toThrow()
+    // Addresses nobody could use are refused before any key is made: a dealer that listens nowhere,
+    // an announced "every interface" address, `none` mixed with addresses.
+    const unusable = [
+      await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--listen', 'none'),
+      await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--listen', '/ip4/0.0.0.0/tcp/7400'),
+      await cliInProcess('table', 'join', invite, '--data', bob, '--listen', 'none', '--listen', '/ip4/127.0.0.1/tcp/7402')
+    ]
+    expect(unusable.map(r => [r.code, r.stderr.trim()])).toEqual([
+      [2, 'fairdeal table new: the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR)'],
+      [2, 'fairdeal table new: /ip4/0.0.0.0/tcp/7400 cannot be dialled (it means every interface): give --announce with the address others reach this node at'],
+      [2, 'fairdeal table join: --listen none cannot be given with addresses']
+    ])
+    await expect(access(join(dir, 'carol'))).rejects.toThrow()
+    await expect(access(bob)).rejects.toThrow()
 
     // Bob is at home behind a router: by default his node listens nowhere and dials the dealer. His
     // join tries the dealer's address at once and says plainly that nothing answers there yet.

@@ -104,7 +104,7 @@ describe('a table of real nodes on 127.0.0.1', () => {
 describe('seats that listen on nothing (behind NAT)', () => {
   it('a seat not dialled in yet is unreachable, nobody blamed; then the whole hand plays on the seats\' own connections', async () => {
     const t = table = await TestTable.prepare({
-      game: 'coinche', scheme: 'atout-v1', seats: 4, seatsListenNowhere: true, timeouts: { contributeMs: 4_000, ackMs: 10_000, revealMs: 60_000 }
+      game: 'coinche', scheme: 'atout-v1', seats: 4, seatsListenNowhere: true, timeouts: { contributeMs: 3_000, ackMs: 10_000, revealMs: 60_000 }
     })
     expect(t.local.configs.slice(1).map(c => c.listen)).toEqual([[], [], []])
     expect(t.local.configs[0].peers).toEqual({}) // the dealer knows no seat's address
@@ -121,6 +121,14 @@ describe('seats that listen on nothing (behind NAT)', () => {
     const nodes = [dealer, ...early, await t.start(3, new CapturedLogger('debug'))]
     await waitUntil('every seat connected to the dealer', () => peersOf(dealer).filter(p => p.connected).length === 3)
     const hand = await playHand(dealer, nodes)
+    // Witnessing works over the seats' connections too: the dealer holds each seat's cosigned head,
+    // and each seat the dealer's (both sides announce their head after every append).
+    await waitUntil('witnessed heads both ways', async () => {
+      for (const n of nodes.slice(1)) {
+        if ((await dealer.daemon.witnessedHeads(n.peerId)).length === 0 || (await n.daemon.witnessedHeads(dealer.peerId)).length === 0) return false
+      }
+      return true
+    })
     // Nobody but the dealer listens; every connection was opened by a seat, to the dealer.
     for (const n of nodes.slice(1)) expect(n.daemon.addresses()).toEqual([])
     expect(dealer.daemon.node.getConnections().map(c => c.direction)).toEqual(['inbound', 'inbound', 'inbound'])
@@ -155,10 +163,11 @@ function peersOf (n: { daemon: { status: () => Record<string, unknown> } }): Arr
   return n.daemon.status().peers as Array<{ connected: boolean, direction: string | null }>
 }
 
-async function waitUntil (what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+async function waitUntil (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (!check()) {
+  while (!await check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise(resolve => setTimeout(resolve, 20))
   }
 }
+
