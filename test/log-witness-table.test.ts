@@ -5,6 +5,7 @@
 // so does `verify --data` on the dealer's directory, which asks the members its config names.
 import { afterAll, describe, expect, it } from 'vitest'
 import { Level } from 'level'
+import { multiaddr } from '@multiformats/multiaddr'
 import { TestTable, playHand } from './helpers/table-nodes.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
 import { startControl } from '../src/daemon/control.js'
@@ -67,6 +68,13 @@ describe('witnessed heads between table nodes', () => {
     expect(json.witnesses.asked).toEqual([{ peer: nodes[1].peerId, heads: 1 }])
     expect(json.witnesses.unreached.map((u: { peer: string }) => u.peer)).toEqual([nodes[2].peerId])
     const restarted = await table.start(0)
+    // Back up, the dealer's node offers its head to each member as it connects: seat 1, which
+    // witnessed seq 1, keeps the rolled-back head (seq 0) as a contradiction, without waiting for an append.
+    await nodes[1].daemon.node.dial(multiaddr(restarted.daemon.addresses()[0]))
+    const held = async (): Promise<Array<number | false>> => (await nodes[1].daemon.witnessedHeads(nodes[0].peerId)).map(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq })
+    const end = Date.now() + 10_000
+    while ((await held()).length < 2 && Date.now() < end) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(await held()).toEqual([1, 0])
 
     const r = lines(await cliInProcess('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))
     expect(r.code).toBe(1)

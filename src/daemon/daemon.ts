@@ -160,7 +160,7 @@ export class Daemon {
       const stopLogService = await registerLogFetch(node, log, { policy: config.logAccess, members, logger, witnessed: async owner => await witnessStore.heldFor(owner) })
       cleanup.unshift(stopLogService)
       cleanup.unshift(await registerWitness(node, witnessStore, { members, logger }))
-      const announcer = createHeadAnnouncer(node, { self: identity.peerId, members, addressBook, logger, onCosigned: (peer, line) => { log.noteCosignature(peer, line) } })
+      const announcer = createHeadAnnouncer(node, { self: identity.peerId, members, addressBook, logger, onCosigned: (peer, line) => { log.noteCosignature(peer, line) }, current: () => log.headLine() })
       cleanup.unshift(announcer.close)
       log.onAppend(headLine => { announcer.announce(headLine) })
 

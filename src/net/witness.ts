@@ -10,7 +10,7 @@
  */
 import { lpStream } from '@libp2p/utils'
 import { peerIdFromString } from '@libp2p/peer-id'
-import type { Libp2p, Stream, Connection } from '@libp2p/interface'
+import type { Libp2p, PeerId, Stream, Connection } from '@libp2p/interface'
 import { fromUtf8, utf8 } from '../core/bytes.js'
 import { MAX_HEAD_BYTES } from '../core/log/format.js'
 import { checkWitnessLine, MAX_WITNESS_BYTES } from '../core/log/witness.js'
@@ -103,8 +103,11 @@ export async function sendHead (node: Libp2p, peer: string, headLine: string, ad
 /**
  * Sends each new head to every other member this node is connected to (the table keeps members
  * connected while they play; no dial is started for a head), one request per member at a time: a
- * head that comes while one is on its way waits, and only the newest waiting one is sent. Never
- * throws; failures are logged (a member that is away misses heads, and gets the next one).
+ * head that comes while one is on its way waits, and only the newest waiting one is sent. With
+ * `current`, a member that connects (or connects again, and the node itself after a restart) is
+ * sent the current head at once, so a member that was away, or a log that went back while its
+ * node was down, is witnessed without waiting for the next append. Never throws; failures are
+ * logged.
  */
 export function createHeadAnnouncer (node: Libp2p, options: {
   self: string
@@ -112,6 +115,8 @@ export function createHeadAnnouncer (node: Libp2p, options: {
   addressBook: Map<string, string[]>
   logger?: Logger
   onCosigned?: (peer: string, line: string) => void
+  /** The node's current head line (null for an empty log), sent to a member when it connects. */
+  current?: () => string | null
 }): { announce: (headLine: string) => void, close: () => Promise<void> } {
   const peers = [...new Set(options.members)].filter(p => p !== options.self)
   const busy = new Map<string, Promise<void>>()
@@ -129,16 +134,27 @@ export function createHeadAnnouncer (node: Libp2p, options: {
       })
     busy.set(peer, p)
   }
+  const offer = (peer: string, headLine: string): void => {
+    if (busy.has(peer)) waiting.set(peer, headLine)
+    else run(peer, headLine)
+  }
+  const onConnect = (evt: CustomEvent<PeerId>): void => {
+    const peer = evt.detail.toString()
+    const head = options.current?.() ?? null
+    if (head === null || stop.signal.aborted || !peers.includes(peer)) return
+    offer(peer, head)
+  }
+  if (options.current !== undefined) node.addEventListener('peer:connect', onConnect)
   return {
     announce (headLine: string): void {
       if (stop.signal.aborted || node.status !== 'started') return
       for (const peer of peers) {
         if (node.getConnections(peerIdFromString(peer)).length === 0) continue
-        if (busy.has(peer)) waiting.set(peer, headLine)
-        else run(peer, headLine)
+        offer(peer, headLine)
       }
     },
     async close (): Promise<void> {
+      node.removeEventListener('peer:connect', onConnect)
       stop.abort()
       waiting.clear()
       await Promise.all(busy.values())
