@@ -74,6 +74,7 @@ describe('invite → join → add → a played hand', () => {
     expect(joined.stderr).toMatch(/expected if the dealer has not started its node yet/)
     const added = await fairdeal('table', 'add', answer, '--data', alice)
     expect(added.code, added.stderr).toBe(0)
+    expect(added.stdout).toMatch(/^seat 1: 12D3KooW\w+ \(no address: its node dials this one\)$/m)
     expect(added.stdout).toMatch(/every seat is taken: wrote .*alice\/node\.json/)
     const tableLine = added.stdout.trim().split('\n').pop() as string
     expect(tableLine).toMatch(/^fairdeal-invite:\S+$/)

@@ -117,6 +117,9 @@ describe('seats that listen on nothing (behind NAT)', () => {
     expect(ended.event).toMatchObject({ reason: 'unreachable', blame: [] })
     expect(ended.event.type === 'aborted' && ended.event.detail).toMatch(/could not reach seat 3 \(not connected, and no address is known/)
     for (const n of early) await waitEvent(n.daemon.events, e => e.hand === h1 && e.event.type === 'aborted', `${n.name} hears hand 1 ended`)
+    // The dealer tried every second; it warned once about the COMMIT that could not go, not per retry.
+    const commitFailures = dealer.logs.lines.filter(l => l.msg === 'send failed' && l.type === 'commit')
+    expect(commitFailures.filter(l => l.level >= 40)).toHaveLength(1)
 
     const nodes = [dealer, ...early, await t.start(3, new CapturedLogger('debug'))]
     await waitUntil('every seat connected to the dealer', () => peersOf(dealer).filter(p => p.connected).length === 3)

@@ -57,6 +57,7 @@ export class TableHost {
   readonly members: ReadonlySet<string>
   #queue: Promise<void> = Promise.resolve()
   #lastFrame: { doc: Signed<unknown>, frame: Uint8Array } | undefined
+  readonly #warned = new WeakMap<Signed<unknown>, Set<string>>()
   #stopping = false
   readonly #beaconAborts = new Set<AbortController>()
   readonly #node: NodeServices
@@ -332,13 +333,24 @@ export class TableHost {
     // A document with a fallback does not wait out a long dial to a seat behind NAT: its RELAY goes.
     const options = fallback !== undefined ? { signal: AbortSignal.timeout(DIRECT_BEFORE_RELAY_MS) } : undefined
     this.#node.send(to, frame, options).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
-      // A seat with no address, seen from another seat, is the usual case (NAT), not a fault.
-      const expected = err instanceof SendError && err.unrouted && to !== this.config.table.dealer && role === 'seat'
+      // A seat with no address, seen from another seat, is the usual case (NAT), not a fault; a seat
+      // that has not dialled in yet is worth one warning per document, not one per retry.
+      const unrouted = err instanceof SendError && err.unrouted
+      const expected = unrouted && ((to !== this.config.table.dealer && role === 'seat') || this.#alreadyWarned(doc, to))
       logger[expected ? 'debug' : 'warn']({ table: this.id, to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
       report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
       // A seat that cannot reach another seat sends its document through the dealer instead.
       if (fallback !== undefined) this.#send(this.config.table.dealer, fallback, role)
     })
+  }
+
+  /** Whether a failed send of `doc` to `to` was logged already (the dealer's delivery retries send the same document). */
+  #alreadyWarned (doc: Signed<unknown>, to: string): boolean {
+    const peers = this.#warned.get(doc) ?? new Set<string>()
+    this.#warned.set(doc, peers)
+    if (peers.has(to)) return true
+    peers.add(to)
+    return false
   }
 
   /** Fetches the bound round for a machine: the dealer to deal, or either machine to finish a time-locked hand. */

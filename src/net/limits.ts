@@ -55,10 +55,12 @@ export const DIAL_TIMEOUT_MS = 10_000
 
 /**
  * A node that keeps a connection to its dealer (src/net/keep-connected.ts) dials again this long
- * after a failed dial, doubling after each failure up to REDIAL_MAX_MS (±20 % jitter).
+ * after a failed dial, doubling after each failure up to REDIAL_MAX_MS (±20 % jitter). The ceiling
+ * is well under the default contribution time (10 s): a seat is back within it after its dealer's
+ * node restarts, in time for the next hand; a refused dial costs next to nothing meanwhile.
  */
 export const REDIAL_MIN_MS = 1_000
-export const REDIAL_MAX_MS = 30_000
+export const REDIAL_MAX_MS = 5_000
 
 /**
  * The peer-store tag every table member carries, and its value: when over MAX_CONNECTIONS libp2p

@@ -327,7 +327,8 @@ async function add (text: string, dir: string): Promise<number> {
   await checkTable(table, draft.listen, draft.peers, dir)
   await writeJson(join(dir, DRAFT_FILE), draft)
   const open = openSeats(table)
-  process.stdout.write(`seat ${answer.seat}: ${answer.peer}\n`)
+  // A player that listens nowhere (behind NAT) is reached on the connection its node opens.
+  process.stdout.write(`seat ${answer.seat}: ${answer.peer}${answer.addresses.length === 0 ? ' (no address: its node dials this one)' : ''}\n`)
   if (open.length > 0) {
     process.stdout.write(`waiting for seat ${open.join(', ')}\n`)
     return 0
