@@ -9,7 +9,9 @@ import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
 import { Reason, type ReasonCode } from '../src/core/hand/reasons.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
-import { scalarToHex } from '../src/core/blind/index.js'
+import { scalarToHex, seededRandom } from '../src/core/blind/index.js'
+import { BlindSeatMachine, blindSeatHandKey, type BlindSeatSnapshot } from '../src/protocol/blind-seat.js'
+import type { MachineInit } from '../src/protocol/types.js'
 import { signAbort } from '../src/protocol/abort.js'
 import type { AbortBody, AbortReason, SignedAbort, SignedCommit } from '../src/core/hand/messages.js'
 import { blindTable, ids, signers } from './helpers/blind-memory.js'
@@ -161,6 +163,25 @@ describe('honest blind records, signed by the machines, verify', () => {
       // The dealer checked it with the same rules and logged it.
       expect(t.dealerNode.log.map(l => l.payload.body?.reason)).toEqual([reason])
     }
+  })
+
+  test('a seat restarted before the keys came still signs its missing-deal with its own key (kept in its snapshot)', () => {
+    const d = docs()
+    let now = d.commit.body.deadline - 10_000
+    const init = (): MachineInit => ({
+      table: { id: d.commit.body.table, game: 'duo', scheme: 'blind-v1', seats: [A, B], dealer: A }, signer: signers[1],
+      timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 60_000 }, beacon: null, now: () => now, random: seededRandom(new Uint8Array(32).fill(99))
+    })
+    const before = new BlindSeatMachine(init())
+    const saved = before.receive(A, d.commit).filter(e => e.kind === 'persist' && e.key === blindSeatHandKey(d.commit.body.table, 1))
+    const snapshot = JSON.parse(JSON.stringify((saved.at(-1) as { value: unknown }).value)) as BlindSeatSnapshot
+    const after = new BlindSeatMachine(init())
+    after.restore(undefined, [snapshot])
+    now += 100_000
+    const r = after.tick(now).find(e => e.kind === 'append')?.payload as SignedAbort
+    expect([reasonOf(r), r.body.evidence.map(e => e.type)]).toEqual(['missing-deal', ['bkey']])
+    expect(r.body.evidence[0]).toEqual(snapshot.ownKey)
+    expectValid(r)
   })
 
   test('a seat\'s record that breaks a rule is refused by the dealer machine, not logged', () => {
