@@ -8,9 +8,7 @@ import { signDocument, type Signed } from '../src/core/signed.js'
 import { DELIVERY_RETRY_MS } from '../src/protocol/dealer.js'
 import type { Effect } from '../src/protocol/types.js'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
-import { GENESIS_PREV, makeEntry, makeHead, verifyLog, type LogFailure } from '../src/core/log/index.js'
-import { verifyLogPayload } from '../src/core/receipt.js'
-import type { Signer } from '../src/core/identity.js'
+import { verifyAsLog } from './helpers/verify-as-log.js'
 
 // Guarantee 5 in memory, on the injected clock: a seat that does not contribute leaves a signed
 // abort record naming exactly that seat, recorded only once its deadline has passed, kept by the
@@ -266,21 +264,8 @@ describe('peer NONCEs refute a dealer\'s missing-nonce (docs/protocol.md §10)',
     return { t, hand, claim }
   }
 
-  /** A node's log as its store would hold it, verified whole: the failures, by seq. */
-  async function verifyAsLog (signer: Signer, entries: Array<{ entry: string, payload: unknown }>): Promise<LogFailure[]> {
-    const lines: string[] = []
-    let prev = GENESIS_PREV
-    entries.forEach((e, seq) => {
-      const made = makeEntry(signer, { seq, prev, kind: e.entry, payload: e.payload })
-      lines.push(made.line)
-      prev = made.hash
-    })
-    const failures: LogFailure[] = []
-    await verifyLog([makeHead(signer, entries.length - 1, prev).line, ...lines], { verifyPayload: verifyLogPayload, onFailure: f => { failures.push(f) } })
-    return failures
-  }
 
-  it('each seat holding the NONCE logs nonce-released beside the dealer\'s record, and in its log the dealer\'s record fails as refuted', async () => {
+  it('each seat holding the NONCE logs released beside the dealer\'s record, and in its log the dealer\'s record fails as refuted', async () => {
     const { t, hand, claim } = claimAgainstSeat3()
     const accused = t.signers[3].peerId
     expect(claim.body).toMatchObject({ reason: 'missing-nonce', blame: [accused] })
@@ -288,7 +273,7 @@ describe('peer NONCEs refute a dealer\'s missing-nonce (docs/protocol.md §10)',
     expect(verifyAbort(claim).problems).toEqual([])
     for (const s of [1, 2]) {
       const logged = entriesOf(t, t.signers[s].peerId).filter(e => e.hand === hand)
-      expect(logged.map(e => (e.payload as Signed<AbortBody>).body.reason), `seat ${s}`).toEqual(['missing-nonce', 'nonce-released'])
+      expect(logged.map(e => (e.payload as Signed<AbortBody>).body.reason), `seat ${s}`).toEqual(['missing-nonce', 'released'])
       const counter = logged[1].payload as Signed<AbortBody>
       expect(counter.signer).toBe(t.signers[s].peerId)
       expect(counter.body.blame).toEqual([])
@@ -301,9 +286,9 @@ describe('peer NONCEs refute a dealer\'s missing-nonce (docs/protocol.md §10)',
     expect(await verifyAsLog(t.signers[0], entriesOf(t, t.table.dealer))).toEqual([])
   })
 
-  it('a nonce-released record that shows its author\'s own nonce, a nonce that is not the pledged one, or blames anyone, fails with its code', () => {
+  it('a released record that shows its author\'s own nonce, a nonce that is not the pledged one, or blames anyone, fails with its code', () => {
     const { t, hand } = claimAgainstSeat3()
-    const counter = entriesOf(t, t.signers[1].peerId).find(e => e.hand === hand && (e.payload as Signed<AbortBody>).body.reason === 'nonce-released')?.payload as Signed<AbortBody>
+    const counter = entriesOf(t, t.signers[1].peerId).find(e => e.hand === hand && (e.payload as Signed<AbortBody>).body.reason === 'released')?.payload as Signed<AbortBody>
     const resigned = (change: (b: AbortBody) => void): Signed<AbortBody> => {
       const body = structuredClone(counter.body)
       change(body)

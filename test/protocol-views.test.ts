@@ -13,11 +13,20 @@ import type { PledgeBody, PledgesBody, Receipt, SignedAbort } from '../src/core/
 import { randomBytes } from 'node:crypto'
 import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
 import { Reason } from '../src/core/hand/reasons.js'
+import { verifyAsLog } from './helpers/verify-as-log.js'
 
 /** The distinct abort records a peer logged for `hand` (the dealer node's seat and dealer log the same one). */
 const recordsOf = (t: MemoryTable, peer: string, hand: number): SignedAbort[] => {
   const all = (t.appended.get(peer) ?? []).filter(e => e.hand === hand && e.entry === 'abort').map(e => e.payload as SignedAbort)
   return all.filter((r, i) => all.findIndex(o => docDigest(o) === docDigest(r)) === i)
+}
+/** Starts a hand, lets the dealer's contribution deadline (5 s) pass, and returns the hand and the dealer's record. */
+function pastDeadline (t: MemoryTable): { hand: number, record: SignedAbort } {
+  const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+  t.run(t.table.dealer, effects)
+  t.clock.now += 5_001
+  t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+  return { hand, record: recordsOf(t, t.table.dealer, hand)[0] }
 }
 const seatsOf = (t: MemoryTable, record: SignedAbort, type: string): number[] =>
   record.body.evidence.filter(e => e.type === type).map(e => t.signers.findIndex(s => s.peerId === e.signer))
@@ -278,5 +287,46 @@ describe('a missing VIEW is blamed on its seat alone (docs/protocol.md §7, §10
       b.evidence[i] = signDocument('view', { ...v.body, commitDoc, commit: docDigest(commitDoc) }, t.signers[0]) as typeof b.evidence[number]
     })
     expect(codes(foreignView)).toContain(Reason.ABORT_FOREIGN_EVIDENCE)
+  })
+})
+
+describe('a VIEW the seats hold refutes a dealer\'s missing-view; a seat that sent nothing but its VIEW to the seats is blamed for its nonce', () => {
+  const CONTRIBUTE_MS = 5_000
+
+  test('seat 3 sends its VIEW to the seats only and no NONCE at all: the dealer\'s missing-nonce names it, with every other VIEW, and nobody refutes it', () => {
+    const t = memoryTable({ dealerSeat: false })
+    const rogue = peerOf(t, 3)
+    t.intercept = (from, to, doc) => (from === rogue && (doc.type === 'nonce' || (doc.type === 'view' && to === t.table.dealer)) ? undefined : doc)
+    const { hand, record } = pastDeadline(t)
+    expect(record.body).toMatchObject({ reason: 'missing-nonce', blame: [rogue] })
+    expect(seatsOf(t, record, 'view')).toEqual([0, 1, 2])
+    expect(checkAbortRecord(record).problems).toEqual([])
+    // Blaming a seat whose VIEW, among the others', the record lacks fails: that seat may have waited for it.
+    const more = signDocument('abort', { ...record.body, blame: [peerOf(t, 2), rogue] }, t.signers[4])
+    expect(checkAbortRecord(more).problems.map(p => p.code)).toContain(Reason.ABORT_EVIDENCE)
+    for (let s = 0; s < 3; s++) expect(recordsOf(t, peerOf(t, s), hand).map(r => r.body.reason), `seat ${s}`).toEqual(['missing-nonce'])
+  })
+
+  test('seat 3\'s VIEW lost on its way to the dealer while seat 2 withholds its NONCE: the seats holding seat 3\'s VIEW log released, and in their logs the dealer\'s missing-view fails as refuted', async () => {
+    const t = memoryTable({ dealerSeat: false })
+    const lost = peerOf(t, 3)
+    const withholder = peerOf(t, 2)
+    t.intercept = (from, to, doc) => ((from === lost && doc.type === 'view' && to === t.table.dealer) || (from === withholder && doc.type === 'nonce') ? undefined : doc)
+    const { hand, record: claim } = pastDeadline(t)
+    expect(claim.body).toMatchObject({ reason: 'missing-view', blame: [lost] })
+    expect(checkAbortRecord(claim).problems).toEqual([])
+    for (const s of [0, 1, 2]) {
+      const logged = (t.appended.get(peerOf(t, s)) ?? []).filter(e => e.hand === hand)
+      expect(logged.map(e => (e.payload as SignedAbort).body.reason), `seat ${s}`).toEqual(['missing-view', 'released'])
+      const counter = logged[1].payload as SignedAbort
+      expect(counter.body.evidence.map(e => e.type)).toEqual(['pledges', 'view'])
+      expect(checkAbortRecord(counter, { table: t.table }).problems).toEqual([])
+      const failures = await verifyAsLog(t.signers[s], logged)
+      expect(failures.map(f => ({ seq: f.seq, codes: f.codes })), `seat ${s}`).toEqual([{ seq: 0, codes: [Reason.ABORT_REFUTED] }])
+    }
+    // A released record showing a VIEW of other PLEDGES, or its author's own VIEW, fails.
+    const counter = (t.appended.get(peerOf(t, 0)) ?? []).filter(e => e.hand === hand)[1].payload as SignedAbort
+    const own = docsTo(t, peerOf(t, 1), 'view').find(v => v.signer === peerOf(t, 0)) as SignedAbort['body']['evidence'][number]
+    expect(checkAbortRecord(signDocument('abort', { ...counter.body, evidence: [counter.body.evidence[0], own] }, t.signers[0])).problems.map(p => p.code)).toEqual([Reason.ABORT_EVIDENCE])
   })
 })

@@ -41,18 +41,23 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
 }
 
 /**
- * What an abort record that verified says about nonces, for the log rule that a dealer's
- * missing-nonce is refuted by another record of the log holding a blamed seat's NONCE (§10).
+ * What an abort record that verified says about nonces and views, for the log rule that a dealer's
+ * missing-nonce (missing-view) is refuted by another record of the log holding a blamed seat's
+ * NONCE (VIEW) (docs/protocol.md §10).
  */
 function nonceClaims (record: SignedAbort, link: PayloadLink): void {
   const { body } = record
   const seats = (body.commit as SignedCommit).body.seats
   if (record.signer === body.commit?.body.dealer) {
-    if (body.reason === 'missing-nonce') link.blamedForNonce = [...body.blame]
+    if (body.reason === 'missing-nonce') link.claim = { what: 'nonce', blamed: [...body.blame] }
+    if (body.reason === 'missing-view') link.claim = { what: 'view', blamed: [...body.blame] }
     return
   }
-  const released = body.evidence.filter(e => e.type === 'nonce').map(e => seats[(e.body as { seat: number }).seat]).filter(p => p !== undefined && p !== record.signer)
-  if (released.length > 0) link.releasedNonces = released
+  // Only documents of this very COMMIT (an equivocation record may hold another COMMIT's VIEW).
+  const of = (type: string): string[] => body.evidence.filter(e => e.type === type && (e.body as { commit?: unknown }).commit === link.id)
+    .map(e => seats[(e.body as { seat: number }).seat]).filter(p => p !== undefined && p !== record.signer)
+  const released = { nonce: of('nonce'), view: of('view') }
+  if (released.nonce.length + released.view.length > 0) link.released = released
 }
 
 /** A hand's place in its dealer's chain at its table, from a COMMIT whose signature verified (digest given). */

@@ -466,14 +466,17 @@ export class DealerMachine {
    * The deadline with nonces still missing (docs/protocol.md §7). A seat sends its NONCE only once
    * every other seat's VIEW reached it, and every seat sends its VIEW to the dealer too: the seats
    * whose VIEW the dealer lacks are the ones that held the hand up (`missing-view`, with the VIEWs
-   * it holds as evidence), never the seats that waited for them. Only a dealer that holds every
-   * seat's VIEW (and has passed them on to every seat still waiting) may blame seats for a
-   * missing nonce.
+   * it holds as evidence), never the seats that waited for them. A seat may be blamed for its
+   * nonce only when the dealer holds (and has passed on) the VIEW of every other seat: so when
+   * every VIEW is in, or when one seat alone sent neither its VIEW nor its NONCE to the dealer
+   * (then `missing-nonce`, which the seats cannot refute unless they hold its NONCE, rather than
+   * `missing-view`, which they refute if it sent its VIEW to them alone).
    */
   #nonceDeadline (hand: DealerHand): Effect[] {
     const noNonce = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
     const noView = this.#humans.length < 2 || noNonce.length === 0 ? [] : this.#humans.filter(s => !hand.views.has(s))
-    return noView.length > 0 ? this.#missing(hand, noView, 'missing-view', 'VIEW') : this.#missing(hand, noNonce, 'missing-nonce', 'nonce')
+    const alone = noView.length === 1 && noNonce.length === 1 && noView[0] === noNonce[0]
+    return noView.length > 0 && !alone ? this.#missing(hand, noView, 'missing-view', 'VIEW') : this.#missing(hand, noNonce, 'missing-nonce', 'nonce')
   }
 
   /** When the dealer starts passing the VIEWs it holds on to the seats that still owe their nonce: halfway to the deadline. */

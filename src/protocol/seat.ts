@@ -691,21 +691,24 @@ export class SeatMachine {
   }
 
   /**
-   * The dealer's `missing-nonce` blames seats whose NONCE for this COMMIT this seat holds (each
-   * seat sends its NONCE to the other seats too): the seat logs, beside the dealer's record, its own
-   * `nonce-released` record with the PLEDGES and those NONCEs, which refutes the dealer's claim in
-   * this log (docs/protocol.md §10). Not sent: the hand is over everywhere.
+   * The dealer's `missing-nonce` (`missing-view`) blames seats whose NONCE (VIEW) for this COMMIT
+   * this seat holds (each seat sends both to the other seats too): the seat logs, beside the
+   * dealer's record, its own `released` record with the PLEDGES and those documents, which refutes
+   * the dealer's claim in this log (docs/protocol.md §10). Not sent: the hand is over everywhere.
    */
   #released (hand: SeatHand, doc: Signed<AbortBody>): Effect[] {
     const { seats } = hand.commit.body
-    if (doc.body.reason !== 'missing-nonce' || doc.signer !== this.#init.table.dealer || hand.pledgesDoc === undefined) return []
-    const held = doc.body.blame.map(b => seats.indexOf(b)).filter(s => s !== this.#seat && hand.peerNonces.has(s)).sort((a, b) => a - b)
-    if (held.length === 0) return []
-    const detail = `seat ${this.#seat} holds the NONCE of seat ${held.join(', ')} for hand ${hand.hand}, which the dealer's missing-nonce says never came`
-    const record = signAbort(hand.commit, 'nonce-released', [], detail, [hand.pledgesDoc, ...held.map(s => hand.peerNonces.get(s) as SignedNonce)], this.#init.signer)
+    const reason = doc.body.reason
+    if ((reason !== 'missing-nonce' && reason !== 'missing-view') || doc.signer !== this.#init.table.dealer || hand.pledgesDoc === undefined) return []
+    const held: Map<number, Signed<unknown>> = reason === 'missing-nonce' ? hand.peerNonces : hand.views
+    const seatsHeld = doc.body.blame.map(b => seats.indexOf(b)).filter(s => s !== this.#seat && held.has(s)).sort((a, b) => a - b)
+    if (seatsHeld.length === 0) return []
+    const what = reason === 'missing-nonce' ? 'NONCE' : 'VIEW'
+    const detail = `seat ${this.#seat} holds the ${what} of seat ${seatsHeld.join(', ')} for hand ${hand.hand}, which the dealer's ${reason} says never came`
+    const record = signAbort(hand.commit, 'released', [], detail, [hand.pledgesDoc, ...seatsHeld.map(s => held.get(s) as Signed<unknown>)], this.#init.signer)
     return [
       { kind: 'append', entry: 'abort', hand: hand.hand, payload: record },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: 'nonce-released', blame: [], detail } }
+      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: 'released', blame: [], detail } }
     ]
   }
 

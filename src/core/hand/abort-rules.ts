@@ -36,8 +36,8 @@ export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer
   'equivocation': { signer: 'seat', blame: 'dealer' },
   'invalid-reveal': { signer: 'seat', blame: 'dealer' },
   'broken-chain': { signer: 'seat', blame: 'dealer' },
-  // A seat holds the NONCE of a seat the dealer's missing-nonce blames (log rule: docs/protocol.md §10).
-  'nonce-released': { signer: 'seat', blame: 'nobody' }
+  // A seat holds the NONCE (VIEW) of a seat the dealer's missing-nonce (missing-view) blames (log rule: docs/protocol.md §10).
+  'released': { signer: 'seat', blame: 'nobody' }
 }
 
 /** The evidence types each reason may carry (docs/protocol.md §10). */
@@ -53,7 +53,7 @@ const ALLOWED: Readonly<Partial<Record<AbortReason, readonly string[]>>> = {
   'invalid-reveal': ['pledges', 'nonce', 'cards', 'reveal'],
   'equivocation': ['commit', 'pledges', 'pledge'],
   'broken-chain': ['commit'],
-  'nonce-released': ['pledges', 'nonce']
+  'released': ['pledges', 'nonce', 'view']
 }
 
 const signedPledgesSchema = signedOf('pledges', pledgesBodySchema)
@@ -169,7 +169,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
     case 'invalid-reveal': invalidReveal(ctx); break
     case 'equivocation': equivocation(ctx); break
     case 'broken-chain': brokenChain(ctx); break
-    case 'nonce-released': nonceReleased(ctx); break
+    case 'released': released(ctx); break
   }
   if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
   if (rule.blame === 'nobody') expectBlame(ctx, [], 'nobody')
@@ -317,11 +317,16 @@ function dealerRecord (ctx: Ctx): void {
       if (sent === undefined || docDigest(sent) !== docDigest(p)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${seat} is not the one in the PLEDGES its views carry`)
     }
   }
-  // Only a dealer that holds every seat's VIEW knows that each seat could have sent its nonce (a
-  // seat sends it once every other seat's VIEW has reached it): otherwise a seat still waiting
-  // for a VIEW would be blamed for another's silence. A table with one human seat has no VIEW.
+  // A seat sends its nonce once every other seat's VIEW has reached it, and the dealer passes on
+  // the VIEWs it holds: only a dealer that holds the VIEW of every other seat than a blamed one
+  // knows that seat could have sent its nonce. Otherwise a seat still waiting for a VIEW would be
+  // blamed for another's silence. A table with one human seat has no VIEW.
   if (reason === 'missing-nonce' && humans.length > 1) {
-    for (const s of humans) if (!views.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${s} is missing from the evidence (a missing-nonce record carries every seat's VIEW; without one it is missing-view)`)
+    const needed = new Set<number>()
+    for (const b of body.blame) for (const s of humans) if (s !== commit.seats.indexOf(b)) needed.add(s)
+    for (const s of [...needed].sort((x, y) => x - y)) {
+      if (!views.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${s} is missing from the evidence (a missing-nonce record carries the VIEW of every seat but the one it blames; without it, it is missing-view)`)
+    }
   }
   const everyPledge = reason === 'missing-nonce' || reason === 'missing-view' || reason === 'beacon-unavailable' || nonces.size > 0
   if (everyPledge) {
@@ -528,19 +533,24 @@ function brokenChain (ctx: Ctx): void {
 }
 
 /**
- * nonce-released: a seat shows NONCEs of other seats it received for this COMMIT (they send theirs
- * to every seat, §6 step 4): the PLEDGES it received, and at least one other seat's NONCE, each
- * matching its pledge there. Alone it blames nobody; in a log it refutes a dealer's missing-nonce
- * record for the same COMMIT that blames one of those seats (src/core/log/hand-chain.ts).
+ * released: a seat shows NONCEs and VIEWs of other seats it received for this COMMIT (seats send
+ * both to every seat, §6 step 4): the PLEDGES it received, and at least one other seat's NONCE or
+ * VIEW, each NONCE matching its pledge there, each VIEW naming those PLEDGES. Alone it blames
+ * nobody; in a log it refutes a dealer's missing-nonce (missing-view) record for the same COMMIT
+ * that blames one of those seats (src/core/log/hand-chain.ts).
  */
-function nonceReleased (ctx: Ctx): void {
+function released (ctx: Ctx): void {
   const { ev, author, add } = ctx
   const fromDealer = onePledgesDoc(ctx)
-  if (fromDealer === undefined) add(Reason.ABORT_EVIDENCE, 'abort: a nonce-released record carries the PLEDGES its author received')
+  if (fromDealer === undefined) add(Reason.ABORT_EVIDENCE, 'abort: a released record carries the PLEDGES its author received')
   const nonces = bySeat(ctx, ev.nonces, 'nonce')
-  if (nonces.size === 0) add(Reason.ABORT_EVIDENCE, 'abort: a nonce-released record carries at least one NONCE of another seat')
-  if (nonces.has(author)) add(Reason.ABORT_EVIDENCE, 'abort: a nonce-released record shows other seats\' NONCEs, not its author\'s own')
-  if (fromDealer !== undefined) checkNoncesAgainst(ctx, nonces, fromDealer)
+  const { views } = viewsBySeat(ctx)
+  if (nonces.size + views.size === 0) add(Reason.ABORT_EVIDENCE, 'abort: a released record carries at least one NONCE or VIEW of another seat')
+  if (nonces.has(author) || views.has(author)) add(Reason.ABORT_EVIDENCE, 'abort: a released record shows other seats\' NONCEs and VIEWs, not its author\'s own')
+  if (fromDealer === undefined) return
+  checkNoncesAgainst(ctx, nonces, fromDealer)
+  const received = docDigest(ev.pledgesDocs[0])
+  for (const v of views.values()) if (v.body.pledges !== received) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${v.body.seat} names other PLEDGES than its author received`)
 }
 
 /** The name the verifiers use: an abort record verifies when it keeps every rule of its reason. */

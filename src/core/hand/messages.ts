@@ -159,8 +159,8 @@ export const ABORT_REASONS = [
   // The dealer could not deliver its COMMIT or PLEDGES to a seat: nobody is blamed (docs/protocol.md).
   'unreachable',
   // A seat's VIEW never came (the dealer's or a waiting seat's record); the dealer broke its hand
-  // chain (a seat holding both COMMITs); a seat holds the NONCE a dealer's missing-nonce said never came.
-  'missing-view', 'broken-chain', 'nonce-released',
+  // chain (a seat holding both COMMITs); a seat holds the NONCE or VIEW a dealer's record said never came.
+  'missing-view', 'broken-chain', 'released',
   // Dealer-blind hands (blind-v1, docs/dealer-blind.md): a silent or a faulty key, shuffle, share or hand key.
   'missing-key', 'missing-shuffle', 'missing-shares', 'missing-secret', 'invalid-key', 'invalid-shuffle', 'invalid-shares'
 ] as const

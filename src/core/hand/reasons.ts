@@ -52,7 +52,7 @@ export const Reason = {
   ABORT_SECRET: 'abort-secret',
   /**
    * A record refuted by evidence: its own (an `invalid-reveal` whose REVEAL passes every check), or,
-   * in a log, another record's (a dealer's `missing-nonce` blaming a seat whose NONCE another record holds).
+   * in a log, another record's (a dealer's `missing-nonce` or `missing-view` blaming a seat whose NONCE or VIEW another record holds).
    */
   ABORT_REFUTED: 'abort-refuted',
   /** A `broken-chain` record whose two COMMITs do not show a break (the new one links to the known one, or is not the hand after it). */

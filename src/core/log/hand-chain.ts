@@ -15,14 +15,14 @@ export interface PayloadLink {
   id: string
   /** The digest of the element before it; all zeros for index 1. */
   prev: string
-  /** A dealer's `missing-nonce` record that verified alone: the peers it blames for their nonce. */
-  blamedForNonce?: string[]
+  /** A dealer's `missing-nonce` (`nonce`) or `missing-view` (`view`) record that verified alone: the peers it blames. */
+  claim?: { what: 'nonce' | 'view', blamed: string[] }
   /**
    * Another abort record of this COMMIT that verified alone, not the dealer's: the peers whose
-   * NONCE it carries (its author's own left out: a seat's own nonce, shown after the fact, proves
-   * nothing about when it was sent).
+   * NONCE, and whose VIEW, it carries (its author's own left out: a seat's own document, shown
+   * after the fact, proves nothing about when it was sent).
    */
-  releasedNonces?: string[]
+  released?: { nonce: string[], view: string[] }
 }
 
 const ZERO = '0'.repeat(64)
@@ -54,8 +54,8 @@ export type EntryStatus = 'passed' | 'failed' | 'incomplete'
 export class HandChains {
   readonly #chains = new Map<string, { table: string, dealer: string, hands: Map<number, Seen> }>()
   readonly #forks: Array<{ failure: LogFailure, status: EntryStatus }> = []
-  /** Dealers' missing-nonce records, and the nonces other records show released, by COMMIT (rare: aborts only). */
-  readonly #nonceClaims: Array<{ commit: string, where: string, blamed: string[], seq: number, line?: number, status: EntryStatus }> = []
+  /** Dealers' missing-nonce and missing-view records, and what other records show released, by COMMIT and kind (rare: aborts only). */
+  readonly #claims: Array<{ key: string, what: 'nonce' | 'view', where: string, blamed: string[], seq: number, line?: number, status: EntryStatus }> = []
   readonly #released = new Map<string, Map<string, number>>()
 
   add (link: PayloadLink, seq: number, line: number | undefined, status: EntryStatus): void {
@@ -65,13 +65,16 @@ export class HandChains {
       chain = { ...link.chain, hands: new Map() }
       this.#chains.set(key, chain)
     }
-    if (link.blamedForNonce !== undefined) {
-      this.#nonceClaims.push({ commit: link.id, where: `hand ${link.index} of table ${link.chain.table}`, blamed: link.blamedForNonce, seq, line, status })
+    if (link.claim !== undefined) {
+      const { what, blamed } = link.claim
+      this.#claims.push({ key: `${link.id}/${what}`, what, where: `hand ${link.index} of table ${link.chain.table}`, blamed, seq, line, status })
     }
-    for (const peer of link.releasedNonces ?? []) {
-      const released = this.#released.get(link.id) ?? new Map<string, number>()
-      if (!released.has(peer)) released.set(peer, seq)
-      this.#released.set(link.id, released)
+    for (const what of ['nonce', 'view'] as const) {
+      for (const peer of link.released?.[what] ?? []) {
+        const released = this.#released.get(`${link.id}/${what}`) ?? new Map<string, number>()
+        if (!released.has(peer)) released.set(peer, seq)
+        this.#released.set(`${link.id}/${what}`, released)
+      }
     }
     const seen = chain.hands.get(link.index)
     if (seen === undefined) {
@@ -96,16 +99,17 @@ export class HandChains {
    */
   finish (wholeLog: boolean): Array<{ failure: LogFailure, status: EntryStatus | 'missing' }> {
     const out: Array<{ failure: LogFailure, status: EntryStatus | 'missing' }> = [...this.#forks]
-    // A dealer's missing-nonce blaming a seat whose NONCE for that very COMMIT another record of
-    // this log holds is refuted: that seat released its nonce (docs/protocol.md §10).
-    for (const claim of this.#nonceClaims) {
-      const released = this.#released.get(claim.commit)
+    // A dealer's missing-nonce (missing-view) blaming a seat whose NONCE (VIEW) for that very
+    // COMMIT another record of this log holds is refuted: that seat released it (docs/protocol.md §10).
+    for (const claim of this.#claims) {
+      const released = this.#released.get(claim.key)
       const refuted = claim.blamed.filter(b => released?.has(b) === true)
       if (refuted.length === 0) continue
       const shown = refuted.map(b => `${b} (seq ${released?.get(b) ?? '?'})`).join(', ')
+      const doc = claim.what === 'nonce' ? 'NONCE' : 'VIEW'
       out.push({
         status: claim.status,
-        failure: { seq: claim.seq, line: claim.line, problems: [`${claim.where}: the dealer's missing-nonce record blames ${shown}, whose NONCE for this COMMIT another record of this log holds: it was released`], codes: ['abort-refuted'], count: 1 }
+        failure: { seq: claim.seq, line: claim.line, problems: [`${claim.where}: the dealer's missing-${claim.what} record blames ${shown}, whose ${doc} for this COMMIT another record of this log holds: it was released`], codes: ['abort-refuted'], count: 1 }
       })
     }
     for (const chain of this.#chains.values()) {
