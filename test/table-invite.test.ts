@@ -133,6 +133,14 @@ describe('invite → join → add → a played hand', () => {
     expect(live.stdout, live.stderr).toMatch(/^[12] passed, 0 failed\n$/)
     const exportedLive = await cliInProcess('log', 'export', '--data', bob)
     expect(exportedLive.code, exportedLive.stderr).toBe(0)
+    // The dealer's node goes away: bob's keeps dialling it, and his status says why it fails.
+    await nodes[0].stop()
+    let bobStatus = ''
+    for (let i = 0; i < 100 && !/last dial:/.test(bobStatus); i++) {
+      bobStatus = (await cliInProcess('hand', 'status', '--data', bob)).stdout
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    expect(bobStatus).toMatch(/^  not connected  dealer, seat 0 +12D3KooW\w+\n +last dial: .*ECONNREFUSED.* — nothing listens there: is its node running/m)
     for (const n of nodes.splice(0)) await n.stop()
     for (const d of [alice, bob]) {
       const verified = await cliInProcess('verify', '--data', d, '--workers', '0')

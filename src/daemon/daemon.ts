@@ -10,7 +10,7 @@ import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '
 import { loadIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
-import { keepConnected, tagMembers } from '../net/keep-connected.js'
+import { keepConnected, tagMembers, type KeptConnection } from '../net/keep-connected.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
 import { createHeadAnnouncer, registerWitness } from '../net/witness.js'
@@ -71,6 +71,8 @@ export class Daemon {
   readonly #clock: Clock
   #timer: NodeJS.Timeout | undefined
   #stopping = false
+  /** The connections this node keeps to the dealers of its tables (by dealer peer id). */
+  #kept: ReadonlyMap<string, KeptConnection> = new Map()
   #rejections = 0
   /** Members of any of the node's tables: the peers whose table frames are read at all. */
   readonly #members: ReadonlySet<string>
@@ -147,9 +149,11 @@ export class Daemon {
       const addressBook = addressBookOf(config.tables)
       // This node keeps a connection to the dealer of every table where it does not deal, and the
       // dealer sends on it: a seat behind a home router (NAT) needs no open port (docs/network.md).
+      const keptConnections = new Map<string, KeptConnection>()
       for (const dealer of new Set(config.tables.map(t => t.table.dealer))) {
         if (dealer === identity.peerId) continue
         const kept = keepConnected(node, { peer: dealer, addresses: addressBook.get(dealer) ?? [], logger, name: 'the dealer' })
+        keptConnections.set(dealer, kept)
         cleanup.unshift(async () => { kept.close() })
       }
       const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook })
@@ -200,6 +204,7 @@ export class Daemon {
       const locked = config.tables.find(t => t.timelock !== null && t.beacon.kind === 'drand')
       if (locked !== undefined && locked.beacon.kind === 'drand') sealTimelockText('', locked.beacon.chain, 1, random)
       const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, clock, tables: hosts })
+      daemon.#kept = keptConnections
       daemon.witnessedHeads = async owner => await witnessStore.heldFor(owner)
       await daemon.#restore()
       messenger.onFrame((from, frame) => { daemon.#onFrame(from, frame) })
@@ -281,7 +286,11 @@ export class Daemon {
       dealerHands,
       seatHands,
       log: { entries: head === null ? 0 : head.body.seq + 1 },
-      peers,
+      // For a dealer this node cannot reach: why its last dial failed (what to check).
+      peers: (peers as Array<{ peer: string, connected: boolean }>).map(p => {
+        const error = p.connected ? null : this.#kept.get(p.peer)?.lastError ?? null
+        return error === null ? p : { ...p, lastDialError: error }
+      }),
       beacon,
       rejectedMessages: this.#rejections,
       tables: this.tableList()

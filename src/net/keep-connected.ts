@@ -36,7 +36,7 @@ export interface KeepConnectedInit {
 export interface KeptConnection {
   /** Dials so far (successful or not). */
   readonly dials: number
-  /** The last dial's failure, or null once connected. */
+  /** The last dial's failure with what to check (dialFailureHint), or null once connected. */
   readonly lastError: string | null
   /** Stops re-dialling (the connection itself is left to node.stop). */
   close: () => void
@@ -115,12 +115,12 @@ export function keepConnected (node: Libp2p, init: KeepConnectedInit): KeptConne
       } catch (err) {
         // Stopping (the node or this loop) fails the dial in flight: that is no news for anyone.
         if (stop.signal.aborted || node.status !== 'started') return
-        lastError = (err as Error).message
+        lastError = dialFailureHint(err)
         failures++
         const delay = Math.min(maxDelay, minDelay * 2 ** Math.min(failures - 1, 16)) * (0.8 + 0.4 * Math.random())
-        const line = `cannot reach ${name} at ${targets.map(t => t.toString()).join(' or ')}: ${dialFailureHint(err)}; trying again in ${Math.ceil(delay / 1000)} s`
-        if (failures === 1) log.warn({ reason: lastError }, line)
-        else log.debug({ reason: lastError, failures }, line)
+        const line = `cannot reach ${name} at ${targets.map(t => t.toString()).join(' or ')}: ${lastError}; trying again in ${Math.ceil(delay / 1000)} s`
+        if (failures === 1) log.warn({ reason: (err as Error).message }, line)
+        else log.debug({ reason: (err as Error).message, failures }, line)
         await sleep(delay)
       }
     }

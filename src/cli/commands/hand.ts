@@ -113,7 +113,7 @@ function cardLines (cards: CardsReply['cards']): string[] {
   return cards.map(c => `${c.stage.padEnd(7)} ${c.public ? `public${c.seat === null ? ' (table)' : ` (seat ${c.seat})`}` : `seat ${String(c.seat)}`}: ${c.cards.map(cardLabel).join(' ')}`)
 }
 
-interface PeerState { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null }
+interface PeerState { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null, lastDialError?: string }
 interface NodeStatus {
   peerId: string
   role: string
@@ -164,6 +164,8 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
     // "dialled in": the peer opened the connection (a seat behind NAT does; the dealer sends on it).
     const how = p.direction === 'inbound' ? ' (dialled in)' : p.direction === 'outbound' ? ' (dialled out)' : ''
     lines.push(`  ${p.connected ? 'connected    ' : 'not connected'}  ${what.padEnd(14)} ${p.peer}${how}`)
+    // This node keeps dialling its dealer: why the last dial failed, with what to check.
+    if (p.lastDialError !== undefined) lines.push(`                 last dial: ${p.lastDialError}`)
   }
   if ((status.peers ?? []).length === 0) lines.push('  (none)')
   const hands = new Map<number, string[]>()
