@@ -15,6 +15,10 @@ const run = await runTables({ tables, hands, sampleEvery: Math.max(1, Math.floor
 console.log(`hands done ${run.handsDone}/${tables * hands}, aborted ${run.aborted}, lost ${run.lost}`)
 const expected = MEMBERS_PER_HAND * tables * hands
 console.log(`log entries verified ${run.verified}, failed ${run.unverified} (expected ${expected} verified); receipts found in the members' logs ${run.receiptsLogged}/${expected}`)
+// The bound beside the figure: the CPU the hands took in this run (all three nodes share this
+// process's one thread), so one core could play at most this many hands a second.
+const cpuMsPerHand = 1000 * run.cpuSeconds / Math.max(1, run.handsDone)
+console.log(`CPU ${run.cpuSeconds.toFixed(1)} s while playing (${cpuMsPerHand.toFixed(1)} ms per hand, all three nodes): bound ${(1000 / cpuMsPerHand).toFixed(1)} hands/s on one core; the load average during the run decides how much of it this process got`)
 console.log(`${run.seconds.toFixed(1)} s, ${(run.handsDone / run.seconds).toFixed(1)} hands/s; memory rss ${run.memory.start.rssMB} → ${run.memory.end.rssMB} MB, heap ${run.memory.start.heapUsedMB} → ${run.memory.end.heapUsedMB} MB`)
 for (const f of run.failures.slice(0, 10)) console.log(`  ${f}`)
 process.exitCode = run.handsDone === tables * hands && run.unverified === 0 && run.verified === expected && run.receiptsLogged === expected && run.failures.length === 0 ? 0 : 1

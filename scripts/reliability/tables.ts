@@ -39,6 +39,8 @@ export interface TablesRun {
   receiptsLogged: number
   failures: string[]
   seconds: number
+  /** CPU time of this process while the hands were played (user + system), in seconds: every node's work. */
+  cpuSeconds: number
   memory: { start: MemorySample, end: MemorySample, samples: Array<{ hands: number } & MemorySample> }
 }
 
@@ -114,7 +116,7 @@ export async function runTables (options: TablesOptions): Promise<TablesRun> {
   const daemons: Daemon[] = []
   const run: TablesRun = {
     tables: options.tables, handsPerTable: options.hands, handsDone: 0, aborted: 0, lost: 0, verified: 0, unverified: 0, receiptsLogged: 0,
-    failures: [], seconds: 0, memory: { start: memorySample(), end: memorySample(), samples: [] }
+    failures: [], seconds: 0, cpuSeconds: 0, memory: { start: memorySample(), end: memorySample(), samples: [] }
   }
   const handTimeoutMs = options.handTimeoutMs ?? 60_000
   try {
@@ -123,6 +125,7 @@ export async function runTables (options: TablesOptions): Promise<TablesRun> {
     const [dealer, ...seats] = daemons
     run.memory.start = memorySample()
     const started = performance.now()
+    const cpuStart = process.cpuUsage()
     let done = 0
     const sampleEvery = options.sampleEvery ?? Number.MAX_SAFE_INTEGER
     await Promise.all(dealer.tables.map(async ({ id }) => {
@@ -140,6 +143,8 @@ export async function runTables (options: TablesOptions): Promise<TablesRun> {
       }
     }))
     run.seconds = (performance.now() - started) / 1000
+    const cpu = process.cpuUsage(cpuStart)
+    run.cpuSeconds = (cpu.user + cpu.system) / 1e6
     run.memory.end = memorySample()
     await options.whenPlayed?.({ dealer, seats })
     for (const d of daemons.splice(0).reverse()) await d.stop({ graceMs: 0 })

@@ -206,6 +206,7 @@ async function refresh (): Promise<void> {
   }
   renderHeader()
   renderHands()
+  follow()
 }
 
 $('#deal').addEventListener('click', () => {
@@ -228,13 +229,18 @@ async function offerTables (): Promise<void> {
 }
 
 let pending: ReturnType<typeof setTimeout> | undefined
-const events = new EventSource(chosenTable === null ? './api/events' : `./api/events?table=${encodeURIComponent(chosenTable)}`)
-events.onmessage = (m: MessageEvent<string>) => {
-  apply(JSON.parse(m.data) as NodeEvent)
-  renderHands()
-  // Phases come from the status: fetched once a burst of events is over.
-  if (pending !== undefined) clearTimeout(pending)
-  pending = setTimeout(() => { void refresh() }, 150)
+let events: EventSource | undefined
+/** Follows the table's events, once the node has answered for the table (a node with several needs one chosen). */
+function follow (): void {
+  if (events !== undefined) return
+  events = new EventSource(chosenTable === null ? './api/events' : `./api/events?table=${encodeURIComponent(chosenTable)}`)
+  events.onmessage = (m: MessageEvent<string>) => {
+    apply(JSON.parse(m.data) as NodeEvent)
+    renderHands()
+    // Phases come from the status: fetched once a burst of events is over.
+    if (pending !== undefined) clearTimeout(pending)
+    pending = setTimeout(() => { void refresh() }, 150)
+  }
 }
 void refresh()
 // Peers come and go without events of their own.
