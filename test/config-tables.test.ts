@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { MAX_TABLES, parseNodeConfig } from '../src/daemon/config.js'
-import { addressBookOf, tableFor } from '../src/daemon/daemon.js'
+import { addressBookOf, MAX_TABLES, nodeMembers, parseNodeConfig } from '../src/daemon/config.js'
+import { tableFor } from '../src/daemon/daemon.js'
 import { NodeInputError } from '../src/daemon/errors.js'
 import { Rejection } from '../src/protocol/types.js'
 
@@ -53,6 +53,8 @@ describe('config: tables', () => {
     // The node dials every member of any table at every address any table gives for it.
     expect(addressBookOf(config.tables).get(ALICE)).toEqual(['/dns4/dealer.example.net/tcp/7400', '/dns4/dealer.example.net/tcp/7401/ws', '/ip4/192.0.2.7/tcp/7500'])
     expect(addressBookOf(config.tables).get(CAROL)).toEqual(['/ip4/192.0.2.8/tcp/7400'])
+    // The node's members: every member of any of its tables, once each.
+    expect(nodeMembers(config.tables).sort()).toEqual([...new Set([...coinche.table.seats, ALICE, BOB, CAROL])].sort())
   })
 
   test('a config with `table` alone is one table, exactly as before', async () => {

@@ -205,3 +205,17 @@ async function parseTable (t: TableBlock, field: string, base: string, fail: (fi
 function isBeaconFile (spec: string): boolean {
   return spec.includes('/') || spec.endsWith('.json')
 }
+
+/** Every member of any of the node's tables (dealers and human seats), once each: the node's members. */
+export function nodeMembers (tables: readonly TableConfig[]): string[] {
+  return [...new Set(tables.flatMap(({ table }) => [table.dealer, ...table.seats.filter(s => s !== ROBOT)]))]
+}
+
+/** How to reach every member of any of the node's tables: each table's `peers`, merged (addresses in config order, once each). */
+export function addressBookOf (tables: readonly TableConfig[]): Map<string, string[]> {
+  const book = new Map<string, string[]>()
+  for (const t of tables) {
+    for (const [peer, addrs] of Object.entries(t.peers)) book.set(peer, [...new Set([...(book.get(peer) ?? []), ...addrs])])
+  }
+  return book
+}

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto'
 import type { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
-import { ROBOT } from '../core/hand/messages.js'
 import type { Signed } from '../core/signed.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
@@ -25,7 +24,7 @@ import { SeatMachine } from '../protocol/seat.js'
 import { Rejection } from '../protocol/types.js'
 import { decodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
 import { NodeInputError, TableChoiceError } from './errors.js'
-import type { NodeConfig, TableConfig } from './config.js'
+import { addressBookOf, nodeMembers, type NodeConfig, type TableConfig } from './config.js'
 import { EventFeed } from './events.js'
 import { nativeSigner } from './native-crypto.js'
 import { verifyMemo } from './verify-memo.js'
@@ -140,7 +139,7 @@ export class Daemon {
       cleanup.unshift(async () => { await log.close() })
       // A member of any of the node's tables is a member of the node (connection slots, log access,
       // witnessing); which table a frame may touch is checked per table (#onFrame).
-      const members = new Set(config.tables.flatMap(({ table }) => [table.dealer, ...table.seats.filter(s => s !== ROBOT)]))
+      const members = new Set(nodeMembers(config.tables))
       // With a public log non-members may connect too (to fetch the log), bounded so that members
       // always find room; the table protocol still takes frames from members only (#onFrame).
       const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, strangers: config.logAccess === 'anyone' ? 'admit' : 'refuse', logger })
@@ -375,13 +374,4 @@ export function tableFor<T extends { members: ReadonlySet<string> }> (tables: Re
   if (host === undefined) throw new Rejection(`${doc.type} for table ${id}, which this node does not serve`)
   if (!host.members.has(from)) throw new Rejection(`${doc.type} for table ${id} from a peer who is not at that table`)
   return host
-}
-
-/** How to reach every member of any of the node's tables: each table's `peers`, merged (addresses in config order, once each). */
-export function addressBookOf (tables: readonly TableConfig[]): Map<string, string[]> {
-  const book = new Map<string, string[]>()
-  for (const t of tables) {
-    for (const [peer, addrs] of Object.entries(t.peers)) book.set(peer, [...new Set([...(book.get(peer) ?? []), ...addrs])])
-  }
-  return book
 }

@@ -261,9 +261,8 @@ interface Discovery {
  */
 async function tableMembers (dir: string, explicit: string | undefined): Promise<{ members: string[], peers: Record<string, string[]> } | null> {
   const { resolve } = await import('node:path')
-  const { parseNodeConfig, readNodeConfigJson } = await import('../../daemon/config.js')
+  const { addressBookOf, nodeMembers, parseNodeConfig, readNodeConfigJson } = await import('../../daemon/config.js')
   const { CONFIG_FILE } = await import('./table.js')
-  const { ROBOT } = await import('../../core/hand/messages.js')
   const candidates = explicit !== undefined ? [explicit] : [join(dir, CONFIG_FILE), `${resolve(dir)}.json`]
   for (const file of candidates) {
     if (explicit === undefined && !(await access(file).then(() => true, () => false))) continue
@@ -280,10 +279,7 @@ async function tableMembers (dir: string, explicit: string | undefined): Promise
       continue
     }
     // A node serving several tables: the members of every one of them, each with every address given.
-    const members = config.tables.flatMap(t => [t.table.dealer, ...t.table.seats.filter(s => s !== ROBOT)])
-    const peers: Record<string, string[]> = {}
-    for (const t of config.tables) for (const [peer, addrs] of Object.entries(t.peers)) peers[peer] = [...new Set([...(peers[peer] ?? []), ...addrs])]
-    return { members: [...new Set(members)], peers }
+    return { members: nodeMembers(config.tables), peers: Object.fromEntries(addressBookOf(config.tables)) }
   }
   return null
 }
