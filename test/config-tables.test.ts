@@ -8,6 +8,7 @@ import { addressBookOf, MAX_TABLES, nodeMembers, parseNodeConfig } from '../src/
 import { tableFor } from '../src/daemon/daemon.js'
 import { NodeInputError } from '../src/daemon/errors.js'
 import { Rejection } from '../src/protocol/types.js'
+import { connectionLimit, MAX_CONNECTIONS, MAX_STRANGER_CONNECTIONS } from '../src/net/limits.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SOURCE = '/cfg/node.json'
@@ -100,5 +101,13 @@ describe('routing a document to its table', () => {
     expect(() => tableFor(tables, BOB, doc('c'))).toThrow(new Rejection('pledge for table c, which this node does not serve'))
     // Bob sits at table a only: a member of the node, but not of table b.
     expect(() => tableFor(tables, BOB, doc('b'))).toThrow(new Rejection('pledge for table b from a peer who is not at that table'))
+  })
+})
+
+describe('connection room for the members of every table', () => {
+  test('a one-table node keeps the usual limit; a node whose tables have many members gets two connections per member beside the strangers\' share', () => {
+    expect(connectionLimit(8)).toBe(MAX_CONNECTIONS)
+    // 32 tables of 8 seats, every player different: 257 members.
+    expect(connectionLimit(257)).toBe(2 * 257 + MAX_STRANGER_CONNECTIONS)
   })
 })

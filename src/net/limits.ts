@@ -13,6 +13,16 @@ export const DEFAULT_LISTEN: readonly string[] = Object.freeze([
  */
 export const MAX_CONNECTIONS = 64
 
+/**
+ * The connection limit of a node with `members` members (a node serving several tables has the
+ * members of all of them): MAX_CONNECTIONS, or more when its members could need more (two
+ * connections each, a dial each way, beside the strangers' share), so that libp2p never prunes a
+ * member's connection to make room.
+ */
+export function connectionLimit (members: number): number {
+  return Math.max(MAX_CONNECTIONS, 2 * members + MAX_STRANGER_CONNECTIONS)
+}
+
 /** Non-members connected at once, where they may connect at all (`log.access: anyone`). */
 export const MAX_STRANGER_CONNECTIONS = 16
 

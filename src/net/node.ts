@@ -10,7 +10,7 @@ import { NetInputError } from './errors.js'
 import { inboundGuard } from './admission.js'
 import { membershipGater, type Membership } from './gater.js'
 import {
-  DEFAULT_LISTEN, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS, MAX_INCOMING_PENDING_CONNECTIONS,
+  connectionLimit, DEFAULT_LISTEN, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS, MAX_INCOMING_PENDING_CONNECTIONS,
   MAX_PENDING_UPGRADES, MAX_STRANGER_CONNECTIONS, MAX_STREAMS_PER_CONNECTION, PENDING_UPGRADE_TIMEOUT_MS, STRANGER_IDLE_MS, STRANGER_MAX_AGE_MS,
   STREAM_WINDOW_MAX_BYTES
 } from './limits.js'
@@ -70,7 +70,7 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
       })],
       connectionGater: membershipGater(members, logger, { strangers: init.strangers, connections: () => node?.getConnections() ?? [] }),
       connectionManager: {
-        maxConnections: MAX_CONNECTIONS,
+        maxConnections: members === 'anyone' ? MAX_CONNECTIONS : connectionLimit(members.size),
         maxIncomingPendingConnections: MAX_INCOMING_PENDING_CONNECTIONS,
         inboundUpgradeTimeout: PENDING_UPGRADE_TIMEOUT_MS,
         inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD,
