@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { Daemon } from '../../src/daemon/daemon.js'
 import type { EventWatcher, NodeEvent } from '../../src/daemon/events.js'
-import { prepareLocalTable } from '../../src/daemon/local-table.js'
+import { localTable } from './table.js'
 
 const SEATS = 4
 const WARMUP_HANDS = 5
@@ -27,17 +27,7 @@ function percentile (xs: number[], q: number): number {
 }
 
 async function runTable (root: string, nat: boolean): Promise<Figures> {
-  const table = await prepareLocalTable({
-    root,
-    game: 'coinche',
-    scheme: 'atout-v1',
-    seats: SEATS,
-    beacon: 'none',
-    transport: 'tcp',
-    seatsListenNowhere: nat,
-    // Generous: a slow machine must not turn the benchmark into a test of the deadlines.
-    timeouts: { contributeMs: 60_000, ackMs: 60_000, revealMs: 600_000 }
-  })
+  const table = await localTable(root, { seatsListenNowhere: nat })
   const logger = pino({ level: 'silent' })
   const daemons: Daemon[] = []
   try {

@@ -25,7 +25,7 @@ import { signerFromSeed } from '../../src/core/identity.js'
 import { signDocument } from '../../src/core/signed.js'
 import { controlOfSpawnedNode, type ControlClient } from '../../src/daemon/control-client.js'
 import { Daemon } from '../../src/daemon/daemon.js'
-import { prepareLocalTable, type LocalTable } from '../../src/daemon/local-table.js'
+import { prepareLocalTable, type LocalTable, type LocalTableInit } from '../../src/daemon/local-table.js'
 import { nativeSigner, nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
 import { createMessenger } from '../../src/net/messenger.js'
 import type { EventSource, NodeEvent } from '../../src/daemon/events.js'
@@ -249,8 +249,10 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
   if (rejected > 0) console.log(`  rejected messages: ${rejected}`)
 }
 
-async function localTable (root: string): Promise<LocalTable> {
+/** The benchmarks' table; `more` changes it (the nat bench: seats that listen nowhere). */
+export async function localTable (root: string, more: Partial<LocalTableInit> = {}): Promise<LocalTable> {
   return await prepareLocalTable({
+    ...more,
     root,
     game: 'coinche',
     scheme: 'atout-v1',
