@@ -11,7 +11,7 @@ import { getScheme } from '../../core/schemes/registry.js'
  * from the node's API (same origin, session cookie) and its server-sent events.
  */
 
-interface Peer { peer: string, seats: number[], dealer: boolean, connected: boolean }
+interface Peer { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null, lastDialError?: string }
 interface Status {
   peerId: string
   role: string
@@ -105,7 +105,10 @@ function renderHeader (): void {
     li.dataset.peer = p.peer
     li.dataset.connected = String(p.connected)
     const what = [p.dealer ? 'dealer' : '', p.seats.length > 0 ? `seat ${p.seats.join(', ')}` : ''].filter(x => x !== '').join(', ')
-    li.textContent = `${p.connected ? '●' : '○'} ${what} ${short(p.peer)} — ${p.connected ? 'online' : 'not connected'}`
+    // A seat behind NAT is online on the connection it opened to the dealer ("dialled in").
+    const how = p.direction === 'inbound' ? ' (dialled in)' : ''
+    li.textContent = `${p.connected ? '●' : '○'} ${what} ${short(p.peer)} — ${p.connected ? `online${how}` : 'not connected'}`
+    if (p.lastDialError !== undefined) li.title = `last dial: ${p.lastDialError}`
     li.title = p.peer
     list.append(li)
   }
