@@ -10,6 +10,7 @@ import { NodeProcess, requireBuild } from './helpers/node-process.js'
 import { isPortFree } from '../src/daemon/local-table.js'
 import { fairdeal } from './helpers/cli.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
+import { decodeInvite } from '../src/daemon/invite.js'
 
 async function port (): Promise<number> {
   for (;;) {
@@ -54,15 +55,23 @@ describe('invite → join → add → a played hand', () => {
     const unusable = [
       await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--listen', 'none'),
       await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--listen', '/ip4/0.0.0.0/tcp/7400'),
-      await cliInProcess('table', 'join', invite, '--data', bob, '--listen', 'none', '--listen', '/ip4/127.0.0.1/tcp/7402')
+      await cliInProcess('table', 'join', invite, '--data', bob, '--listen', 'none', '--listen', '/ip4/127.0.0.1/tcp/7402'),
+      await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--announce', '/dns4/example.org/udp/7400')
     ]
     expect(unusable.map(r => [r.code, r.stderr.trim()])).toEqual([
       [2, 'fairdeal table new: the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR)'],
       [2, 'fairdeal table new: /ip4/0.0.0.0/tcp/7400 cannot be dialled (it means every interface): give --announce with the address others reach this node at'],
-      [2, 'fairdeal table join: --listen none cannot be given with addresses']
+      [2, 'fairdeal table join: --listen none cannot be given with addresses'],
+      [2, 'fairdeal table new: --announce "/dns4/example.org/udp/7400": expected /ip4|ip6|dns|dns4|dns6/HOST/tcp/PORT or …/tcp/PORT/ws']
     ])
     await expect(access(join(dir, 'carol'))).rejects.toThrow()
     await expect(access(bob)).rejects.toThrow()
+    // A dealer on a DNS name (dynamic DNS at home) announces it: the invite names it, not the listen address.
+    const named = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--json',
+      '--listen', '/ip4/127.0.0.1/tcp/7400', '--announce', '/dns4/localhost/tcp/7400')
+    expect(named.code, named.stderr).toBe(0)
+    const carol = JSON.parse(named.stdout) as { peerId: string, invites: Array<{ invite: string }> }
+    expect(decodeInvite(carol.invites[0].invite).dealerAddresses).toEqual([`/dns4/localhost/tcp/7400/p2p/${carol.peerId}`])
 
     // Bob is at home behind a router: by default his node listens nowhere and dials the dealer. His
     // join tries the dealer's address at once and says plainly that nothing answers there yet.

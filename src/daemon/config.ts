@@ -21,7 +21,8 @@ export const MAX_TABLES = 32
 const peerId = peerIdSchema
 // Listening needs an IP address; peers may also be named by DNS.
 const listenAddr = z.string().regex(/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?$/, 'must be a listen multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
-const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
+/** A member's address in `table.peers` (also what `table new/join --announce` accepts). */
+export const peerAddress = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
 
 export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000, revealMs: 3_600_000 }
 
@@ -33,7 +34,7 @@ const tableSchema = z.object({
   dealer: peerId,
   seats: z.array(z.union([peerId, z.literal(ROBOT)])).min(2).max(8),
   /** How to reach the other members: peer id → multiaddrs. */
-  peers: z.record(peerId, z.array(multiaddr).min(1).max(8)).default({}),
+  peers: z.record(peerId, z.array(peerAddress).min(1).max(8)).default({}),
   timeouts: z.object({
     contributeMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.contributeMs),
     ackMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.ackMs),

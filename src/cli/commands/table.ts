@@ -12,7 +12,8 @@ import { pino } from 'pino'
 import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { signerFromSeed } from '../../core/identity.js'
-import { parseNodeConfig } from '../../daemon/config.js'
+import { parseNodeConfig, peerAddress } from '../../daemon/config.js'
+import { multiaddr } from '@multiformats/multiaddr'
 import {
   decodeAnswer, decodeInvite, encodeAnswer, encodeInvite, openSeats, type DraftTable, type Invite
 } from '../../daemon/invite.js'
@@ -52,7 +53,8 @@ that connection, and the dealer sends on it, so a player behind a home router ne
                   A player's default is none: it listens nowhere and dials the dealer (behind NAT);
                   give addresses only if other players can reach it directly
   --announce ADDR the address others dial to reach this node, when it is not a listen address
-                  (the public address a router forwards to it); goes into the invites or the answer
+                  (the public address a router forwards to it, or a DNS name: /dns4/HOST/tcp/PORT);
+                  goes into the invites or the answer
   --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}`
 
 type Sub = 'new' | 'join' | 'add'
@@ -109,7 +111,13 @@ function listenAddresses (given: string[] | undefined, fallback: readonly string
  * unspecified address (0.0.0.0, ::) listens on every interface but cannot be dialled.
  */
 function announcedAddresses (announce: string[] | undefined, listen: string[]): string[] {
-  const out = (announce ?? listen).map(a => parseListenAddress(a).toString())
+  // Announced addresses end up in the other members' table.peers: the same rule (DNS names too).
+  const out = announce === undefined ? listen : announce.map(a => {
+    if (!peerAddress.safeParse(a).success || a.includes('/p2p/')) {
+      throw new UsageError(`--announce ${JSON.stringify(a.slice(0, 100))}: expected /ip4|ip6|dns|dns4|dns6/HOST/tcp/PORT or …/tcp/PORT/ws`)
+    }
+    try { return multiaddr(a).toString() } catch (err) { throw new UsageError(`--announce ${a}: ${(err as Error).message}`) }
+  })
   const bad = out.find(a => /^\/ip4\/0\.0\.0\.0\/|^\/ip6\/::\//.test(a))
   if (bad !== undefined) {
     throw new UsageError(`${bad} cannot be dialled (it means every interface): give --announce with the address others reach this node at`)
