@@ -183,7 +183,8 @@ describe('crash safety', () => {
   it('a node killed with SIGKILL mid-stream reopens whole: every acknowledged entry, no torn one, and it verifies', async () => {
     const dir = await tempDir()
     let expectedAtLeast = -1
-    for (let round = 0; round < 3; round++) {
+    // Two kills: the second also proves that what survived the first is still whole after another.
+    for (let round = 0; round < 2; round++) {
       const { child, lastAcked, opened } = await runAppender(dir, 15 + round * 10)
       // The previous round's acknowledged entries survived the kill.
       expect(opened).toBeGreaterThanOrEqual(expectedAtLeast)
