@@ -37,6 +37,8 @@ export interface DemoOptions {
   killDealerAfter?: 'nonces' | null
   /** Called once per finished hand, for live output. */
   onHand?: (report: HandReport) => void
+  /** The hands' contribution window in ms (default: see prepareLocalTable's timeouts below). */
+  contributeMs?: number
 }
 
 export interface SeatReport {
@@ -167,7 +169,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     // short; 1 s proved too short on a loaded machine (the first hand also dials every peer).
     // Time-locked, each contribution is also sealed (~0.1 s, more on a loaded machine): a little more time.
     // Blind hands shuffle in turn, every seat checking every proof, within the contribution time.
-    timeouts: { contributeMs: options.blind === true || options.beacon === null ? 10_000 : timelock ? 4_000 : 2_000, ackMs: 10_000, revealMs: 600_000 },
+    timeouts: { contributeMs: options.contributeMs ?? (options.blind === true || options.beacon === null ? 10_000 : timelock ? 4_000 : 2_000), ackMs: 10_000, revealMs: 600_000 },
     timelock: timelock ? 'replay' : 'off'
   })
   const nodes: RunningNode[] = []

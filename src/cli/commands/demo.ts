@@ -24,8 +24,9 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
                 with --processes also DIR/nodeN.log); default: a temporary one, removed
   --beacon      local (default): bind each hand to a round of a local drand-compatible beacon
                 (its trust = its operator: this demo); group: the table's four nodes also run a
-                3-of-4 beacon group (DKG, threshold BLS rounds, drand's format) in this process
-                and every hand binds one of its rounds; none: no beacon (atout-v1 exactly);
+                3-of-4 beacon group (duo: its two nodes, 2 of 2; DKG, threshold BLS rounds,
+                drand's format) in this process and every hand binds one of its rounds (5 s
+                contribution window instead of 2 s); none: no beacon (atout-v1 exactly);
                 tarot always plays without one (tarot-v1 binds none)
   --transport   tcp (default) or ws (WebSockets)
   --timelock    time-lock every hand's secret and nonces to its beacon round (needs --beacon local):
@@ -108,6 +109,10 @@ export async function run (argv: string[]): Promise<number> {
       killDealerAfter: killDealerAfter === 'nonces' ? 'nonces' : null,
       blind: values.blind,
       logger,
+      // The group's members are the table's own nodes, in this process: every round they also sign
+      // and check BLS partials, so on a busy machine a COMMIT could reach the seats after a 2 s
+      // deadline (missing-pledge). A group table gets a 5 s contribution window.
+      contributeMs: group !== undefined && !values.blind ? 5_000 : undefined,
       onHand: (r) => { if (!json) printHand(r) }
     })
     if (json) {
