@@ -14,9 +14,11 @@ export default defineConfig({
     // files keep no global state between them (each makes its own temp dirs, nodes and ports).
     isolate: false,
     // vitest's default (cores - 1) is ONE worker on a 2-core machine: every file in turn. The
-    // real-network files mostly wait on sockets, disks and child processes, so two files side by side
-    // nearly halve the wall time; their deadlines are sized for a busy machine.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // suite is mostly CPU, but its real-network files also wait on deadlines, child processes and
+    // disks: one worker more than cores fills those waits. Measured on this 2-core machine (docs/
+    // reliability.md): 2 workers 138 s, 3 workers 119 s (idle); with one core kept busy 201 s and
+    // 156 s; the same CPU, no failure either way.
+    maxWorkers: availableParallelism() + 1,
     // Longest files first (test/durations.json), so that the workers finish together.
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/reporters/summary.ts']
