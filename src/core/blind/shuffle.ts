@@ -9,7 +9,7 @@
  * Generators h, h₀ … h_{n−1} come from hash-to-curve (group.ts), so nobody knows a relation
  * between them and G. docs/dealer-blind.md §5 has the equations.
  */
-import { concatBytes } from '../bytes.js'
+import { concatBytes, sha256Hex, utf8 } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
 import { type Ciphertext, deckBytes, reEncrypt } from './elgamal.js'
 import {
@@ -134,11 +134,39 @@ function scalarList (list: unknown, n: number, what: string): bigint[] {
  * in this context. Malformed proofs are false; it never throws on hostile input.
  */
 export function verifyShuffle (ctx: ProofContext, pk: Point, input: readonly Ciphertext[], output: readonly Ciphertext[], proof: ShuffleProof): boolean {
+  const key = statementKey(ctx, pk, input, output, proof)
+  if (key !== null && verifiedShuffles.has(key)) return true
+  let ok: boolean
   try {
-    return checkShuffle(ctx, pk, input, output, proof)
+    ok = checkShuffle(ctx, pk, input, output, proof)
   } catch (e) {
     if (e instanceof CoreInputError) return false
     throw e
+  }
+  if (ok && key !== null) {
+    verifiedShuffles.add(key)
+    if (verifiedShuffles.size > VERIFIED_SHUFFLES_KEPT) verifiedShuffles.delete(verifiedShuffles.values().next().value as string)
+  }
+  return ok
+}
+
+/**
+ * Shuffle proofs that verified in this process, by the SHA-256 of everything the check reads.
+ * Checking one costs about a second for a 78-card deck, and every party of a hand checks every
+ * shuffle: the dealer and the seats hosted by one node (and a verifier reading several logs of one
+ * table) check the very same statement again. Hashing the statement costs ~3 % of a check; only
+ * successes are kept, so a hit answers exactly what the full check would.
+ */
+const verifiedShuffles = new Set<string>()
+const VERIFIED_SHUFFLES_KEPT = 256
+
+/** The statement's key (context, key, both decks with their lengths, the proof's JSON), or null for a value JSON cannot hold. */
+function statementKey (ctx: ProofContext, pk: Point, input: readonly Ciphertext[], output: readonly Ciphertext[], proof: ShuffleProof): string | null {
+  try {
+    const head = JSON.stringify([ctx.table, ctx.hand, ctx.commit, ctx.step, ctx.prover, input.length, output.length, proof])
+    return sha256Hex(concatBytes(utf8(head), pointToBytes(pk), deckBytes(input), deckBytes(output)))
+  } catch {
+    return null
   }
 }
 
