@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
 import { bn254 } from '@noble/curves/bn254.js'
 import { fetchBeacon, type ChainClient, type ChainInfo as DrandChainInfo, type RandomnessBeacon } from 'drand-client'
-import { parseChainInfo, SCHEMES, verifyBeaconEntry, type BeaconEntry, type ChainInfo } from '../../src/core/beacon/index.js'
+import { forgetVerifiedBeaconSignatures, parseChainInfo, SCHEMES, verifyBeaconEntry, type BeaconEntry, type ChainInfo } from '../../src/core/beacon/index.js'
 import { createBeaconClient, startLocalBeacon } from '../../src/beacon/index.js'
 
 const FIXTURES = ['default', 'testnet-unchained-3s', 'fastnet', 'quicknet', 'evmnet']
@@ -52,7 +52,8 @@ export async function run (): Promise<void> {
     const fixture = JSON.parse(readFileSync(fixturePath(name), 'utf8')) as { info: unknown, entries: BeaconEntry[] }
     const info = parseChainInfo(fixture.info)
     const entry = fixture.entries[fixture.entries.length - 1]
-    const ours = await rate(() => { if (!verifyBeaconEntry(info, entry, entry.round).ok) throw new Error('fixture did not verify') })
+    // Each check is done in full: the verifier remembers signatures it has checked (src/core/beacon/verify.ts).
+    const ours = await rate(() => { forgetVerifiedBeaconSignatures(); if (!verifyBeaconEntry(info, entry, entry.round).ok) throw new Error('fixture did not verify') })
     const client = drandClientFor(info, entry)
     const theirs = await rate(async () => await fetchBeacon(client, entry.round))
     const bound = SCHEMES[info.schemeID].curve === 'bn254' ? bnBound : blsBound
@@ -73,6 +74,7 @@ export async function run (): Promise<void> {
     const past = client.currentRound() - 1
     const getAndVerify = await rate(async () => {
       const entry = await (await fetch(`${beacon.url}/public/${past}`)).json()
+      forgetVerifiedBeaconSignatures()
       if (!verifyBeaconEntry(beacon.info, entry, past).ok) throw new Error('local entry did not verify')
     }, 1000)
     const boundMs = 1000 / getAndVerify

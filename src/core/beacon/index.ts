@@ -22,7 +22,7 @@ export { parseChainInfo, computeChainHash, sameChain, MAX_PERIOD_SECONDS, type C
 export { parseBeaconEntry, type BeaconEntry } from './entry.js'
 export { roundAt, roundTime, firstRoundAfter, checkRound } from './rounds.js'
 export {
-  verifyBeaconEntry, verifyBoundBeacon, beaconMessage, roundBytes,
+  verifyBeaconEntry, verifyBoundBeacon, beaconMessage, roundBytes, forgetVerifiedBeaconSignatures,
   type BeaconVerdict, type BeaconRejection, type BeaconBinding
 } from './verify.js'
 export {

@@ -1,5 +1,5 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { bytesEqual, concatBytes, fromHex, sha256 } from '../bytes.js'
+import { bytesEqual, concatBytes, fromHex, sha256, toHex } from '../bytes.js'
 import { computeChainHash, type ChainInfo } from './chain-info.js'
 import { parseBeaconEntry, type BeaconEntry } from './entry.js'
 import { SCHEMES, isSchemeId, type SchemeSpec } from './schemes.js'
@@ -51,7 +51,32 @@ function publicKeyPoint<T> (info: ChainInfo, decode: (bytes: Uint8Array, what: s
   return point
 }
 
+/**
+ * Signatures that verified in this process, by scheme, chain key, signature and message. A pairing
+ * check costs 25-45 ms, and one round is checked again and again: by the dealer and every seat a
+ * node hosts, by each receipt of a log that binds it, and by each log of a table a verifier reads.
+ * Only successes are kept, under the exact bytes checked, so a hit answers what the check would.
+ */
+const verifiedSignatures = new Set<string>()
+const VERIFIED_SIGNATURES_KEPT = 1024
+
+/** Forgets every remembered signature: benchmarks measuring one check's cost call it before each check. */
+export function forgetVerifiedBeaconSignatures (): void {
+  verifiedSignatures.clear()
+}
+
 function checkSignature (scheme: SchemeSpec, info: ChainInfo, signature: Uint8Array, message: Uint8Array): BeaconVerdict | undefined {
+  const key = `${scheme.id}:${info.public_key}:${toHex(signature)}:${toHex(message)}`
+  if (verifiedSignatures.has(key)) return undefined
+  const failure = checkSignatureOnce(scheme, info, signature, message)
+  if (failure === undefined) {
+    verifiedSignatures.add(key)
+    if (verifiedSignatures.size > VERIFIED_SIGNATURES_KEPT) verifiedSignatures.delete(verifiedSignatures.values().next().value as string)
+  }
+  return failure
+}
+
+function checkSignatureOnce (scheme: SchemeSpec, info: ChainInfo, signature: Uint8Array, message: Uint8Array): BeaconVerdict | undefined {
   // Keys come from the chain info: a bad one is the chain's fault, not the entry's.
   let ok: boolean
   if (scheme.curve === 'bn254') {

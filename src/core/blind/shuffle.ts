@@ -160,6 +160,11 @@ export function verifyShuffle (ctx: ProofContext, pk: Point, input: readonly Cip
 const verifiedShuffles = new Set<string>()
 const VERIFIED_SHUFFLES_KEPT = 256
 
+/** Forgets every remembered proof: benchmarks measuring one check's cost call it before checking. */
+export function forgetVerifiedShuffles (): void {
+  verifiedShuffles.clear()
+}
+
 /** The statement's key (context, key, both decks with their lengths, the proof's JSON), or null for a value JSON cannot hold. */
 function statementKey (ctx: ProofContext, pk: Point, input: readonly Ciphertext[], output: readonly Ciphertext[], proof: ShuffleProof): string | null {
   try {
