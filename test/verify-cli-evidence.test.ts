@@ -13,7 +13,7 @@ import { cliInProcess } from './helpers/cli-in-process.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { Reason } from '../src/core/hand/reasons.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
-import { GENESIS_PREV, makeEntry, makeHead } from '../src/core/log/format.js'
+import { signedLogLines } from './helpers/verify-as-log.js'
 import type { AbortBody, CommitBody, Receipt, SignedAbort } from '../src/core/hand/messages.js'
 import type { Signer } from '../src/core/identity.js'
 
@@ -86,16 +86,9 @@ beforeAll(async () => {
     // Hand 4 dropped: hand 5 follows hand 3.
     { kind: 'receipt', payload: r5, codes: [Reason.CHAIN_GAP] }
   ]
-  const lines: string[] = []
-  let prev = GENESIS_PREV
-  entries.forEach((e, seq) => {
-    const made = makeEntry(dealer, { seq, prev, kind: e.kind, payload: e.payload })
-    lines.push(made.line)
-    prev = made.hash
-  })
   tmp = await mkdtemp(join(tmpdir(), 'fairdeal-evidence-'))
   file = join(tmp, 'log.jsonl')
-  await writeFile(file, [makeHead(dealer, entries.length - 1, prev).line, ...lines].join('\n') + '\n')
+  await writeFile(file, signedLogLines(dealer, entries).join('\n') + '\n')
   expected = entries.flatMap((e, seq) => e.codes.length === 0 ? [] : [{ seq, codes: e.codes, ...(e.incomplete === true ? { incomplete: true as const } : {}) }])
 })
 

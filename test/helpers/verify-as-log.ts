@@ -2,16 +2,22 @@ import { GENESIS_PREV, makeEntry, makeHead, verifyLog, type LogFailure } from '.
 import { verifyLogPayload } from '../../src/core/receipt.js'
 import type { Signer } from '../../src/core/identity.js'
 
-/** The entries a node appended (in memory), as its store would hold them, verified whole: the failures found. */
-export async function verifyAsLog (signer: Signer, entries: Array<{ entry: string, payload: unknown }>): Promise<LogFailure[]> {
+/** Entries signed into an exported log's lines by `signer`: its signed head first, then each entry chained to the one before. */
+export function signedLogLines (signer: Signer, entries: Array<{ kind: string, payload: unknown }>): string[] {
   const lines: string[] = []
   let prev = GENESIS_PREV
   entries.forEach((e, seq) => {
-    const made = makeEntry(signer, { seq, prev, kind: e.entry, payload: e.payload })
+    const made = makeEntry(signer, { seq, prev, kind: e.kind, payload: e.payload })
     lines.push(made.line)
     prev = made.hash
   })
+  return [makeHead(signer, entries.length - 1, prev).line, ...lines]
+}
+
+/** The entries a node appended (in memory), as its store would hold them, verified whole: the failures found. */
+export async function verifyAsLog (signer: Signer, entries: Array<{ entry: string, payload: unknown }>): Promise<LogFailure[]> {
   const failures: LogFailure[] = []
-  await verifyLog([makeHead(signer, entries.length - 1, prev).line, ...lines], { verifyPayload: verifyLogPayload, onFailure: f => { failures.push(f) } })
+  const lines = signedLogLines(signer, entries.map(e => ({ kind: e.entry, payload: e.payload })))
+  await verifyLog(lines, { verifyPayload: verifyLogPayload, onFailure: f => { failures.push(f) } })
   return failures
 }
