@@ -1,6 +1,7 @@
 import { signDocument, type Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
 import type { AbortBody, AbortReason, SignedAbort, SignedCommit } from '../core/hand/messages.js'
+import type { Effect } from './types.js'
 
 /**
  * A signed abort record for the hand `commit` opened: who stopped it, why, and the documents that
@@ -12,4 +13,13 @@ export function signAbort (commit: SignedCommit, reason: AbortReason, blame: str
     ...(secret === undefined ? {} : { secret })
   }
   return signDocument('abort', body, signer)
+}
+
+/** What every machine does to log an abort record of hand `hand`: the log entry, then the `aborted` event naming its reason, blame and detail. */
+export function logAbort (hand: number, doc: SignedAbort): Effect[] {
+  const { reason, blame, detail } = doc.body
+  return [
+    { kind: 'append', entry: 'abort', hand, payload: doc },
+    { kind: 'event', hand, event: { type: 'aborted', reason, blame, detail } }
+  ]
 }

@@ -18,7 +18,7 @@ import { getCardScheme } from '../core/schemes/registry.js'
 import type { Delivery } from '../core/schemes/types.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { checkSeatDoc, handIn } from './hand-lookup.js'
-import { signAbort } from './abort.js'
+import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
@@ -485,8 +485,7 @@ export class BlindDealerMachine {
     if (!verdict.ok) throw new Rejection(`abort of seat ${seat} does not verify: ${verdict.problems[0].message} (${verdict.problems[0].code})`)
     const gone = this.#enter(hand, 'aborted')
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      ...logAbort(hand.hand, doc),
       ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from),
       gone
     ]
@@ -505,8 +504,7 @@ export class BlindDealerMachine {
     const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
     const gone = this.#enter(hand, 'aborted')
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      ...logAbort(hand.hand, doc),
       ...this.#toHumans(doc),
       gone
     ]

@@ -17,7 +17,7 @@ import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, SignedAc
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import type { Delivery } from '../core/schemes/types.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
-import { signAbort } from './abort.js'
+import { logAbort, signAbort } from './abort.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
 import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
 
@@ -398,8 +398,7 @@ export class BlindSeatMachine {
     if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
     const gone = this.#enter(hand, 'aborted')
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      ...logAbort(hand.hand, doc),
       gone
     ]
   }
@@ -408,8 +407,7 @@ export class BlindSeatMachine {
     const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
     const gone = this.#enter(hand, 'aborted')
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      ...logAbort(hand.hand, doc),
       { kind: 'send', to: this.#init.table.dealer, doc },
       gone
     ]

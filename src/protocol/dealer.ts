@@ -15,7 +15,7 @@ import type {
 import type { Deal } from '../core/schemes/types.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
 import { checkSeatDoc, handIn } from './hand-lookup.js'
-import { signAbort } from './abort.js'
+import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import type { AskBody, RelayBody } from './wire.js'
@@ -660,10 +660,7 @@ export class DealerMachine {
     const filed = `record/${hand.hand}/${seat}`
     if (this.#answers.has(filed)) throw new Rejection(`seat ${seat} already filed a record for hand ${hand.hand}`)
     this.#answers.set(filed, 1)
-    const record: Effect[] = [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } }
-    ]
+    const record = logAbort(hand.hand, doc)
     if (hand.phase === 'dealt' || hand.phase === 'revealed' || hand.phase === 'recovering') return record
     if (hand.commit.body.timelock !== undefined && (hand.phase === 'contributing' || hand.phase === 'beacon')) {
       // Time-locked, nonces out: the seats finish this hand from its timelocks; so does the dealer.
@@ -821,8 +818,7 @@ export class DealerMachine {
     const gone = this.#enter(hand, 'aborted')
     this.#remember(hand.hand, hand.digest, doc)
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      ...logAbort(hand.hand, doc),
       ...this.#toHumans(doc),
       gone
     ]

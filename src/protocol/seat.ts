@@ -14,7 +14,7 @@ import type {
   SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
-import { signAbort } from './abort.js'
+import { logAbort, signAbort } from './abort.js'
 import type { AskBody, RelayBody, ViewBody } from './wire.js'
 import { signRecovered } from './recover.js'
 import { sealTimelockText } from '../core/timelock/index.js'
@@ -302,8 +302,7 @@ export class SeatMachine {
     const detail = `the COMMIT of hand ${body.hand} does not link to the COMMIT of hand ${known.body.hand} this seat holds: the dealer dropped or rewrote that hand`
     const record = signAbort(doc, 'broken-chain', [table.dealer], detail, [known, doc], this.#init.signer)
     return [
-      { kind: 'append', entry: 'abort', hand: body.hand, payload: record },
-      { kind: 'event', hand: body.hand, event: { type: 'aborted', reason: 'broken-chain', blame: [table.dealer], detail } },
+      ...logAbort(body.hand, record),
       { kind: 'send', to: table.dealer, doc: record }
     ]
   }
@@ -675,16 +674,14 @@ export class SeatMachine {
       // Time-locked, nonce out: an abort cannot make the hand disappear. Logged as the claim it is,
       // and the hand is finished from its timelocks.
       return [
-        { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-        { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+        ...logAbort(hand.hand, doc),
         ...this.#startRecovery(hand)
       ]
     }
     const refuted = this.#released(hand, doc)
     const gone = this.#enter(hand, 'aborted')
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: doc.body.reason, blame: doc.body.blame, detail: doc.body.detail } },
+      ...logAbort(hand.hand, doc),
       ...refuted,
       gone
     ]
@@ -707,8 +704,7 @@ export class SeatMachine {
     const detail = `seat ${this.#seat} holds the ${what} of seat ${seatsHeld.join(', ')} for hand ${hand.hand}, which the dealer's ${reason} says never came`
     const record = signAbort(hand.commit, 'released', [], detail, [hand.pledgesDoc, ...seatsHeld.map(s => held.get(s) as Signed<unknown>)], this.#init.signer)
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: record },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason: 'released', blame: [], detail } }
+      ...logAbort(hand.hand, record)
     ]
   }
 
@@ -716,8 +712,7 @@ export class SeatMachine {
     const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
     const gone = this.#enter(hand, 'aborted')
     return [
-      { kind: 'append', entry: 'abort', hand: hand.hand, payload: doc },
-      { kind: 'event', hand: hand.hand, event: { type: 'aborted', reason, blame, detail } },
+      ...logAbort(hand.hand, doc),
       { kind: 'send', to: this.#init.table.dealer, doc },
       gone
     ]
