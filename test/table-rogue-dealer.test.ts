@@ -120,6 +120,21 @@ function pledgesDoc (t: TestTable, r: RogueDealer, hand: number, commit: Signed<
   return signDocument('pledges', { table: t.local.configs[0].table.id, hand, commit: docDigest(commit), pledges: sorted }, r.signer)
 }
 
+/**
+ * Every seat ends hand 1 with an equivocation abort blaming the dealer and sends its record to the
+ * (rogue) dealer, and no nonce left any seat: not to the dealer, not to another seat.
+ */
+async function expectCaughtBeforeAnyNonce (seats: TableNode[], r: RogueDealer, dealer: string): Promise<void> {
+  for (const s of seats) {
+    const e = await waitEvent(s.daemon.events, seatEvent(1, 'aborted'), `${s.name}: abort of hand 1`)
+    expect(e.event).toMatchObject({ type: 'aborted', reason: 'equivocation', blame: [dealer] })
+  }
+  // Each seat also sends its signed record to the dealer; a nonce sent before it would have arrived first.
+  await r.until(() => r.of('abort', 1).length === 3, 'the three abort records')
+  expect(r.of('nonce', 1)).toEqual([])
+  for (const s of seats) expect(s.daemon.events.after(0).filter(e => e.event.type === 'contributed')).toEqual([])
+}
+
 describe.each<Transport>(['tcp'])('a dealer that equivocates, over %s', (transport) => {
   it('is caught from the pledges: each seat logs a verified abort blaming it and never sends its nonce', async () => {
     const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, transport, timeouts: { contributeMs: CONTRIBUTE_MS, ackMs: 1_000, revealMs: 60_000 } })
@@ -134,14 +149,7 @@ describe.each<Transport>(['tcp'])('a dealer that equivocates, over %s', (transpo
     await r.send(t.peerIds[1], pledgesDoc(t, r, 1, a, all))
     await r.send(t.peerIds[2], pledgesDoc(t, r, 1, a, all))
     await r.send(t.peerIds[3], pledgesDoc(t, r, 1, b, all))
-    for (const s of seats) {
-      const e = await waitEvent(s.daemon.events, seatEvent(1, 'aborted'), `${s.name}: abort of hand 1`)
-      expect(e.event).toMatchObject({ type: 'aborted', reason: 'equivocation', blame: [dealer] })
-    }
-    // Each seat also sends its signed record to the dealer; a nonce sent before it would have arrived first.
-    await r.until(() => r.of('abort', 1).length === 3, 'the three abort records')
-    expect(r.of('nonce', 1)).toEqual([])
-    for (const s of seats) expect(s.daemon.events.after(0).filter(e => e.event.type === 'contributed')).toEqual([])
+    await expectCaughtBeforeAnyNonce(seats, r, dealer)
     for (const { from, doc } of r.of('abort', 1)) {
       expect(doc.signer).toBe(from)
       const verdict = verifyAbort(doc)
@@ -213,14 +221,7 @@ describe('a dealer that shows two seats different PLEDGES for one COMMIT, over t
     await r.send(t.peerIds[1], first)
     await r.send(t.peerIds[2], first)
     await r.send(t.peerIds[3], second)
-    for (const s of seats) {
-      const e = await waitEvent(s.daemon.events, seatEvent(1, 'aborted'), `${s.name}: abort of hand 1`)
-      expect(e.event).toMatchObject({ type: 'aborted', reason: 'equivocation', blame: [dealer] })
-    }
-    await r.until(() => r.of('abort', 1).length === 3, 'the three abort records')
-    // No nonce left any seat: not to the dealer, not to another seat.
-    expect(r.of('nonce', 1)).toEqual([])
-    for (const s of seats) expect(s.daemon.events.after(0).filter(e => e.event.type === 'contributed')).toEqual([])
+    await expectCaughtBeforeAnyNonce(seats, r, dealer)
     for (const { doc } of r.of('abort', 1)) {
       const record = doc as Signed<AbortBody>
       expect(record.body.evidence.map(e => docDigest(e)).sort()).toEqual([docDigest(first), docDigest(second)].sort())
