@@ -5,6 +5,7 @@ import type { TableHost } from './table-host.js'
 import type { NodeEvent } from './events.js'
 import { send, startWebServer, type Route, type WebServer } from './web-server.js'
 import { HttpError, httpStatusOf, intField, queryInt, readBody, readQuery, tableField } from './control.js'
+import { BoundedSet } from '../core/bounded-set.js'
 
 /**
  * The table page of a running node (`fairdeal node`): the page at `/` and a JSON API with the
@@ -52,7 +53,7 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
   // Named after the port: cookies are per host, not per port, and two nodes may run side by side.
   let cookie = 'fairdeal_session'
   const loginCodes = new Map<string, number>()
-  const sessions = new Set<string>()
+  const sessions = new BoundedSet(MAX_SESSIONS)
   // A node serving several tables: the page names one (`?table=ID`, sent on with every request).
   const tableOf = (url: URL): TableHost => daemon.table(tableField(url.searchParams.get('table')))
 
@@ -140,7 +141,6 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
         return
       }
       const session = randomBytes(32).toString('hex')
-      if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.values().next().value as string)
       sessions.add(session)
       res.writeHead(303, {
         location: '/',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { isHex, toHex, utf8 } from '../core/bytes.js'
+import { BoundedSet } from '../core/bounded-set.js'
 import type { Signer } from '../core/identity.js'
 import { signingBytes, type Signed } from '../core/signed.js'
 import { nativeVerifyMessage } from './native-crypto.js'
@@ -21,14 +22,10 @@ export interface VerifyMemo {
  * its own checks and its own key.
  */
 export function verifyMemo (capacity = 4096): VerifyMemo {
-  const valid = new Set<string>()
+  const valid = new BoundedSet(capacity)
   // Signer length-prefixed, signature fixed at 128 hex characters, then the message: unambiguous.
   const keyOf = (signer: string, sig: string, message: Uint8Array): string =>
     createHash('sha256').update(`${signer.length}:${signer}${sig}`).update(message).digest('base64')
-  const remember = (key: string): void => {
-    if (valid.size >= capacity) valid.delete(valid.values().next().value as string)
-    valid.add(key)
-  }
   return {
     verify: (doc) => {
       if (typeof doc.type !== 'string' || typeof doc.signer !== 'string' || !isHex(doc.sig, 64)) return false
@@ -37,7 +34,7 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
       const key = keyOf(doc.signer, doc.sig, message)
       if (valid.has(key)) return true
       if (!nativeVerifyMessage(doc.signer, message, doc.sig)) return false
-      remember(key)
+      valid.add(key)
       return true
     },
     signer: (inner) => {
@@ -48,7 +45,7 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
         peerId: inner.peerId,
         sign: (message) => {
           const sig = inner.sign(message)
-          if (trusted) remember(keyOf(inner.peerId, toHex(sig), message))
+          if (trusted) valid.add(keyOf(inner.peerId, toHex(sig), message))
           return sig
         }
       }

@@ -1,5 +1,6 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesEqual, concatBytes, fromHex, sha256, toHex } from '../bytes.js'
+import { BoundedSet } from '../bounded-set.js'
 import { computeChainHash, type ChainInfo } from './chain-info.js'
 import { parseBeaconEntry, type BeaconEntry } from './entry.js'
 import { SCHEMES, isSchemeId, type SchemeSpec } from './schemes.js'
@@ -57,8 +58,7 @@ function publicKeyPoint<T> (info: ChainInfo, decode: (bytes: Uint8Array, what: s
  * node hosts, by each receipt of a log that binds it, and by each log of a table a verifier reads.
  * Only successes are kept, under the exact bytes checked, so a hit answers what the check would.
  */
-const verifiedSignatures = new Set<string>()
-const VERIFIED_SIGNATURES_KEPT = 1024
+const verifiedSignatures = new BoundedSet(1024)
 
 /** Forgets every remembered signature: benchmarks measuring one check's cost call it before each check. */
 export function forgetVerifiedBeaconSignatures (): void {
@@ -69,10 +69,7 @@ function checkSignature (scheme: SchemeSpec, info: ChainInfo, signature: Uint8Ar
   const key = `${scheme.id}:${info.public_key}:${toHex(signature)}:${toHex(message)}`
   if (verifiedSignatures.has(key)) return undefined
   const failure = checkSignatureOnce(scheme, info, signature, message)
-  if (failure === undefined) {
-    verifiedSignatures.add(key)
-    if (verifiedSignatures.size > VERIFIED_SIGNATURES_KEPT) verifiedSignatures.delete(verifiedSignatures.values().next().value as string)
-  }
+  if (failure === undefined) verifiedSignatures.add(key)
   return failure
 }
 

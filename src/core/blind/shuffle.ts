@@ -10,6 +10,7 @@
  * between them and G. docs/dealer-blind.md §5 has the equations.
  */
 import { concatBytes, sha256Hex, utf8 } from '../bytes.js'
+import { BoundedSet } from '../bounded-set.js'
 import { CoreInputError } from '../errors.js'
 import { type Ciphertext, deckBytes, reEncrypt } from './elgamal.js'
 import {
@@ -143,10 +144,7 @@ export function verifyShuffle (ctx: ProofContext, pk: Point, input: readonly Cip
     if (e instanceof CoreInputError) return false
     throw e
   }
-  if (ok && key !== null) {
-    verifiedShuffles.add(key)
-    if (verifiedShuffles.size > VERIFIED_SHUFFLES_KEPT) verifiedShuffles.delete(verifiedShuffles.values().next().value as string)
-  }
+  if (ok && key !== null) verifiedShuffles.add(key)
   return ok
 }
 
@@ -157,8 +155,7 @@ export function verifyShuffle (ctx: ProofContext, pk: Point, input: readonly Cip
  * table) check the very same statement again. Hashing the statement costs ~3 % of a check; only
  * successes are kept, so a hit answers exactly what the full check would.
  */
-const verifiedShuffles = new Set<string>()
-const VERIFIED_SHUFFLES_KEPT = 256
+const verifiedShuffles = new BoundedSet(256)
 
 /** Forgets every remembered proof: benchmarks measuring one check's cost call it before checking. */
 export function forgetVerifiedShuffles (): void {
