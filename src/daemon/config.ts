@@ -184,7 +184,7 @@ async function parseTable (t: TableBlock, field: string, base: string, fail: (fi
     return fail(`${field}.beacon`, (err as Error).message)
   }
   // A dealer-blind scheme binds a beacon round when the table has one, and works without.
-  if (scheme?.kind === 'cards' && scheme.blind !== true && scheme.beacon !== (beacon.kind === 'drand')) {
+  if (scheme?.kind === 'cards' && scheme.family !== 'blind' && scheme.beacon !== (beacon.kind === 'drand')) {
     fail(`${field}.scheme`, beacon.kind === 'drand' ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set ${field}.beacon`)
   }
   if (t.timelock !== 'off' && (beacon.kind !== 'drand' || !timelockSupported(beacon.chain))) {

@@ -194,7 +194,7 @@ export class Daemon {
         const beaconBinding = t.beacon.kind === 'drand' ? { chain: t.beacon.chain, marginMs: t.beaconMarginMs } : null
         const common = { table, signer: machineSigner, timeouts: t.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: t.timelock }
         // A dealer-blind scheme (blind-v1) has its own machines; the host treats both kinds alike.
-        const blind = getScheme(table.scheme).blind === true
+        const blind = getScheme(table.scheme).family === 'blind'
         const dealer = identity.peerId === table.dealer ? (blind ? new BlindDealerMachine(common) : new DealerMachine(common)) : undefined
         const seat = table.seats.includes(identity.peerId) ? (blind ? new BlindSeatMachine(common) : new SeatMachine(common)) : undefined
         return new TableHost(t, dealer, seat, services, beaconFor(t))

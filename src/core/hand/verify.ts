@@ -7,6 +7,7 @@ import { docDigest, seatCardsDigest } from './digest.js'
 import type { Delivery } from '../schemes/types.js'
 import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from './recompute.js'
 import { verifyBlindReceipt } from './blind-verify.js'
+import { familyOfReceiptVersion } from './family.js'
 import {
   receiptSchema, signedAbortSchema, ROBOT,
   type BeaconEntry, type CommitBody, type Receipt, type SignedAbort, type SignedAck
@@ -66,7 +67,7 @@ export function zodProblems (error: z.ZodError): Problem[] {
  * each countersigning seat's cards. Returns every problem found, not just the first.
  */
 export function verifyReceipt (value: unknown, options: VerifyOptions = {}): ReceiptVerdict {
-  if (typeof value === 'object' && value !== null && (value as { v?: unknown }).v === 2) return blindVerdict(verifyBlindReceipt(value, options))
+  if (typeof value === 'object' && value !== null && familyOfReceiptVersion((value as { v?: unknown }).v) === 'blind') return blindVerdict(verifyBlindReceipt(value, options))
   const parsed = receiptSchema.safeParse(value)
   if (!parsed.success) return { ok: false, status: 'failed', problems: zodProblems(parsed.error) }
   const receipt: Receipt = parsed.data

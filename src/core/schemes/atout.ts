@@ -180,6 +180,7 @@ function atoutScheme (id: string, version: number, title: string, beacon: boolea
     version,
     title,
     beacon,
+    family: 'commit-reveal',
     games: ATOUT_GAMES,
     seatsFor: (game: string) => SEATS[checkGame(game, id)],
     stagesFor: (game: string) => STAGES[checkGame(game, id)],

@@ -108,6 +108,7 @@ export const bitjack21: CardScheme = Object.freeze({
   version: 1,
   title: 'bitjack21: BitJack21 CryptoProof blackjack shoe, up to 8 decks (published algorithm)',
   beacon: false,
+  family: 'commit-reveal',
   games: Object.freeze(['shoe']),
   seatsFor: (game: string) => { checkGame(game); return [1] },
   stagesFor: (game: string) => { checkGame(game); return [] },

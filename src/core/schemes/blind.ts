@@ -66,7 +66,7 @@ export const blindV1: CardScheme = Object.freeze({
   version: 1,
   title: 'blind-v1: dealer-blind deals (ElGamal shuffles on ristretto255) for coinche, belote, duo and tarot',
   beacon: false,
-  blind: true,
+  family: 'blind',
   games: GAMES,
   seatsFor: (game: string) => SEATS[checkGame(game)],
   stagesFor: (game: string) => STAGES[checkGame(game)],

@@ -61,6 +61,7 @@ export const diceV1: DiceScheme = Object.freeze({
   version: 1,
   title: 'dice-v1: NdS dice rolled with PHP\'s Xoshiro256** and Randomizer::getInt from a commit-reveal key',
   beacon: false,
+  family: 'commit-reveal',
   games: Object.freeze(['dice']),
   seatsFor: (game: string) => {
     if (game !== 'dice') throw new CoreInputError(`dice-v1 has no game ${preview(game)} (it has dice)`)

@@ -10,6 +10,7 @@ import { diceV1 } from './dice.js'
 import { preview } from './inputs.js'
 import { tarotV1 } from './tarot.js'
 import type { CardScheme, DiceScheme, Scheme } from './types.js'
+import type { HandFamily } from '../hand/family.js'
 
 const SCHEMES: ReadonlyMap<string, Scheme> = new Map<string, Scheme>(
   [atoutV1, atoutDrandV1, tarotV1, bitjack21, diceV1, blindV1].map(s => [s.id, s])
@@ -37,4 +38,9 @@ export function getDiceScheme (id: string): DiceScheme {
 
 export function listSchemes (): Scheme[] {
   return [...SCHEMES.values()]
+}
+
+/** The hand family a scheme id names (src/core/hand/family.ts); undefined for an id this build does not know. */
+export function familyOfScheme (id: string): HandFamily | undefined {
+  return SCHEMES.get(id)?.family
 }

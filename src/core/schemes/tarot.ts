@@ -181,6 +181,7 @@ export const tarotV1: CardScheme = Object.freeze({
   version: 1,
   title: 'tarot-v1: 78-card tarot for 3, 4 or 5 players, sha256-fisher-yates-v1 shuffle, petit sec redeal',
   beacon: false,
+  family: 'commit-reveal',
   games: Object.freeze(['tarot']),
   seatsFor: (game: string) => { checkGame(game); return PLAYERS },
   stagesFor: (game: string) => { checkGame(game); return ['deal', 'dog'] },

@@ -1,3 +1,4 @@
+import type { HandFamily } from '../hand/family.js'
 /**
  * The shape every scheme in the registry has. A receipt names a scheme id; the verifier looks it up
  * with `getScheme(id)` and recomputes commitment → key → deck → deal with the functions below.
@@ -103,10 +104,11 @@ interface SchemeBase {
   /** Whether the key binds a drand round (then KeyInputs.beacon is required). */
   beacon: boolean
   /**
-   * Dealer-blind (mental poker, blind-v1): the deck comes from the seats' verifiable shuffles, not
-   * from a key; a beacon round is optional (bound when the table has one). See src/core/blind/.
+   * How its hands are played and proven (src/core/hand/family.ts): `commit-reveal`, or `blind`
+   * (mental poker, blind-v1: the deck comes from the seats' verifiable shuffles, not from a key; a
+   * beacon round is optional, bound when the table has one; see src/core/blind/).
    */
-  blind?: boolean
+  family: HandFamily
   games: readonly string[]
   /** The seat counts a game allows; throws CoreInputError for a game the scheme does not have. */
   seatsFor: (game: string) => readonly number[]
