@@ -6,8 +6,8 @@
  * the page, so the state must hold only what the engine needs and every refusal has a stable code.
  *
  * Card codes are the schemes' (docs/schemes.md): rank then suit for the 32-card games (`TC`, `AS`),
- * `T01`…`T21` and `EXC` for tarot's trumps and excuse, `1S`…`KH`-style codes as tarot.ts writes
- * them for its suit cards.
+ * `T01`…`T21` and `EXC` for tarot's trumps and excuse, rank-then-suit codes as tarot.ts writes
+ * them for its suit cards (rank A 2…9 T J C Q K, then suit: `CS` the cavalier of spades).
  */
 
 /** A refusal: the action is not legal in this state. `code` is a stable reason code listed in docs/games.md. */
