@@ -165,6 +165,8 @@ describe('fairdeal log show', () => {
     const bad = r.lines.filter(l => l.includes('✗'))
     expect(bad).toHaveLength(1)
     expect(bad[0]).toMatch(/^\s+13 .*✗ owner signature does not verify$/)
+    // A shown failure is a failure: the same status as 'fairdeal verify'.
+    expect(r.code).toBe(1)
   })
 })
 

@@ -1,7 +1,7 @@
 // Issue 8's cases through `fairdeal verify FILE` as a user runs it (the built CLI, its worker
 // threads): a log holding honest hands and, re-signed with the test keys, every kind of weak
 // evidence the issue lists. Each fails with a reason naming its rule; a receipt missing an ack is
-// *incomplete*, and verify exits 1 on it.
+// *incomplete*: alone it makes verify exit 3, beside failures 1.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -35,6 +35,8 @@ const once = (t: MemoryTable, kind: string): unknown[] => {
 let tmp: string
 let file: string
 let expected: Array<{ seq: number, codes: string[], incomplete?: true }>
+let signers: { dealer: Signer }
+let receipts: { r1: Receipt, r2: Receipt }
 
 beforeAll(async () => {
   if (!existsSync(join(root, 'dist', 'src', 'cli', 'commands', 'verify.js'))) throw new Error('run `npm run build` first')
@@ -49,6 +51,8 @@ beforeAll(async () => {
   t.run(t.table.dealer, t.dealer.tick(t.clock.now))
   for (const h of [4, 5]) { hand(t); t.run(t.table.dealer, t.dealer.end(h)) }
   const [r1, r2, , r5] = once(t, 'receipt') as Receipt[]
+  signers = { dealer }
+  receipts = { r1, r2 }
   const missingNonce = once(t, 'abort')[0] as SignedAbort
   const commit3 = missingNonce.body.commit as Signed<CommitBody>
   const record = (by: Signer, body: Partial<AbortBody>): SignedAbort => signDocument('abort', {
@@ -109,5 +113,16 @@ describe('fairdeal verify names every weak piece of evidence', () => {
     expect(r.code).toBe(1)
     expect(r.lines.filter(l => /^seq 1: incomplete: no countersignature from seat 2 \(12D3KooW/.test(l))).toHaveLength(1)
     expect(r.lines.at(-1)).toBe('3 passed, 9 failed, 2 incomplete')
+  })
+
+  it('a log whose only finding is a missing countersignature: its own summary and exit 3, not 1', async () => {
+    const incompleteOnly = join(tmp, 'incomplete.jsonl')
+    await writeFile(incompleteOnly, signedLogLines(signers.dealer, [
+      { kind: 'receipt', payload: receipts.r1 },
+      { kind: 'receipt', payload: { ...receipts.r2, acks: receipts.r2.acks.filter(a => a.body.seat !== 2) } }
+    ]).join('\n') + '\n')
+    const r = withLines(await cliInProcess('verify', incompleteOnly, '--workers', '0'))
+    expect(r.lines.at(-1)).toBe('1 passed, 0 failed, 1 incomplete (nothing failed; a hand was not countersigned by every seat)')
+    expect(r.code).toBe(3)
   })
 })

@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { checkLine, ChainVerifier, formatFailure, summaryLine, type LogFailure, type LogLine } from '../../core/log/index.js'
+import { checkLine, ChainVerifier, formatFailure, summaryLine, verdictExitCode, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { readJsonLines } from '../../store/jsonl.js'
@@ -158,5 +158,6 @@ export async function run (argv: string[]): Promise<number> {
   }
   if (lineNo === 0) out('the log is empty')
   out(`${summaryLine(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
-  return 0
+  // The same status as 'fairdeal verify': a shown ✗ is a failure, never exit 0.
+  return verdictExitCode(verdict)
 }

@@ -41,14 +41,14 @@ export async function run (argv: string[]): Promise<number> {
   const logger = createLogger()
   const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger }) : undefined
   const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { await group?.stop(); throw err })
-  for (const [i, { table, peers }] of config.tables.entries()) {
+  for (const { table, peers } of config.tables) {
     if (daemon.peerId !== table.dealer) continue
-    // The dealer speaks first: a seat it has no address for never gets the commit, so every hand
-    // would abort after contributeMs blaming that seat. Said now rather than at the first hand.
-    const unreachable = table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && peers[s] === undefined)
-    if (unreachable.length > 0) {
-      const field = (raw as { tables?: unknown }).tables !== undefined ? `tables.${i}.peers` : 'table.peers'
-      logger.warn({ table: table.id, seats: unreachable }, `${field} has no address for seat ${unreachable.map(s => table.seats.indexOf(s)).join(', ')}: the dealer cannot reach it and its hands will abort`)
+    // A seat with no address in the config dials in (a seat behind NAT has none): that is the
+    // usual case, not a fault, so it is said at info level. A seat still not connected when a hand
+    // is dealt is warned about then ('hand deal', hand status), with what to check.
+    const dialIn = table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && peers[s] === undefined)
+    if (dialIn.length > 0) {
+      logger.info({ table: table.id, seats: dialIn }, `waiting for seat ${dialIn.map(s => table.seats.indexOf(s)).join(', ')} to dial in (no address in the config: the seat's node connects to this one)`)
     }
   }
   const loginLinks: LoginLinks = {}
@@ -69,7 +69,10 @@ export async function run (argv: string[]): Promise<number> {
       // Printed, not only logged: the person at the terminal opens it (once; it expires in ten minutes).
       const page = web
       loginLinks.make = () => page.loginLink()
-      logger.info({ login: web.loginLink() }, `table page at ${web.url}: open the one-time login link to see it ('fairdeal web --data DIR' prints a new one)`)
+      // The link is a credential: it goes to the terminal only, never into the node's log, which
+      // may be kept, shipped or read by others (docs/network.md, "The table page").
+      logger.info({ url: web.url }, `table page at ${web.url}: the one-time login link is on stderr ('fairdeal web --data DIR' prints a new one)`)
+      process.stderr.write(`table page: open ${web.loginLink()} (works once, for ten minutes)\n`)
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'the table page could not start; the node runs without it')
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { parseIntOption, parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { verifyLog, inThreadChecker, formatFailure, summaryLine, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
+import { verifyLog, inThreadChecker, formatFailure, summaryLine, verdictExitCode, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
@@ -40,15 +40,18 @@ each dealer's COMMITs at a table link hand to hand, and no committed hand is mis
 
 With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) are checked too,
 and every other member of the table its config names (with --peer, of the --as node's table) is
-asked, at the address the config gives, for the heads it holds for the log's owner; members that
-cannot be reached are listed on stderr ("witnesses: … not reached: …"), which is not a failure.
+asked, at the address the config gives, for the heads it holds for the log's owner; members
+that have an address but cannot be reached are listed on stderr ("witnesses: … not reached: …"),
+which is not a failure; members with no address (they dial in) are not asked, and --json lists them
+under witnesses.notAsked.
 A log shorter than a head its owner gave a witness is reported "rolled back", one whose entry
 differs from it "forked", each with both signed documents as evidence.
 
 Prints one line per failed entry, naming its seq and what failed, and one per incomplete entry (a
 receipt missing a seat's countersignature: "seq N: incomplete: …"), then "N passed, M failed"
-(", K incomplete" when there are). Exit 0 when everything passed, 1 when anything failed or is
-incomplete, 2 when the log could not be read.`
+(", K incomplete" when there are). Exit status: 0 when everything passed; 1 when anything failed;
+3 when nothing failed but some hands are incomplete (not countersigned by every seat: a seat left
+mid-hand and has not come back to countersign it late); 2 when the log could not be read.`
 
 interface Source {
   lines: AsyncIterable<LogLine>
@@ -209,8 +212,10 @@ export async function run (argv: string[]): Promise<number> {
     }
     verdict = { ...verdict, failed: verdict.failed + contradictions.length }
     // Who was asked is said (stderr; in the JSON verdict), never a failure: a member may be down.
-    const witnessed = discovery === undefined ? undefined : { asked: discovery.answers.map(a => ({ peer: a.peer, heads: a.lines.length })), unreached: discovery.unreached }
-    if (witnessed !== undefined && !json) {
+    const witnessed = discovery === undefined ? undefined : { asked: discovery.answers.map(a => ({ peer: a.peer, heads: a.lines.length })), unreached: discovery.unreached, notAsked: discovery.notAsked }
+    // Said on stderr only when a member that has an address did not answer: on an honest table
+    // whose members answer, the summary is all there is to read.
+    if (witnessed !== undefined && !json && witnessed.unreached.length > 0) {
       process.stderr.write(`witnesses: asked ${witnessed.asked.length === 0 ? 'none' : witnessed.asked.map(a => `${a.peer} (${a.heads} head${a.heads === 1 ? '' : 's'})`).join(', ')}` +
         (witnessed.unreached.length === 0 ? '' : `; not reached: ${witnessed.unreached.map(u => `${u.peer} (${u.reason})`).join(', ')}`) + '\n')
     }
@@ -220,8 +225,8 @@ export async function run (argv: string[]): Promise<number> {
       if (chainOnly) process.stderr.write('receipts not checked (--chain-only): order, links, signatures and head only\n')
       process.stdout.write(summaryLine(verdict) + '\n')
     }
-    // An incomplete receipt is not a pass.
-    return verdict.failed > 0 || verdict.incomplete > 0 ? 1 : 0
+    // An incomplete receipt is not a pass, nor a forgery: its own status (docs/log.md, "Verdicts").
+    return verdictExitCode(verdict)
   } finally {
     await checker?.close?.()
     if (witnessNode?.stop === true) await witnessNode.node.stop()
@@ -252,6 +257,8 @@ interface Discovery {
   answers: Array<{ peer: string, lines: string[] }>
   /** The members that could not be asked, each with one line on why (not a failure). */
   unreached: Array<{ peer: string, reason: string }>
+  /** The members with no address in the config (they dial in): not asked, and not a fault. */
+  notAsked: Array<{ peer: string, reason: string }>
 }
 
 /**
@@ -288,9 +295,11 @@ async function tableMembers (dir: string, explicit: string | undefined): Promise
 async function askMembers (node: Libp2p, members: string[], peers: Record<string, string[]>, owner: string): Promise<Discovery> {
   const { multiaddr } = await import('@multiformats/multiaddr')
   const { fetchWitnessed } = await import('../../net/log-fetch.js')
-  const results = await Promise.all(members.map(async (peer): Promise<{ peer: string, lines?: string[], reason?: string }> => {
+  const results = await Promise.all(members.map(async (peer): Promise<{ peer: string, lines?: string[], reason?: string, skipped?: string }> => {
     const addresses = peers[peer] ?? []
-    if (addresses.length === 0) return { peer, reason: 'no address in the table config' }
+    // A member with no address dials in (a seat behind NAT): there is nothing to dial, and that is
+    // the table working as set up, not a member that could not be reached.
+    if (addresses.length === 0) return { peer, skipped: 'no address in the table config: it dials in' }
     let last = ''
     for (const address of addresses) {
       try {
@@ -305,7 +314,8 @@ async function askMembers (node: Libp2p, members: string[], peers: Record<string
   }))
   return {
     answers: results.filter(r => r.lines !== undefined).map(r => ({ peer: r.peer, lines: r.lines as string[] })),
-    unreached: results.filter(r => r.reason !== undefined).map(r => ({ peer: r.peer, reason: r.reason as string }))
+    unreached: results.filter(r => r.reason !== undefined).map(r => ({ peer: r.peer, reason: r.reason as string })),
+    notAsked: results.filter(r => r.skipped !== undefined).map(r => ({ peer: r.peer, reason: r.skipped as string }))
   }
 }
 
