@@ -59,7 +59,7 @@ describe('invite → join → add → a played hand', () => {
       await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--announce', '/dns4/example.org/udp/7400')
     ]
     expect(unusable.map(r => [r.code, r.stderr.trim()])).toEqual([
-      [2, 'fairdeal table new: the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR)'],
+      [2, 'fairdeal table new: the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR, or --relay ADDR for a dealer nobody can dial)'],
       [2, 'fairdeal table new: /ip4/0.0.0.0/tcp/7400 cannot be dialled (it means every interface): give --announce with the address others reach this node at'],
       [2, 'fairdeal table join: --listen none cannot be given with addresses'],
       [2, 'fairdeal table new: --announce "/dns4/example.org/udp/7400": expected /ip4|ip6|dns|dns4|dns6/HOST/tcp/PORT or …/tcp/PORT/ws']

@@ -9,6 +9,7 @@ import { ROBOT } from '../core/hand/messages.js'
 import { NodeInputError } from './errors.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
 import { dialAddress, parseListenAddress } from '../net/addresses.js'
+import { circuitAddress, parseRelayAddress } from '../net/relay.js'
 import type { TableSpec, TimelockConfig, Timeouts } from '../protocol/types.js'
 import { RECOVERED_RULES } from '../core/hand/recovered.js'
 import { timelockSupported } from '../core/timelock/index.js'
@@ -49,7 +50,13 @@ const tableSchema = z.object({
    * with the table's rule for a hand the seats finish without the dealer: "replay" it, "void"
    * it, or play it "open".
    */
-  timelock: z.enum(['off', ...RECOVERED_RULES]).default('off')
+  timelock: z.enum(['off', ...RECOVERED_RULES]).default('off'),
+  /**
+   * The table's relay, `/ip4/HOST/tcp/PORT[/ws]/p2p/RELAYID` (`fairdeal relay` prints it): the dealer
+   * holds a reservation there and every member also reaches the dealer through it
+   * (docs/network.md, "A dealer behind NAT: the relay").
+   */
+  relay: z.string().min(1).max(256).optional()
 }).strict()
 type TableBlock = z.infer<typeof tableSchema>
 
@@ -87,6 +94,8 @@ export interface TableConfig {
   beaconMarginMs: number
   /** null: hands are not time-locked. */
   timelock: TimelockConfig | null
+  /** The table's relay (`…/p2p/RELAYID`), or null when the dealer is dialled directly. */
+  relay: string | null
 }
 
 /**
@@ -175,6 +184,11 @@ async function parseTable (t: TableBlock, field: string, base: string, fail: (fi
     if (!members.has(peer)) fail(`${field}.peers.${peer}`, 'is not a member of the table (neither its dealer nor a seat)')
     addrs.forEach((a, i) => { try { dialAddress(a, peer) } catch (err) { fail(`${field}.peers.${peer}.${i}`, (err as Error).message) } })
   }
+  if (t.relay !== undefined) {
+    let relay
+    try { relay = parseRelayAddress(t.relay) } catch (err) { fail(`${field}.relay`, (err as Error).message) }
+    if (relay !== undefined && members.has(relay.peerId)) fail(`${field}.relay`, 'names a member of the table: a relay is a node of its own (fairdeal relay)')
+  }
   let beacon: BeaconConfig
   try {
     beacon = typeof t.beacon === 'string'
@@ -198,7 +212,8 @@ async function parseTable (t: TableBlock, field: string, base: string, fail: (fi
     timeouts: t.timeouts,
     beacon,
     beaconMarginMs: t.beaconMarginMs,
-    timelock: t.timelock === 'off' ? null : { rule: t.timelock }
+    timelock: t.timelock === 'off' ? null : { rule: t.timelock },
+    relay: t.relay ?? null
   }
 }
 
@@ -212,11 +227,17 @@ export function nodeMembers (tables: readonly TableConfig[]): string[] {
   return [...new Set(tables.flatMap(({ table }) => [table.dealer, ...table.seats.filter(s => s !== ROBOT)]))]
 }
 
-/** How to reach every member of any of the node's tables: each table's `peers`, merged (addresses in config order, once each). */
+/**
+ * How to reach every member of any of the node's tables: each table's `peers`, merged (addresses in
+ * config order, once each), then each relayed table's dealer through its relay.
+ */
 export function addressBookOf (tables: readonly TableConfig[]): Map<string, string[]> {
   const book = new Map<string, string[]>()
+  const add = (peer: string, addrs: string[]): void => { book.set(peer, [...new Set([...(book.get(peer) ?? []), ...addrs])]) }
   for (const t of tables) {
-    for (const [peer, addrs] of Object.entries(t.peers)) book.set(peer, [...new Set([...(book.get(peer) ?? []), ...addrs])])
+    for (const [peer, addrs] of Object.entries(t.peers)) add(peer, addrs)
   }
+  // Through the relay last: a direct address, when there is one, is tried first.
+  for (const t of tables) if (t.relay !== null) add(t.table.dealer, [circuitAddress(t.relay, t.table.dealer)])
   return book
 }

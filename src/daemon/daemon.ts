@@ -8,6 +8,7 @@ import { sealTimelockText } from '../core/timelock/index.js'
 import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
 import { loadIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
+import { parseRelayAddress } from '../net/relay.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
 import { keepConnected, tagMembers, type KeptConnection } from '../net/keep-connected.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
@@ -142,7 +143,9 @@ export class Daemon {
       const members = new Set(nodeMembers(config.tables))
       // With a public log non-members may connect too (to fetch the log), bounded so that members
       // always find room; the table protocol still takes frames from members only (#onFrame).
-      const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, strangers: config.logAccess === 'anyone' ? 'admit' : 'refuse', logger })
+      // Each table's relay: the dealer holds a reservation on it; the others may reach the dealer through it.
+      const relays = config.tables.flatMap(t => t.relay === null ? [] : [{ address: t.relay, reserve: t.table.dealer === identity.peerId }])
+      const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, strangers: config.logAccess === 'anyone' ? 'admit' : 'refuse', logger, relays })
       cleanup.unshift(async () => { await node.stop() })
       await tagMembers(node, members)
       const addressBook = addressBookOf(config.tables)
@@ -153,6 +156,12 @@ export class Daemon {
         if (dealer === identity.peerId) continue
         const kept = keepConnected(node, { peer: dealer, addresses: addressBook.get(dealer) ?? [], logger, name: 'the dealer' })
         keptConnections.set(dealer, kept)
+        cleanup.unshift(async () => { kept.close() })
+      }
+      // The dealer of a relayed table keeps its connection to the relay: its reservation rides on
+      // it, and is made again when the connection comes back (docs/network.md, the relay).
+      for (const relay of new Set(relays.filter(r => r.reserve).map(r => r.address))) {
+        const kept = keepConnected(node, { peer: parseRelayAddress(relay).peerId, addresses: [relay], logger, name: 'the relay' })
         cleanup.unshift(async () => { kept.close() })
       }
       const messenger = await createMessenger(node, { protocol: TABLE_PROTOCOL, maxFrameBytes: MAX_FRAME_BYTES, logger, addressBook })
@@ -274,7 +283,13 @@ export class Daemon {
     const head = this.log.head()
     // Either side may have dialled: a seat behind NAT is connected inbound (it dialled the dealer).
     const open = new Map<string, 'inbound' | 'outbound'>()
-    for (const c of this.node.getConnections()) if (c.status === 'open') open.set(c.remotePeer.toString(), c.direction)
+    const direct = new Set<string>()
+    for (const c of this.node.getConnections()) {
+      if (c.status !== 'open') continue
+      open.set(c.remotePeer.toString(), c.direction)
+      if (!c.remoteAddr.toString().includes('/p2p-circuit')) direct.add(c.remotePeer.toString())
+    }
+    const relayedOnly = new Set([...open.keys()].filter(p => !direct.has(p)))
     const { table: spec, role, seat, dealerHands, seatHands, peers, beacon } = host.status(open)
     return {
       peerId: this.peerId,
@@ -286,8 +301,10 @@ export class Daemon {
       seatHands,
       log: { entries: head === null ? 0 : head.body.seq + 1 },
       // For a dealer this node cannot reach: why its last dial failed (what to check).
+      // Which path a connected peer uses: direct, or only through the table's relay.
       peers: (peers as Array<{ peer: string, connected: boolean }>).map(p => {
-        const error = p.connected ? null : this.#kept.get(p.peer)?.lastError ?? null
+        if (p.connected) return { ...p, path: relayedOnly.has(p.peer) ? 'relayed' : 'direct' }
+        const error = this.#kept.get(p.peer)?.lastError ?? null
         return error === null ? p : { ...p, lastDialError: error }
       }),
       beacon,

@@ -31,7 +31,9 @@ export const draftTableSchema = z.object({
   seats: z.array(z.union([peerId, z.literal(ROBOT), z.null()])).min(2).max(8),
   timeouts: z.record(z.string(), z.number()).optional(),
   beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
-  beaconMarginMs: z.number().int().min(0).optional()
+  beaconMarginMs: z.number().int().min(0).optional(),
+  /** The table's relay (`…/p2p/RELAYID`), when its dealer is reached through one (docs/network.md). */
+  relay: z.string().min(1).max(256).optional()
 }).strict()
 export type DraftTable = z.infer<typeof draftTableSchema>
 

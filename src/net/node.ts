@@ -3,12 +3,15 @@ import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@libp2p/yamux'
 import { tcp } from '@libp2p/tcp'
 import { webSockets } from '@libp2p/websockets'
+import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
+import { identify } from '@libp2p/identify'
 import type { Connection, Libp2p, PrivateKey } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { parseListenAddress } from './addresses.js'
 import { NetInputError } from './errors.js'
 import { inboundGuard } from './admission.js'
 import { membershipGater, type Membership } from './gater.js'
+import { parseRelayAddress, RESERVE_ON_RELAYS } from './relay.js'
 import {
   connectionLimit, DEFAULT_LISTEN, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS, MAX_INCOMING_PENDING_CONNECTIONS,
   MAX_PENDING_UPGRADES, MAX_STRANGER_CONNECTIONS, MAX_STREAMS_PER_CONNECTION, PENDING_UPGRADE_TIMEOUT_MS, STRANGER_IDLE_MS, STRANGER_MAX_AGE_MS,
@@ -36,6 +39,13 @@ export interface NodeInit {
   strangers?: 'refuse' | 'admit'
   /** Refusals are logged here at warn. */
   logger: Logger
+  /**
+   * Relays of this node's tables (docs/network.md, "A dealer behind NAT: the relay"): each a
+   * `…/p2p/RELAYID` address; `reserve` for a table this node deals, so that seats reach it through
+   * the relay. With any relay the node can also dial `…/p2p-circuit/p2p/PEER` addresses, and the
+   * relays may connect (they are not members of any table).
+   */
+  relays?: ReadonlyArray<{ address: string, reserve: boolean }>
 }
 
 /**
@@ -50,8 +60,19 @@ export interface NodeInit {
  * ```
  */
 export async function createNode (init: NodeInit): Promise<Libp2p> {
-  const listen = (init.listen ?? DEFAULT_LISTEN).map(a => parseListenAddress(a).toString())
-  const members = init.members ?? 'anyone'
+  const relays = (init.relays ?? []).map(r => ({ ...parseRelayAddress(r.address), reserve: r.reserve }))
+  // A node that holds a reservation listens on `/p2p-circuit`: it reserves a slot on each relay it
+  // connects to (the daemon keeps its connection to the table's relay), and again after the relay
+  // comes back. A listen address naming the relay would make a relay that is down at start fatal,
+  // and would never be reserved again once that connection dropped.
+  const listen = [
+    ...(init.listen ?? DEFAULT_LISTEN).map(a => parseListenAddress(a).toString()),
+    ...(relays.some(r => r.reserve) ? [RESERVE_ON_RELAYS] : [])
+  ]
+  // A relay carries the members' connections; it is let through the gater, not made a member of a table.
+  const members = init.members === undefined || init.members === 'anyone' || relays.length === 0
+    ? init.members ?? 'anyone'
+    : new UnionSet(init.members, relays.map(r => r.peerId))
   const logger = init.logger.child({ component: 'net' })
   const guard = inboundGuard(MAX_PENDING_UPGRADES, logger)
   let node: Libp2p | undefined
@@ -61,7 +82,7 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
       addresses: { listen },
       // Plain ws is accepted in both directions: @libp2p/websockets 10 has no filter that drops
       // insecure addresses, so a loopback /ws address dials as is.
-      transports: [guard.guard(tcp()), guard.guard(webSockets())],
+      transports: [guard.guard(tcp()), guard.guard(webSockets()), ...(relays.length > 0 ? [circuitRelayTransport()] : [])],
       connectionEncrypters: [noise()],
       streamMuxers: [yamux({
         maxInboundStreams: MAX_STREAMS_PER_CONNECTION,
@@ -76,10 +97,12 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
         inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD,
         dialTimeout: DIAL_TIMEOUT_MS
       },
-      // No peerDiscovery, peerRouters or services: peers are known from the table, nothing is
-      // announced, and multistream-select needs no identify to open a stream.
+      // No peerDiscovery or peerRouters: peers are known from the table, nothing is announced, and
+      // multistream-select needs no identify to open a stream.
       peerDiscovery: [],
-      services: {}
+      // The relay transport needs identify (it learns from it that a relay speaks the hop
+      // protocol); a node with no relay keeps none, as before.
+      services: (relays.length > 0 ? { identify: identify() } : {}) as Record<string, ReturnType<typeof identify>>
     })
   } catch (err) {
     const message = (err as Error).message
@@ -132,4 +155,17 @@ function sweepStrangers (node: Libp2p, stranger: (c: Connection) => boolean): vo
     }
   }, 1_000)
   timer.unref()
+}
+
+/** A read-only view of a live set plus a few fixed entries (the gater reads the set at every check). */
+class UnionSet implements ReadonlySet<string> {
+  constructor (private readonly live: ReadonlySet<string>, private readonly extra: readonly string[]) {}
+  has (value: string): boolean { return this.live.has(value) || this.extra.includes(value) }
+  get size (): number { return this.#all().size }
+  forEach (fn: (value: string, key: string, set: ReadonlySet<string>) => void): void { for (const v of this.#all()) fn(v, v, this) }
+  entries (): SetIterator<[string, string]> { return this.#all().entries() }
+  keys (): SetIterator<string> { return this.#all().keys() }
+  values (): SetIterator<string> { return this.#all().values() }
+  [Symbol.iterator] (): SetIterator<string> { return this.#all().values() }
+  #all (): Set<string> { return new Set([...this.live, ...this.extra]) }
 }

@@ -8,6 +8,7 @@ import { parseListenAddress } from '../../net/addresses.js'
 import { DEFAULT_LISTEN, REACH_CHECK_MS } from '../../net/limits.js'
 import { createNode } from '../../net/node.js'
 import { probePeer, type ReachResult } from '../../net/reach.js'
+import { circuitAddress } from '../../net/relay.js'
 import { pino } from 'pino'
 import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
@@ -24,7 +25,7 @@ export const CONFIG_FILE = 'node.json'
 const DRAFT_FILE = 'table-draft.json'
 
 const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]...
-                          [--robots SEATS] [--beacon B] [--id ID] [--scheme S]
+                          [--robots SEATS] [--beacon B] [--id ID] [--scheme S] [--relay ADDR]
        fairdeal table join INVITE --data DIR [--listen ADDR|none]... [--announce ADDR]...
        fairdeal table add ANSWER --data DIR
 
@@ -55,6 +56,9 @@ that connection, and the dealer sends on it, so a player behind a home router ne
   --announce ADDR the address others dial to reach this node, when it is not a listen address
                   (the public address a router forwards to it, or a DNS name: /dns4/HOST/tcp/PORT);
                   goes into the invites or the answer
+  --relay ADDR    a 'fairdeal relay' (its address line, …/p2p/RELAYID) for a dealer nobody can
+                  dial: the dealer holds a reservation there and the players reach it through it
+                  (then --listen none is allowed for the dealer)
   --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}`
 
 type Sub = 'new' | 'join' | 'add'
@@ -70,6 +74,7 @@ export async function run (sub: Sub, argv: string[]): Promise<number> {
       beacon: { type: 'string' },
       id: { type: 'string' },
       scheme: { type: 'string' },
+      relay: { type: 'string' },
       listen: { type: 'string', multiple: true },
       announce: { type: 'string', multiple: true },
       data: { type: 'string' },
@@ -79,7 +84,7 @@ export async function run (sub: Sub, argv: string[]): Promise<number> {
   })
   if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
   if (values.data === undefined || values.data === '') throw new UsageError('--data DIR is required (see --help)')
-  const onlyFor: Record<string, Sub> = { game: 'new', seats: 'new', robots: 'new', beacon: 'new', id: 'new', scheme: 'new' }
+  const onlyFor: Record<string, Sub> = { game: 'new', seats: 'new', robots: 'new', beacon: 'new', id: 'new', scheme: 'new', relay: 'new' }
   for (const [option, owner] of Object.entries(onlyFor)) {
     if ((values as Record<string, unknown>)[option] !== undefined && owner !== sub) throw new UsageError(`table ${sub} takes no --${option} (see --help)`)
   }
@@ -94,7 +99,7 @@ export async function run (sub: Sub, argv: string[]): Promise<number> {
     : await add(positionals[0], values.data)
 }
 
-interface NewOptions { game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, listen?: string[], announce?: string[], data: string, json?: boolean }
+interface NewOptions { game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, relay?: string, listen?: string[], announce?: string[], data: string, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -173,8 +178,8 @@ async function newTable (o: NewOptions): Promise<number> {
   const beacon = o.beacon ?? 'none'
   const scheme = o.scheme ?? (o.game === 'tarot' ? 'tarot-v1' : beacon === 'none' ? 'atout-v1' : 'atout-drand-v1')
   const listen = listenAddresses(o.listen, DEFAULT_LISTEN)
-  // The dealer is the one member everyone dials: it must be reachable somewhere.
-  if (listen.length === 0) throw new UsageError('the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR)')
+  // The dealer is the one member everyone dials: it must be reachable somewhere (or through its relay).
+  if (listen.length === 0 && o.relay === undefined) throw new UsageError('the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR, or --relay ADDR for a dealer nobody can dial)')
   const announce = announcedAddresses(o.announce, listen)
   if (await exists(join(o.data, CONFIG_FILE))) throw new UsageError(`${join(o.data, CONFIG_FILE)} exists: this node already has a table (remove it to set up another)`)
   let beaconValue: DraftTable['beacon'] = beacon
@@ -185,7 +190,7 @@ async function newTable (o: NewOptions): Promise<number> {
     }
   }
   const seatsFor = (dealer: string): DraftTable['seats'] => Array.from({ length: seatsN }, (_, i) => i === 0 ? dealer : robots.includes(i) ? ROBOT : null)
-  const tableFor = (dealer: string): DraftTable => ({ id: o.id ?? `${o.game}-night`, game: o.game as string, scheme, dealer, seats: seatsFor(dealer), beacon: beaconValue })
+  const tableFor = (dealer: string): DraftTable => ({ id: o.id ?? `${o.game}-night`, game: o.game as string, scheme, dealer, seats: seatsFor(dealer), beacon: beaconValue, ...(o.relay !== undefined ? { relay: o.relay } : {}) })
   // Everything a node config checks (game, seat count, scheme against beacon) is checked now, on the
   // complete table it will become, before any key is made.
   await checkTable(tableFor(placeholder(9)), listen, {}, o.data)
@@ -200,7 +205,7 @@ async function newTable (o: NewOptions): Promise<number> {
   }
   process.stdout.write(`table ${table.id}: ${table.game}, ${seatsN} seats, dealer ${identity.peerId} (seat 0)` +
     `${robots.length > 0 ? `, robots at seat ${robots.join(', ')}` : ''}\n`)
-  if (loopbackOnly(announce) && invites.length > 0) {
+  if (loopbackOnly(announce) && invites.length > 0 && o.relay === undefined) {
     process.stderr.write(`note: the invites name only loopback addresses (${announce.join(', ')}): players on other machines cannot reach them; ` +
       'give --listen /ip4/0.0.0.0/tcp/7400 and --announce /ip4/YOUR-PUBLIC-IP/tcp/7400 (with that port forwarded to this machine)\n')
   }
@@ -242,7 +247,8 @@ function configFor (draft: Draft): unknown {
       peers: draft.peers,
       beacon: table.beacon,
       ...(table.timeouts !== undefined ? { timeouts: table.timeouts } : {}),
-      ...(table.beaconMarginMs !== undefined ? { beaconMarginMs: table.beaconMarginMs } : {})
+      ...(table.beaconMarginMs !== undefined ? { beaconMarginMs: table.beaconMarginMs } : {}),
+      ...(table.relay !== undefined ? { relay: table.relay } : {})
     }
   }
 }
@@ -300,10 +306,13 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
  * player needs. A throwaway node that listens nowhere, as the player's own node will.
  */
 async function reachDealer (identity: NodeIdentity, invite: Invite): Promise<ReachResult> {
-  if (invite.dealerAddresses.length === 0) return { ok: false, addresses: [], reason: 'the invite names no address for the dealer', kind: 'other' }
-  const node = await createNode({ privateKey: identity.privateKey, listen: [], logger: pino({ level: 'silent' }) })
+  const relay = invite.table.relay
+  // Through the relay last, as the node will: a direct address, when there is one, is tried first.
+  const addresses = [...invite.dealerAddresses, ...(relay !== undefined ? [circuitAddress(relay, invite.table.dealer)] : [])]
+  if (addresses.length === 0) return { ok: false, addresses: [], reason: 'the invite names no address for the dealer', kind: 'other' }
+  const node = await createNode({ privateKey: identity.privateKey, listen: [], logger: pino({ level: 'silent' }), relays: relay !== undefined ? [{ address: relay, reserve: false }] : [] })
   try {
-    return await probePeer(node, invite.table.dealer, invite.dealerAddresses, REACH_CHECK_MS)
+    return await probePeer(node, invite.table.dealer, addresses, REACH_CHECK_MS)
   } finally {
     try { await node.stop() } catch {}
   }

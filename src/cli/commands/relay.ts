@@ -1,0 +1,114 @@
+import { parseArgs } from 'node:util'
+import { stat } from 'node:fs/promises'
+import { UsageError } from '../errors.js'
+import { NetInputError } from '../../net/errors.js'
+import { loadOrCreateIdentity } from '../../net/identity.js'
+import { dialAddress, parseListenAddress } from '../../net/addresses.js'
+import { createRelay, reservationsOf } from '../../net/relay.js'
+import { nodeMembers, parseNodeConfig, peerAddress, readNodeConfigJson } from '../../daemon/config.js'
+import { createLogger } from '../../daemon/logger.js'
+import { peerIdSchema } from '../../core/peer-id-schema.js'
+
+const HELP = `usage: fairdeal relay --data DIR --listen ADDR... [--announce ADDR]... (--config FILE | --member PEERID)...
+
+Runs a circuit relay for tables whose dealer nobody can dial (a home without port forwarding): the
+dealer's node holds a reservation on the relay, and the players' nodes reach the dealer through it.
+Only the tables' members may connect (everyone else is refused after the handshake), and their
+relayed connections are not cut after 2 minutes or 128 KiB as a public relay's are. Give the printed
+address to 'fairdeal table new --relay ADDR' (or a table block's "relay"). Runs until SIGINT or SIGTERM.
+
+  --data DIR       the relay's data directory (its identity, created when missing)
+  --listen ADDR    where it listens, /ip4/HOST/tcp/PORT or …/tcp/PORT/ws (repeatable; required)
+  --announce ADDR  the address the tables' nodes dial, when it is not a listen address (a public
+                   address or /dns4/NAME/tcp/PORT; repeatable)
+  --config FILE    a node config (the dealer's DIR/node.json): every member of its tables may use
+                   the relay; re-read when it changes, so seats that join later are let in (repeatable)
+  --member PEERID  a peer id that may use the relay (repeatable)`
+
+export async function run (argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      data: { type: 'string' },
+      listen: { type: 'string', multiple: true },
+      announce: { type: 'string', multiple: true },
+      config: { type: 'string', multiple: true },
+      member: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' }
+    }
+  })
+  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+  if (values.data === undefined || values.data === '') throw new UsageError('--data DIR is required')
+  if (values.listen === undefined) throw new UsageError('--listen ADDR is required (where the tables\' nodes reach the relay)')
+  const configs = values.config ?? []
+  const given = values.member ?? []
+  if (configs.length === 0 && given.length === 0) throw new UsageError('give --config FILE or --member PEERID: the relay serves the tables\' members only')
+  for (const m of given) if (!peerIdSchema.safeParse(m).success) throw new UsageError(`--member ${m.slice(0, 80)}: not an Ed25519 libp2p peer id`)
+  let listen: string[]
+  try { listen = values.listen.map(a => parseListenAddress(a).toString()) } catch (err) {
+    throw new UsageError(`--listen: ${(err as NetInputError).message}`)
+  }
+  for (const a of values.announce ?? []) {
+    if (!peerAddress.safeParse(a).success || a.includes('/p2p/')) throw new UsageError(`--announce ${a.slice(0, 100)}: expected /ip4|ip6|dns|dns4|dns6/HOST/tcp/PORT or …/tcp/PORT/ws`)
+  }
+  const members = new Set<string>(given)
+  const fromConfigs = new ConfigMembers(configs)
+  // Read once before starting, so that a wrong path or config is refused in one line.
+  for (const m of await fromConfigs.read(true)) members.add(m)
+  const identity = await loadOrCreateIdentity(values.data)
+  if (identity.created) process.stderr.write(`created a new identity in ${identity.path} (peer id ${identity.peerId})\n`)
+  process.umask(0o077)
+  const logger = createLogger()
+  const relay = await createRelay({ privateKey: identity.privateKey, listen, announce: values.announce, members, logger })
+  const addresses = (values.announce ?? relay.getMultiaddrs().map(a => a.toString().replace(/\/p2p\/[^/]+$/, '')))
+    .map(a => dialAddress(a, identity.peerId).toString())
+  for (const a of addresses) process.stdout.write(`relay: ${a}\n`)
+  logger.info({ addresses, members: members.size }, `relay ready for ${members.size} member${members.size === 1 ? '' : 's'}: give a dealer's table --relay ${addresses[0]}`)
+  // Seats that join a table later appear in its dealer's config: the relay lets them in too.
+  const timer = setInterval(() => {
+    fromConfigs.read(false).then(found => {
+      const added = found.filter(m => !members.has(m))
+      for (const m of added) members.add(m)
+      if (added.length > 0) logger.info({ added, members: members.size }, 'members added from the configs')
+    }, (err: unknown) => { logger.warn({ err: (err as Error).message }, 'could not re-read a config') })
+  }, 2_000)
+  timer.unref()
+  await new Promise<void>(resolve => {
+    const stop = (signal: string): void => { logger.info({ signal, reservations: reservationsOf(relay) }, 'stopping'); resolve() }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  clearInterval(timer)
+  await relay.stop()
+  logger.flush?.()
+  return 0
+}
+
+/** The members named by node configs, re-read only when a file changed. */
+class ConfigMembers {
+  readonly #seen = new Map<string, number>()
+  constructor (private readonly files: readonly string[]) {}
+
+  async read (first: boolean): Promise<string[]> {
+    const out: string[] = []
+    for (const file of this.files) {
+      let mtime: number
+      try { mtime = (await stat(file)).mtimeMs } catch (err) {
+        if (first) throw new UsageError(`--config ${file}: ${(err as Error).message}`)
+        continue
+      }
+      if (!first && this.#seen.get(file) === mtime) continue
+      this.#seen.set(file, mtime)
+      try {
+        const config = await parseNodeConfig(await readNodeConfigJson(file), file)
+        out.push(...nodeMembers(config.tables))
+      } catch (err) {
+        if (first) throw new UsageError(`--config ${file}: ${(err as Error).message}`)
+        throw err
+      }
+    }
+    return out
+  }
+}

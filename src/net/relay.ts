@@ -1,0 +1,122 @@
+import { createLibp2p } from 'libp2p'
+import { noise } from '@chainsafe/libp2p-noise'
+import { yamux } from '@libp2p/yamux'
+import { tcp } from '@libp2p/tcp'
+import { webSockets } from '@libp2p/websockets'
+import { identify } from '@libp2p/identify'
+import { circuitRelayServer } from '@libp2p/circuit-relay-v2'
+import { multiaddr } from '@multiformats/multiaddr'
+import type { Libp2p, PrivateKey } from '@libp2p/interface'
+import type { Logger } from 'pino'
+import { parseListenAddress } from './addresses.js'
+import { NetInputError } from './errors.js'
+import { membershipGater } from './gater.js'
+import { inboundGuard } from './admission.js'
+import {
+  connectionLimit, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_INCOMING_PENDING_CONNECTIONS, MAX_PENDING_UPGRADES,
+  MAX_STREAMS_PER_CONNECTION, PENDING_UPGRADE_TIMEOUT_MS, STREAM_WINDOW_MAX_BYTES
+} from './limits.js'
+
+/**
+ * A table's relay (docs/network.md, "A dealer behind NAT: the relay"): a libp2p circuit-relay v2
+ * node on which the dealer holds a reservation, so that seats reach a dealer that nobody can dial.
+ * It relays for the tables' members only, and without relay v2's default limits (2 minutes and
+ * 128 KiB per relayed connection), which would cut a table's long-lived connections mid-hand: what
+ * bounds it instead is its member list (only members connect, at most one reservation each).
+ */
+
+/** How a table names its relay: a dialable multiaddr that ends with the relay's `/p2p/PEERID`. */
+export interface RelayAddress {
+  address: string
+  peerId: string
+}
+
+const RELAY_SHAPE = /^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?\/p2p\/[1-9A-HJ-NP-Za-km-z]+$/
+
+/** Checks a relay address (`/ip4/HOST/tcp/PORT[/ws]/p2p/RELAYID`, or /dns4 …) and names its peer. */
+export function parseRelayAddress (text: string): RelayAddress {
+  if (typeof text !== 'string' || !RELAY_SHAPE.test(text)) {
+    throw new NetInputError(`relay address ${JSON.stringify(String(text).slice(0, 120))} must look like /ip4/HOST/tcp/PORT/p2p/RELAYID (or /dns4/NAME/…, …/tcp/PORT/ws/p2p/RELAYID): the relay's peer id is part of it`)
+  }
+  let peerId: string | undefined
+  try { peerId = multiaddr(text).getComponents().findLast(c => c.name === 'p2p')?.value } catch (err) {
+    throw new NetInputError(`relay address ${JSON.stringify(text)} is not a multiaddr (${(err as Error).message})`)
+  }
+  if (peerId === undefined) throw new NetInputError(`relay address ${text} names no peer`)
+  return { address: text, peerId }
+}
+
+/** Where a node reaches `peer` through the relay (the peer holds a reservation there). */
+export function circuitAddress (relay: string, peer: string): string {
+  return `${relay}/p2p-circuit/p2p/${peer}`
+}
+
+/** What a node listens on to hold a reservation on every relay it is connected to. */
+export const RESERVE_ON_RELAYS = '/p2p-circuit'
+
+export interface RelayInit {
+  privateKey: PrivateKey
+  /** Where the relay listens: `/ip4|ip6/HOST/tcp/PORT[/ws]`. */
+  listen: readonly string[]
+  /** What it tells peers it can be reached at (a public address, a DNS name); default its listen addresses. */
+  announce?: readonly string[]
+  /**
+   * The peers it serves (the tables' dealers and seats): only they may connect, hold a
+   * reservation, or be relayed to. The set is read at every check, so it may grow while the relay runs.
+   */
+  members: ReadonlySet<string>
+  logger: Logger
+}
+
+/** Starts a relay; stop it with `relay.stop()`. */
+export async function createRelay (init: RelayInit): Promise<Libp2p> {
+  const listen = init.listen.map(a => parseListenAddress(a).toString())
+  const logger = init.logger.child({ component: 'relay' })
+  const guard = inboundGuard(MAX_PENDING_UPGRADES, logger)
+  try {
+    return await createLibp2p({
+      privateKey: init.privateKey,
+      addresses: { listen, ...(init.announce !== undefined && init.announce.length > 0 ? { announce: [...init.announce] } : {}) },
+      transports: [guard.guard(tcp()), guard.guard(webSockets())],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux({
+        maxInboundStreams: MAX_STREAMS_PER_CONNECTION,
+        maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
+        streamOptions: { maxStreamWindowSize: STREAM_WINDOW_MAX_BYTES }
+      })],
+      // Strangers cannot connect at all, so they can neither reserve nor be relayed, nor ask to
+      // be relayed to a member.
+      connectionGater: membershipGater(init.members, logger),
+      connectionManager: {
+        // Each member holds one direct connection to the relay; each relayed connection rides on two of those.
+        maxConnections: connectionLimit(init.members.size),
+        maxIncomingPendingConnections: MAX_INCOMING_PENDING_CONNECTIONS,
+        inboundUpgradeTimeout: PENDING_UPGRADE_TIMEOUT_MS,
+        inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD,
+        dialTimeout: DIAL_TIMEOUT_MS
+      },
+      peerDiscovery: [],
+      services: {
+        identify: identify(),
+        relay: circuitRelayServer({
+          reservations: {
+            // One per member at most; a table's dealer needs one.
+            maxReservations: Math.max(1, init.members.size),
+            // No 2-minute / 128 KiB cut: a table's connections last for hours and carry whole hands.
+            applyDefaultLimit: false
+          }
+        })
+      }
+    })
+  } catch (err) {
+    const reason = /\b(E[A-Z]{3,}): ([^\n]*)/.exec((err as Error).message)
+    if (reason !== null) throw new NetInputError(`cannot listen on ${listen.join(', ')}: ${reason[2]} (${reason[1]})`, { cause: err })
+    throw err
+  }
+}
+
+/** The number of reservations the relay holds now (for status lines and tests). */
+export function reservationsOf (relay: Libp2p): number {
+  const service = (relay.services as { relay?: { reservations?: { size?: number } } }).relay
+  return service?.reservations?.size ?? 0
+}

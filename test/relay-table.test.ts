@@ -1,0 +1,112 @@
+// A dealer behind NAT (issue 20): nobody can dial the dealer's node; it holds a reservation on a
+// `fairdeal relay`, and every seat reaches it through the relay. Real libp2p on 127.0.0.1.
+import { afterEach, describe, expect, it } from 'vitest'
+import pino from 'pino'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { multiaddr } from '@multiformats/multiaddr'
+import type { Libp2p } from '@libp2p/interface'
+import { createNode } from '../src/net/node.js'
+import { circuitAddress, createRelay, parseRelayAddress, reservationsOf } from '../src/net/relay.js'
+import { verifyDataDir } from '../src/daemon/verify-data.js'
+import { verifyLogPayload } from '../src/core/receipt.js'
+import type { NodeConfig } from '../src/daemon/config.js'
+import { playHand, TestTable } from './helpers/table-nodes.js'
+import { CapturedLogger } from './helpers/captured-logger.js'
+
+const quiet = pino({ level: 'silent' })
+const started: Libp2p[] = []
+let table: TestTable | undefined
+afterEach(async () => {
+  await table?.cleanup()
+  table = undefined
+  for (const n of started.splice(0)) await n.stop()
+})
+
+async function relayFor (members: Set<string>): Promise<{ relay: Libp2p, address: string }> {
+  const key = await generateKeyPair('Ed25519')
+  const relay = await createRelay({ privateKey: key, listen: ['/ip4/127.0.0.1/tcp/0'], members, logger: quiet })
+  started.push(relay)
+  return { relay, address: relay.getMultiaddrs()[0].toString() }
+}
+
+/** Until `check` holds (a reservation is made asynchronously after the node starts). */
+async function until (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 25))
+  }
+}
+
+describe('fairdeal relay', () => {
+  it('carries a transfer past relay v2\'s default 128 KiB cut, on a connection with no duration limit', async () => {
+    const [a, b] = [await generateKeyPair('Ed25519'), await generateKeyPair('Ed25519')]
+    const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
+    const [idA, idB] = [peerIdFromPrivateKey(a).toString(), peerIdFromPrivateKey(b).toString()]
+    const { relay, address } = await relayFor(new Set([idA, idB]))
+    const dealer = await createNode({ privateKey: a, listen: [], members: new Set([idB]), logger: quiet, relays: [{ address, reserve: true }] })
+    started.push(dealer)
+    // The daemon keeps this connection (keepConnected); the reservation rides on it.
+    await dealer.dial(multiaddr(address))
+    await until(() => reservationsOf(relay) === 1, 'the reservation')
+    let received = 0
+    let finished: () => void = () => {}
+    const done = new Promise<void>(resolve => { finished = resolve })
+    await dealer.handle('/fairdeal/test-transfer/1', async (stream) => {
+      for await (const chunk of stream) received += chunk.byteLength
+      finished()
+    })
+    const seat = await createNode({ privateKey: b, listen: [], members: new Set([idA]), logger: quiet, relays: [{ address, reserve: false }] })
+    started.push(seat)
+    const stream = await seat.dialProtocol(multiaddr(circuitAddress(address, idA)), '/fairdeal/test-transfer/1')
+    const chunk = new Uint8Array(16 * 1024).fill(7)
+    for (let i = 0; i < 16; i++) stream.send(chunk)
+    await stream.close()
+    await done
+    expect(received).toBe(256 * 1024)
+    const relayed = seat.getConnections(dealer.peerId)
+    expect(relayed.map(c => c.remoteAddr.toString())).toEqual([circuitAddress(address, idA)])
+    // Relay v2's defaults would make this a limited connection (2 minutes, 128 KiB): none is set.
+    expect(relayed[0].limits).toBeUndefined()
+  })
+
+  it('refuses a stranger: no reservation, no relayed connection', async () => {
+    const member = await generateKeyPair('Ed25519')
+    const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
+    const { relay, address } = await relayFor(new Set([peerIdFromPrivateKey(member).toString()]))
+    const stranger = await createNode({ privateKey: await generateKeyPair('Ed25519'), listen: [], logger: quiet, relays: [{ address, reserve: true }] })
+    started.push(stranger)
+    // The relay refuses it right after the handshake (its gater): the connection does not stay.
+    await stranger.dial(multiaddr(address)).then(() => {}, () => {})
+    await until(() => stranger.getConnections().length === 0 && relay.getConnections().length === 0, 'the refused connection closed')
+    expect(reservationsOf(relay)).toBe(0)
+    expect(stranger.getMultiaddrs().filter(a => a.toString().includes('/p2p-circuit'))).toEqual([])
+  })
+
+  it('a table whose dealer listens nowhere plays a hand through the relay; every log verifies', async () => {
+    const t = table = await TestTable.prepare({ game: 'duo', scheme: 'atout-v1', seats: 2, seatsListenNowhere: true, timeouts: { contributeMs: 5_000, ackMs: 10_000, revealMs: 60_000 } })
+    const { address } = await relayFor(new Set(t.peerIds))
+    expect(parseRelayAddress(address).peerId).toMatch(/^12D3KooW/)
+    // Nobody listens anywhere and nobody has an address: the relay is the one way to the dealer.
+    t.local.configs.forEach((c, i) => { t.local.configs[i] = relayed(c, address) })
+    const dealer = await t.start(0, new CapturedLogger('debug'))
+    const seat = await t.start(1)
+    await until(() => (dealer.daemon.status().peers as Array<{ connected: boolean }>).some(p => p.connected), 'the seat connected through the relay')
+    // hand status says which path each peer uses.
+    expect(dealer.daemon.status().peers).toEqual([expect.objectContaining({ peer: t.peerIds[1], connected: true, path: 'relayed' })])
+    const hand = await playHand(dealer, [dealer, seat])
+    expect(hand).toBe(1)
+    for (const i of [0, 1]) {
+      const dir = t.dataDir(i)
+      await t.stop(i)
+      const verdict = await verifyDataDir(dir, verifyLogPayload)
+      expect(verdict).toMatchObject({ failed: 0, incomplete: 0, passed: 1 })
+    }
+  })
+})
+
+/** The config with no listen address, no peer addresses, and the table's relay. */
+function relayed (c: NodeConfig, relay: string): NodeConfig {
+  const tables = c.tables.map(t => ({ ...t, peers: {}, relay }))
+  return { ...c, ...tables[0], tables, listen: [] }
+}
