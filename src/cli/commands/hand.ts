@@ -113,7 +113,7 @@ function cardLines (cards: CardsReply['cards']): string[] {
   return cards.map(c => `${c.stage.padEnd(7)} ${c.public ? `public${c.seat === null ? ' (table)' : ` (seat ${c.seat})`}` : `seat ${String(c.seat)}`}: ${c.cards.map(cardLabel).join(' ')}`)
 }
 
-interface PeerState { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null, lastDialError?: string }
+interface PeerState { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null, lastDialError?: string, path?: 'direct' | 'relayed' }
 interface NodeStatus {
   peerId: string
   role: string
@@ -162,7 +162,8 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
   for (const p of status.peers ?? []) {
     const what = [p.dealer ? 'dealer' : '', p.seats.length > 0 ? `seat ${p.seats.join(', ')}` : ''].filter(w => w !== '').join(', ')
     // "dialled in": the peer opened the connection (a seat behind NAT does; the dealer sends on it).
-    const how = p.direction === 'inbound' ? ' (dialled in)' : p.direction === 'outbound' ? ' (dialled out)' : ''
+    const how = (p.direction === 'inbound' ? ' (dialled in)' : p.direction === 'outbound' ? ' (dialled out)' : '') +
+      (p.path === 'relayed' ? ' (through the relay)' : '')
     lines.push(`  ${p.connected ? 'connected    ' : 'not connected'}  ${what.padEnd(14)} ${p.peer}${how}`)
     // This node keeps dialling its dealer: why the last dial failed, with what to check.
     if (p.lastDialError !== undefined) lines.push(`                 last dial: ${p.lastDialError}`)

@@ -11,7 +11,7 @@ import { getScheme } from '../../core/schemes/registry.js'
  * from the node's API (same origin, session cookie) and its server-sent events.
  */
 
-interface Peer { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null, lastDialError?: string }
+interface Peer { peer: string, seats: number[], dealer: boolean, connected: boolean, direction?: 'inbound' | 'outbound' | null, lastDialError?: string, path?: 'direct' | 'relayed' }
 interface Status {
   peerId: string
   role: string
@@ -106,7 +106,7 @@ function renderHeader (): void {
     li.dataset.connected = String(p.connected)
     const what = [p.dealer ? 'dealer' : '', p.seats.length > 0 ? `seat ${p.seats.join(', ')}` : ''].filter(x => x !== '').join(', ')
     // A seat behind NAT is online on the connection it opened to the dealer ("dialled in").
-    const how = p.direction === 'inbound' ? ' (dialled in)' : ''
+    const how = (p.direction === 'inbound' ? ' (dialled in)' : '') + (p.path === 'relayed' ? ' (through the relay)' : '')
     li.textContent = `${p.connected ? '●' : '○'} ${what} ${short(p.peer)} — ${p.connected ? `online${how}` : 'not connected'}`
     if (p.lastDialError !== undefined) li.title = `last dial: ${p.lastDialError}`
     li.title = p.peer
