@@ -2,7 +2,9 @@
 // four daemons in this process) run twice in one process, hands one at a time:
 // - direct: every node listens and every node knows every address; seats send VIEWs to each other;
 // - NAT: only the dealer listens; each seat dials it and is reached on that connection, and a seat's
-//   VIEW for another seat goes through the dealer (RELAY).
+//   VIEW for another seat goes through the dealer (RELAY);
+// - relayed (issue 20): nobody listens at all; the dealer holds a reservation on a circuit relay
+//   (src/net/relay.ts, `fairdeal relay`) in the same process and every seat reaches it through it.
 // Figure: the time from the dealer's 'committed' event to the last seat's own 'cards' event (p50,
 // p99, from the events' high-resolution wall-clock times), for NAT beside the direct table measured
 // in the same run, which is its bound: relaying adds one network leg and the dealer's check of the
@@ -13,6 +15,10 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { Daemon } from '../../src/daemon/daemon.js'
 import type { EventWatcher, NodeEvent } from '../../src/daemon/events.js'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import type { Libp2p } from '@libp2p/interface'
+import { createRelay } from '../../src/net/relay.js'
+import type { NodeConfig } from '../../src/daemon/config.js'
 import { localTable } from './table.js'
 
 const SEATS = 4
@@ -26,12 +32,25 @@ function percentile (xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]
 }
 
-async function runTable (root: string, nat: boolean): Promise<Figures> {
+/** The config with no listen address, no peer addresses, and the table's relay. */
+function relayed (c: NodeConfig, relay: string): NodeConfig {
+  const tables = c.tables.map(t => ({ ...t, peers: {}, relay }))
+  return { ...c, ...tables[0], tables, listen: [] }
+}
+
+async function runTable (root: string, nat: boolean, relay = false): Promise<Figures> {
   const table = await localTable(root, { seatsListenNowhere: nat })
   const logger = pino({ level: 'silent' })
   const daemons: Daemon[] = []
+  let relayNode: Libp2p | undefined
   try {
-    for (const config of table.configs) daemons.push(await Daemon.start({ config, logger }))
+    let configs = table.configs
+    if (relay) {
+      relayNode = await createRelay({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], members: new Set(table.peerIds), logger })
+      const address = relayNode.getMultiaddrs()[0].toString()
+      configs = configs.map(c => relayed(c, address))
+    }
+    for (const config of configs) daemons.push(await Daemon.start({ config, logger }))
     const dealer = daemons[0]
     const watchers: EventWatcher[] = daemons.map(d => d.events.watch())
     if (nat) {
@@ -61,6 +80,7 @@ async function runTable (root: string, nat: boolean): Promise<Figures> {
     return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), hands: times.length }
   } finally {
     for (const d of [...daemons].reverse()) await d.stop({ graceMs: 0 }).catch(() => {})
+    await relayNode?.stop()
   }
 }
 
@@ -72,11 +92,14 @@ export async function run (): Promise<void> {
   try {
     const direct = await runTable(join(root, 'direct'), false)
     const nat = await runTable(join(root, 'nat'), true)
+    const viaRelay = await runTable(join(root, 'relay'), true, true)
     const f2 = (x: number): string => x.toFixed(2)
     console.log(`commit → cards, ${SEATS} nodes in one process, ${direct.hands} hands each, one at a time:`)
     console.log(`  direct (seats reach each other): p50 ${f2(direct.p50)} ms, p99 ${f2(direct.p99)} ms  (the bound)`)
     console.log(`  NAT (seats listen nowhere, VIEWs relayed by the dealer): p50 ${f2(nat.p50)} ms, p99 ${f2(nat.p99)} ms` +
       `  ×${f2(nat.p50 / direct.p50)} the direct p50`)
+    console.log(`  relayed (nobody listens; the dealer only through a circuit relay): p50 ${f2(viaRelay.p50)} ms, p99 ${f2(viaRelay.p99)} ms` +
+      `  ×${f2(viaRelay.p50 / direct.p50)} the direct p50`)
   } finally {
     clearInterval(alive)
     await rm(root, { recursive: true, force: true })
