@@ -1,5 +1,5 @@
-import { UsageError } from './errors.js'
-import { CoreInputError } from '../core/errors.js'
+import { InputError } from '../core/errors.js'
+import { parseArgsMessage } from './args.js'
 
 /** A CLI command: gets its own arguments (after the command words), returns the exit code. */
 export type Command = (argv: string[]) => Promise<number>
@@ -51,12 +51,15 @@ const SUMMARIES: Record<string, string> = {
   init: 'create a node identity (the only command that creates one)',
   'beacon verify': 'check drand beacon entries offline',
   'beacon serve': 'run a local drand-compatible beacon',
+  'beacon demo': 'run a beacon group of several members on loopback, and watch its rounds',
+  'beacon group': 'set up, watch and check a beacon group (create, status, verify)',
   'log export': 'write a node\'s receipt log as JSON Lines',
   'log show': 'one row per log entry, with its shield',
   verify: 're-verify a log (file, data directory or running peer)',
   node: 'run a table node (dealer and/or seat)',
   relay: 'run a circuit relay for a dealer nobody can dial',
   demo: 'play a demo table on loopback',
+  repair: 'check a node\'s store and mend what can be mended (--yes)',
   web: 'serve the web pages (the verifier at /verify)',
   'table new': 'dealer: set up a table; prints one invite per seat',
   'table join': 'player: take the seat an invite offers; prints the answer',
@@ -158,34 +161,24 @@ export async function main (argv: string[]): Promise<number> {
     const mod = await commands[key]()
     return await mod.run(rest)
   } catch (err) {
-    if (err instanceof UsageError || err instanceof CoreInputError || isInputError(err) || isSystemError(err)) {
+    // Every input error of every layer extends InputError (src/core/errors.ts), which carries its
+    // exit status; Node's system errors name a file, directory or port the user gave.
+    if (err instanceof InputError || isSystemError(err)) {
       // Messages may quote what they could not parse, newlines included; the CLI promises one line.
       process.stderr.write(`fairdeal ${key}: ${(err as Error).message.replace(/\s*\n\s*/g, ' ').trim()}\n`)
-      return 2
+      return err instanceof InputError ? err.exitCode : 2
     }
-    if (isParseArgsError(err)) {
-      // parseArgs explains some mistakes over several lines; the first one names the problem.
-      process.stderr.write(`fairdeal ${key}: ${(err as Error).message.split('\n')[0]}\n`)
+    const parseMessage = parseArgsMessage(err)
+    if (parseMessage !== null) {
+      process.stderr.write(`fairdeal ${key}: ${parseMessage}\n`)
       return 2
     }
     throw err
   }
 }
 
-/** Errors of the adapters that mean bad input or environment (a locked data dir, a bad key file). */
-function isInputError (err: unknown): boolean {
-  const name = (err as Error | null)?.name
-  return name === 'NetInputError' || name === 'NodeInputError' || name === 'IdentityFileError' || name === 'DataDirInUseError' || name === 'LogInUseError' ||
-    name === 'LogNotFoundError' || name === 'LogStateError' || name === 'StoreDamagedError' || name === 'LogInputError' || name === 'DataDirError' || name === 'Rejection'
-}
-
 /** Node's system errors (ENOENT, EEXIST, EADDRINUSE, EACCES, …): a file, directory or port named by the user is unusable. */
 function isSystemError (err: unknown): boolean {
   const e = err as { code?: unknown, syscall?: unknown } | null
   return typeof e?.code === 'string' && /^E[A-Z0-9]+$/.test(e.code) && typeof e.syscall === 'string'
-}
-
-function isParseArgsError (err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code
-  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')
 }

@@ -1,3 +1,4 @@
+import { InputError } from '../core/errors.js'
 import { chmod } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import type { Level } from 'level'
@@ -43,7 +44,7 @@ export interface DaemonOptions {
 type StateDb = Level<string, unknown>
 
 /** The error for a data directory another process has open. */
-export class DataDirInUseError extends Error {
+export class DataDirInUseError extends InputError {
   override name = 'DataDirInUseError'
 }
 

@@ -1,3 +1,4 @@
+import { InputError } from '../core/errors.js'
 import type { Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
 import type { ChainInfo } from '../core/beacon/index.js'
@@ -82,7 +83,7 @@ export type HandEvent =
   | { type: 'recovered', rule: RecoveredRule, faults: RecoveredFault[], blame: string[] }
 
 /** A message the state machine refuses: logged with its reason, state unchanged. */
-export class Rejection extends Error {
+export class Rejection extends InputError {
   override name = 'Rejection'
 }
 

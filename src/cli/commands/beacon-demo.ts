@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { openSync } from 'node:fs'

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { readFile } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
@@ -23,8 +23,11 @@ const USAGE = `usage: fairdeal beacon group <create|status|verify> [options]
 export async function run (argv: string[]): Promise<number> {
   const sub = argv[0]
   if (sub === undefined || sub === '--help' || sub === '-h') { process.stdout.write(USAGE + '\n'); return sub === undefined ? 2 : 0 }
+  // An option where the subcommand goes is parsed as one, so that a mistake in it is named as
+  // every command names it (unknown option, missing value).
+  const optionFirst = sub.startsWith('-')
   const { values, positionals } = parseArgs({
-    args: argv.slice(1),
+    args: optionFirst ? argv : argv.slice(1),
     options: {
       out: { type: 'string' },
       members: { type: 'string' },
@@ -40,6 +43,7 @@ export async function run (argv: string[]): Promise<number> {
     strict: true
   })
   if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+  if (optionFirst) throw new UsageError('give the subcommand first: create, status or verify (see --help)')
   switch (sub) {
     case 'create': {
       if (values.out === undefined) throw new UsageError('create: --out DIR is required')

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { join } from 'node:path'
 import { writeFile } from 'node:fs/promises'
 import { UsageError } from '../errors.js'

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { fromHex } from '../../core/bytes.js'
 import {
   cardLabel, dealTarot, getScheme, rollWithEngineSeed, TAROT_CARDS,

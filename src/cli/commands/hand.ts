@@ -1,27 +1,46 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { ControlClient } from '../../daemon/control-client.js'
 import { cardLabel } from '../../core/schemes/labels.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 
-const HELP = `usage:
-  fairdeal hand deal   --data DIR [--dealer SEAT]           start a hand (dealer node); prints its number
-  fairdeal hand stage  --data DIR --hand N --stage S [--taker SEAT]  deliver a later stage (take, faceUp, dog)
-  fairdeal hand end    --data DIR --hand N                  reveal the hand (dealer node)
-  fairdeal hand status --data DIR                           the node's table, peers (connected or not), hands in play
-  fairdeal hand cards  --data DIR --hand N [--wait]         this seat's cards in a hand in play
+type Sub = 'deal' | 'stage' | 'end' | 'status' | 'cards'
 
-  --data DIR     the data directory of the running node to drive (its control.json)
-  --table ID     the table, on a node that serves several (config 'tables'); optional with one
-  --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
-                 it orders the deal); not the dealer node, which is the table's
-  --taker SEAT   belote's take stage: the seat that took
-  --wait         hand cards: wait until the cards are there or the hand ends (with the beacon
-                 round's countdown on a terminal), then say how it ended
-All take --json for machine-readable output.`
+/** Each subcommand's usage line and what it does; its options are the ones OPTIONS lists. */
+const USAGES: Record<Sub, { usage: string, what: string }> = {
+  deal: { usage: 'fairdeal hand deal --data DIR [--dealer SEAT]', what: 'Dealer node: commits a new hand and prints its number (a seat not connected is warned about at once).' },
+  stage: { usage: 'fairdeal hand stage --data DIR --hand N --stage S [--taker SEAT]', what: 'Dealer node: delivers a later stage of a hand (belote take, duo faceUp, tarot dog).' },
+  end: { usage: 'fairdeal hand end --data DIR --hand N', what: 'Dealer node: reveals the hand; every seat checks it and countersigns the receipt.' },
+  status: { usage: 'fairdeal hand status --data DIR', what: 'The node\'s table and role, its peers (connected or not, and how), the hands in play and the log\'s size.' },
+  cards: { usage: 'fairdeal hand cards --data DIR --hand N [--wait]', what: 'A seat: its own cards in a hand, and the public ones.' }
+}
+
+const OPTION_HELP: Record<string, string> = {
+  dealer: `  --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
+                 it orders the deal); not the dealer node, which is the table's`,
+  hand: '  --hand N       the hand\'s number',
+  stage: '  --stage S      the stage to deliver: take (belote), faceUp (duo), dog (tarot)',
+  taker: '  --taker SEAT   belote\'s take stage: the seat that took',
+  wait: `  --wait         wait until the cards are there or the hand ends (with the beacon round's
+                 countdown on a terminal), then say how it ended`
+}
+
+function help (sub: Sub): string {
+  const { usage, what } = USAGES[sub]
+  return [
+    `usage: ${usage} [--table ID] [--json]`,
+    '',
+    what,
+    '',
+    '  --data DIR     the data directory of the running node to drive (its control.json)',
+    ...OPTIONS[sub].map(o => OPTION_HELP[o]),
+    '  --table ID     the table, on a node that serves several (config \'tables\'); optional with one',
+    '  --json         machine-readable output'
+  ].join('\n')
+}
 
 /** The options each subcommand takes, so one meant for another is refused, not ignored. */
-const OPTIONS: Record<'deal' | 'stage' | 'end' | 'status' | 'cards', readonly string[]> = {
+const OPTIONS: Record<Sub, readonly string[]> = {
   deal: ['dealer'],
   stage: ['hand', 'stage', 'taker'],
   end: ['hand'],
@@ -29,7 +48,7 @@ const OPTIONS: Record<'deal' | 'stage' | 'end' | 'status' | 'cards', readonly st
   cards: ['hand', 'wait']
 }
 
-export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', argv: string[]): Promise<number> {
+export async function run (sub: Sub, argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -38,7 +57,7 @@ export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', a
     },
     strict: true
   })
-  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+  if (values.help === true) { process.stdout.write(help(sub) + '\n'); return 0 }
   for (const name of ['hand', 'stage', 'taker', 'dealer', 'wait'] as const) {
     if (values[name] !== undefined && !OPTIONS[sub].includes(name)) throw new UsageError(`hand ${sub} takes no --${name} (see --help)`)
   }

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { UsageError } from '../errors.js'
 import { NetInputError } from '../../net/errors.js'
 import { loadOrCreateIdentity } from '../../net/identity.js'

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import type { Writable } from 'node:stream'

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseSeqRange } from '../options.js'

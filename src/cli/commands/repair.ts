@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { checkVectorFile, describeFailure } from '../../core/vectors.js'
 import { CoreInputError } from '../../core/errors.js'
 import { UsageError } from '../errors.js'

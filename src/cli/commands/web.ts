@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { parseArgs } from '../args.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { DataDirError, openDataDirLog } from '../../store/data-dir.js'
