@@ -16,7 +16,7 @@ import { signDocument, type Signed } from '../src/core/signed.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { createNode } from '../src/net/node.js'
 import { createMessenger } from '../src/net/messenger.js'
-import { nativeSigner, nativeVerifyDocument } from '../src/daemon/native-crypto.js'
+import { nativeSigner, nativeVerifyDocument } from '../src/crypto/native-crypto.js'
 import { groupDir } from '../src/beacon/group/node.js'
 
 /**

@@ -4,7 +4,7 @@ import { roundTime, verifyBeaconEntry, type BeaconEntry, type ChainInfo } from '
 import type { DkgResult } from '../src/core/beacon/dkg.js'
 import { GROUP_PARTIAL, RoundMachine, type PartialBody, type RoundEffect } from '../src/core/beacon/group-rounds.js'
 import { hashRound, partialSign, pointHex } from '../src/core/beacon/threshold.js'
-import { nativeVerifyDocument } from '../src/daemon/native-crypto.js'
+import { nativeVerifyDocument } from '../src/crypto/native-crypto.js'
 import { drandClientVerifies, groupParams, memberSigners, runDkg } from './helpers/beacon-group.js'
 
 

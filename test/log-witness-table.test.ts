@@ -15,7 +15,7 @@ import { readHeadFile, writeHeadFile } from '../src/store/head-file.js'
 import { makeHead, entryHash } from '../src/core/log/format.js'
 import { checkWitnessLine } from '../src/core/log/witness.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
-import { nativeSigner } from '../src/daemon/native-crypto.js'
+import { nativeSigner } from '../src/crypto/native-crypto.js'
 
 let table: TestTable | undefined
 afterAll(async () => { await table?.cleanup() })

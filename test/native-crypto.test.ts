@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { describe, expect, test } from 'vitest'
 import { signerFromSeed } from '../src/core/identity.js'
 import { signDocument, verifyDocument } from '../src/core/signed.js'
-import { nativeSigner, nativeVerifyDocument } from '../src/daemon/native-crypto.js'
+import { nativeSigner, nativeVerifyDocument } from '../src/crypto/native-crypto.js'
 
 describe('native Ed25519 matches the pure core', () => {
   test('same signatures, both verifiers agree, tampering rejected by both', () => {

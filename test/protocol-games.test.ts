@@ -4,7 +4,7 @@ import { docDigest, ZERO_HASH } from '../src/core/hand/digest.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Receipt } from '../src/core/hand/messages.js'
 import type { Delivery } from '../src/core/schemes/types.js'
-import { nativeVerifyDocument } from '../src/daemon/native-crypto.js'
+import { nativeVerifyDocument } from '../src/crypto/native-crypto.js'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
 
 // Guarantees 3 and 4 for every game, in memory (the machines wired through the real wire encoding

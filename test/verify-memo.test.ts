@@ -4,7 +4,7 @@ import { canonicalJson } from '../src/core/canonical.js'
 import { CoreInputError } from '../src/core/errors.js'
 import { signerFromSeed } from '../src/core/identity.js'
 import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
-import { nativeSigner } from '../src/daemon/native-crypto.js'
+import { nativeSigner } from '../src/crypto/native-crypto.js'
 import { verifyMemo } from '../src/daemon/verify-memo.js'
 
 function party (): { peerId: string, signer: ReturnType<typeof nativeSigner> } {

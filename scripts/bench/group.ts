@@ -22,7 +22,7 @@ import {
 import { runDkgInMemory } from '../../src/core/beacon/dkg-in-memory.js'
 import { commitPolynomial, randomPolynomial } from '../../src/core/beacon/threshold.js'
 import { signDocument } from '../../src/core/signed.js'
-import { nativeSigner, nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
+import { nativeSigner, nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 
 const fmt = (x: number, d = 1): string => x.toFixed(d)
 const G1 = bls12_381.G1.Point

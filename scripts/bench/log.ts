@@ -16,7 +16,7 @@ import { verifyLogPayload } from '../../src/core/receipt.js'
 import { signDocument, verifyDocument, type Signed } from '../../src/core/signed.js'
 import { GENESIS_PREV, makeEntry, makeHead } from '../../src/core/log/format.js'
 import { verifyLog, inThreadChecker, type LineChecker, type LogVerdict } from '../../src/core/log/index.js'
-import { nativeSigner, nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
+import { nativeSigner, nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../src/store/check-pool.js'
 import { readJsonLines } from '../../src/store/jsonl.js'
 import { openLog } from '../../src/store/log.js'
@@ -104,7 +104,7 @@ export async function run (): Promise<void> {
       workers,
       payloadModule: import.meta.url,
       payloadExport: 'verifyBenchPayload',
-      verifyDocModule: new URL('../../src/daemon/native-crypto.js', import.meta.url).href
+      verifyDocModule: new URL('../../src/crypto/native-crypto.js', import.meta.url).href
     })
     const pooled = await timedVerify(file, pool)
     await pool.close()
@@ -172,7 +172,7 @@ async function verifyReceiptLog (log: Awaited<ReturnType<typeof openLog>>, owner
     : await createCheckPool({
       workers,
       payloadModule: new URL('../../src/core/receipt.js', import.meta.url).href,
-      verifyDocModule: new URL('../../src/daemon/native-crypto.js', import.meta.url).href
+      verifyDocModule: new URL('../../src/crypto/native-crypto.js', import.meta.url).href
     })
   try {
     const results = []

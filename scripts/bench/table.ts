@@ -26,7 +26,7 @@ import { signDocument } from '../../src/core/signed.js'
 import { controlOfSpawnedNode, type ControlClient } from '../../src/daemon/control-client.js'
 import { Daemon } from '../../src/daemon/daemon.js'
 import { prepareLocalTable, type LocalTable, type LocalTableInit } from '../../src/daemon/local-table.js'
-import { nativeSigner, nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
+import { nativeSigner, nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 import { createMessenger } from '../../src/net/messenger.js'
 import type { EventSource, NodeEvent } from '../../src/daemon/events.js'
 

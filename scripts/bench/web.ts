@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { signerFromSeed } from '../../src/core/identity.js'
 import { GENESIS_PREV, makeEntry, makeHead, verifyLog, inThreadChecker } from '../../src/core/log/index.js'
 import { verifyLogPayload } from '../../src/core/receipt.js'
-import { nativeSigner, nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
+import { nativeSigner, nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 import { startWebServer } from '../../src/daemon/web-server.js'
 import { generateReceipts } from './lib/memory-hands.js'
 

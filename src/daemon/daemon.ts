@@ -28,7 +28,7 @@ import { decodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../prot
 import { NodeInputError, TableChoiceError } from './errors.js'
 import { addressBookOf, nodeMembers, type NodeConfig, type TableConfig } from './config.js'
 import { EventFeed } from './events.js'
-import { nativeSigner } from './native-crypto.js'
+import { nativeSigner } from '../crypto/native-crypto.js'
 import { verifyMemo } from './verify-memo.js'
 import { TableHost, type NodeServices, type StateStore } from './table-host.js'
 

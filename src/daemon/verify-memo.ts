@@ -3,7 +3,7 @@ import { isHex, toHex, utf8 } from '../core/bytes.js'
 import { BoundedSet } from '../core/bounded-set.js'
 import type { Signer } from '../core/identity.js'
 import { signingBytes, type Signed } from '../core/signed.js'
-import { nativeVerifyMessage } from './native-crypto.js'
+import { nativeVerifyMessage } from '../crypto/native-crypto.js'
 
 export interface VerifyMemo {
   /** Same contract as core verifyDocument. */

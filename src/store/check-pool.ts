@@ -15,7 +15,7 @@ export interface CheckPoolOptions {
   payloadExport?: string
   /**
    * `file:` URL of an ES module exporting the signature check the workers use (a `DocVerifier`,
-   * such as Node's native Ed25519 in src/daemon/native-crypto.ts); absent: the core's pure one.
+   * such as Node's native Ed25519 in src/crypto/native-crypto.ts); absent: the core's pure one.
    */
   verifyDocModule?: string
   /** Name of that export. Default `nativeVerifyDocument`. */

@@ -3,7 +3,7 @@ import { fetchBeacon, type ChainClient } from 'drand-client'
 import type { BeaconEntry, ChainInfo } from '../../src/core/beacon/index.js'
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
 import { runDkgInMemory, type DkgEnvelope, type InMemoryDkg } from '../../src/core/beacon/dkg-in-memory.js'
-import { nativeVerifyDocument } from '../../src/daemon/native-crypto.js'
+import { nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 import type { GroupParams } from '../../src/core/beacon/group-params.js'
 
 /** Deterministic randomness: sha256(label ‖ counter) stretched to n bytes (fixed seeds for vectors). */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
-import { nativeSigner } from '../../src/daemon/native-crypto.js'
+import { nativeSigner } from '../../src/crypto/native-crypto.js'
 import { verifyMemo } from '../../src/daemon/verify-memo.js'
 import type { Signed } from '../../src/core/signed.js'
 import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta } from '../../src/protocol/dealer.js'

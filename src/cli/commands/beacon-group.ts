@@ -6,7 +6,7 @@ import { verifyDkgResult, type DkgResult } from '../../core/beacon/index.js'
 import { prepareLocalGroup } from '../../beacon/group/local-group.js'
 import { fetchMemberStatus } from '../../beacon/group/observe.js'
 import { TRANSCRIPT_FILE } from '../../beacon/group/member.js'
-import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
+import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 
 const USAGE = `usage: fairdeal beacon group <create|status|verify> [options]
 

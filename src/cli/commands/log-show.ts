@@ -5,7 +5,7 @@ import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { checkLine, ChainVerifier, formatFailure, summaryLine, verdictExitCode, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
-import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
+import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { readJsonLines } from '../../store/jsonl.js'
 import { dataDirLogLines } from '../node-log.js'
 

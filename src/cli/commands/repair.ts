@@ -37,7 +37,7 @@ export async function run (argv: string[]): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (see --help)')
   const dir = values.data
   const { loadOrCreateIdentity, IDENTITY_FILE } = await import('../../net/identity.js')
-  const { nativeSigner } = await import('../../daemon/native-crypto.js')
+  const { nativeSigner } = await import('../../crypto/native-crypto.js')
   // The head is re-signed with the node's key; a directory without one is not a node's.
   try { await access(join(dir, IDENTITY_FILE)) } catch { throw new UsageError(`no ${IDENTITY_FILE} in ${dir}: is it a fairdeal data directory?`) }
   const identity = await loadOrCreateIdentity(dir)

@@ -6,7 +6,7 @@ import { parseIntOption, parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { verifyLog, inThreadChecker, formatFailure, summaryLine, verdictExitCode, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
-import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
+import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
 import { readJsonLines } from '../../store/jsonl.js'
 import { LogInputError } from '../../store/errors.js'
@@ -166,7 +166,7 @@ export async function run (argv: string[]): Promise<number> {
       : await createCheckPool({
         workers,
         payloadModule: chainOnly ? null : new URL('../../core/receipt.js', import.meta.url).href,
-        verifyDocModule: new URL('../../daemon/native-crypto.js', import.meta.url).href
+        verifyDocModule: new URL('../../crypto/native-crypto.js', import.meta.url).href
       })
     const progress = new Progress(!json && process.stderr.isTTY === true, from ?? 0, to)
     const print = (failure: LogFailure): void => {

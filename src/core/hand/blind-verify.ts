@@ -13,7 +13,7 @@ import {
   beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, cardDeliveries, checkBkey, checkBlindCommit,
   checkBsecret, checkBshuffle, dealtDeck, openDeckWithKeys
 } from './blind.js'
-import { checkAcks, checkBeaconEntry, summaryOf, type ReceiptSummary, type VerifyOptions, zodProblems } from './verify.js'
+import { checkAcks, checkBeaconEntry, summaryOf, type ReceiptSummary, type VerifyOptions, zodProblems } from './verdict.js'
 import { messagesOf } from './reasons.js'
 import { getCardScheme } from '../schemes/registry.js'
 

@@ -1,4 +1,4 @@
-import type { LogFailure } from './chain.js'
+import type { LogFailure } from './failure.js'
 
 /**
  * Where a log entry's payload sits in a chain of documents its payload verifier knows about: for
