@@ -157,7 +157,8 @@ export async function run (argv: string[]): Promise<number> {
         }
       }
     }
-    const comparer = new WitnessComparer(statements, owner)
+    // A file may be an older copy; a data directory or a running node's log is the log as it is now.
+    const comparer = new WitnessComparer(statements, owner, { current: positionals.length === 0 })
     checker = workers === 0
       ? inThreadChecker(chainOnly ? null : verifyLogPayload, nativeVerifyDocument)
       : await createCheckPool({
