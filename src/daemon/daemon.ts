@@ -9,6 +9,7 @@ import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '
 import { loadIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
+import { createRejectionLog, type RejectionLog } from '../net/rejection-log.js'
 import { keepConnected, tagMembers, type KeptConnection } from '../net/keep-connected.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
@@ -73,6 +74,8 @@ export class Daemon {
   /** The connections this node keeps to the dealers of its tables (by dealer peer id). */
   #kept: ReadonlyMap<string, KeptConnection> = new Map()
   #rejections = 0
+  /** Rejected messages, members' and strangers' alike, in rate-limited summaries. */
+  readonly #rejectionLog: RejectionLog
   /** Members of any of the node's tables: the peers whose table frames are read at all. */
   readonly #members: ReadonlySet<string>
 
@@ -89,6 +92,7 @@ export class Daemon {
     this.#messenger = parts.messenger
     this.#clock = parts.clock
     this.#members = parts.members
+    this.#rejectionLog = createRejectionLog(parts.logger)
     const services: NodeServices = {
       peerId: parts.peerId,
       dataDir: parts.config.dataDir,
@@ -98,7 +102,10 @@ export class Daemon {
       log: parts.log,
       events: this.events,
       send: async (to, frame, options) => { await this.#messenger.send(to, frame, options) },
-      rejected: () => { this.#rejections++ }
+      rejected: (fields) => {
+        this.#rejections++
+        this.#rejectionLog({ table: fields.table, peer: fields.from, from: fields.from, reason: fields.reason }, 'message rejected')
+      }
     }
     this.tables = parts.tables(services)
     this.#byId = new Map(this.tables.map(t => [t.id, t]))
@@ -353,7 +360,7 @@ export class Daemon {
       return
     }
     this.#rejections++
-    this.#logger.warn({ from, reason: err.message }, 'message rejected')
+    this.#rejectionLog({ peer: from, from, reason: err.message }, 'message rejected')
   }
 
   #tick (): void {

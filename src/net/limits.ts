@@ -65,9 +65,6 @@ export const PENDING_UPGRADE_TIMEOUT_MS = 5_000
  */
 export const INBOUND_CONNECTION_THRESHOLD = 1_000
 
-/** Connection refusals logged one by one per second; beyond, one line counts the rest. */
-export const REFUSAL_LOG_LINES_PER_SECOND = 10
-
 /** A dial (socket, noise, yamux) must finish within this. */
 export const DIAL_TIMEOUT_MS = 10_000
 

@@ -26,6 +26,7 @@ import { MAX_ENTRY_BYTES } from '../core/log/format.js'
 import type { LogLine } from '../core/log/check.js'
 import { MAX_HEADS_HELD, MAX_WITNESS_BYTES } from '../core/log/witness.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
+import { createRejectionLog } from './rejection-log.js'
 
 export const LOG_FETCH_PROTOCOL = '/fairdeal/log/1.0.0'
 
@@ -113,12 +114,13 @@ export async function registerLogFetch (node: Libp2p, log: ServedLog, init: LogF
   const maxEntries = Math.min(init.maxEntriesPerResponse ?? LOG_FETCH_LIMITS.maxEntriesPerResponse, LOG_FETCH_LIMITS.maxEntriesPerResponse)
   const maxBytes = init.maxResponseBytes ?? LOG_FETCH_LIMITS.maxResponseBytes
   const logger = init.logger
+  const refused = logger === undefined ? undefined : createRejectionLog(logger)
 
   const handler = async (stream: Stream, connection: Connection): Promise<void> => {
     const peer = connection.remotePeer.toString()
     const lp = lpStream(stream, { maxDataLength: LOG_FETCH_LIMITS.maxRequestBytes })
     const refuse = async (message: string): Promise<void> => {
-      logger?.warn({ peer, reason: message }, 'log fetch refused')
+      refused?.({ peer, reason: message }, 'log fetch refused')
       await lp.write(frame(TAG_ERROR, message))
       await stream.close()
     }
