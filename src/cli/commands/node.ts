@@ -43,12 +43,12 @@ export async function run (argv: string[]): Promise<number> {
   const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { await group?.stop(); throw err })
   for (const [i, { table, peers }] of config.tables.entries()) {
     if (daemon.peerId !== table.dealer) continue
-    // The dealer speaks first: a seat it has no address for never gets the commit, so every hand
-    // would abort after contributeMs blaming that seat. Said now rather than at the first hand.
-    const unreachable = table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && peers[s] === undefined)
-    if (unreachable.length > 0) {
-      const field = (raw as { tables?: unknown }).tables !== undefined ? `tables.${i}.peers` : 'table.peers'
-      logger.warn({ table: table.id, seats: unreachable }, `${field} has no address for seat ${unreachable.map(s => table.seats.indexOf(s)).join(', ')}: the dealer cannot reach it and its hands will abort`)
+    // A seat with no address dials in (table join writes "listen": []): that is the normal case,
+    // not a fault. A hand whose seat has not dialled in by its contribution deadline ends
+    // `unreachable`, and the first send that fails says so ('send failed'): nothing to warn of now.
+    const dialIn = table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && peers[s] === undefined)
+    if (dialIn.length > 0) {
+      logger.info({ table: table.id, seats: dialIn }, `seat ${dialIn.map(s => table.seats.indexOf(s)).join(', ')} of table ${table.id} dial${dialIn.length === 1 ? 's' : ''} in (no address in ${(raw as { tables?: unknown }).tables !== undefined ? `tables.${i}.peers` : 'table.peers'}): the dealer waits for ${dialIn.length === 1 ? 'it' : 'them'}`)
     }
   }
   const loginLinks: LoginLinks = {}
@@ -69,7 +69,11 @@ export async function run (argv: string[]): Promise<number> {
       // Printed, not only logged: the person at the terminal opens it (once; it expires in ten minutes).
       const page = web
       loginLinks.make = () => page.loginLink()
-      logger.info({ login: web.loginLink() }, `table page at ${web.url}: open the one-time login link to see it ('fairdeal web --data DIR' prints a new one)`)
+      // A login link is a secret (whoever opens it first gets a session): never in the log, at any
+      // level. On a terminal it is written there, outside the JSON log; 'fairdeal web --data DIR'
+      // asks the running node for a new one.
+      logger.info({ web: web.url }, `table page at ${web.url}: 'fairdeal web --data ${config.dataDir}' prints a one-time login link to it`)
+      if (process.stderr.isTTY === true) process.stderr.write(`table page: open this one-time login link (valid ten minutes, once): ${web.loginLink()}\n`)
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'the table page could not start; the node runs without it')
     }
