@@ -128,7 +128,7 @@ export class Daemon {
     let db: StateDb
     try {
       // Refuses a damaged store (and never creates one over the remains of another): see store-db.ts.
-      db = await openStoreDb(logDbPath(config.dataDir), { valueEncoding: 'json' })
+      db = await openStoreDb(logDbPath(config.dataDir), { valueEncoding: 'json', readAll: true })
     } catch (err) {
       if (err instanceof LogInUseError) throw new DataDirInUseError(`data directory ${config.dataDir} is already in use by another process`)
       throw err
