@@ -211,7 +211,9 @@ export async function run (argv: string[]): Promise<number> {
     verdict = { ...verdict, failed: verdict.failed + contradictions.length }
     // Who was asked is said (stderr; in the JSON verdict), never a failure: a member may be down.
     const witnessed = discovery === undefined ? undefined : { asked: discovery.answers.map(a => ({ peer: a.peer, heads: a.lines.length })), unreached: discovery.unreached }
-    if (witnessed !== undefined && !json) {
+    // Said only when something failed: on an honest table a member that dials in (no address) or
+    // whose node is stopped is no news, and the summary is all there is to say.
+    if (witnessed !== undefined && !json && verdict.failed > 0) {
       process.stderr.write(`witnesses: asked ${witnessed.asked.length === 0 ? 'none' : witnessed.asked.map(a => `${a.peer} (${a.heads} head${a.heads === 1 ? '' : 's'})`).join(', ')}` +
         (witnessed.unreached.length === 0 ? '' : `; not reached: ${witnessed.unreached.map(u => `${u.peer} (${u.reason})`).join(', ')}`) + '\n')
     }
@@ -291,7 +293,7 @@ async function askMembers (node: Libp2p, members: string[], peers: Record<string
   const { fetchWitnessed } = await import('../../net/log-fetch.js')
   const results = await Promise.all(members.map(async (peer): Promise<{ peer: string, lines?: string[], reason?: string }> => {
     const addresses = peers[peer] ?? []
-    if (addresses.length === 0) return { peer, reason: 'no address in the table config' }
+    if (addresses.length === 0) return { peer, reason: 'no address in the table config (it dials in)' }
     let last = ''
     for (const address of addresses) {
       try {
