@@ -62,10 +62,11 @@ describe('witnessed heads between table nodes', () => {
     expect(data.code).toBe(1)
     expect(data.lines[0]).toMatch(new RegExp(`^witness: seq 1: rolled back: witness ${nodes[1].peerId} received the owner's signed head at seq 1 .*, but this log's signed head is at seq 0$`))
     expect(data.lines[2]).toBe(`  evidence (this log): ${head}`)
-    expect(data.stderr).toMatch(new RegExp(`^witnesses: asked ${nodes[1].peerId} \\(1 head\\); not reached: ${nodes[2].peerId} \\(/ip4/127\\.0\\.0\\.1/`, 'm'))
+    // (seat 1 holds the latest head, seq 1, and the one it replaced, seq 0)
+    expect(data.stderr).toMatch(new RegExp(`^witnesses: asked ${nodes[1].peerId} \\(2 heads\\); not reached: ${nodes[2].peerId} \\(/ip4/127\\.0\\.0\\.1/`, 'm'))
     expect(data.lines.at(-1)).toBe('1 passed, 1 failed')
     const json = JSON.parse(lines(await cliInProcess('verify', '--data', dir, '--workers', '0', '--json')).lines.at(-1) as string)
-    expect(json.witnesses.asked).toEqual([{ peer: nodes[1].peerId, heads: 1 }])
+    expect(json.witnesses.asked).toEqual([{ peer: nodes[1].peerId, heads: 2 }])
     expect(json.witnesses.unreached.map((u: { peer: string }) => u.peer)).toEqual([nodes[2].peerId])
     const restarted = await table.start(0)
     // Back up, the dealer's node offers its head to each member as it connects: seat 1, which
@@ -73,8 +74,8 @@ describe('witnessed heads between table nodes', () => {
     await nodes[1].daemon.node.dial(multiaddr(restarted.daemon.addresses()[0]))
     const held = async (): Promise<Array<number | false>> => (await nodes[1].daemon.witnessedHeads(nodes[0].peerId)).map(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq })
     const end = Date.now() + 10_000
-    while ((await held()).length < 2 && Date.now() < end) await new Promise(resolve => setTimeout(resolve, 20))
-    expect(await held()).toEqual([1, 0])
+    while ((await held()).length < 3 && Date.now() < end) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(await held()).toEqual([1, 0, 0]) // the latest, the contradiction, the head seq 1 replaced
 
     const r = lines(await cliInProcess('verify', '--peer', restarted.daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))
     expect(r.code).toBe(1)
@@ -92,5 +93,11 @@ describe('witnessed heads between table nodes', () => {
     } finally {
       await control.close()
     }
+
+    // An honest seat's stopped data directory (issue 23): nothing but the summary, on stdout and stderr.
+    const honestData = lines(await cliInProcess('verify', '--data', table.dataDir(2), '--workers', '0'))
+    expect(honestData.code).toBe(0)
+    expect(honestData.lines).toEqual(['2 passed, 0 failed'])
+    expect(honestData.stderr).toBe('')
   })
 })

@@ -6,9 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
-import { checkWitnessLine, cosignHead, WitnessComparer, type WitnessStatement } from '../src/core/log/witness.js'
+import { checkWitnessLine, cosignHead, MAX_HEADS_HELD, WitnessComparer, type WitnessStatement } from '../src/core/log/witness.js'
 import { canonicalJson } from '../src/core/canonical.js'
-import { makeEntry, makeHead, GENESIS_PREV, type LogHead } from '../src/core/log/format.js'
+import { entryHash, makeEntry, makeHead, GENESIS_PREV, type LogHead } from '../src/core/log/format.js'
 import { verifyLog } from '../src/core/log/index.js'
 import { WitnessStore, WitnessRefusal } from '../src/store/witness-store.js'
 import { OWNER, SEAT, STRANGER, buildLog, testPayload, verifyTestPayload } from './helpers/log-fixtures.js'
@@ -101,11 +101,95 @@ describe('a witness\'s store (real LevelDB)', () => {
     const forkHead = canonicalJson(makeHead(OWNER, 4, 'ab'.repeat(32)).head)
     expect((await store.observe(OWNER.peerId, forkHead)).status).toBe('conflict')
     const held = (await store.heldFor(OWNER.peerId)).map(statement)
-    expect(held.map(s => [s.seq, s.witness])).toEqual([[4, SEAT.peerId], [1, SEAT.peerId], [4, SEAT.peerId]])
+    expect(held.map(s => [s.seq, s.witness])).toEqual([[4, SEAT.peerId], [1, SEAT.peerId], [4, SEAT.peerId], [2, SEAT.peerId]])
     expect(held[0].seen).toBe(SEEN + 1)
     await expect(store.observe(STRANGER.peerId, h(3))).rejects.toThrow(WitnessRefusal)
     await expect(store.observe(OWNER.peerId, h(3).replace('"seq":3', '"seq":9'))).rejects.toThrow(/not an authentic log head/)
     expect(await store.heldFor(STRANGER.peerId)).toEqual([])
     await db.close()
+  })
+})
+
+/** The owner's log of `n` entries after a repair at `at`: entries from `at` on are other hands (issue 18). */
+function regrownLog (n: number, at: number): string[] {
+  const lines: string[] = []
+  let prev = GENESIS_PREV
+  for (let seq = 0; seq < n; seq++) {
+    const made = makeEntry(OWNER, { seq, prev, kind: 'receipt', payload: testPayload(seq >= at ? 100 + seq : seq), time: 1_700_000_000_000 + seq })
+    lines.push(made.line)
+    prev = made.hash
+  }
+  return [makeHead(OWNER, n - 1, prev).line, ...lines]
+}
+
+describe('a witness keeps what proves a fork or a rollback (issue 18)', () => {
+  const dirs: string[] = []
+  afterEach(async () => { for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true }) })
+  async function openStore (): Promise<{ store: WitnessStore, db: Level<string, any> }> {
+    const dir = await mkdtemp(join(tmpdir(), 'fairdeal-witness-'))
+    dirs.push(dir)
+    const db = new Level<string, any>(dir)
+    let now = SEEN
+    return { store: new WitnessStore(db, SEAT, () => now++), db }
+  }
+  const heads = (lines: string[]): string => lines[0]
+
+  it('a log repaired at seq 4, re-logged and grown past the witnessed seq 6 is still forked', async () => {
+    const { store, db } = await openStore()
+    for (let seq = 0; seq <= 6; seq++) await store.observe(OWNER.peerId, canonicalJson(headAt(seq)))
+    // Back at seq 3 after the repair, then the re-logged hands 4.., each head announced.
+    for (let n = 4; n <= 9; n++) await store.observe(OWNER.peerId, heads(regrownLog(n, 4)))
+    const held = (await store.heldFor(OWNER.peerId)).map(statement)
+    expect(held[0].seq).toBe(8)
+    const failures = await compare(regrownLog(9, 4), held)
+    expect(failures.filter(f => f.kind === 'forked').map(f => f.seq)).toContain(6)
+    expect(failures.find(f => f.seq === 6)?.evidence[0]).toBe(held.find(s => s.seq === 6 && s.hash === headAt(6).body.hash)?.line)
+    await db.close()
+  })
+
+  it('a fork the witness never saw before a higher head came is caught by the head it replaced', async () => {
+    const { store, db } = await openStore()
+    for (let seq = 0; seq <= 6; seq++) await store.observe(OWNER.peerId, canonicalJson(headAt(seq)))
+    expect((await store.observe(OWNER.peerId, heads(regrownLog(9, 4)))).status).toBe('new')
+    const failures = await compare(regrownLog(9, 4), (await store.heldFor(OWNER.peerId)).map(statement))
+    expect(failures.map(f => [f.kind, f.seq])).toEqual([['forked', 4], ['forked', 5], ['forked', 6]])
+    await db.close()
+  })
+
+  it('holds a bounded number of heads per owner, the one just replaced among them', async () => {
+    const { store, db } = await openStore()
+    const honest = buildLog(40)
+    for (let seq = 0; seq < 40; seq++) await store.observe(OWNER.peerId, makeHead(OWNER, seq, entryHash(honest[seq + 1])).line)
+    const held = (await store.heldFor(OWNER.peerId)).map(statement)
+    expect(held.length).toBeLessThanOrEqual(MAX_HEADS_HELD)
+    expect(held.map(s => s.seq)).toEqual(expect.arrayContaining([39, 38, 0]))
+    expect(await compare(honest, held)).toEqual([])
+    await db.close()
+  })
+})
+
+describe('an older copy is not a rolled-back log (issue 18)', () => {
+  const older = buildLog(6) // exported at seq 5, before two more entries
+  const later = statement(cosignHead(SEAT, headAt(7), SEEN).line)
+  async function compareFile (statements: WitnessStatement[]): Promise<ReturnType<WitnessComparer['finish']>> {
+    const comparer = new WitnessComparer(statements, OWNER.peerId, { current: false })
+    async function * feed (): AsyncGenerator<string> { yield * older }
+    await verifyLog(comparer.tap(feed()), { verifyPayload: verifyTestPayload })
+    return comparer.finish()
+  }
+
+  it('an honest export taken before two more entries passes against the later head', async () => {
+    expect(await compareFile([later, statement(cosignHead(SEAT, headAt(5), SEEN - 10).line)])).toEqual([])
+  })
+
+  it('is rolled back when the witness was given the copy\'s head after the longer one', async () => {
+    const back = statement(cosignHead(SEAT, headOf(older), SEEN + 10).line)
+    const failures = await compareFile([later, back])
+    expect(failures.map(f => [f.kind, f.seq])).toEqual([['rolled-back', 7]])
+    expect(failures[0].evidence).toEqual([later.line, back.line])
+  })
+
+  it('the same copy as a node\'s log as it is now is rolled back', async () => {
+    expect((await compare(older, [later])).map(f => f.kind)).toEqual(['rolled-back'])
   })
 })

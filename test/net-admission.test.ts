@@ -5,7 +5,7 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import type { Libp2p } from '@libp2p/interface'
 import { multiaddr } from '@multiformats/multiaddr'
 import { createNode } from '../src/net/node.js'
-import { MAX_PENDING_UPGRADES, MAX_STRANGER_CONNECTIONS } from '../src/net/limits.js'
+import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_MEMBER, MAX_PENDING_UPGRADES, MAX_STRANGER_CONNECTIONS } from '../src/net/limits.js'
 import { CapturedLogger } from './helpers/captured-logger.js'
 
 // Issue 9, item 2: strangers must not starve members of connection slots. Before noise a member's
@@ -104,5 +104,32 @@ describe('members are never starved of connection slots by strangers', () => {
     const connection = await dealer.dial(multiaddr(address), { signal: AbortSignal.timeout(4_000) })
     expect(connection.remotePeer.equals(seat.peerId)).toBe(true)
     await expect.poll(() => seat.getConnections(dealer.peerId).length, { timeout: 4_000 }).toBe(1)
+  })
+})
+
+// Issue 18: on a node serving two tables, a member of table A that opens the node's whole
+// connection limit must not lock out a seat of table B that dials in (behind NAT, restarting).
+describe('connection room per member', () => {
+  it('a member of one table holding connections cannot keep a seat of another table out of a shared dealer', async () => {
+    const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
+    const [dealerKey, aKey, bKey] = await Promise.all([generateKeyPair('Ed25519'), generateKeyPair('Ed25519'), generateKeyPair('Ed25519')])
+    const ids = [dealerKey, aKey, bKey].map(k => peerIdFromPrivateKey(k).toString())
+    const members = new Set(ids) // the union of table A (dealer, a) and table B (dealer, b)
+    const logger = new CapturedLogger().logger
+    const dealer = await createNode({ privateKey: dealerKey, listen: ['/ip4/127.0.0.1/tcp/0'], members, logger })
+    nodes.push(dealer)
+    const a = await createNode({ privateKey: aKey, listen: [], members, logger })
+    nodes.push(a)
+    const b = await createNode({ privateKey: bKey, listen: [], members, logger })
+    nodes.push(b)
+    const address = multiaddr(dealer.getMultiaddrs()[0].toString())
+    // A opens more connections than the node's whole limit (each dial forced to be a new one).
+    // (one after the other: libp2p joins dials to one peer that run at once)
+    for (let i = 0; i < MAX_CONNECTIONS + 4; i++) await a.dial(address, { force: true }).catch(() => {})
+    const held = (): number => dealer.getConnections(a.peerId).filter(c => c.status === 'open').length
+    await expect.poll(held).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_MEMBER)
+    const connection = await b.dial(address)
+    expect(connection.status).toBe('open')
+    await expect.poll(() => dealer.getConnections(b.peerId).length).toBeGreaterThan(0)
   })
 })

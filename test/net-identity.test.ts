@@ -100,6 +100,18 @@ describe('loadOrCreateIdentity', () => {
     await writeFile(file, 'x')
     await expect(loadOrCreateIdentity(file)).rejects.toBeInstanceOf(NetInputError)
   })
+
+  // Issue 18: `fairdeal init --data /proc/1/nope` never returned (Node's recursive mkdir retries an
+  // ENOENT whose parent exists forever). One line, at once; and nested new directories still work.
+  it.runIf(existsSync('/proc/1'))('refuses a directory that cannot be made, in one line, at once', async () => {
+    await expect(loadOrCreateIdentity('/proc/1/nope')).rejects.toThrow(/^cannot create data directory \/proc\/1\/nope: ENOENT/)
+    const r = await cliInProcess('init', '--data', '/proc/1/nope/deeper')
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    const nested = join(await freshDir(), 'a', 'b', 'c')
+    expect((await loadOrCreateIdentity(nested)).created).toBe(true)
+    expect((await stat(join(nested, '..'))).mode & 0o777).toBe(0o700)
+  })
 })
 
 interface Run { code: number | null, stdout: string, stderr: string }

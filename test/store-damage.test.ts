@@ -204,6 +204,36 @@ describe('fairdeal repair', () => {
   })
 })
 
+// Issue 18: a truncated or bit-flipped table file opened fine (LevelDB reads a table file when a key
+// in it is asked for) and the node crashed later with an uncaught LEVEL_IO_ERROR / LEVEL_CORRUPTION,
+// once after networking had started. The node reads its whole store before anything starts.
+describe('a damaged .ldb file: fairdeal node refuses it in one line before it starts', () => {
+  for (const damage of ['truncated', 'bit-flipped'] as const) {
+    it(`a ${damage} table file`, async () => {
+      const { dir, db } = await dataDir(40)
+      await compact(db)
+      const ldb = (await readdir(db)).find(f => f.endsWith('.ldb'))
+      if (ldb === undefined) throw new Error('no table file after compaction')
+      const file = join(db, ldb)
+      if (damage === 'truncated') {
+        await truncate(file, Math.floor((await stat(file)).size / 2))
+      } else {
+        const bytes = await readFile(file)
+        for (let i = 1_000; i < 1_100; i++) bytes[i] ^= 0xff
+        await writeFile(file, bytes)
+      }
+      const config = join(dir, 'node.json')
+      const { peerId } = await loadOrCreateIdentity(dir)
+      await writeFile(config, JSON.stringify({ data: '.', listen: ['/ip4/127.0.0.1/tcp/0'], table: { id: 't', game: 'duo', scheme: 'atout-v1', dealer: peerId, seats: [peerId, 'robot'] } }))
+      const node = await fairdeal('node', '--config', config)
+      expect(node.code).toBe(2)
+      expect(node.stderr.trim().split('\n')).toHaveLength(1)
+      expect(node.stderr).toMatch(/^fairdeal node: the store in .* is damaged: LevelDB cannot read it \((IO error|Corruption): .*\): see 'fairdeal verify --data /)
+      expect(node.stdout).not.toMatch(/listening|control endpoint/)
+    })
+  }
+})
+
 describe('heads peers witnessed, kept in the head file', () => {
   it('after a repair that lost entries, verify --data reports the log rolled back against a peer\'s cosignature', async () => {
     const { dir, db, signer } = await dataDir(12)

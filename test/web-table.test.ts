@@ -16,7 +16,8 @@ describe.skipIf(skip)('the table page of a live table', () => {
   const tokens = ['a', 'b', 'c', 'd'].map(c => c.repeat(64))
 
   beforeAll(async () => {
-    table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4 })
+    // Seats behind NAT, as the README's setup: each is connected to the dealer only.
+    table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, seatsListenNowhere: true })
     const [launched] = await Promise.all([launchBrowser(), table.startAll()])
     browser = launched
     for (const [i, n] of table.nodes.entries()) webs.push(await startTableWeb(n!.daemon, { port: 0, token: tokens[i] }))
@@ -77,6 +78,15 @@ describe.skipIf(skip)('the table page of a live table', () => {
       const shield = page.locator(`[data-testid=hand][data-hand="${hand}"] [data-testid=shield]`)
       await shield.waitFor({ timeout: 20_000 })
       expect(await shield.innerText()).toMatch(/^✓ shield/)
+    }
+    // Issue 23: a seat's page never says "not connected" of a seat while this node is connected to
+    // the dealer (seats without a connection of their own reach each other through it).
+    for (const [i, page] of pages.entries()) {
+      if (i === dealerIndex) continue
+      const states = await page.locator('#peers li[data-state]').evaluateAll(els => els.map(e => [e.getAttribute('data-state'), e.textContent]))
+      expect(states.length).toBe(3)
+      expect(states.map(([state]) => state).sort()).toEqual(['online', 'through-dealer', 'through-dealer'])
+      for (const [state, text] of states) if (state === 'through-dealer') expect(text).toMatch(/no direct connection \(this node reaches it through the dealer\)$/)
     }
     for (const page of pages) await page.close()
   })

@@ -149,6 +149,33 @@ describe.skipIf(skip)('the verifier page in Chromium', () => {
     await page.close()
   })
 
+  // Issue 23: a log with a receipt missing one countersignature: every entry is counted as checked,
+  // and its verdict says "incomplete" once.
+  it('counts an incomplete entry as checked and says incomplete once', async () => {
+    const receipts = (await readFile(exported, 'utf8')).trimEnd().split('\n').slice(1).map(l => JSON.parse(l) as { body: { kind: string, payload: { acks: unknown[] } } })
+    const last = receipts[receipts.length - 1].body
+    const payloads = [...receipts.slice(0, -1).map(r => r.body), { kind: last.kind, payload: { ...last.payload, acks: last.payload.acks.slice(0, -1) } }]
+    const signer = signerFromSeed(new Uint8Array(randomBytes(32)))
+    let prev = GENESIS_PREV
+    const entries: string[] = []
+    payloads.forEach((e, seq) => {
+      const made = makeEntry(signer, { seq, prev, kind: e.kind, payload: e.payload })
+      entries.push(made.line)
+      prev = made.hash
+    })
+    const file = join(dir, 'incomplete.jsonl')
+    await writeFile(file, [makeHead(signer, entries.length - 1, prev).line, ...entries].join('\n') + '\n')
+    const offline = await cliInProcess('verify', file, '--workers', '0')
+    const page = await browser.context.newPage()
+    await page.goto(`${web?.url ?? ''}/verify`)
+    const result = await verifyInPage(page, file)
+    expect(result.summary).toBe(offline.stdout.trim().split('\n').at(-1))
+    expect(result.summary).toMatch(/, 1 incomplete$/)
+    expect(await page.locator('#status').innerText()).toMatch(new RegExp(`^incomplete\\.jsonl: ${entries.length} entries checked in `))
+    expect(result.verdicts.at(-1)).toMatch(/^incomplete: no countersignature from seat \d/)
+    await page.close()
+  })
+
   it('fails a tampered copy on the right entry, with the reason the CLI gives, and checks drand entries', async () => {
     const lines = (await readFile(exported, 'utf8')).trimEnd().split('\n')
     // Entry seq 1 (line 3): one hex digit of a nonce changed.

@@ -7,10 +7,12 @@ import type { Logger } from 'pino'
 import type { Signed } from '../core/signed.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
+import { BeaconUnavailableError } from '../core/beacon/errors.js'
 import { loadIdentity } from '../net/identity.js'
 import { createNode } from '../net/node.js'
 import { parseRelayAddress } from '../net/relay.js'
 import { createMessenger, type Messenger } from '../net/messenger.js'
+import { createRejectionLog, type RejectionLog } from '../net/rejection-log.js'
 import { keepConnected, tagMembers, type KeptConnection } from '../net/keep-connected.js'
 import { logDbPath, openLog, type Log } from '../store/log.js'
 import { registerLogFetch } from '../net/log-fetch.js'
@@ -55,6 +57,12 @@ export class DataDirInUseError extends InputError {
  * libp2p node and the event feed are the node's; each incoming document goes to the table its body
  * names.
  */
+/** How long the start's beacon check waits for an answer. */
+export const BEACON_CHECK_MS = 10_000
+
+/** What the start's beacon check found: `reachable` null while it runs. */
+export interface BeaconReach { reachable: boolean | null, reason?: string, checkedAt?: number }
+
 export class Daemon {
   readonly peerId: string
   readonly config: NodeConfig
@@ -75,6 +83,10 @@ export class Daemon {
   /** The connections this node keeps to the dealers of its tables (by dealer peer id). */
   #kept: ReadonlyMap<string, KeptConnection> = new Map()
   #rejections = 0
+  /** Whether each table's beacon answered this node's check at start (null until it is done). */
+  readonly #beaconReach = new Map<string, BeaconReach>()
+  /** Rejected messages, members' and strangers' alike, in rate-limited summaries. */
+  readonly #rejectionLog: RejectionLog
   /** Members of any of the node's tables: the peers whose table frames are read at all. */
   readonly #members: ReadonlySet<string>
 
@@ -91,6 +103,7 @@ export class Daemon {
     this.#messenger = parts.messenger
     this.#clock = parts.clock
     this.#members = parts.members
+    this.#rejectionLog = createRejectionLog(parts.logger)
     const services: NodeServices = {
       peerId: parts.peerId,
       dataDir: parts.config.dataDir,
@@ -100,7 +113,10 @@ export class Daemon {
       log: parts.log,
       events: this.events,
       send: async (to, frame, options) => { await this.#messenger.send(to, frame, options) },
-      rejected: () => { this.#rejections++ }
+      rejected: (fields) => {
+        this.#rejections++
+        this.#rejectionLog({ table: fields.table, peer: fields.from, from: fields.from, reason: fields.reason }, 'message rejected')
+      }
     }
     this.tables = parts.tables(services)
     this.#byId = new Map(this.tables.map(t => [t.id, t]))
@@ -123,7 +139,7 @@ export class Daemon {
     let db: StateDb
     try {
       // Refuses a damaged store (and never creates one over the remains of another): see store-db.ts.
-      db = await openStoreDb(logDbPath(config.dataDir), { valueEncoding: 'json' })
+      db = await openStoreDb(logDbPath(config.dataDir), { valueEncoding: 'json', readAll: true })
     } catch (err) {
       if (err instanceof LogInUseError) throw new DataDirInUseError(`data directory ${config.dataDir} is already in use by another process`)
       throw err
@@ -220,6 +236,7 @@ export class Daemon {
       daemon.#timer = setInterval(() => { daemon.#tick() }, options.tickMs ?? 100)
       daemon.#timer.unref()
       logger.info({ peerId: identity.peerId, tables: daemon.tables.map(t => t.id), role: daemon.role, addresses: daemon.addresses() }, 'node started')
+      daemon.#checkBeacons(config.tables, beaconFor)
       return daemon
     } catch (err) {
       for (const c of cleanup) await c().catch(() => {})
@@ -308,9 +325,47 @@ export class Daemon {
         const error = this.#kept.get(p.peer)?.lastError ?? null
         return error === null ? p : { ...p, lastDialError: error }
       }),
-      beacon,
+      // Whether the beacon answered at start: reachable true/false (and why), null while asking.
+      beacon: beacon === null || beacon === undefined ? beacon : { ...beacon as object, reach: this.#beaconReach.get(host.id) ?? { reachable: null } },
       rejectedMessages: this.#rejections,
       tables: this.tableList()
+    }
+  }
+
+  /**
+   * Asks each drand beacon the node's tables use for its latest round, once, at start, without
+   * holding the start up: a beacon this machine cannot reach (no network, a blocked relay) would
+   * otherwise show only as every hand waiting for its round and aborting. Said in one line with
+   * what to do; `status().beacon.reach` shows it (`hand status`).
+   */
+  #checkBeacons (tables: readonly TableConfig[], beaconFor: (t: TableConfig) => BeaconClient | undefined): void {
+    const byClient = new Map<BeaconClient, { name: string, tables: string[] }>()
+    for (const t of tables) {
+      const client = beaconFor(t)
+      if (client === undefined || t.beacon.kind !== 'drand') continue
+      this.#beaconReach.set(t.table.id, { reachable: null })
+      const entry = byClient.get(client) ?? { name: t.beacon.name ?? t.beacon.chain.hash.slice(0, 16), tables: [] }
+      entry.tables.push(t.table.id)
+      byClient.set(client, entry)
+    }
+    for (const [client, { name, tables: ids }] of byClient) {
+      const signal = AbortSignal.timeout(BEACON_CHECK_MS)
+      void client.fetchRound(Math.max(1, client.currentRound()), { signal }).then(() => {
+        for (const id of ids) this.#beaconReach.set(id, { reachable: true, checkedAt: this.#clock.now() })
+      }, (err: unknown) => {
+        if (this.#stopping) return
+        // A relay that answered (a round not there yet, an entry that fails) is reachable: only
+        // "every relay down" (no connection, no answer, a DNS failure) is said here.
+        if (!signal.aborted && !(err instanceof BeaconUnavailableError)) {
+          for (const id of ids) this.#beaconReach.set(id, { reachable: true, checkedAt: this.#clock.now() })
+          return
+        }
+        const reason = (signal.aborted ? `no answer within ${BEACON_CHECK_MS / 1000} s` : (err as Error).message).split('\n')[0].slice(0, 300)
+        for (const id of ids) this.#beaconReach.set(id, { reachable: false, reason, checkedAt: this.#clock.now() })
+        this.#logger.warn({ beacon: name, tables: ids, relays: client.relays, reason },
+          `beacon ${name} cannot be reached from this node (${reason}): each hand of table ${ids.join(', ')} would wait for its round and abort. ` +
+          'Use a beacon this machine reaches: a local one (fairdeal beacon serve) or your own group (fairdeal beacon group create), as table.beacon')
+      })
     }
   }
 
@@ -371,7 +426,7 @@ export class Daemon {
       return
     }
     this.#rejections++
-    this.#logger.warn({ from, reason: err.message }, 'message rejected')
+    this.#rejectionLog({ peer: from, from, reason: err.message }, 'message rejected')
   }
 
   #tick (): void {

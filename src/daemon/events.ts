@@ -50,7 +50,9 @@ export class EventFeed {
     if (this.#seq > seq || timeoutMs <= 0) return this.after(seq)
     await new Promise<void>(resolve => {
       const timer = setTimeout(done, timeoutMs)
-      function done (): void { clearTimeout(timer); resolve() }
+      // A long poll's loop waits again and again on one signal: each wait takes its listener off
+      // when it ends (they piled up: Node's MaxListenersExceededWarning on the page's event stream).
+      function done (): void { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve() }
       this.#waiters.push(done)
       signal?.addEventListener('abort', done, { once: true })
     })

@@ -21,12 +21,13 @@ export function colourAllowed (): boolean {
 /**
  * Fields no log line may carry, whatever level: the dealer's secret and the seats' nonces (a hand's
  * randomness, unrevealed until the REVEAL: in a log shipped elsewhere they would let a reader know
- * the deal early), a seat's private cards, key material and the control token. pino replaces them
+ * the deal early), a seat's private cards, key material, the control token and a table page's
+ * one-time login link (`login`: whoever opens it first gets a session). pino replaces them
  * with "[redacted]" before the line is written, at the top level and up to two objects deep (an
  * `err`, an `event`, a document's `body`). The code logs none of these on purpose; this is the net
  * under it, and test/secrets.test.ts greps every line a played table writes.
  */
-export const REDACTED_FIELDS = ['secret', 'nonce', 'nonces', 'cards', 'seed', 'privateKey', 'token', 'authorization'] as const
+export const REDACTED_FIELDS = ['secret', 'nonce', 'nonces', 'cards', 'seed', 'privateKey', 'token', 'authorization', 'login'] as const
 
 export const REDACT_PATHS: string[] = REDACTED_FIELDS.flatMap(f => [f, `*.${f}`, `*.*.${f}`])
 

@@ -37,8 +37,8 @@ export interface NodeServices {
   events: EventFeed
   /** One frame to a peer over the node's table protocol connection (`signal` bounds a dial). */
   send: (to: string, frame: Uint8Array, options?: { signal?: AbortSignal }) => Promise<void>
-  /** A message was refused (the node counts them). */
-  rejected: () => void
+  /** A message was refused: the node counts it and logs it in rate-limited summaries (src/net/rejection-log.ts). */
+  rejected: (fields: { table: string, from: string, reason: string }) => void
 }
 
 type Role = 'dealer' | 'seat'
@@ -211,8 +211,7 @@ export class TableHost {
       logger.error({ table: this.id, from, err }, 'unexpected error handling a message')
       return
     }
-    this.#node.rejected()
-    logger.warn({ table: this.id, from, reason: err.message }, 'message rejected')
+    this.#node.rejected({ table: this.id, from, reason: err.message })
   }
 
   tick (now: number): void {

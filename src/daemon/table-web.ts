@@ -66,7 +66,7 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
 
   const guarded = (route: Route): Route => async (req, res) => {
     if (!authorised(req)) {
-      send(res, 401, 'not logged in: open the one-time login link that `fairdeal node` printed\n')
+      send(res, 401, 'not logged in: open a one-time login link (`fairdeal node` prints one on its terminal; `fairdeal web --data DIR` prints a new one)\n')
       return
     }
     try {

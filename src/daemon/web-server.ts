@@ -96,7 +96,7 @@ export async function startWebServer (options: WebServerOptions): Promise<WebSer
       const route = routes[path]
       if (route !== undefined) { await route(req, res); return }
       if (options.guard !== undefined && !options.guard(req)) {
-        send(res, 401, 'not logged in: open the one-time login link that `fairdeal node` printed\n')
+        send(res, 401, 'not logged in: open a one-time login link (`fairdeal node` prints one on its terminal; `fairdeal web --data DIR` prints a new one)\n')
         return
       }
       // /verify is verify.html; the pages' assets are the built files themselves.

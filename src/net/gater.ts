@@ -1,6 +1,7 @@
 import type { Connection, ConnectionGater, MultiaddrConnection, PeerId } from '@libp2p/interface'
 import type { Logger } from 'pino'
-import { MAX_STRANGER_CONNECTIONS, REFUSAL_LOG_LINES_PER_SECOND } from './limits.js'
+import { MAX_CONNECTIONS_PER_MEMBER, MAX_STRANGER_CONNECTIONS } from './limits.js'
+import { createRejectionLog } from './rejection-log.js'
 
 /** Who may connect: a set of peer ids, or anyone. */
 export type Membership = ReadonlySet<string> | 'anyone'
@@ -18,8 +19,7 @@ export interface GaterOptions {
 
 /**
  * A connection gater that lets only `members` connect in or be dialled, and logs every refusal at
- * warn with the peer id and the direction (a flood is summarised: REFUSAL_LOG_LINES_PER_SECOND
- * lines a second, then one line with the count).
+ * warn with the peer id and the direction, in rate-limited summaries (src/net/rejection-log.ts).
  *
  * Inbound peers are checked right after the noise handshake, the first moment their key is
  * proven; dials are checked before any socket is opened and again after noise, for dials to an
@@ -29,10 +29,10 @@ export interface GaterOptions {
 export function membershipGater (members: Membership, logger: Logger, options: GaterOptions = {}): ConnectionGater {
   if (members === 'anyone') return {}
   const admitStrangers = options.strangers === 'admit'
-  const log = throttledWarn(logger)
+  const log = createRejectionLog(logger)
   const refuse = (peer: PeerId, direction: 'inbound' | 'outbound', stage: string, why: string, maConn?: MultiaddrConnection): true => {
     const id = peer.toString()
-    log({ peer: id, direction, stage, remoteAddr: maConn?.remoteAddr.toString() }, `refused ${direction} connection: ${id} ${why}`)
+    log({ peer: id, direction, stage, remoteAddr: maConn?.remoteAddr.toString(), reason: why }, `refused ${direction} connection: ${id} ${why}`)
     return true
   }
   const notMember = (peer: PeerId): boolean => !members.has(peer.toString())
@@ -40,33 +40,17 @@ export function membershipGater (members: Membership, logger: Logger, options: G
     denyDialPeer: (peer) => notMember(peer) && refuse(peer, 'outbound', 'dial', 'is not a member'),
     denyOutboundEncryptedConnection: (peer, maConn) => notMember(peer) && refuse(peer, 'outbound', 'encrypted', 'is not a member', maConn),
     denyInboundEncryptedConnection: (peer, maConn) => {
-      if (!notMember(peer)) return false
+      if (!notMember(peer)) {
+        // Room is kept per member: one member holding connections must not keep another out.
+        const id = peer.toString()
+        const held = (options.connections?.() ?? []).filter(c => c.status === 'open' && c.remotePeer.toString() === id).length
+        if (held < MAX_CONNECTIONS_PER_MEMBER) return false
+        return refuse(peer, 'inbound', 'encrypted', `holds ${held} connections already (at most ${MAX_CONNECTIONS_PER_MEMBER} a member)`, maConn)
+      }
       if (!admitStrangers) return refuse(peer, 'inbound', 'encrypted', 'is not a member', maConn)
       const strangers = (options.connections?.() ?? []).filter(c => c.status === 'open' && !members.has(c.remotePeer.toString())).length
       if (strangers < MAX_STRANGER_CONNECTIONS) return false
       return refuse(peer, 'inbound', 'encrypted', `is not a member and ${strangers} non-members are connected already (the room left is the members')`, maConn)
-    }
-  }
-}
-
-/** logger.warn, at most REFUSAL_LOG_LINES_PER_SECOND lines a second; the rest are counted in one line. */
-function throttledWarn (logger: Logger): (fields: Record<string, unknown>, msg: string) => void {
-  let windowStart = 0
-  let lines = 0
-  let dropped = 0
-  return (fields, msg) => {
-    const now = Date.now()
-    if (now - windowStart >= 1_000) {
-      if (dropped > 0) logger.warn({ refused: dropped }, `refused ${dropped} more connections in one second (not logged one by one)`)
-      windowStart = now
-      lines = 0
-      dropped = 0
-    }
-    if (lines < REFUSAL_LOG_LINES_PER_SECOND) {
-      lines++
-      logger.warn(fields, msg)
-    } else {
-      dropped++
     }
   }
 }

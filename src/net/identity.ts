@@ -1,6 +1,6 @@
 import { mkdir, open, link, rename, unlink, stat } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys'
 import { peerIdFromPrivateKey } from '@libp2p/peer-id'
 import type { Ed25519PrivateKey } from '@libp2p/interface'
@@ -71,12 +71,32 @@ export async function loadIdentity (dataDir: string): Promise<NodeIdentity> {
 
 async function ensureDirectory (dataDir: string): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 })
+    await makeDirectory(dataDir)
   } catch (err) {
     throw new NetInputError(`cannot create data directory ${dataDir}: ${(err as Error).message}`)
   }
   const info = await stat(dataDir)
   if (!info.isDirectory()) throw new NetInputError(`data directory ${dataDir} is not a directory`)
+}
+
+/**
+ * `mkdir -p` with mode 0700, one level at a time. Node's own `recursive: true` never returns where
+ * a directory's mkdir fails with ENOENT although its parent exists (`/proc/1/nope`): it creates the
+ * parent and tries again, forever. Here such a failure is final.
+ */
+async function makeDirectory (path: string): Promise<void> {
+  try {
+    await mkdir(path, { mode: 0o700 })
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return
+    const parent = dirname(path)
+    if (code !== 'ENOENT' || parent === path) throw err
+    const parentExists = await stat(parent).then(() => true, () => false)
+    if (parentExists) throw err
+    await makeDirectory(parent)
+    try { await mkdir(path, { mode: 0o700 }) } catch (again) { if ((again as NodeJS.ErrnoException).code !== 'EEXIST') throw again }
+  }
 }
 
 /** The key file's bytes, or undefined when there is none; refuses unsafe or oversized files. */

@@ -14,13 +14,21 @@ export const DEFAULT_LISTEN: readonly string[] = Object.freeze([
 export const MAX_CONNECTIONS = 64
 
 /**
+ * Open connections one member may hold to us at once. An honest member needs one, two while a dial
+ * each way crosses, a few more for a moment while a restart's old connections close; a member that
+ * opens more is refused after noise (and one that slips past in a race is closed at once), so no
+ * member of one table can take the room of a member of another table the node serves.
+ */
+export const MAX_CONNECTIONS_PER_MEMBER = 4
+
+/**
  * The connection limit of a node with `members` members (a node serving several tables has the
- * members of all of them): MAX_CONNECTIONS, or more when its members could need more (two
- * connections each, a dial each way, beside the strangers' share), so that libp2p never prunes a
- * member's connection to make room.
+ * members of all of them): MAX_CONNECTIONS, or more when its members could need more (each its
+ * MAX_CONNECTIONS_PER_MEMBER, beside the strangers' share), so the limit is never reached by
+ * members and strangers within their shares, and libp2p never refuses or prunes a member for room.
  */
 export function connectionLimit (members: number): number {
-  return Math.max(MAX_CONNECTIONS, 2 * members + MAX_STRANGER_CONNECTIONS)
+  return Math.max(MAX_CONNECTIONS, MAX_CONNECTIONS_PER_MEMBER * members + MAX_STRANGER_CONNECTIONS)
 }
 
 /** Non-members connected at once, where they may connect at all (`log.access: anyone`). */
@@ -56,9 +64,6 @@ export const PENDING_UPGRADE_TIMEOUT_MS = 5_000
  * the membership check right after noise are what bound strangers.
  */
 export const INBOUND_CONNECTION_THRESHOLD = 1_000
-
-/** Connection refusals logged one by one per second; beyond, one line counts the rest. */
-export const REFUSAL_LOG_LINES_PER_SECOND = 10
 
 /** A dial (socket, noise, yamux) must finish within this. */
 export const DIAL_TIMEOUT_MS = 10_000

@@ -24,8 +24,9 @@ import type { Multiaddr } from '@multiformats/multiaddr'
 import { fromUtf8, utf8 } from '../core/bytes.js'
 import { MAX_ENTRY_BYTES } from '../core/log/format.js'
 import type { LogLine } from '../core/log/check.js'
-import { MAX_WITNESS_BYTES } from '../core/log/witness.js'
+import { MAX_HEADS_HELD, MAX_WITNESS_BYTES } from '../core/log/witness.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
+import { createRejectionLog } from './rejection-log.js'
 
 export const LOG_FETCH_PROTOCOL = '/fairdeal/log/1.0.0'
 
@@ -57,8 +58,8 @@ const RangeRequest = z.strictObject({
 const WitnessedRequest = z.strictObject({ witnessed: peerIdSchema })
 const Request = z.union([RangeRequest, WitnessedRequest])
 export type LogFetchRequest = z.infer<typeof RangeRequest>
-/** At most this many witnessed heads in one response (the store keeps the latest and 4 conflicts). */
-const MAX_WITNESSED = 8
+/** At most this many witnessed heads in one response: all a witness holds for one owner. */
+const MAX_WITNESSED = MAX_HEADS_HELD
 
 /** What the server reads from: `Log` of src/store/log.ts, or anything that serves lines the same way. */
 export interface ServedLog {
@@ -113,12 +114,13 @@ export async function registerLogFetch (node: Libp2p, log: ServedLog, init: LogF
   const maxEntries = Math.min(init.maxEntriesPerResponse ?? LOG_FETCH_LIMITS.maxEntriesPerResponse, LOG_FETCH_LIMITS.maxEntriesPerResponse)
   const maxBytes = init.maxResponseBytes ?? LOG_FETCH_LIMITS.maxResponseBytes
   const logger = init.logger
+  const refused = logger === undefined ? undefined : createRejectionLog(logger)
 
   const handler = async (stream: Stream, connection: Connection): Promise<void> => {
     const peer = connection.remotePeer.toString()
     const lp = lpStream(stream, { maxDataLength: LOG_FETCH_LIMITS.maxRequestBytes })
     const refuse = async (message: string): Promise<void> => {
-      logger?.warn({ peer, reason: message }, 'log fetch refused')
+      refused?.({ peer, reason: message }, 'log fetch refused')
       await lp.write(frame(TAG_ERROR, message))
       await stream.close()
     }

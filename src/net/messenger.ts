@@ -5,6 +5,7 @@ import type { Multiaddr } from '@multiformats/multiaddr'
 import type { Logger } from 'pino'
 import { NetInputError, NoRouteError, SendError } from './errors.js'
 import { sendRoute } from './send-route.js'
+import { createRejectionLog } from './rejection-log.js'
 import {
   CLOSE_TIMEOUT_MS, MAX_FRAME_BYTES_CEILING, MAX_MESSENGER_STREAMS_PER_CONNECTION, STREAM_WINDOW_MAX_BYTES
 } from './limits.js'
@@ -107,6 +108,8 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
     throw new NetInputError(`maxFrameBytes must be an integer from 1 to ${MAX_FRAME_BYTES_CEILING}, got ${String(maxFrameBytes)}`)
   }
   const log = init.logger.child({ component: 'messenger', protocol })
+  // Whatever a peer sends decides how often input is rejected, never how much the log grows.
+  const rejected = createRejectionLog(log)
   // Frames parsed but not yet handled, per inbound stream: above the high mark the stream is paused,
   // so yamux stops granting window and the sender's writes wait. This bounds a slow handler's memory.
   const highWater = Math.max(STREAM_WINDOW_MAX_BYTES, 2 * maxFrameBytes)
@@ -132,7 +135,7 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
       try {
         await handler(from, frame)
       } catch (err) {
-        log.warn({ peer: from, reason: (err as Error).message }, 'frame handler failed')
+        rejected({ peer: from, reason: (err as Error).message }, 'frame handler failed')
       }
     })
     deliveryTails.set(from, next)
@@ -170,7 +173,7 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
       const reason = (err as Error).message
       if (FRAMING_ERRORS.has((err as Error).name)) {
         stats.framesRejected++
-        log.warn({ peer: from, reason: framingReason(err as Error, maxFrameBytes) }, 'rejected frame; resetting the stream')
+        rejected({ peer: from, reason: framingReason(err as Error, maxFrameBytes) }, 'rejected frame; resetting the stream')
         stream.abort(err as Error)
       } else if (stream.remoteWriteStatus === 'closed' && stream.status === 'open') {
         // The sender closed its end (lpStream reports that as an unexpected EOF); close ours too.

@@ -13,7 +13,7 @@ import { inboundGuard } from './admission.js'
 import { membershipGater, type Membership } from './gater.js'
 import { parseRelayAddress, RESERVE_ON_RELAYS } from './relay.js'
 import {
-  connectionLimit, DEFAULT_LISTEN, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS, MAX_INCOMING_PENDING_CONNECTIONS,
+  connectionLimit, DEFAULT_LISTEN, MAX_CONNECTIONS_PER_MEMBER, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS, MAX_INCOMING_PENDING_CONNECTIONS,
   MAX_PENDING_UPGRADES, MAX_STRANGER_CONNECTIONS, MAX_STREAMS_PER_CONNECTION, PENDING_UPGRADE_TIMEOUT_MS, STRANGER_IDLE_MS, STRANGER_MAX_AGE_MS,
   STREAM_WINDOW_MAX_BYTES
 } from './limits.js'
@@ -113,8 +113,26 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
     }
     throw err
   }
+  if (members !== 'anyone') boundMembers(node, members, logger)
   if (members !== 'anyone' && init.strangers === 'admit') boundStrangers(node, members, logger)
   return node
+}
+
+/**
+ * A member holds at most MAX_CONNECTIONS_PER_MEMBER connections: the gater refuses more after
+ * noise, and since handshakes run side by side, an inbound connection that opens over the cap all
+ * the same is closed at once.
+ */
+function boundMembers (node: Libp2p, members: ReadonlySet<string>, logger: Logger): void {
+  node.addEventListener('connection:open', (evt) => {
+    const c = evt.detail
+    const peer = c.remotePeer.toString()
+    if (c.direction !== 'inbound' || !members.has(peer)) return
+    const open = node.getConnections(c.remotePeer).filter(x => x.status === 'open')
+    if (open.length <= MAX_CONNECTIONS_PER_MEMBER || !open.includes(c)) return
+    logger.debug({ peer, connections: open.length }, 'closed a member connection over its cap')
+    c.abort(new Error(`over the cap of ${MAX_CONNECTIONS_PER_MEMBER} connections a member`))
+  })
 }
 
 /**

@@ -36,6 +36,12 @@ export interface OpenStoreOptions {
   /** Create the store when there is none (never over the remains of one). Default true. */
   create?: boolean
   valueEncoding?: string
+  /**
+   * Read every record once before returning (a node's start): LevelDB reads a table file only when
+   * a key in it is asked for, so a truncated or corrupted `.ldb` would otherwise open fine and fail
+   * later, in the middle of a hand, with an uncaught LEVEL_IO_ERROR or LEVEL_CORRUPTION.
+   */
+  readAll?: boolean
 }
 
 /**
@@ -70,6 +76,16 @@ export async function openStoreDb (path: string, options: OpenStoreOptions = {})
     if (isLocked(err)) throw new LogInUseError(path, { cause: err })
     const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message
     throw new StoreDamagedError(`the store in ${path} is damaged: LevelDB cannot open it (${cause.split('\n')[0]}): ${repairHint(path)}`)
+  }
+  if (options.readAll === true) {
+    try {
+      // Values as bytes: only what LevelDB can read is checked here, not what the records say.
+      for await (const _ of db.iterator({ keyEncoding: 'buffer', valueEncoding: 'buffer', fillCache: false })) { /* read */ }
+    } catch (err) {
+      await db.close().catch(() => {})
+      const cause = (err as Error).message.replace(path + '/', '').split('\n')[0]
+      throw new StoreDamagedError(`the store in ${path} is damaged: LevelDB cannot read it (${cause}): ${repairHint(path)}`)
+    }
   }
   // LevelDB (without paranoid checks, which classic-level does not offer) skips a corrupted record
   // of its write-ahead log on open and only says so in its info LOG, which the next open replaces:

@@ -1,19 +1,52 @@
 import type { Level } from 'level'
 import { checkLine } from '../core/log/check.js'
 import type { LogHead } from '../core/log/format.js'
-import { cosignHead } from '../core/log/witness.js'
+import { cosignHead, MAX_CONFLICTS_KEPT, MAX_HISTORY_KEPT } from '../core/log/witness.js'
 import type { Signer } from '../core/identity.js'
 
-/** Conflicting heads kept per peer, besides the latest: evidence, not history. */
-export const MAX_CONFLICTS_KEPT = 4
+export { MAX_CONFLICTS_KEPT, MAX_HISTORY_KEPT }
 
 interface Held {
   /** Cosigned line of the highest head received from the peer. */
   latest: string
   latestSeq: number
   latestHash: string
-  /** Cosigned lines of heads that contradicted it when they came (lower seq, or same seq and another hash). */
+  /**
+   * Evidence, kept as long as the store: cosigned lines of heads that contradicted the latest when
+   * they came (lower seq, or same seq and another hash), and each latest that was contradicted,
+   * once a higher head replaces it (the other half of the proof).
+   */
   conflicts: string[]
+  /** The latest was contradicted: when it is replaced, it joins `conflicts`, not `history`. */
+  latestContradicted?: boolean
+  /**
+   * Earlier latest heads, replaced by higher ones, thinned to {@link MAX_HISTORY_KEPT}: a log forked
+   * (or rolled back and regrown) past the head a witness held still disagrees with one of them.
+   */
+  history?: string[]
+}
+
+const seqOfCosigned = (line: string): number => (JSON.parse(line) as { body: { head: LogHead } }).body.head.body.seq
+
+/**
+ * Adds a replaced head to the history and thins it back to its bound: the newest is always kept,
+ * as is the oldest; otherwise the head whose removal opens the smallest gap, weighed against its
+ * distance from the newest, goes, so the heads kept are dense near the latest and sparse far back.
+ */
+export function thinHistory (history: string[], added: string, max = MAX_HISTORY_KEPT): string[] {
+  const out = [...history, added]
+  while (out.length > max) {
+    const seqs = out.map(seqOfCosigned)
+    const newest = seqs[seqs.length - 1]
+    let drop = 1
+    let best = Infinity
+    for (let i = 1; i < out.length - 1; i++) {
+      const cost = (seqs[i + 1] - seqs[i - 1]) / (newest - seqs[i] + 1)
+      if (cost < best) { best = cost; drop = i }
+    }
+    out.splice(drop, 1)
+  }
+  return out
 }
 
 /** What {@link WitnessStore.observe} made of a head. */
@@ -35,9 +68,11 @@ interface JsonLevel {
 
 /**
  * The heads this node witnessed for its table's members (sublevel `witness`, key = the owner's
- * peer id): the latest one received from each, cosigned with the time it came, and up to
- * {@link MAX_CONFLICTS_KEPT} heads that contradicted it. Writes are synced: what a witness has
- * cosigned, it still holds after a crash.
+ * peer id): the latest one received from each, cosigned with the time it came; up to
+ * {@link MAX_CONFLICTS_KEPT} heads that contradicted the latest, and each contradicted latest once
+ * it is replaced (both halves of every proof, kept for as long as the store); and up to
+ * {@link MAX_HISTORY_KEPT} earlier latest heads. Writes are synced: what a witness has cosigned,
+ * it still holds after a crash.
  */
 export class WitnessStore {
   private readonly store: JsonLevel
@@ -68,21 +103,26 @@ export class WitnessStore {
     if (held !== undefined && held.latestSeq === seq && held.latestHash === hash) return { status: 'known', line: held.latest }
     const { line } = cosignHead(this.signer, JSON.parse(headLine) as LogHead, this.now())
     if (held === undefined || seq > held.latestSeq) {
-      await this.store.put(from, { latest: line, latestSeq: seq, latestHash: hash, conflicts: held?.conflicts ?? [] } satisfies Held, { sync: true })
+      // The head it replaces stays: as evidence when it was contradicted, else in the thinned history.
+      const conflicts = held === undefined ? [] : held.latestContradicted === true ? [...held.conflicts, held.latest] : held.conflicts
+      const history = held === undefined ? [] : held.latestContradicted === true ? held.history ?? [] : thinHistory(held.history ?? [], held.latest)
+      await this.store.put(from, { latest: line, latestSeq: seq, latestHash: hash, conflicts, history } satisfies Held, { sync: true })
       return { status: 'new', line }
     }
     // Lower, or the same seq with another hash: the owner contradicts itself. Keep it as evidence.
     const same = held.conflicts.find(c => { const h = (JSON.parse(c) as { body: { head: LogHead } }).body.head.body; return h.seq === seq && h.hash === hash })
     if (same !== undefined) return { status: 'conflict', line: same }
-    if (held.conflicts.length < MAX_CONFLICTS_KEPT) {
-      await this.store.put(from, { ...held, conflicts: [...held.conflicts, line] } satisfies Held, { sync: true })
+    // Room for this line, and for the latest it contradicts once a higher head replaces it.
+    const need = held.latestContradicted === true ? 1 : 2
+    if (held.conflicts.length + need <= 2 * MAX_CONFLICTS_KEPT) {
+      await this.store.put(from, { ...held, conflicts: [...held.conflicts, line], latestContradicted: true } satisfies Held, { sync: true })
     }
     return { status: 'conflict', line }
   }
 
-  /** The cosigned heads held for `owner`: the latest first, then conflicting ones. */
+  /** The cosigned heads held for `owner`: the latest first, then the evidence of contradictions, then the history. */
   async heldFor (owner: string): Promise<string[]> {
     const held = await this.store.get(owner) as Held | undefined
-    return held === undefined ? [] : [held.latest, ...held.conflicts]
+    return held === undefined ? [] : [held.latest, ...held.conflicts, ...held.history ?? []]
   }
 }

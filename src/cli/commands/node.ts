@@ -41,14 +41,14 @@ export async function run (argv: string[]): Promise<number> {
   const logger = createLogger()
   const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger }) : undefined
   const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { await group?.stop(); throw err })
-  for (const { table, peers } of config.tables) {
+  for (const [i, { table, peers }] of config.tables.entries()) {
     if (daemon.peerId !== table.dealer) continue
-    // A seat with no address in the config dials in (a seat behind NAT has none): that is the
-    // usual case, not a fault, so it is said at info level. A seat still not connected when a hand
-    // is dealt is warned about then ('hand deal', hand status), with what to check.
+    // A seat with no address dials in (table join writes "listen": []): that is the normal case,
+    // not a fault. A hand whose seat has not dialled in by its contribution deadline ends
+    // `unreachable`, and the first send that fails says so ('send failed'): nothing to warn of now.
     const dialIn = table.seats.filter(s => s !== ROBOT && s !== daemon.peerId && peers[s] === undefined)
     if (dialIn.length > 0) {
-      logger.info({ table: table.id, seats: dialIn }, `waiting for seat ${dialIn.map(s => table.seats.indexOf(s)).join(', ')} to dial in (no address in the config: the seat's node connects to this one)`)
+      logger.info({ table: table.id, seats: dialIn }, `seat ${dialIn.map(s => table.seats.indexOf(s)).join(', ')} of table ${table.id} dial${dialIn.length === 1 ? 's' : ''} in (no address in ${(raw as { tables?: unknown }).tables !== undefined ? `tables.${i}.peers` : 'table.peers'}): the dealer waits for ${dialIn.length === 1 ? 'it' : 'them'}`)
     }
   }
   const loginLinks: LoginLinks = {}
@@ -69,10 +69,11 @@ export async function run (argv: string[]): Promise<number> {
       // Printed, not only logged: the person at the terminal opens it (once; it expires in ten minutes).
       const page = web
       loginLinks.make = () => page.loginLink()
-      // The link is a credential: it goes to the terminal only, never into the node's log, which
-      // may be kept, shipped or read by others (docs/network.md, "The table page").
-      logger.info({ url: web.url }, `table page at ${web.url}: the one-time login link is on stderr ('fairdeal web --data DIR' prints a new one)`)
-      process.stderr.write(`table page: open ${web.loginLink()} (works once, for ten minutes)\n`)
+      // A login link is a secret (whoever opens it first gets a session): never in the log, at any
+      // level. On a terminal it is written there, outside the JSON log; 'fairdeal web --data DIR'
+      // asks the running node for a new one.
+      logger.info({ web: web.url }, `table page at ${web.url}: 'fairdeal web --data ${config.dataDir}' prints a one-time login link to it`)
+      if (process.stderr.isTTY === true) process.stderr.write(`table page: open this one-time login link (valid ten minutes, once): ${web.loginLink()}\n`)
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'the table page could not start; the node runs without it')
     }

@@ -40,10 +40,9 @@ each dealer's COMMITs at a table link hand to hand, and no committed hand is mis
 
 With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) are checked too,
 and every other member of the table its config names (with --peer, of the --as node's table) is
-asked, at the address the config gives, for the heads it holds for the log's owner; members
-that have an address but cannot be reached are listed on stderr ("witnesses: … not reached: …"),
-which is not a failure; members with no address (they dial in) are not asked, and --json lists them
-under witnesses.notAsked.
+asked, at the address the config gives, for the heads it holds for the log's owner; when anything
+failed, the members asked and those not reached are listed on stderr ("witnesses: … not reached:
+…"); a member not reached (down, or with no address: it dials in) is not a failure.
 A log shorter than a head its owner gave a witness is reported "rolled back", one whose entry
 differs from it "forked", each with both signed documents as evidence.
 
@@ -160,7 +159,8 @@ export async function run (argv: string[]): Promise<number> {
         }
       }
     }
-    const comparer = new WitnessComparer(statements, owner)
+    // A file may be an older copy; a data directory or a running node's log is the log as it is now.
+    const comparer = new WitnessComparer(statements, owner, { current: positionals.length === 0 })
     checker = workers === 0
       ? inThreadChecker(chainOnly ? null : verifyLogPayload, nativeVerifyDocument)
       : await createCheckPool({
@@ -212,10 +212,10 @@ export async function run (argv: string[]): Promise<number> {
     }
     verdict = { ...verdict, failed: verdict.failed + contradictions.length }
     // Who was asked is said (stderr; in the JSON verdict), never a failure: a member may be down.
-    const witnessed = discovery === undefined ? undefined : { asked: discovery.answers.map(a => ({ peer: a.peer, heads: a.lines.length })), unreached: discovery.unreached, notAsked: discovery.notAsked }
-    // Said on stderr only when a member that has an address did not answer: on an honest table
-    // whose members answer, the summary is all there is to read.
-    if (witnessed !== undefined && !json && witnessed.unreached.length > 0) {
+    const witnessed = discovery === undefined ? undefined : { asked: discovery.answers.map(a => ({ peer: a.peer, heads: a.lines.length })), unreached: discovery.unreached }
+    // Said only when something failed: on an honest table a member that dials in (no address) or
+    // whose node is stopped is no news, and the summary is all there is to say.
+    if (witnessed !== undefined && !json && verdict.failed > 0) {
       process.stderr.write(`witnesses: asked ${witnessed.asked.length === 0 ? 'none' : witnessed.asked.map(a => `${a.peer} (${a.heads} head${a.heads === 1 ? '' : 's'})`).join(', ')}` +
         (witnessed.unreached.length === 0 ? '' : `; not reached: ${witnessed.unreached.map(u => `${u.peer} (${u.reason})`).join(', ')}`) + '\n')
     }
@@ -257,8 +257,6 @@ interface Discovery {
   answers: Array<{ peer: string, lines: string[] }>
   /** The members that could not be asked, each with one line on why (not a failure). */
   unreached: Array<{ peer: string, reason: string }>
-  /** The members with no address in the config (they dial in): not asked, and not a fault. */
-  notAsked: Array<{ peer: string, reason: string }>
 }
 
 /**
@@ -295,11 +293,9 @@ async function tableMembers (dir: string, explicit: string | undefined): Promise
 async function askMembers (node: Libp2p, members: string[], peers: Record<string, string[]>, owner: string): Promise<Discovery> {
   const { multiaddr } = await import('@multiformats/multiaddr')
   const { fetchWitnessed } = await import('../../net/log-fetch.js')
-  const results = await Promise.all(members.map(async (peer): Promise<{ peer: string, lines?: string[], reason?: string, skipped?: string }> => {
+  const results = await Promise.all(members.map(async (peer): Promise<{ peer: string, lines?: string[], reason?: string }> => {
     const addresses = peers[peer] ?? []
-    // A member with no address dials in (a seat behind NAT): there is nothing to dial, and that is
-    // the table working as set up, not a member that could not be reached.
-    if (addresses.length === 0) return { peer, skipped: 'no address in the table config: it dials in' }
+    if (addresses.length === 0) return { peer, reason: 'no address in the table config (it dials in)' }
     let last = ''
     for (const address of addresses) {
       try {
@@ -314,8 +310,7 @@ async function askMembers (node: Libp2p, members: string[], peers: Record<string
   }))
   return {
     answers: results.filter(r => r.lines !== undefined).map(r => ({ peer: r.peer, lines: r.lines as string[] })),
-    unreached: results.filter(r => r.reason !== undefined).map(r => ({ peer: r.peer, reason: r.reason as string })),
-    notAsked: results.filter(r => r.skipped !== undefined).map(r => ({ peer: r.peer, reason: r.skipped as string }))
+    unreached: results.filter(r => r.reason !== undefined).map(r => ({ peer: r.peer, reason: r.reason as string }))
   }
 }
 

@@ -16,6 +16,12 @@ import { HEAD_TYPE, MAX_HEAD_BYTES, type LogHead } from './format.js'
 export const WITNESS_TYPE = 'log-witness'
 /** Largest cosigned head line: the owner's head (≤ 1,024 bytes) and the witness's envelope. */
 export const MAX_WITNESS_BYTES = MAX_HEAD_BYTES + 512
+/** Contradicting heads a witness keeps per owner (each with the head it contradicted: 2 lines a proof). */
+export const MAX_CONFLICTS_KEPT = 4
+/** Earlier (replaced) heads a witness keeps per owner, thinned. */
+export const MAX_HISTORY_KEPT = 8
+/** The most cosigned heads a witness holds, and serves, for one owner: the latest, the proofs, the history. */
+export const MAX_HEADS_HELD = 1 + 2 * MAX_CONFLICTS_KEPT + MAX_HISTORY_KEPT
 
 export interface WitnessBody {
   /** The owner's signed head, exactly as received (its canonical form is its line). */
@@ -96,14 +102,18 @@ export interface WitnessFailure {
 }
 
 /**
- * Compares a log copy, as it streams past, with heads witnesses say its owner gave them:
- * - a witnessed head at seq S beyond the log's signed head (seq D < S): **rolled back** — the owner
- *   signed a log of S + 1 entries and now shows a shorter one;
- * - the log's entry at a witnessed seq S (or its head, when D = S) with another hash than the
- *   witnessed head's: **forked** — the owner signed two different logs.
- * An empty copy (no line at all) is rolled back before every witnessed head. Statements for another
- * owner are ignored, as are seqs the copy does not hold (a partial export). Evidence is the cosigned
- * head line and the log's own signed head (or the entry at S; nothing for an empty copy).
+ * Compares a log copy, as it streams past, with heads witnesses say its owner gave them. For a
+ * witnessed head (S, H) and the copy's own signed head at seq D:
+ * - S > D: the copy is shorter than a log its owner signed. It is **rolled back** when the copy is
+ *   the owner's log as it is now (`current`: a data directory, a running node), or when the same
+ *   witness received the copy's own head (same seq and hash) after it received (S, H): the owner
+ *   went back. An older copy (a file exported before more entries came) is not compared.
+ * - otherwise, the log's entry at S (or its head, when D = S) with another hash than H: **forked**
+ *   — the owner signed two different logs.
+ * An empty copy (no line at all) of a current log is rolled back before every witnessed head.
+ * Statements for another owner are ignored, as are seqs the copy does not hold (a partial export).
+ * Evidence is the cosigned head line and the log's own signed head (or the entry at S; the later
+ * cosigned head of the copy's head for an older copy; nothing for an empty copy).
  */
 export class WitnessComparer {
   private readonly wanted = new Map<number, WitnessStatement[]>()
@@ -111,12 +121,12 @@ export class WitnessComparer {
   private head: { seq: number, hash: string, line: string } | null = null
   private lines = 0
   private readonly pattern: RegExp | null
+  private readonly current: boolean
 
-  constructor (private readonly statements: WitnessStatement[], owner: string | null) {
-    for (const s of statements) {
-      if (owner !== null && s.owner !== owner) continue
-      this.wanted.set(s.seq, [...(this.wanted.get(s.seq) ?? []), s])
-    }
+  constructor (private readonly statements: WitnessStatement[], owner: string | null, options: { current?: boolean } = {}) {
+    this.current = options.current ?? true
+    this.statements = owner === null ? statements : statements.filter(s => s.owner === owner)
+    for (const s of this.statements) this.wanted.set(s.seq, [...(this.wanted.get(s.seq) ?? []), s])
     // Only lines that may be an entry at a wanted seq are parsed: canonical bodies end "…,"seq":S,"time"…" or "…"seq":S}".
     this.pattern = this.wanted.size === 0 ? null : new RegExp(`"seq":(${[...this.wanted.keys()].join('|')})[,}]`)
   }
@@ -155,6 +165,7 @@ export class WitnessComparer {
         const when = new Date(s.seen).toISOString()
         if (this.head === null && this.lines === 0) {
           // An empty log (no head, no entry) is the shortest rollback of all.
+          if (!this.current) continue
           out.push({
             kind: 'rolled-back',
             witness: s.witness,
@@ -165,13 +176,28 @@ export class WitnessComparer {
           continue
         }
         if (this.head !== null && seq > this.head.seq) {
-          out.push({
-            kind: 'rolled-back',
-            witness: s.witness,
-            seq,
-            message: `rolled back: witness ${s.witness} received the owner's signed head at seq ${seq} (hash ${s.hash.slice(0, 16)}…) on ${when}, but this log's signed head is at seq ${this.head.seq}`,
-            evidence: [s.line, this.head.line]
-          })
+          const head = this.head
+          if (this.current) {
+            out.push({
+              kind: 'rolled-back',
+              witness: s.witness,
+              seq,
+              message: `rolled back: witness ${s.witness} received the owner's signed head at seq ${seq} (hash ${s.hash.slice(0, 16)}…) on ${when}, but this log's signed head is at seq ${head.seq}`,
+              evidence: [s.line, head.line]
+            })
+            continue
+          }
+          // An older copy, unless the same witness was given this copy's head after the longer one.
+          const after = this.statements.find(t => t.witness === s.witness && t.seq === head.seq && t.hash === head.hash && t.seen > s.seen)
+          if (after !== undefined) {
+            out.push({
+              kind: 'rolled-back',
+              witness: s.witness,
+              seq,
+              message: `rolled back: witness ${s.witness} received the owner's signed head at seq ${seq} (hash ${s.hash.slice(0, 16)}…) on ${when}, then this log's signed head at seq ${head.seq} on ${new Date(after.seen).toISOString()}`,
+              evidence: [s.line, after.line]
+            })
+          }
           continue
         }
         const mine = this.head !== null && this.head.seq === seq ? { hash: this.head.hash, line: this.head.line } : this.found.get(seq)

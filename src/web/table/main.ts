@@ -100,6 +100,7 @@ function renderHeader (): void {
   const self = el('li', 'peer online')
   self.textContent = `● this node — ${status.seat !== null ? `seat ${status.seat}` : 'dealer'} ${short(status.peerId)}`
   list.append(self)
+  const dealerOnline = status.peers.some(p => p.dealer && p.connected)
   for (const p of status.peers) {
     const li = el('li', `peer ${p.connected ? 'online' : 'offline'}`)
     li.dataset.peer = p.peer
@@ -107,9 +108,13 @@ function renderHeader (): void {
     const what = [p.dealer ? 'dealer' : '', p.seats.length > 0 ? `seat ${p.seats.join(', ')}` : ''].filter(x => x !== '').join(', ')
     // A seat behind NAT is online on the connection it opened to the dealer ("dialled in").
     const how = (p.direction === 'inbound' ? ' (dialled in)' : '') + (p.path === 'relayed' ? ' (through the relay)' : '')
-    li.textContent = `${p.connected ? '●' : '○'} ${what} ${short(p.peer)} — ${p.connected ? `online${how}` : 'not connected'}`
-    if (p.lastDialError !== undefined) li.title = `last dial: ${p.lastDialError}`
-    li.title = p.peer
+    // A seat talks to the other seats through the dealer when it has no connection of its own to
+    // them (a seat behind NAT has none): that is how the table works, not a fault.
+    const throughDealer = !p.connected && !p.dealer && status.peerId !== t.dealer && dealerOnline
+    const state = p.connected ? `online${how}` : throughDealer ? 'no direct connection (this node reaches it through the dealer)' : 'not connected'
+    li.dataset.state = p.connected ? 'online' : throughDealer ? 'through-dealer' : 'offline'
+    li.textContent = `${p.connected ? '●' : throughDealer ? '◐' : '○'} ${what} ${short(p.peer)} — ${state}`
+    li.title = p.lastDialError !== undefined ? `${p.peer}\nlast dial: ${p.lastDialError}` : p.peer
     list.append(li)
   }
   $('#dealer-controls').hidden = status.peerId !== t.dealer

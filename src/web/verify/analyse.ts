@@ -81,7 +81,15 @@ export class InputError extends Error {
 
 /** The one-line verdict text: `verified`, `incomplete: …` or `failed: …`. */
 export function verdictText (entry: EntryResult): string {
-  return entry.status === 'verified' ? 'verified' : `${entry.status}: ${entry.problems.join('; ')}`
+  if (entry.status === 'verified') return 'verified'
+  // The core words an incomplete receipt "incomplete: no countersignature …": said once, not twice.
+  const prefix = `${entry.status}: `
+  return prefix + entry.problems.map(p => p.startsWith(prefix) ? p.slice(prefix.length) : p).join('; ')
+}
+
+/** How many entries of the input were checked: passed, failed and incomplete alike. */
+export function entriesChecked (analysis: Pick<Analysis, 'passed' | 'failed' | 'incomplete'>): number {
+  return analysis.passed + analysis.failed + (analysis.incomplete ?? 0)
 }
 
 export function summaryText (analysis: Analysis): string {

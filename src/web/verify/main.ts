@@ -1,5 +1,5 @@
 import '../style.css'
-import { analyse, summaryText, verdictText, InputError, type Analysis, type EntryResult, type HandView } from './analyse.js'
+import { analyse, entriesChecked, summaryText, verdictText, InputError, type Analysis, type EntryResult, type HandView } from './analyse.js'
 import { bestEngine, pureEngine, type SignatureEngine } from './ed25519.js'
 import { cardRow } from '../cards.js'
 import { el, short } from '../dom.js'
@@ -62,10 +62,10 @@ async function verifyText (text: string, name: string): Promise<void> {
   render(analysis)
   // Timed to the last verdict shown: reading, checking and drawing.
   const ms = performance.now() - started
-  const checked = analysis.passed + analysis.failed
+  const checked = entriesChecked(analysis)
   statusEl.textContent = `${name}: ${checked} ${checked === 1 ? 'entry' : 'entries'} checked in ${(ms / 1000).toFixed(2)} s ` +
     `(Ed25519: ${used.name === 'webcrypto' ? 'WebCrypto' : 'pure JavaScript'})`
-  window.fairdealVerify = { running: false, last: { entries: analysis.passed + analysis.failed, ms, engine: used.name } }
+  window.fairdealVerify = { running: false, last: { entries: checked, ms, engine: used.name } }
 }
 
 function render (analysis: Analysis): void {
