@@ -228,7 +228,7 @@ describe('ciphertexts for another chain or round are refused before any nonce is
       start(t)
       expect(t.rejections.map(r => r.reason)).toEqual([expect.stringMatching(/^commit: timelock locked to (chain|round)/), expect.anything(), expect.anything(), expect.anything()].slice(0, t.rejections.length))
       expect(t.rejections).toHaveLength(4)
-      expect(t.dealer.status()).toMatchObject([{ phase: 'pledging', pledges: 0 }])
+      expect(t.dealer.status()).toMatchObject([{ phase: 'pledging', joined: 0 }])
     }
   })
 
@@ -246,7 +246,7 @@ describe('ciphertexts for another chain or round are refused before any nonce is
     }
     const hand = start(t)
     expect(t.rejections.map(r => r.reason)).toEqual([expect.stringMatching(/^pledge of seat 3: timelock locked to round/)])
-    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'pledging', pledges: 3 }])
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'pledging', joined: 3 }])
     // A rogue dealer relays it in its PLEDGES anyway: every seat refuses, and no NONCE is sent.
     const honest = [0, 1, 2].map(s => JSON.parse(new TextDecoder().decode(t.frames.get(t.table.dealer)?.find(f => {
       const d = JSON.parse(new TextDecoder().decode(f)) as Signed<PledgeBody>

@@ -16,6 +16,7 @@ import type { AbortBody, AbortReason, AckBody, BeaconEntry, CommitBody, DealPara
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import { getCardScheme } from '../core/schemes/registry.js'
 import type { Delivery } from '../core/schemes/types.js'
+import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { checkSeatDoc, handIn } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
@@ -77,7 +78,7 @@ const deliveryKey = (stage: string, to: number | null): string => `${stage}|${to
  * keys it draws (so it sees the robots' cards, never a human seat's). A key, shuffle or share that
  * fails its proof ends the hand with a signed record naming its author, the document as evidence.
  */
-export class BlindDealerMachine {
+export class BlindDealerMachine implements DealerSide {
   readonly #init: MachineInit
   readonly #hands = new Map<number, BlindDealerHand>()
   readonly #humans: number[]
@@ -94,7 +95,7 @@ export class BlindDealerMachine {
   }
 
   /** After a restart: the counter comes back; a hand not yet finished cannot go on (its relayed state is not kept), so it is aborted, naming the dealer. */
-  restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[]): Effect[] {
+  restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[], _logged: Array<{ kind: string, payload: unknown }> = []): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
     const effects: Effect[] = []
     for (const s of snapshots) {
@@ -105,9 +106,15 @@ export class BlindDealerMachine {
     return effects
   }
 
-  status (): Array<{ hand: number, phase: Phase, stages: string[], pledges: number, nonces: number, acks: number }> {
-    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase, stages: h.stages, pledges: h.keys.length, nonces: h.shuffles.length, acks: h.acks.size }))
+  readonly family = 'blind' as const
+
+  /** Joined: hand keys (BKEY) in; contributed: shuffles in (src/protocol/contracts.ts). */
+  status (): DealerHandStatus[] {
+    return [...this.#hands.values()].map(h => ({ hand: h.hand, family: this.family, phase: h.phase, stages: h.stages, joined: h.keys.length, contributed: h.shuffles.length, acks: h.acks.size }))
   }
+
+  /** A blind dealer does not resend what failed to arrive: a seat that missed a document times out and records it. */
+  delivery (_to: string, _doc: Signed<unknown>, _outcome: { ok: true } | { ok: false, reason: string }): void {}
 
   get inFlight (): number { return this.#hands.size }
 

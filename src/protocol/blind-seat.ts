@@ -16,6 +16,7 @@ import { messagesOf } from '../core/hand/reasons.js'
 import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import type { Delivery } from '../core/schemes/types.js'
+import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
@@ -67,7 +68,7 @@ export const blindSeatMetaKey = seatMetaKey
  * not its own, opens its cards with every other seat's checked shares plus its own, and after the
  * hand publishes its key and checks the whole hand alone before it countersigns.
  */
-export class BlindSeatMachine {
+export class BlindSeatMachine implements SeatSide {
   readonly #init: MachineInit
   readonly #seat: number
   readonly #hands = new Map<number, BlindSeatHand>()
@@ -84,7 +85,7 @@ export class BlindSeatMachine {
   get seat (): number { return this.#seat }
 
   /** After a restart: hands come back from their saved documents (already checked when received). */
-  restore (meta: SeatMeta | undefined, snapshots: BlindSeatSnapshot[]): void {
+  restore (meta: SeatMeta | undefined, snapshots: BlindSeatSnapshot[]): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
     for (const s of snapshots) {
       const hand = this.#fresh(s)
@@ -94,6 +95,8 @@ export class BlindSeatMachine {
       hand.waitUntil = this.#waitFor(hand)
       this.#hands.set(s.hand, hand)
     }
+    // Nothing goes out at once: each hand waits out its phase's time again, counted from now.
+    return []
   }
 
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
@@ -104,7 +107,9 @@ export class BlindSeatMachine {
     return this.#hands.get(handNo)?.cards.map(c => ({ ...c })) ?? []
   }
 
-  status (): Array<{ hand: number, phase: Phase }> {
+  readonly family = 'blind' as const
+
+  status (): SeatHandStatus[] {
     return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase }))
   }
 

@@ -13,6 +13,7 @@ import type {
   Receipt, RevealBody, SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
+import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
 import { checkSeatDoc, handIn } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
@@ -87,7 +88,7 @@ interface Undelivered { docs: Set<Signed<unknown>>, reason: string, retryAt: num
  * The dealer's side of the table protocol, pure: documents in, effects out, time and randomness
  * injected. Several hands may be in flight at once (pipelining); each is independent.
  */
-export class DealerMachine {
+export class DealerMachine implements DealerSide {
   readonly #init: DealerInit
   readonly #hands = new Map<number, DealerHand>()
   readonly #humans: number[]
@@ -163,9 +164,12 @@ export class DealerMachine {
     return effects
   }
 
-  status (): Array<{ hand: number, phase: Phase, stages: string[], pledges: number, nonces: number, acks: number }> {
+  readonly family = 'commit-reveal' as const
+
+  /** Joined: PLEDGEs in; contributed: NONCEs in (src/protocol/contracts.ts). */
+  status (): DealerHandStatus[] {
     return [...this.#hands.values()].map(h => ({
-      hand: h.hand, phase: h.phase, stages: h.stages, pledges: h.pledges.length, nonces: h.nonces.length, acks: h.acks.size
+      hand: h.hand, family: this.family, phase: h.phase, stages: h.stages, joined: h.pledges.length, contributed: h.nonces.length, acks: h.acks.size
     }))
   }
 

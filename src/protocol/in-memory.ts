@@ -1,6 +1,5 @@
 import type { Signed } from '../core/signed.js'
-import type { DealerMachine } from './dealer.js'
-import type { SeatMachine } from './seat.js'
+import type { DealerSide, SeatSide } from './contracts.js'
 import { isAlsoForSeat, isForDealer } from './route.js'
 import { MachineFailure, type Effect } from './types.js'
 import { decodeFrame, encodeFrame } from './wire.js'
@@ -8,9 +7,9 @@ import { decodeFrame, encodeFrame } from './wire.js'
 export interface InMemoryTableInit {
   /** The dealer node's peer id (it may also hold a seat: both machines live behind it). */
   dealerId: string
-  dealer: DealerMachine
+  dealer: DealerSide
   /** Seat machines by peer id. */
-  seats: ReadonlyMap<string, SeatMachine>
+  seats: ReadonlyMap<string, SeatSide>
   /** Every effect other than a send, in the order the machines ask for them. */
   onEffect?: (from: string, effect: Exclude<Effect, { kind: 'send' }>) => void
   /** Rewrites a document before delivery, or drops it (undefined). Read at each send. */
@@ -60,7 +59,7 @@ export function inMemoryTable (init: InMemoryTableInit): (from: string, effects:
           try {
             const decoded = decodeFrame(frame)
             const toDealer = e.to === init.dealerId && isForDealer(decoded.type, next.from, init.dealerId, e.to)
-            deliver(e.to, () => toDealer ? init.dealer.receive(next.from, decoded) : (init.seats.get(e.to) as SeatMachine).receive(next.from, decoded))
+            deliver(e.to, () => toDealer ? init.dealer.receive(next.from, decoded) : (init.seats.get(e.to) as SeatSide).receive(next.from, decoded))
             const ownSeat = init.seats.get(e.to)
             if (toDealer && ownSeat !== undefined && isAlsoForSeat(decoded.type, next.from, init.dealerId, e.to)) deliver(e.to, () => ownSeat.receive(next.from, decoded))
           } catch (err) {
