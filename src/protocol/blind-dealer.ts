@@ -197,9 +197,16 @@ export class BlindDealerMachine implements DealerSide {
     return this.#dealStages(hand, [stage])
   }
 
-  /** End of the hand: every seat is asked for its hand key (robots' are the dealer's). */
+  /**
+   * End of the hand: every seat is asked for its hand key (robots' are the dealer's). Refused while
+   * a seat's cards are not all dealt: the hand keys open the whole deck, so an End before every
+   * share asked for by a BDEAL is in (and relayed to its owner) would show a seat cards it was never
+   * dealt, and no record could say whose fault that was. The shares still due end the hand at their
+   * deadline (`missing-shares`, naming the seats that owe them) if they never come.
+   */
   end (handNo: number): Effect[] {
     const hand = this.#handIn(handNo, ['dealt'])
+    if (hand.pending.size > 0) throw new Rejection(`hand ${handNo} cannot end yet: ${this.#owed(hand)}`)
     hand.secretsDue = this.#init.now() + this.#init.timeouts.ackMs
     for (const [seat, x] of Object.entries(hand.robotKeys)) {
       hand.secrets.push(makeBsecret(href(hand), Number(seat), this.#init.signer, scalarFromHex(x, 'robot key')))
@@ -209,6 +216,19 @@ export class BlindDealerMachine implements DealerSide {
     const effects: Effect[] = [this.#enter(hand, 'ending'), ...this.#toHumans(end)]
     if (this.#humans.length === 0) effects.push(...this.#reveal(hand))
     return effects
+  }
+
+  /** Which seats' cards are not all dealt yet, and who owes their shares, in one line. */
+  #owed (hand: BlindDealerHand): string {
+    const owners = new Map<string, Set<number>>()
+    for (const p of hand.pending) {
+      const [, to, from] = p.split('|')
+      const set = owners.get(to) ?? new Set<number>()
+      set.add(Number(from))
+      owners.set(to, set)
+    }
+    const parts = [...owners].map(([to, from]) => `${to === 'table' ? 'the table\'s cards' : `seat ${to}'s cards`} (shares due from seat ${[...from].sort((a, b) => a - b).join(', ')})`)
+    return `not every seat holds its cards: ${parts.join('; ')} are not all dealt; end the hand once they are`
   }
 
   tick (now: number): Effect[] {

@@ -350,11 +350,23 @@ export class BlindSeatMachine implements SeatSide {
     const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [] }
     const verdict = verifyBlindReceipt(receipt, { verifyDoc: this.#verify })
     const problems = [...verdict.problems]
-    const mine = hand.cards.filter(c => !c.public && c.seat === this.#seat)
+    // Each of my deliveries I opened must be what the keys open. One I had not opened yet (its
+    // shares were still on their way when the hand ended) contradicts nothing: the keys, checked
+    // against every seat's public key, open it now, and I take it from them.
     const theirs = (verdict.summary?.deliveries ?? []).filter(d => !d.public && d.seat === this.#seat)
-    if (verdict.ok && JSON.stringify(mine) !== JSON.stringify(theirs)) problems.push('the reveal gives me other cards than the ones I opened')
+    const late: Delivery[] = []
+    if (verdict.ok) {
+      for (const d of theirs) {
+        const opened = hand.cards.find(c => !c.public && c.seat === this.#seat && c.stage === d.stage)
+        if (opened === undefined) late.push(d)
+        else if (JSON.stringify(opened) !== JSON.stringify(d)) problems.push(`the reveal gives me other ${d.stage} cards than the ones I opened`)
+      }
+      const stray = hand.cards.filter(c => !c.public && c.seat === this.#seat && !theirs.some(d => d.stage === c.stage))
+      if (stray.length > 0) problems.push(`the reveal leaves out my ${stray.map(c => c.stage).join(', ')} cards`)
+    }
     effects: {
       if (problems.length > 0) break effects
+      hand.cards.push(...late.map(d => ({ ...d })))
       const ack: AckBody = {
         table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, reveal: docDigest(doc), seat: this.#seat,
         cards: seatCardsDigest(hand.cards, this.#seat, doc.body.stages)
@@ -363,6 +375,7 @@ export class BlindSeatMachine implements SeatSide {
       hand.ack = signDocument('ack', ack, this.#init.signer)
       return [
         this.#enter(hand, 'acked'),
+        ...late.map((d): Effect => ({ kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards: d.cards } })),
         { kind: 'event', hand: hand.hand, event: { type: 'revealed' } },
         { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: true, problems: [] } },
         { kind: 'send', to: this.#init.table.dealer, doc: hand.ack }
