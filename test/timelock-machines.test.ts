@@ -91,6 +91,19 @@ describe('time-locked hands', () => {
     expect(t.rejections).toEqual([])
   })
 
+  test('the bound round cannot be had (the beacon fails, or the node stops waiting): the dealer signs no beacon-unavailable, it finishes the hand from its timelocks once R comes', () => {
+    const t = lockedTable()
+    const hand = start(t)
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'beacon' }])
+    const failed = t.dealer.beaconResult(hand, { error: 'AbortError: This operation was aborted' })
+    expect(failed.filter(e => e.kind === 'append' || e.kind === 'send')).toEqual([])
+    t.run(t.table.dealer, failed)
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'recovering' }])
+    t.run(t.table.dealer, t.dealer.beaconResult(hand, { entry: signLocalRound(beaconKey, roundOf(t, hand)) }))
+    expect(logOf(t, t.table.dealer).map(e => e.entry)).toEqual(['recovered'])
+    expect(verifyRecovered(recoveredOf(t, t.table.dealer, hand)).problems).toEqual([])
+  })
+
   test('a seat that pledges and never sends its nonce: the dealer opens it from the pledge and deals', () => {
     const t = lockedTable()
     t.intercept = (from, _to, doc) => doc.type === 'nonce' && from === peerOf(t, 3) ? undefined : doc

@@ -369,6 +369,10 @@ export class TableHost {
     }
     beacon.waitAndFetchRound(round, { deadline, signal: abort.signal })
       .then(entry => result({ entry }), (err: unknown) => {
+        // The node's own stop cancelled the wait: no fault of the beacon, nothing to record. The
+        // hand stays saved as it is (a time-locked one is finished after the restart, or by the
+        // seats from its timelocks, docs/protocol.md §16.4; stop() has closed any other).
+        if (abort.signal.aborted) return []
         const e = err as Error & { kind?: string }
         logger.warn({ table: this.id, hand, round, err: e.message }, 'beacon round unavailable')
         return result({ error: `${e.kind ?? e.name}: ${e.message}` })

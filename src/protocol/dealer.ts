@@ -280,6 +280,9 @@ export class DealerMachine implements DealerSide {
       }
       return this.#recover(hand, result.entry)
     }
+    // Time-locked, every nonce out (docs/protocol.md §16.4): nobody can call the hand off, the dealer
+    // included. It is not dealt late either: once R can be had it is finished from its timelocks.
+    if (hand.commit.body.timelock !== undefined && ('error' in result || result.entry.round !== hand.commit.body.beacon?.round)) return this.#recoverLater(hand)
     if ('error' in result) return this.#abort(hand, 'beacon-unavailable', [], result.error)
     if (result.entry.round !== hand.commit.body.beacon?.round) {
       return this.#abort(hand, 'beacon-unavailable', [], `the beacon gave round ${result.entry.round}, not the bound round`)
@@ -417,9 +420,6 @@ export class DealerMachine implements DealerSide {
       if (hand.phase === 'pledging' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s))
         effects.push(...this.#missing(hand, missing, 'missing-pledge', 'pledge'))
-      } else if (hand.phase === 'contributing' && now > deadline && hand.commit.body.timelock !== undefined) {
-        // Nobody can opt out after pledging: wait for R and open the missing nonces (beaconResult).
-        effects.push(...this.#afterNonces(hand))
       } else if (hand.phase === 'recovering' && now > hand.ackDeadline) {
         hand.ackDeadline = now + this.#init.timeouts.contributeMs
         effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
@@ -477,6 +477,9 @@ export class DealerMachine implements DealerSide {
    * `missing-view`, which they refute if it sent its VIEW to them alone).
    */
   #nonceDeadline (hand: DealerHand): Effect[] {
+    // Time-locked (§16.4): nobody can opt out after pledging, so nobody is blamed for a missing
+    // NONCE or VIEW: the dealer waits for R and opens the missing nonces (beaconResult).
+    if (hand.commit.body.timelock !== undefined) return this.#afterNonces(hand)
     const noNonce = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
     const noView = this.#humans.length < 2 || noNonce.length === 0 ? [] : this.#humans.filter(s => !hand.views.has(s))
     const alone = noView.length === 1 && noNonce.length === 1 && noView[0] === noNonce[0]
