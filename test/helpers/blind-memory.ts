@@ -1,4 +1,4 @@
-// The dealer-blind machines in memory, on the real wire encoding (test/blind-machines.test.ts,
+// The dealer-blind machines in memory (the in-memory harness every family shares), on the real wire encoding (test/blind-machines.test.ts,
 // test/blind-abort-rules.test.ts): the dealer's node (ids[0]) also holds seat 0 when it is seated.
 // Seeded randomness and one clock: two tables started alike make the same documents until they part.
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
@@ -6,9 +6,8 @@ import type { Signed } from '../../src/core/signed.js'
 import { seededRandom } from '../../src/core/blind/index.js'
 import { BlindDealerMachine } from '../../src/protocol/blind-dealer.js'
 import { BlindSeatMachine } from '../../src/protocol/blind-seat.js'
-import { isForDealer } from '../../src/protocol/route.js'
+import { inMemoryTable } from '../../src/protocol/in-memory.js'
 import type { Effect, MachineInit } from '../../src/protocol/types.js'
-import { decodeFrame, encodeFrame } from '../../src/protocol/wire.js'
 
 export const signers: Signer[] = [0, 1, 2, 3].map(i => signerFromSeed(new Uint8Array(32).fill(40 + i)))
 export const ids = signers.map(s => s.peerId)
@@ -27,28 +26,22 @@ export function blindTable (seats: string[], options: { game?: string, intercept
   nodes.set(ids[0], { id: ids[0], dealer: new BlindDealerMachine(init(0, 1)), seat: seats.includes(ids[0]) ? new BlindSeatMachine(init(0, 2)) : undefined, log: [], events: [], frames: [] })
   for (let i = 1; i < ids.length; i++) if (seats.includes(ids[i])) nodes.set(ids[i], { id: ids[i], seat: new BlindSeatMachine(init(i, 10 + i)), log: [], events: [], frames: [] })
   const rejections: string[] = []
-  const queue: Array<{ node: Node, role: 'dealer' | 'seat', effects: Effect[] }> = []
-  const run = (node: Node, role: 'dealer' | 'seat', effects: Effect[]): void => {
-    queue.push({ node, role, effects })
-    while (queue.length > 0) {
-      const { node: from, role: fromRole, effects: list } = queue.shift()!
-      for (const e of list) {
-        if (e.kind === 'append' && !(fromRole === 'seat' && from.dealer !== undefined)) from.log.push({ entry: e.entry, payload: e.payload })
-        if (e.kind === 'event') from.events.push({ role: fromRole, hand: e.hand, ...e.event })
-        if (e.kind !== 'send') continue
-        const doc = options.intercept === undefined ? e.doc : options.intercept(from.id, e.to, e.doc)
-        if (doc === undefined) continue
-        const to = nodes.get(e.to)!
-        const decoded = decodeFrame(encodeFrame(doc))
-        to.frames.push(decoded)
-        const toDealer = e.to === from.id ? fromRole === 'seat' : isForDealer(decoded.type, from.id, ids[0], e.to)
-        const machine = toDealer ? to.dealer : to.seat
-        try {
-          queue.push({ node: to, role: toDealer ? 'dealer' : 'seat', effects: machine!.receive(from.id, decoded) })
-        } catch (err) { rejections.push(`${to.id.slice(-4)}: ${(err as Error).message}`) }
-      }
-    }
-  }
+  const seatMachines = new Map([...nodes].flatMap(([id, n]) => n.seat === undefined ? [] : [[id, n.seat] as const]))
+  // The one in-memory harness of every hand family (src/protocol/in-memory.ts).
+  const feed = inMemoryTable({
+    dealerId: ids[0],
+    dealer: nodes.get(ids[0])!.dealer!,
+    seats: seatMachines,
+    intercept: () => options.intercept,
+    onEffect: (id, e, role) => {
+      const from = nodes.get(id)!
+      if (e.kind === 'append' && !(role === 'seat' && from.dealer !== undefined)) from.log.push({ entry: e.entry, payload: e.payload })
+      if (e.kind === 'event') from.events.push({ role, hand: e.hand, ...e.event })
+    },
+    onDeliver: (to, doc) => { nodes.get(to)!.frames.push(doc) },
+    onRejection: (to, err) => { rejections.push(`${to.slice(-4)}: ${err.message}`) }
+  })
+  const run = (node: Node, role: 'dealer' | 'seat', effects: Effect[]): void => { feed(node.id, effects, role) }
   const dealerNode = nodes.get(ids[0])!
   return {
     nodes, rejections, dealerNode, run, now: (): number => now,
