@@ -124,14 +124,46 @@ export class BlindDealerMachine implements DealerSide {
     if (problem !== null) throw new Rejection(problem)
   }
 
-  /** After a restart: the counter comes back; a hand not yet finished cannot go on (its relayed state is not kept), so it is aborted, naming the dealer. */
+  /**
+   * After a restart: the counter comes back, and each saved hand goes on from what was saved:
+   * - `keys`: the COMMIT goes again to each human seat whose key is not in (a seat that had sent it
+   *   sends it again);
+   * - `shuffling`: the BKEYS and every shuffle held go again to every human seat (a seat whose
+   *   shuffle was lost sends it again; one that missed a shuffle gets it), robots shuffle if it is
+   *   their turn, and the chain is checked again before dealing;
+   * - `beacon`: the whole chain was checked before the save: the bound round is fetched again;
+   * - later phases (`dealt`, `ending`, `revealed`): the shares gathered and the seats' answers are not
+   *   saved, so the hand cannot go on: it is aborted, naming the dealer.
+   * Keys and shuffles are still due by the COMMIT's deadline.
+   */
   restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[], _logged: Array<{ kind: string, payload: unknown }> = []): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
     const effects: Effect[] = []
     for (const s of snapshots) {
       const hand = this.#fresh(s)
       this.#book.open(hand)
-      effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
+      const { seats } = hand.commit.body
+      if (hand.keys.length === seats.length) {
+        hand.pubs = hand.keys.map(k => pointFromHex(k.body.pub, 'public key'))
+        hand.pk = blindJointKey(hand.pubs)
+      }
+      switch (s.phase) {
+        case 'keys':
+          effects.push(...this.#humans.filter(h => !hand.keys.some(k => k.body.seat === h)).map((h): Effect => ({ kind: 'send', to: seats[h], doc: hand.commit })))
+          break
+        case 'shuffling': {
+          const bkeys = signDocument('bkeys', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, keys: hand.keys }, this.#init.signer)
+          effects.push(...this.#toHumans(bkeys), ...hand.shuffles.flatMap(d => this.#toHumans(d)), ...this.#robotShuffles(hand))
+          break
+        }
+        case 'beacon':
+          hand.deck = decodeDeck(hand.shuffles[seats.length - 1].body.deck, 'deck')
+          hand.verified = seats.length
+          effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+          break
+        default:
+          effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
+      }
     }
     return effects
   }
@@ -329,6 +361,8 @@ export class BlindDealerMachine implements DealerSide {
 
   #onKey (from: string, doc: SignedBkey): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'keys')
+    // A key sent again (its seat answers the COMMIT a restarted dealer sent again): held already.
+    if (hand.keys.some(k => docDigest(k) === docDigest(doc))) return []
     if (hand.keys.some(k => k.body.seat === doc.body.seat)) throw new Rejection(`replayed key of seat ${doc.body.seat} for hand ${hand.hand}`)
     const r = checkBkey(hand.commit.body, hand.digest, doc)
     if ('problem' in r) return this.#abort(hand, 'invalid-key', [from], `key of seat ${doc.body.seat}: ${r.problem}`, [doc])
@@ -353,10 +387,13 @@ export class BlindDealerMachine implements DealerSide {
    */
   #onShuffle (from: string, doc: SignedBshuffle): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'shuffling')
+    // A shuffle sent again (its seat answers the BKEYS a restarted dealer sent again): held already.
+    if (doc.body.seat < hand.shuffles.length && docDigest(doc) === docDigest(hand.shuffles[doc.body.seat])) return []
     if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn (seat ${hand.shuffles.length} shuffles next)`)
     hand.shuffles.push(doc)
+    // Saved before it is relayed: a restarted dealer goes on from the chain it holds.
     const relay = this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from)
-    return [...relay, ...this.#robotShuffles(hand)]
+    return [this.#book.save(hand), ...relay, ...this.#robotShuffles(hand)]
   }
 
   /** Verifies the chain up to the last shuffle received (each shuffle once). A problem ends the hand. */
@@ -380,7 +417,8 @@ export class BlindDealerMachine implements DealerSide {
       const seat = hand.shuffles.length
       const { doc } = makeBshuffle(href(hand), seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random)
       hand.shuffles.push(doc)
-      effects.push(...this.#toHumans(doc))
+      // A proof is random: the robot's shuffle is saved before it leaves, never made twice.
+      effects.push(this.#book.save(hand), ...this.#toHumans(doc))
     }
     if (hand.shuffles.length < seats.length) return effects
     const failed = this.#verifyChain(hand)

@@ -186,6 +186,11 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   #onCommit (doc: SignedCommit): Effect[] {
+    // The same COMMIT again (a restarted dealer asks for the keys it lacks): my key goes again.
+    const known = this.#hands.get(doc.body.hand)
+    if (known !== undefined && doc.body.table === this.#init.table.id && docDigest(doc) === known.digest) {
+      return known.phase === 'keyed' && known.ownKey !== undefined ? [{ kind: 'send', to: this.#init.table.dealer, doc: known.ownKey }] : []
+    }
     checkCommitForSeat(doc.body, this.#meta, this.#init)
     const problem = checkBlindCommit(doc.body)
     if (problem !== null) throw new Rejection(`commit: ${problem}`)
@@ -211,6 +216,8 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   #onKeys (doc: Signed<BkeysBody>): Effect[] {
+    const again = this.#keysAgain(doc)
+    if (again !== undefined) return again
     const hand = this.#handFor(doc.body, 'keyed')
     if (!this.#verify(doc)) throw new Rejection('bkeys: bad signature')
     const { seats } = hand.commit.body
@@ -233,7 +240,23 @@ export class BlindSeatMachine implements SeatSide {
     return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
   }
 
+  /**
+   * The BKEYS again, once this seat is past them: a restarted dealer going on with the shuffles. The
+   * same keys: my shuffle, if I made it, goes again (it may have been lost); other keys: refused.
+   */
+  #keysAgain (doc: Signed<BkeysBody>): Effect[] | undefined {
+    const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined || hand.phase !== 'shuffling' || doc.body.table !== this.#init.table.id || doc.body.commit !== hand.digest) return undefined
+    if (!this.#verify(doc)) throw new Rejection('bkeys: bad signature')
+    if (doc.body.keys.length !== hand.keys.length || doc.body.keys.some((k, i) => docDigest(k) !== docDigest(hand.keys[i]))) throw new Rejection('bkeys sent again with other keys')
+    const mine = hand.shuffles[this.#seat]
+    return mine === undefined ? [] : [{ kind: 'send', to: this.#init.table.dealer, doc: mine }]
+  }
+
   #onShuffle (doc: SignedBshuffle): Effect[] {
+    const held = this.#hands.get(doc.body.hand)?.shuffles[doc.body.seat]
+    // A shuffle sent again (by a restarted dealer): held already.
+    if (held !== undefined && doc.body.table === this.#init.table.id && docDigest(held) === docDigest(doc)) return []
     const hand = this.#handFor(doc.body, 'shuffling')
     if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn`)
     if (doc.body.seat === this.#seat) throw new Rejection('my own shuffle relayed back')
