@@ -9,6 +9,7 @@ import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { HandBook } from '../src/protocol/hand-book.js'
 import { BLIND_DEALER_MOVES } from '../src/protocol/blind-dealer.js'
+import { BLIND_SEAT_MOVES } from '../src/protocol/blind-seat.js'
 import { blindTable, ids } from './helpers/blind-memory.js'
 
 type T = ReturnType<typeof blindTable>
@@ -70,9 +71,45 @@ describe('a blind dealer restarted mid-hand', () => {
   }, 60_000)
 })
 
-describe('the blind dealer\'s transition table, in the hand book', () => {
-  const book = (): HandBook<keyof typeof BLIND_DEALER_MOVES, { hand: number, phase: keyof typeof BLIND_DEALER_MOVES, due?: number }, string> => new HandBook({
-    transitions: BLIND_DEALER_MOVES,
+describe('a blind seat restarted mid-hand', () => {
+  it('holding its cards: it comes back with them, answers the End, checks the reveal and countersigns; one receipt that verifies', () => {
+    const t = blindTable(ids.slice(0, 2), { game: 'duo' })
+    const hand = t.deal()
+    const cards = t.nodes.get(ids[1])!.seat!.cards(hand)
+    expect(cards.length).toBeGreaterThan(0)
+    t.restartSeat(ids[1])
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'dealt' }])
+    expect(t.nodes.get(ids[1])!.seat!.cards(hand)).toEqual(cards)
+    t.end(hand)
+    expectOneVerifiedReceipt(t)
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+
+  it('before its turn to shuffle: it comes back with the keys and shuffles it holds, shuffles in turn, and the hand finishes', () => {
+    let hold = true
+    const held: any[] = []
+    const t = blindTable(ids.slice(0, 2), {
+      game: 'duo',
+      // Seat 0's shuffle reaches seat 1 only after seat 1's restart.
+      intercept: (from, to, doc) => { if (hold && to === ids[1] && doc.type === 'bshuffle') { held.push(doc); return undefined } return doc }
+    })
+    const hand = t.deal()
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling' }])
+    t.restartSeat(ids[1])
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling' }])
+    hold = false
+    t.run(t.dealerNode, 'dealer', held.map(doc => ({ kind: 'send' as const, to: ids[1], doc })))
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    t.end(hand)
+    expectOneVerifiedReceipt(t)
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+})
+
+describe('the blind machines\' transition tables, in the hand book', () => {
+  type Moves = Readonly<Record<string, readonly string[]>>
+  const book = (moves: Moves): HandBook<string, { hand: number, phase: string, due?: number }, string> => new HandBook({
+    transitions: moves,
     deadlines: { keys: () => 100, dealt: (_h, now) => now + 5 },
     final: ['done', 'aborted'],
     key: hand => `k/${hand}`,
@@ -80,11 +117,11 @@ describe('the blind dealer\'s transition table, in the hand book', () => {
     now: () => 1_000
   })
 
-  it('takes every move the table lists (deadline set, save returned), refuses one it does not list, changing nothing', () => {
-    for (const [from, tos] of Object.entries(BLIND_DEALER_MOVES) as Array<[keyof typeof BLIND_DEALER_MOVES, ReadonlyArray<keyof typeof BLIND_DEALER_MOVES>]>) {
+  it.each([['dealer', BLIND_DEALER_MOVES as Moves], ['seat', BLIND_SEAT_MOVES as Moves]])('%s: every move the table lists is taken (deadline set, save returned); the ended phases lead nowhere', (_role, moves) => {
+    for (const [from, tos] of Object.entries(moves)) {
       for (const to of tos) {
-        const b = book()
-        const h = { hand: 7, phase: from }
+        const b = book(moves)
+        const h: { hand: number, phase: string, due?: number } = { hand: 7, phase: from }
         b.open(h)
         const save = b.enter(h, to)
         const gone = to === 'done' || to === 'aborted'
@@ -93,8 +130,14 @@ describe('the blind dealer\'s transition table, in the hand book', () => {
         expect(h.due).toBe(to === 'dealt' ? 1_005 : undefined)
       }
     }
-    const b = book()
-    const h = { hand: 8, phase: 'keys' as const }
+    expect([moves.done, moves.aborted]).toEqual([[], []])
+    // Every phase but the ended ones can be aborted.
+    for (const [from, tos] of Object.entries(moves)) if (from !== 'done' && from !== 'aborted') expect(tos).toContain('aborted')
+  })
+
+  it('a move the table does not list is refused, changing nothing', () => {
+    const b = book(BLIND_DEALER_MOVES as Moves)
+    const h: { hand: number, phase: string, due?: number } = { hand: 8, phase: 'keys' }
     b.open(h)
     expect(h.due).toBe(100)
     expect(() => b.enter(h, 'dealt')).toThrow('hand 8: no move from keys to dealt')

@@ -19,6 +19,7 @@ import type { Delivery } from '../core/schemes/types.js'
 import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
+import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
 import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
 
@@ -49,15 +50,25 @@ export interface BlindSeatSnapshot {
   bend?: Signed<BendBody>
 }
 
-interface BlindSeatHand extends BlindSeatSnapshot {
+interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
   digest: string
   x: bigint
   pubs: Point[]
   pk?: Point
   deck: Ciphertext[]
   dealt?: Ciphertext[]
-  waitUntil: number
 }
+
+/** The blind seat's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
+export const BLIND_SEAT_MOVES: Transitions<Phase> = Object.freeze({
+  keyed: ['shuffling', 'aborted'],
+  shuffling: ['dealt', 'aborted'],
+  dealt: ['ended', 'aborted'],
+  ended: ['acked', 'aborted'],
+  acked: ['done', 'aborted'],
+  done: [],
+  aborted: []
+})
 
 export const blindSeatHandKey = (table: string, hand: number): string => `blind-seat/${table}/hand/${String(hand).padStart(16, '0')}`
 export const blindSeatMetaKey = seatMetaKey
@@ -71,7 +82,7 @@ export const blindSeatMetaKey = seatMetaKey
 export class BlindSeatMachine implements SeatSide {
   readonly #init: MachineInit
   readonly #seat: number
-  readonly #hands = new Map<number, BlindSeatHand>()
+  readonly #hands: HandBook<Phase, BlindSeatHand, BlindSeatSnapshot>
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: SeatMeta = { lastHand: 0 }
 
@@ -80,6 +91,23 @@ export class BlindSeatMachine implements SeatSide {
     this.#seat = init.table.seats.indexOf(init.signer.peerId)
     if (this.#seat < 0) throw new Error(`${init.signer.peerId} holds no seat at table ${init.table.id}`)
     this.#verify = init.verifyDoc ?? verifyDocument
+    const { contributeMs, revealMs, ackMs } = init.timeouts
+    // When a seat in each phase stops waiting for the dealer's next step: the deal (after the bound
+    // round, if one) plus twice contributeMs; revealMs for the REVEAL; twice ackMs for the BFINAL.
+    const dealDue = (hand: BlindSeatHand): number => {
+      const body = hand.commit.body
+      const chain = init.beacon?.chain
+      const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
+      return due + 2 * contributeMs
+    }
+    this.#hands = new HandBook({
+      transitions: BLIND_SEAT_MOVES,
+      deadlines: { keyed: dealDue, shuffling: dealDue, dealt: (_h, now) => now + revealMs, ended: (_h, now) => now + revealMs, acked: (_h, now) => now + 2 * ackMs },
+      final: ['done', 'aborted'],
+      key: hand => blindSeatHandKey(init.table.id, hand),
+      snapshot: blindSeatSnapshot,
+      now: init.now
+    })
   }
 
   get seat (): number { return this.#seat }
@@ -92,15 +120,14 @@ export class BlindSeatMachine implements SeatSide {
       if (s.keys.length === s.commit.body.seats.length) this.#setKeys(hand)
       if (s.shuffles.length > 0) hand.deck = decodeDeck(s.shuffles[s.shuffles.length - 1].body.deck, 'deck')
       if (s.params !== null && s.shuffles.length === s.commit.body.seats.length) this.#setDealt(hand)
-      hand.waitUntil = this.#waitFor(hand)
-      this.#hands.set(s.hand, hand)
+      this.#hands.open(hand)
     }
     // Nothing goes out at once: each hand waits out its phase's time again, counted from now.
     return []
   }
 
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
-    return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game), waitUntil: 0 }
+    return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game) }
   }
 
   cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
@@ -110,7 +137,7 @@ export class BlindSeatMachine implements SeatSide {
   readonly family = 'blind' as const
 
   status (): SeatHandStatus[] {
-    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase }))
+    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase }))
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
@@ -139,8 +166,7 @@ export class BlindSeatMachine implements SeatSide {
 
   tick (now: number): Effect[] {
     const effects: Effect[] = []
-    for (const hand of [...this.#hands.values()]) {
-      if (now <= hand.waitUntil) continue
+    for (const hand of this.#hands.due(now)) {
       const dealer = [this.#init.table.dealer]
       const n = hand.commit.body.seats.length
       if (hand.phase === 'keyed' || (hand.phase === 'shuffling' && hand.shuffles.length === n)) {
@@ -166,23 +192,7 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   nextDeadline (): number | undefined {
-    let next: number | undefined
-    for (const h of this.#hands.values()) if (next === undefined || h.waitUntil < next) next = h.waitUntil
-    return next
-  }
-
-  #waitFor (hand: BlindSeatHand): number {
-    const { contributeMs, revealMs, ackMs } = this.#init.timeouts
-    switch (hand.phase) {
-      case 'keyed': case 'shuffling': {
-        const body = hand.commit.body
-        const chain = this.#init.beacon?.chain
-        const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
-        return due + 2 * contributeMs
-      }
-      case 'dealt': case 'ended': return this.#init.now() + revealMs
-      default: return this.#init.now() + 2 * ackMs
-    }
+    return this.#hands.nextDeadline()
   }
 
   #onCommit (doc: SignedCommit): Effect[] {
@@ -200,10 +210,10 @@ export class BlindSeatMachine implements SeatSide {
       hand: doc.body.hand, commit: doc, phase: 'keyed', secret: scalarToHex(x), keys: [], shuffles: [], beacon: null, params: null, stages: [], shares: [], cards: [], deals: []
     })
     hand.ownKey = makeBkey(href(hand), this.#seat, this.#init.signer, x, this.#init.random)
-    this.#hands.set(hand.hand, hand)
+    this.#hands.open(hand)
     this.#meta = { lastHand: hand.hand, lastCommit: hand.digest }
     return [
-      this.#enter(hand, 'keyed'),
+      this.#hands.save(hand),
       { kind: 'persist', key: blindSeatMetaKey(this.#init.table.id), value: this.#meta },
       { kind: 'event', hand: hand.hand, event: { type: 'committed', commitment: doc.body.commitment, beaconRound: doc.body.beacon?.round ?? null } },
       { kind: 'send', to: this.#init.table.dealer, doc: hand.ownKey }
@@ -454,24 +464,12 @@ export class BlindSeatMachine implements SeatSide {
     ]
   }
 
-  /** The one place a blind seat's hand changes phase; returns the save that must follow (see SeatMachine#enter). */
+  /**
+   * The one place a blind seat's hand changes phase (the hand book checks the move and sets the new
+   * phase's deadline); the same phase again is a save in place (its deadline runs on). Returns the save.
+   */
   #enter (hand: BlindSeatHand, phase: Phase): Effect {
-    const key = blindSeatHandKey(this.#init.table.id, hand.hand)
-    if (phase === 'done' || phase === 'aborted') {
-      hand.phase = phase
-      this.#hands.delete(hand.hand)
-      return { kind: 'persist', key, value: null }
-    }
-    if (phase !== hand.phase || hand.waitUntil === 0) {
-      hand.phase = phase
-      hand.waitUntil = this.#waitFor(hand)
-    }
-    const snap: BlindSeatSnapshot = {
-      hand: hand.hand, commit: hand.commit, phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
-      params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack,
-      ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend
-    }
-    return { kind: 'persist', key, value: snap }
+    return phase === hand.phase ? this.#hands.save(hand) : this.#hands.enter(hand, phase)
   }
 
   #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): BlindSeatHand {
@@ -481,5 +479,14 @@ export class BlindSeatMachine implements SeatSide {
     if (body.commit !== hand.digest) throw new Rejection(`message for hand ${body.hand} answers another commit`)
     if (!phases.includes(hand.phase)) throw new Rejection(`message for hand ${body.hand} arrived in phase ${hand.phase}`)
     return hand
+  }
+}
+
+/** What is saved of a blind seat's hand (the stored format: unchanged). */
+function blindSeatSnapshot (hand: BlindSeatHand): BlindSeatSnapshot {
+  return {
+    hand: hand.hand, commit: hand.commit, phase: hand.phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
+    params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack,
+    ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend
   }
 }

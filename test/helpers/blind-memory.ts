@@ -7,7 +7,8 @@ import { seededRandom } from '../../src/core/blind/index.js'
 import { BlindDealerMachine, blindDealerHandKey, blindDealerMetaKey, type BlindDealerSnapshot } from '../../src/protocol/blind-dealer.js'
 import type { DealerMeta } from '../../src/protocol/dealer.js'
 import { handKeyPrefix } from '../../src/protocol/machines.js'
-import { BlindSeatMachine } from '../../src/protocol/blind-seat.js'
+import { BlindSeatMachine, blindSeatHandKey, blindSeatMetaKey, type BlindSeatSnapshot } from '../../src/protocol/blind-seat.js'
+import type { SeatMeta } from '../../src/protocol/seat.js'
 import { inMemoryTable } from '../../src/protocol/in-memory.js'
 import type { Effect, MachineInit } from '../../src/protocol/types.js'
 
@@ -68,6 +69,15 @@ export function blindTable (seats: string[], options: { game?: string, intercept
       const saved = [...dealerNode.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindDealerSnapshot)
       dealerNode.dealer = new BlindDealerMachine(init(0, 3))
       run(dealerNode, 'dealer', dealerNode.dealer.restore(dealerNode.saved.get(blindDealerMetaKey(spec.id)) as DealerMeta | undefined, saved))
+    },
+    /** A seat machine restarted from what its node saved (a new random stream); its restore effects run. */
+    restartSeat: (id: string): void => {
+      const node = nodes.get(id)!
+      const prefix = handKeyPrefix(blindSeatHandKey, spec.id)
+      const saved = [...node.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindSeatSnapshot)
+      node.seat = new BlindSeatMachine(init(ids.indexOf(id), 30 + ids.indexOf(id)))
+      seatMachines.set(id, node.seat)
+      run(node, 'seat', node.seat.restore(node.saved.get(blindSeatMetaKey(spec.id)) as SeatMeta | undefined, saved))
     },
     end: (hand: number): void => { run(dealerNode, 'dealer', dealerNode.dealer!.end(hand)) },
     tick: (ms: number): void => { now += ms; for (const n of nodes.values()) { if (n.dealer) run(n, 'dealer', n.dealer.tick(now)); if (n.seat) run(n, 'seat', n.seat.tick(now)) } }
