@@ -327,12 +327,20 @@ export class BlindSeatMachine implements SeatSide {
 
   #onShares (doc: SignedBshares): Effect[] {
     const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
-    if (doc.body.to !== this.#seat && doc.body.to !== null) throw new Rejection('shares for another seat\'s cards')
+    if (doc.body.to !== this.#seat && doc.body.to !== null && !this.#isPublic(hand, doc.body.stage, doc.body.to)) throw new Rejection('shares for another seat\'s cards')
     if (doc.body.seat === this.#seat) throw new Rejection('my own shares relayed back')
     if (hand.shares.some(s => s.body.seat === doc.body.seat && s.body.stage === doc.body.stage && s.body.to === doc.body.to)) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage} came twice`)
     if (!this.#verify(doc)) throw new Rejection(`shares of seat ${doc.body.seat}: bad signature`)
     hand.shares.push(doc)
     return [this.#enter(hand, hand.phase), ...this.#openReady(hand)]
+  }
+
+  /**
+   * Whether a seat's delivery of `stage` is dealt face up (duo's face-up packets: public, yet each a
+   * seat's), by the layout of the parameters known (the BDEAL's, else the COMMIT's).
+   */
+  #isPublic (hand: BlindSeatHand, stage: string, to: number): boolean {
+    return blindLayout(hand.commit.body, hand.params ?? hand.commit.body.params).some(d => d.stage === stage && d.seat === to && d.public)
   }
 
   /** Opens each delivery of mine (or of the table) whose shares are all in, each share checked first. */
