@@ -35,7 +35,7 @@ function playRogueNonce (t: MemoryTable, nonce: string): number {
   const p = pledges as Signed<PledgesBody>
   const view = signDocument('view', { table: t.table.id, hand, commit: docDigest(commitDoc), seat: rogue, pledges: docDigest(p), commitDoc, pledgesDoc: p, again: false } satisfies ViewBody, signer)
   t.run(signer.peerId, [0, 1, 2].map(s => ({ kind: 'send' as const, to: peerOf(t, s), doc: view })))
-  expect(t.dealer.status()).toMatchObject([{ phase: 'contributing', nonces: 3 }])
+  expect(t.dealer.status()).toMatchObject([{ phase: 'contributing', contributed: 3 }])
   const body: NonceBody = { table: t.table.id, hand, commit: docDigest(commitDoc), seat: rogue, nonce }
   // (The honest seats' nonces reach the rogue seat's own machine, which refuses them: it never saw the PLEDGES.)
   t.run(signer.peerId, [{ kind: 'send', to: t.table.dealer, doc: signDocument('nonce', body, signer) }])
@@ -60,7 +60,7 @@ describe('contributions are well-formed before they are accepted', () => {
     expect(sha256Hex(evil)).toBe(sha256Hex('\uFFFD' + 'a'.repeat(63)))
     const hand = playRogueNonce(t, evil)
     expect(t.rejections.filter(r => r.to !== peerOf(t, rogue))).toEqual([{ to: t.table.dealer, reason: `nonce of seat ${rogue} for hand ${hand} is not 64 lowercase hex characters (64 characters, with a lone surrogate)` }])
-    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'contributing', nonces: 3 }])
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'contributing', contributed: 3 }])
     t.clock.now += 6_000
     t.run(t.table.dealer, t.dealer.tick(t.clock.now))
     const record = dealerRecord(t, hand)

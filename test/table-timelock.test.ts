@@ -80,3 +80,31 @@ it('a dealer SIGKILLed after dealing: every seat finishes the hand from its time
   for (let i = 1; i < 4; i++) expect(await verifyNodeLog(t.dataDir(i))).toMatchObject({ failed: 0, passed: 1 })
   expect(new Set(deals.map(d => JSON.stringify(d))).size).toBe(1)
 }, 60_000)
+
+it('a dealer stopped while it waits for the bound round signs nothing: the hand stays saved and, restarted, it waits to finish it from its timelocks', async () => {
+  beacon = await startLocalBeacon({ period: 1, genesisTime: Math.floor(Date.now() / 1000) - 60 })
+  const t = table = await TestTable.prepare({
+    game: 'duo',
+    scheme: 'atout-drand-v1',
+    seats: 2,
+    robots: [1],
+    beacon: { name: 'local', trust: beacon.trust, info: beacon.info, relays: [beacon.url] },
+    // The bound round is a minute away: the node is stopped while it waits for it.
+    beaconMarginMs: 60_000,
+    timeouts: { contributeMs: 3_000, ackMs: 500, revealMs: 1_000 },
+    timelock: 'open'
+  })
+  const node = await t.start(0)
+  const hand = await node.daemon.deal()
+  await waitEvent(node.daemon.events, e => e.hand === hand && e.role === 'seat' && e.event.type === 'contributed', 'the own seat\'s nonce')
+  const deadline = Date.now() + 10_000
+  while (node.daemon.dealer?.status().find(h => h.hand === hand)?.phase !== 'beacon' && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20))
+  expect(node.daemon.dealer?.status()).toMatchObject([{ hand, phase: 'beacon' }])
+  await t.stop(0)
+  expect(node.logs.lines.filter(l => l.msg === 'hand aborted')).toEqual([])
+  expect(await logEntries(t.dataDir(0))).toEqual([])
+  const again = await t.start(0)
+  expect(again.daemon.dealer?.status()).toMatchObject([{ hand, phase: 'recovering' }])
+  await t.stop(0)
+  expect(await logEntries(t.dataDir(0))).toEqual([])
+}, 60_000)

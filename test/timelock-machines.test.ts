@@ -91,6 +91,19 @@ describe('time-locked hands', () => {
     expect(t.rejections).toEqual([])
   })
 
+  test('the bound round cannot be had (the beacon fails, or the node stops waiting): the dealer signs no beacon-unavailable, it finishes the hand from its timelocks once R comes', () => {
+    const t = lockedTable()
+    const hand = start(t)
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'beacon' }])
+    const failed = t.dealer.beaconResult(hand, { error: 'AbortError: This operation was aborted' })
+    expect(failed.filter(e => e.kind === 'append' || e.kind === 'send')).toEqual([])
+    t.run(t.table.dealer, failed)
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'recovering' }])
+    t.run(t.table.dealer, t.dealer.beaconResult(hand, { entry: signLocalRound(beaconKey, roundOf(t, hand)) }))
+    expect(logOf(t, t.table.dealer).map(e => e.entry)).toEqual(['recovered'])
+    expect(verifyRecovered(recoveredOf(t, t.table.dealer, hand)).problems).toEqual([])
+  })
+
   test('a seat that pledges and never sends its nonce: the dealer opens it from the pledge and deals', () => {
     const t = lockedTable()
     t.intercept = (from, _to, doc) => doc.type === 'nonce' && from === peerOf(t, 3) ? undefined : doc
@@ -228,7 +241,7 @@ describe('ciphertexts for another chain or round are refused before any nonce is
       start(t)
       expect(t.rejections.map(r => r.reason)).toEqual([expect.stringMatching(/^commit: timelock locked to (chain|round)/), expect.anything(), expect.anything(), expect.anything()].slice(0, t.rejections.length))
       expect(t.rejections).toHaveLength(4)
-      expect(t.dealer.status()).toMatchObject([{ phase: 'pledging', pledges: 0 }])
+      expect(t.dealer.status()).toMatchObject([{ phase: 'pledging', joined: 0 }])
     }
   })
 
@@ -246,7 +259,7 @@ describe('ciphertexts for another chain or round are refused before any nonce is
     }
     const hand = start(t)
     expect(t.rejections.map(r => r.reason)).toEqual([expect.stringMatching(/^pledge of seat 3: timelock locked to round/)])
-    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'pledging', pledges: 3 }])
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'pledging', joined: 3 }])
     // A rogue dealer relays it in its PLEDGES anyway: every seat refuses, and no NONCE is sent.
     const honest = [0, 1, 2].map(s => JSON.parse(new TextDecoder().decode(t.frames.get(t.table.dealer)?.find(f => {
       const d = JSON.parse(new TextDecoder().decode(f)) as Signed<PledgeBody>

@@ -20,11 +20,9 @@ import { createHeadAnnouncer, registerWitness } from '../net/witness.js'
 import { WitnessStore } from '../store/witness-store.js'
 import { LogInUseError } from '../store/errors.js'
 import { openStoreDb } from '../store/store-db.js'
-import { DealerMachine, ENDED_KEPT, type LoggedOutcome } from '../protocol/dealer.js'
-import { BlindDealerMachine } from '../protocol/blind-dealer.js'
-import { BlindSeatMachine } from '../protocol/blind-seat.js'
-import { getScheme } from '../core/schemes/registry.js'
-import { SeatMachine } from '../protocol/seat.js'
+import { ENDED_KEPT, type LoggedOutcome } from '../protocol/dealer.js'
+import type { DealerSide, SeatSide } from '../protocol/contracts.js'
+import { machinesFor } from '../protocol/machines.js'
 import { Rejection } from '../protocol/types.js'
 import { decodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
 import { NodeInputError, TableChoiceError } from './errors.js'
@@ -219,10 +217,10 @@ export class Daemon {
         const { table } = t
         const beaconBinding = t.beacon.kind === 'drand' ? { chain: t.beacon.chain, marginMs: t.beaconMarginMs } : null
         const common = { table, signer: machineSigner, timeouts: t.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: t.timelock }
-        // A dealer-blind scheme (blind-v1) has its own machines; the host treats both kinds alike.
-        const blind = getScheme(table.scheme).family === 'blind'
-        const dealer = identity.peerId === table.dealer ? (blind ? new BlindDealerMachine(common) : new DealerMachine(common)) : undefined
-        const seat = table.seats.includes(identity.peerId) ? (blind ? new BlindSeatMachine(common) : new SeatMachine(common)) : undefined
+        // Each hand family has its own machines; the host uses only their contracts.
+        const machines = machinesFor(table.scheme)
+        const dealer = identity.peerId === table.dealer ? machines.dealer(common) : undefined
+        const seat = table.seats.includes(identity.peerId) ? machines.seat(common) : undefined
         return new TableHost(t, dealer, seat, services, beaconFor(t))
       })
       // Sealing's first run builds noble's precomputed tables (~0.5 s here): done now, not on a hand's path.
@@ -260,9 +258,9 @@ export class Daemon {
   }
 
   /** The only table's dealer machine (undefined when this node deals none); see table(id) for a node with several. */
-  get dealer (): DealerMachine | BlindDealerMachine | undefined { return this.table().dealer }
+  get dealer (): DealerSide | undefined { return this.table().dealer }
   /** The only table's seat machine (undefined when this node holds no seat there). */
-  get seat (): SeatMachine | BlindSeatMachine | undefined { return this.table().seat }
+  get seat (): SeatSide | undefined { return this.table().seat }
 
   get role (): string {
     if (this.tables.length === 1) return this.tables[0].role
@@ -291,7 +289,7 @@ export class Daemon {
     await this.table(table).end(hand)
   }
 
-  cards (hand: number, table?: string): ReturnType<SeatMachine['cards']> {
+  cards (hand: number, table?: string): ReturnType<SeatSide['cards']> {
     return this.table(table).cards(hand)
   }
 

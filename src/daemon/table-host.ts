@@ -5,10 +5,10 @@ import type { BeaconClient, Clock } from '../beacon/index.js'
 import { logDbPath, type Log } from '../store/log.js'
 import { StoreDamagedError } from '../store/errors.js'
 import { repairHint } from '../store/store-db.js'
-import { DealerMachine, dealerHandKey, dealerMetaKey, type DealerHandSnapshot, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
-import { BlindDealerMachine, blindDealerHandKey, type BlindDealerSnapshot } from '../protocol/blind-dealer.js'
-import { BlindSeatMachine, blindSeatHandKey, type BlindSeatSnapshot } from '../protocol/blind-seat.js'
-import { SeatMachine, seatHandKey, seatMetaKey, type SeatHandSnapshot, type SeatMeta } from '../protocol/seat.js'
+import { dealerMetaKey, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
+import { seatMetaKey } from '../protocol/seat.js'
+import type { DealerSide, SeatSide } from '../protocol/contracts.js'
+import { handKeyPrefix, machinesFor } from '../protocol/machines.js'
 import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
 import { decodeFrame, encodeFrame, WireError } from '../protocol/wire.js'
@@ -65,8 +65,8 @@ export class TableHost {
 
   constructor (
     readonly config: TableConfig,
-    readonly dealer: DealerMachine | BlindDealerMachine | undefined,
-    readonly seat: SeatMachine | BlindSeatMachine | undefined,
+    readonly dealer: DealerSide | undefined,
+    readonly seat: SeatSide | undefined,
     node: NodeServices,
     beacon: BeaconClient | undefined
   ) {
@@ -99,7 +99,7 @@ export class TableHost {
     await this.#enqueue('dealer', this.#requireDealer().end(hand))
   }
 
-  cards (hand: number): ReturnType<SeatMachine['cards']> {
+  cards (hand: number): ReturnType<SeatSide['cards']> {
     if (this.seat === undefined) throw new Rejection(`this node holds no seat at table ${this.id}`)
     return this.seat.cards(hand)
   }
@@ -143,6 +143,7 @@ export class TableHost {
    */
   async restore (logged: () => Promise<LoggedOutcome[]>): Promise<void> {
     const table = this.id
+    const machines = machinesFor(this.config.table.scheme)
     const { state, log, dataDir, logger } = this.#node
     const read = async <T>(prefix: string): Promise<T[]> => {
       const out: T[] = []
@@ -156,25 +157,18 @@ export class TableHost {
       if (kept !== undefined && (meta === undefined || meta.nextHand < kept.nextHand)) {
         throw new StoreDamagedError(`the store in ${dataDir} lost the dealer's hand counter of table ${table} (LevelDB: next hand ${meta?.nextHand ?? 'none'}, head file: ${kept.nextHand}): ${repairHint(logDbPath(dataDir))}`)
       }
-      // A dealer-blind table (blind-v1) keeps its hands under its own keys, the counter under the same one.
-      const blind = this.dealer instanceof BlindDealerMachine
-      const hands = await read<DealerHandSnapshot & BlindDealerSnapshot>((blind ? blindDealerHandKey : dealerHandKey)(table, 0).slice(0, -16))
-      const effects = this.dealer instanceof BlindDealerMachine
-        ? this.dealer.restore(meta, hands)
-        : this.dealer.restore(meta, hands, await logged())
+      // Each hand family keeps its hands under its own keys, the counter under the same one.
+      const hands = await read<{ hand: number }>(handKeyPrefix(machines.dealerHandKey, table))
+      const effects = this.dealer.restore(meta, hands, await logged())
       if (hands.length > 0) logger.info({ table, hands: hands.map(h => h.hand) }, 'dealer hands restored after restart')
       // A hand saved while waiting for its beacon round asks for the round again (a fetchBeacon effect).
       void this.#enqueue('dealer', effects).catch(() => {})
     }
     if (this.seat !== undefined) {
-      const meta = await state.get(seatMetaKey(table)) as SeatMeta | undefined
-      if (this.seat instanceof BlindSeatMachine) {
-        this.seat.restore(meta, await read<BlindSeatSnapshot>(blindSeatHandKey(table, 0).slice(0, -16)))
-      } else {
-        const hands = await read<SeatHandSnapshot>(seatHandKey(table, 0).slice(0, -16))
-        // Its ASKs about the hands it had in play and the next one: they go out once the node is up.
-        void this.#enqueue('seat', this.seat.restore(meta, hands)).catch(() => {})
-      }
+      const meta = await state.get(seatMetaKey(table))
+      const hands = await read<unknown>(handKeyPrefix(machines.seatHandKey, table))
+      // Its ASKs about the hands it had in play and the next one: they go out once the node is up.
+      void this.#enqueue('seat', this.seat.restore(meta, hands)).catch(() => {})
     }
   }
 
@@ -243,7 +237,7 @@ export class TableHost {
     await this.#queue
   }
 
-  #requireDealer (): DealerMachine | BlindDealerMachine {
+  #requireDealer (): DealerSide {
     if (this.dealer === undefined) throw new Rejection(`this node is not the dealer of table ${this.id}`)
     if (this.#stopping) throw new Rejection('the node is stopping')
     return this.dealer
@@ -328,7 +322,7 @@ export class TableHost {
     }
     // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
     // seat it never reached is recorded as unreachable rather than blamed for not answering.
-    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges' || doc.type === 'view') && this.dealer instanceof DealerMachine ? this.dealer : undefined
+    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges' || doc.type === 'view') ? this.dealer : undefined
     // A document with a fallback does not wait out a long dial to a seat behind NAT: its RELAY goes.
     const options = fallback !== undefined ? { signal: AbortSignal.timeout(DIRECT_BEFORE_RELAY_MS) } : undefined
     this.#node.send(to, frame, options).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {
@@ -374,6 +368,10 @@ export class TableHost {
     }
     beacon.waitAndFetchRound(round, { deadline, signal: abort.signal })
       .then(entry => result({ entry }), (err: unknown) => {
+        // The node's own stop cancelled the wait: no fault of the beacon, nothing to record. The
+        // hand stays saved as it is (a time-locked one is finished after the restart, or by the
+        // seats from its timelocks, docs/protocol.md §16.4; stop() has closed any other).
+        if (abort.signal.aborted) return []
         const e = err as Error & { kind?: string }
         logger.warn({ table: this.id, hand, round, err: e.message }, 'beacon round unavailable')
         return result({ error: `${e.kind ?? e.name}: ${e.message}` })

@@ -16,8 +16,10 @@ import type { AbortBody, AbortReason, AckBody, BeaconEntry, CommitBody, DealPara
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import { getCardScheme } from '../core/schemes/registry.js'
 import type { Delivery } from '../core/schemes/types.js'
+import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
-import { checkSeatDoc, handIn } from './hand-lookup.js'
+import { checkSeatDoc } from './hand-lookup.js'
+import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
@@ -41,15 +43,14 @@ export interface BlindDealerSnapshot {
   secrets: SignedBsecret[]
 }
 
-interface BlindDealerHand extends BlindDealerSnapshot {
+interface BlindDealerHand extends BlindDealerSnapshot, BookHand<Phase> {
   digest: string
   pubs: Point[]
   pk?: Point
   deck: Ciphertext[]
   dealt?: Ciphertext[]
-  /** Shares still expected, as `stage|to|seat`, and when they are due. */
+  /** Shares still expected, as `stage|to|seat` (due by the `dealt` phase's deadline). */
   pending: Set<string>
-  sharesDue: number
   /** Shares gathered for the deliveries the dealer opens itself (public cards, robots' cards). */
   gathered: Map<string, Map<number, Point>>
   reveal?: SignedBreveal
@@ -61,9 +62,22 @@ interface BlindDealerHand extends BlindDealerSnapshot {
   deals: Array<Signed<BdealBody>>
   sharesIn: Array<Signed<BsharesBody>>
   bend?: Signed<BendBody>
-  secretsDue: number
-  ackDeadline: number
+  /** How many shuffles of the chain were checked (each once). */
+  verified: number
 }
+
+/** The blind dealer's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
+export const BLIND_DEALER_MOVES: Transitions<Phase> = Object.freeze({
+  keys: ['shuffling', 'aborted'],
+  shuffling: ['beacon', 'dealt', 'aborted'],
+  beacon: ['dealt', 'aborted'],
+  // A later stage (take, faceUp, dog) is dealt again: its shares are due anew.
+  dealt: ['dealt', 'ending', 'aborted'],
+  ending: ['revealed', 'aborted'],
+  revealed: ['done', 'aborted'],
+  done: [],
+  aborted: []
+})
 
 export const blindDealerHandKey = (table: string, hand: number): string => `blind-dealer/${table}/hand/${String(hand).padStart(16, '0')}`
 /** The hand counter is the table's, whatever its scheme: the same key as DealerMachine's (kept in the head file too). */
@@ -77,9 +91,9 @@ const deliveryKey = (stage: string, to: number | null): string => `${stage}|${to
  * keys it draws (so it sees the robots' cards, never a human seat's). A key, shuffle or share that
  * fails its proof ends the hand with a signed record naming its author, the document as evidence.
  */
-export class BlindDealerMachine {
+export class BlindDealerMachine implements DealerSide {
   readonly #init: MachineInit
-  readonly #hands = new Map<number, BlindDealerHand>()
+  readonly #book: HandBook<Phase, BlindDealerHand, BlindDealerSnapshot>
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
@@ -88,38 +102,93 @@ export class BlindDealerMachine {
     this.#init = init
     this.#humans = humanSeats(init.table.seats)
     this.#verify = init.verifyDoc ?? verifyDocument
+    const { contributeMs, ackMs } = init.timeouts
+    this.#book = new HandBook({
+      transitions: BLIND_DEALER_MOVES,
+      // When each phase stops waiting: keys and shuffles by the COMMIT's deadline, shares
+      // contributeMs after their BDEAL, hand keys and countersignatures ackMs after their request.
+      deadlines: {
+        keys: h => h.commit.body.deadline,
+        shuffling: h => h.commit.body.deadline,
+        dealt: (_h, now) => now + contributeMs,
+        ending: (_h, now) => now + ackMs,
+        revealed: (_h, now) => now + ackMs
+      },
+      final: ['done', 'aborted'],
+      key: hand => blindDealerHandKey(init.table.id, hand),
+      snapshot: blindDealerSnapshot,
+      now: init.now
+    })
     if (init.signer.peerId !== init.table.dealer) throw new Error('the dealer machine must run on the table\'s dealer node')
     const problem = checkBlindCommit({ scheme: init.table.scheme, game: init.table.game, seats: init.table.seats, commitment: BLIND_COMMITMENT } as CommitBody)
     if (problem !== null) throw new Rejection(problem)
   }
 
-  /** After a restart: the counter comes back; a hand not yet finished cannot go on (its relayed state is not kept), so it is aborted, naming the dealer. */
-  restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[]): Effect[] {
+  /**
+   * After a restart: the counter comes back, and each saved hand goes on from what was saved:
+   * - `keys`: the COMMIT goes again to each human seat whose key is not in (a seat that had sent it
+   *   sends it again);
+   * - `shuffling`: the BKEYS and every shuffle held go again to every human seat (a seat whose
+   *   shuffle was lost sends it again; one that missed a shuffle gets it), robots shuffle if it is
+   *   their turn, and the chain is checked again before dealing;
+   * - `beacon`: the whole chain was checked before the save: the bound round is fetched again;
+   * - later phases (`dealt`, `ending`, `revealed`): the shares gathered and the seats' answers are not
+   *   saved, so the hand cannot go on: it is aborted, naming the dealer.
+   * Keys and shuffles are still due by the COMMIT's deadline.
+   */
+  restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[], _logged: Array<{ kind: string, payload: unknown }> = []): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
     const effects: Effect[] = []
     for (const s of snapshots) {
       const hand = this.#fresh(s)
-      this.#hands.set(s.hand, hand)
-      effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
+      this.#book.open(hand)
+      const { seats } = hand.commit.body
+      if (hand.keys.length === seats.length) {
+        hand.pubs = hand.keys.map(k => pointFromHex(k.body.pub, 'public key'))
+        hand.pk = blindJointKey(hand.pubs)
+      }
+      switch (s.phase) {
+        case 'keys':
+          effects.push(...this.#humans.filter(h => !hand.keys.some(k => k.body.seat === h)).map((h): Effect => ({ kind: 'send', to: seats[h], doc: hand.commit })))
+          break
+        case 'shuffling': {
+          const bkeys = signDocument('bkeys', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, keys: hand.keys }, this.#init.signer)
+          effects.push(...this.#toHumans(bkeys), ...hand.shuffles.flatMap(d => this.#toHumans(d)), ...this.#robotShuffles(hand))
+          break
+        }
+        case 'beacon':
+          hand.deck = decodeDeck(hand.shuffles[seats.length - 1].body.deck, 'deck')
+          hand.verified = seats.length
+          effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
+          break
+        default:
+          effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
+      }
     }
     return effects
   }
 
-  status (): Array<{ hand: number, phase: Phase, stages: string[], pledges: number, nonces: number, acks: number }> {
-    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase, stages: h.stages, pledges: h.keys.length, nonces: h.shuffles.length, acks: h.acks.size }))
+  readonly family = 'blind' as const
+
+  /** Joined: hand keys (BKEY) in; contributed: shuffles in (src/protocol/contracts.ts). */
+  status (): DealerHandStatus[] {
+    return this.#book.values().map(h => ({ hand: h.hand, family: this.family, phase: h.phase, stages: h.stages, joined: h.keys.length, contributed: h.shuffles.length, acks: h.acks.size }))
   }
 
-  get inFlight (): number { return this.#hands.size }
+  /** A blind dealer does not resend what failed to arrive: a seat that missed a document times out and records it. */
+  delivery (_to: string, _doc: Signed<unknown>, _outcome: { ok: true } | { ok: false, reason: string }): void {}
+
+  get inFlight (): number { return this.#book.size }
 
   /** The robot seats' cards this node opened in a hand in play (it plays them; never a person's). */
   robotCards (handNo: number): Array<{ stage: string, seat: number, cards: string[] }> {
-    return this.#hands.get(handNo)?.robotOpened.map(r => ({ ...r })) ?? []
+    return this.#book.get(handNo)?.robotOpened.map(r => ({ ...r })) ?? []
   }
 
   #fresh (s: BlindDealerSnapshot): BlindDealerHand {
     return {
-      ...s, digest: docDigest(s.commit), pubs: [], deck: blindStartingDeck(s.commit.body.game), pending: new Set(), sharesDue: 0,
-      gathered: new Map(), robotOpened: [], acks: new Map(), deals: [], sharesIn: [], secretsDue: 0, ackDeadline: 0
+      ...s, digest: docDigest(s.commit), pubs: [], deck: blindStartingDeck(s.commit.body.game), pending: new Set(),
+      gathered: new Map(), robotOpened: [], acks: new Map(), deals: [], sharesIn: [], verified: 0
     }
   }
 
@@ -140,13 +209,13 @@ export class BlindDealerMachine {
     const robotKeys: Record<string, string> = {}
     table.seats.forEach((s, seat) => { if (s === ROBOT) robotKeys[seat] = scalarToHex(randomScalar(this.#init.random)) })
     const state = this.#fresh({ hand, commit, phase: 'keys', robotKeys, keys: [], shuffles: [], beacon: null, params, stages: [], secrets: [] })
-    this.#hands.set(hand, state)
+    this.#book.open(state)
     this.#meta = { nextHand: hand + 1, prevCommit: state.digest }
     // The robots' keys are on disk before anything leaves.
     const robotDocs = Object.entries(robotKeys).map(([seat, x]) => makeBkey(href(state), Number(seat), signer, scalarFromHex(x, 'robot key'), this.#init.random))
     for (const doc of robotDocs) this.#addKey(state, doc)
     const effects: Effect[] = [
-      this.#enter(state, 'keys'),
+      this.#book.save(state),
       { kind: 'persist', key: blindDealerMetaKey(table.id), value: { ...this.#meta } },
       { kind: 'event', hand, event: { type: 'committed', commitment: body.commitment, beaconRound: beacon?.round ?? null } },
       ...this.#toHumans(commit)
@@ -168,7 +237,7 @@ export class BlindDealerMachine {
   }
 
   beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
-    const hand = this.#hands.get(handNo)
+    const hand = this.#book.get(handNo)
     if (hand === undefined || hand.phase !== 'beacon') return []
     if ('error' in result) return this.#abort(hand, 'beacon-unavailable', [], result.error, [])
     if (result.entry.round !== hand.commit.body.beacon?.round) return this.#abort(hand, 'beacon-unavailable', [], `the beacon gave round ${result.entry.round}, not the bound round`, [])
@@ -177,7 +246,7 @@ export class BlindDealerMachine {
   }
 
   deliverStage (handNo: number, stage: string, taker?: number): Effect[] {
-    const hand = this.#handIn(handNo, ['dealt'])
+    const hand = this.#book.inPhase(handNo, ['dealt'])
     if (hand.stages.includes(stage)) throw new Rejection(`stage ${stage} of hand ${handNo} was already delivered`)
     const stages = getCardScheme(hand.commit.body.scheme).stagesFor(hand.commit.body.game)
     if (!stages.includes(stage)) throw new Rejection(`${hand.commit.body.game} has no stage ${stage} (it has: ${stages.join(', ')})`)
@@ -190,10 +259,16 @@ export class BlindDealerMachine {
     return this.#dealStages(hand, [stage])
   }
 
-  /** End of the hand: every seat is asked for its hand key (robots' are the dealer's). */
+  /**
+   * End of the hand: every seat is asked for its hand key (robots' are the dealer's). Refused while
+   * a seat's cards are not all dealt: the hand keys open the whole deck, so an End before every
+   * share asked for by a BDEAL is in (and relayed to its owner) would show a seat cards it was never
+   * dealt, and no record could say whose fault that was. The shares still due end the hand at their
+   * deadline (`missing-shares`, naming the seats that owe them) if they never come.
+   */
   end (handNo: number): Effect[] {
-    const hand = this.#handIn(handNo, ['dealt'])
-    hand.secretsDue = this.#init.now() + this.#init.timeouts.ackMs
+    const hand = this.#book.inPhase(handNo, ['dealt'])
+    if (hand.pending.size > 0) throw new Rejection(`hand ${handNo} cannot end yet: ${this.#owed(hand)}`)
     for (const [seat, x] of Object.entries(hand.robotKeys)) {
       hand.secrets.push(makeBsecret(href(hand), Number(seat), this.#init.signer, scalarFromHex(x, 'robot key')))
     }
@@ -204,42 +279,59 @@ export class BlindDealerMachine {
     return effects
   }
 
+  /** Which seats' cards are not all dealt yet, and who owes their shares, in one line. */
+  #owed (hand: BlindDealerHand): string {
+    const owners = new Map<string, Set<number>>()
+    for (const p of hand.pending) {
+      const [, to, from] = p.split('|')
+      const set = owners.get(to) ?? new Set<number>()
+      set.add(Number(from))
+      owners.set(to, set)
+    }
+    const parts = [...owners].map(([to, from]) => `${to === 'table' ? 'the table\'s cards' : `seat ${to}'s cards`} (shares due from seat ${[...from].sort((a, b) => a - b).join(', ')})`)
+    return `not every seat holds its cards: ${parts.join('; ')} are not all dealt; end the hand once they are`
+  }
+
+  /** Each hand past its phase's deadline (the deadline table in the constructor). */
   tick (now: number): Effect[] {
     const effects: Effect[] = []
-    for (const hand of [...this.#hands.values()]) {
-      const { deadline, seats } = hand.commit.body
-      if (hand.phase === 'keys' && now > deadline) {
-        const missing = this.#humans.filter(s => !hand.keys.some(k => k.body.seat === s))
-        effects.push(...this.#abort(hand, 'missing-key', missing.map(s => seats[s]), `no hand key from seat ${missing.join(', ')} by the deadline`, hand.keys))
-      } else if (hand.phase === 'shuffling' && now > deadline) {
-        const next = hand.shuffles.length
-        effects.push(...this.#abort(hand, 'missing-shuffle', [seats[next]], `no shuffle from seat ${next} by the deadline`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, next - 1), next)]))
-      } else if (hand.phase === 'dealt' && hand.pending.size > 0 && now > hand.sharesDue) {
-        const missing = [...new Set([...hand.pending].map(p => Number(p.split('|')[2])))]
-        effects.push(...this.#abort(hand, 'missing-shares', missing.map(s => seats[s]), `no decryption shares from seat ${missing.join(', ')} in time`, this.#sharesEvidence(hand)))
-      } else if (hand.phase === 'ending' && now > hand.secretsDue) {
-        const missing = this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s))
-        effects.push(...this.#abort(hand, 'missing-secret', missing.map(s => seats[s]), `no hand key published by seat ${missing.join(', ')} after the hand`, [hand.bend as Signed<BendBody>, ...hand.secrets]))
-      } else if (hand.phase === 'revealed' && now > hand.ackDeadline) {
-        effects.push(...this.#finalize(hand))
+    for (const hand of this.#book.due(now)) {
+      const { seats } = hand.commit.body
+      switch (hand.phase) {
+        case 'keys': {
+          const missing = this.#humans.filter(s => !hand.keys.some(k => k.body.seat === s))
+          effects.push(...this.#abort(hand, 'missing-key', missing.map(s => seats[s]), `no hand key from seat ${missing.join(', ')} by the deadline`, hand.keys))
+          break
+        }
+        case 'shuffling': {
+          const next = hand.shuffles.length
+          effects.push(...this.#abort(hand, 'missing-shuffle', [seats[next]], `no shuffle from seat ${next} by the deadline`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, next - 1), next)]))
+          break
+        }
+        case 'dealt': {
+          const missing = [...new Set([...hand.pending].map(p => Number(p.split('|')[2])))]
+          effects.push(...this.#abort(hand, 'missing-shares', missing.map(s => seats[s]), `no decryption shares from seat ${missing.join(', ')} in time`, this.#sharesEvidence(hand)))
+          break
+        }
+        case 'ending': {
+          const missing = this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s))
+          effects.push(...this.#abort(hand, 'missing-secret', missing.map(s => seats[s]), `no hand key published by seat ${missing.join(', ')} after the hand`, [hand.bend as Signed<BendBody>, ...hand.secrets]))
+          break
+        }
+        case 'revealed':
+          effects.push(...this.#finalize(hand))
+          break
       }
     }
     return effects
   }
 
   nextDeadline (): number | undefined {
-    let next: number | undefined
-    for (const h of this.#hands.values()) {
-      const t = h.phase === 'keys' || h.phase === 'shuffling' ? h.commit.body.deadline
-        : h.phase === 'dealt' && h.pending.size > 0 ? h.sharesDue
-          : h.phase === 'ending' ? h.secretsDue : h.phase === 'revealed' ? h.ackDeadline : undefined
-      if (t !== undefined && (next === undefined || t < next)) next = t
-    }
-    return next
+    return this.#book.nextDeadline()
   }
 
   abortHand (handNo: number, detail: string): Effect[] {
-    const hand = this.#hands.get(handNo)
+    const hand = this.#book.get(handNo)
     if (hand === undefined || hand.phase === 'revealed' || hand.phase === 'ending') return []
     if (hand.phase === 'dealt' && hand.pending.size === 0) return this.end(handNo)
     return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], detail, [])
@@ -257,7 +349,7 @@ export class BlindDealerMachine {
   }
 
   finalizeRevealed (): Effect[] {
-    return [...this.#hands.values()].filter(h => h.phase === 'revealed').flatMap(h => this.#finalize(h))
+    return this.#book.values().filter(h => h.phase === 'revealed').flatMap(h => this.#finalize(h))
   }
 
   // ---- keys -----------------------------------------------------------------------------------
@@ -269,6 +361,8 @@ export class BlindDealerMachine {
 
   #onKey (from: string, doc: SignedBkey): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'keys')
+    // A key sent again (its seat answers the COMMIT a restarted dealer sent again): held already.
+    if (hand.keys.some(k => docDigest(k) === docDigest(doc))) return []
     if (hand.keys.some(k => k.body.seat === doc.body.seat)) throw new Rejection(`replayed key of seat ${doc.body.seat} for hand ${hand.hand}`)
     const r = checkBkey(hand.commit.body, hand.digest, doc)
     if ('problem' in r) return this.#abort(hand, 'invalid-key', [from], `key of seat ${doc.body.seat}: ${r.problem}`, [doc])
@@ -293,27 +387,26 @@ export class BlindDealerMachine {
    */
   #onShuffle (from: string, doc: SignedBshuffle): Effect[] {
     const hand = this.#checkSeatDoc(from, doc, 'shuffling')
+    // A shuffle sent again (its seat answers the BKEYS a restarted dealer sent again): held already.
+    if (doc.body.seat < hand.shuffles.length && docDigest(doc) === docDigest(hand.shuffles[doc.body.seat])) return []
     if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn (seat ${hand.shuffles.length} shuffles next)`)
     hand.shuffles.push(doc)
+    // Saved before it is relayed: a restarted dealer goes on from the chain it holds.
     const relay = this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from)
-    return [...relay, ...this.#robotShuffles(hand)]
+    return [this.#book.save(hand), ...relay, ...this.#robotShuffles(hand)]
   }
 
   /** Verifies the chain up to the last shuffle received (each shuffle once). A problem ends the hand. */
   #verifyChain (hand: BlindDealerHand): Effect[] | undefined {
-    const verified = this.#verifiedCount(hand)
-    for (let i = verified; i < hand.shuffles.length; i++) {
+    for (let i = hand.verified; i < hand.shuffles.length; i++) {
       const doc = hand.shuffles[i]
       const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, hand.deck)
       if ('problem' in r) return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${doc.body.seat}: ${r.problem}`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, i - 1), i), doc])
       hand.deck = r.deck
-      this.#verifiedUpTo.set(hand.hand, i + 1)
+      hand.verified = i + 1
     }
     return undefined
   }
-
-  readonly #verifiedUpTo = new Map<number, number>()
-  #verifiedCount (hand: BlindDealerHand): number { return this.#verifiedUpTo.get(hand.hand) ?? 0 }
 
   #robotShuffles (hand: BlindDealerHand): Effect[] {
     const { seats } = hand.commit.body
@@ -324,12 +417,13 @@ export class BlindDealerMachine {
       const seat = hand.shuffles.length
       const { doc } = makeBshuffle(href(hand), seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random)
       hand.shuffles.push(doc)
-      effects.push(...this.#toHumans(doc))
+      // A proof is random: the robot's shuffle is saved before it leaves, never made twice.
+      effects.push(this.#book.save(hand), ...this.#toHumans(doc))
     }
     if (hand.shuffles.length < seats.length) return effects
     const failed = this.#verifyChain(hand)
     if (failed !== undefined) return [...effects, ...failed]
-    if (hand.commit.body.beacon !== null) return [...effects, this.#enter(hand, 'beacon'), { kind: 'fetchBeacon', hand: hand.hand, round: hand.commit.body.beacon.round }]
+    if (hand.commit.body.beacon !== null) return [...effects, this.#book.enter(hand, 'beacon'), { kind: 'fetchBeacon', hand: hand.hand, round: hand.commit.body.beacon.round }]
     return [...effects, ...this.#dealStages(hand, this.#initialStages(hand))]
   }
 
@@ -351,7 +445,6 @@ export class BlindDealerMachine {
       hand.dealt = dealtDeck(hand.deck, sigma)
     }
     hand.stages.push(...stages)
-    hand.sharesDue = this.#init.now() + this.#init.timeouts.contributeMs
     const deliveries = this.#layout(hand).filter(d => stages.includes(d.stage))
     for (const d of deliveries) {
       for (let seat = 0; seat < seats.length; seat++) {
@@ -382,6 +475,8 @@ export class BlindDealerMachine {
     const d = this.#layout(hand).find(l => l.stage === doc.body.stage && l.seat === doc.body.to)
     if (d === undefined) throw new Rejection(`no delivery ${doc.body.stage}/${doc.body.to ?? 'table'} in this hand`)
     hand.pending.delete(key)
+    // Every share asked for is in: nothing is due until the next request.
+    if (hand.pending.size === 0) hand.due = undefined
     hand.sharesIn.push(doc)
     return this.#routeShares(hand, d, doc, from)
   }
@@ -444,8 +539,7 @@ export class BlindDealerMachine {
     hand.reveal = signDocument('breveal', body, this.#init.signer)
     const cards = openDeckWithKeys(hand.commit.body.game, hand.dealt as Ciphertext[], hand.secrets.map(s => scalarFromHex(s.body.secret, 'secret')))
     hand.deliveries = cardDeliveries(this.#layout(hand), cards)
-    hand.ackDeadline = this.#init.now() + this.#init.timeouts.ackMs
-    const effects: Effect[] = [this.#enter(hand, 'revealed'), { kind: 'event', hand: hand.hand, event: { type: 'revealed' } }, ...this.#toHumans(hand.reveal)]
+    const effects: Effect[] = [this.#book.enter(hand, 'revealed'), { kind: 'event', hand: hand.hand, event: { type: 'revealed' } }, ...this.#toHumans(hand.reveal)]
     if (this.#humans.length === 0) effects.push(...this.#finalize(hand))
     return effects
   }
@@ -474,7 +568,7 @@ export class BlindDealerMachine {
   }
 
   #onSeatAbort (from: string, doc: Signed<AbortBody>): Effect[] {
-    const hand = this.#hands.get(doc.body.hand)
+    const hand = this.#book.get(doc.body.hand)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for unknown hand ${doc.body.hand}`)
     const seat = hand.commit.body.seats.indexOf(from)
     if (seat < 0 || doc.signer !== from || !this.#verify(doc)) throw new Rejection('abort not signed by a seat of that hand')
@@ -493,11 +587,7 @@ export class BlindDealerMachine {
 
   #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): BlindDealerHand {
     const ctx = { tableId: this.#init.table.id, now: () => this.#init.now(), verify: (d: Signed<unknown>) => this.#verify(d) }
-    return checkSeatDoc(this.#hands, ctx, from, doc, phase, (phase === 'keys' || phase === 'shuffling'))
-  }
-
-  #handIn (handNo: number, phases: Phase[]): BlindDealerHand {
-    return handIn(this.#hands, handNo, phases)
+    return checkSeatDoc(this.#book, ctx, from, doc, phase, (phase === 'keys' || phase === 'shuffling'))
   }
 
   #abort (hand: BlindDealerHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
@@ -510,20 +600,9 @@ export class BlindDealerMachine {
     ]
   }
 
-  /** The one place a blind hand changes phase; returns the save that must follow (see DealerMachine#enter). */
+  /** The one place a blind hand changes phase (the hand book checks the move and sets its deadline); returns the save that must follow. */
   #enter (hand: BlindDealerHand, phase: Phase): Effect {
-    hand.phase = phase
-    const key = blindDealerHandKey(this.#init.table.id, hand.hand)
-    if (phase === 'done' || phase === 'aborted') {
-      this.#hands.delete(hand.hand)
-      this.#verifiedUpTo.delete(hand.hand)
-      return { kind: 'persist', key, value: null }
-    }
-    const snap: BlindDealerSnapshot = {
-      hand: hand.hand, commit: hand.commit, phase, robotKeys: { ...hand.robotKeys }, keys: [...hand.keys], shuffles: [...hand.shuffles],
-      beacon: hand.beacon, params: hand.params, stages: [...hand.stages], secrets: [...hand.secrets]
-    }
-    return { kind: 'persist', key, value: snap }
+    return this.#book.enter(hand, phase)
   }
 
   #toHumans (doc: Signed<unknown>): Effect[] {
@@ -531,3 +610,10 @@ export class BlindDealerMachine {
   }
 }
 
+/** What is saved of a blind hand (the stored format: unchanged). */
+function blindDealerSnapshot (hand: BlindDealerHand): BlindDealerSnapshot {
+  return {
+    hand: hand.hand, commit: hand.commit, phase: hand.phase, robotKeys: { ...hand.robotKeys }, keys: [...hand.keys], shuffles: [...hand.shuffles],
+    beacon: hand.beacon, params: hand.params, stages: [...hand.stages], secrets: [...hand.secrets]
+  }
+}

@@ -16,8 +16,10 @@ import { messagesOf } from '../core/hand/reasons.js'
 import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import type { Delivery } from '../core/schemes/types.js'
+import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
+import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
 import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
 
@@ -48,15 +50,25 @@ export interface BlindSeatSnapshot {
   bend?: Signed<BendBody>
 }
 
-interface BlindSeatHand extends BlindSeatSnapshot {
+interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
   digest: string
   x: bigint
   pubs: Point[]
   pk?: Point
   deck: Ciphertext[]
   dealt?: Ciphertext[]
-  waitUntil: number
 }
+
+/** The blind seat's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
+export const BLIND_SEAT_MOVES: Transitions<Phase> = Object.freeze({
+  keyed: ['shuffling', 'aborted'],
+  shuffling: ['dealt', 'aborted'],
+  dealt: ['ended', 'aborted'],
+  ended: ['acked', 'aborted'],
+  acked: ['done', 'aborted'],
+  done: [],
+  aborted: []
+})
 
 export const blindSeatHandKey = (table: string, hand: number): string => `blind-seat/${table}/hand/${String(hand).padStart(16, '0')}`
 export const blindSeatMetaKey = seatMetaKey
@@ -67,10 +79,10 @@ export const blindSeatMetaKey = seatMetaKey
  * not its own, opens its cards with every other seat's checked shares plus its own, and after the
  * hand publishes its key and checks the whole hand alone before it countersigns.
  */
-export class BlindSeatMachine {
+export class BlindSeatMachine implements SeatSide {
   readonly #init: MachineInit
   readonly #seat: number
-  readonly #hands = new Map<number, BlindSeatHand>()
+  readonly #hands: HandBook<Phase, BlindSeatHand, BlindSeatSnapshot>
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: SeatMeta = { lastHand: 0 }
 
@@ -79,33 +91,53 @@ export class BlindSeatMachine {
     this.#seat = init.table.seats.indexOf(init.signer.peerId)
     if (this.#seat < 0) throw new Error(`${init.signer.peerId} holds no seat at table ${init.table.id}`)
     this.#verify = init.verifyDoc ?? verifyDocument
+    const { contributeMs, revealMs, ackMs } = init.timeouts
+    // When a seat in each phase stops waiting for the dealer's next step: the deal (after the bound
+    // round, if one) plus twice contributeMs; revealMs for the REVEAL; twice ackMs for the BFINAL.
+    const dealDue = (hand: BlindSeatHand): number => {
+      const body = hand.commit.body
+      const chain = init.beacon?.chain
+      const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
+      return due + 2 * contributeMs
+    }
+    this.#hands = new HandBook({
+      transitions: BLIND_SEAT_MOVES,
+      deadlines: { keyed: dealDue, shuffling: dealDue, dealt: (_h, now) => now + revealMs, ended: (_h, now) => now + revealMs, acked: (_h, now) => now + 2 * ackMs },
+      final: ['done', 'aborted'],
+      key: hand => blindSeatHandKey(init.table.id, hand),
+      snapshot: blindSeatSnapshot,
+      now: init.now
+    })
   }
 
   get seat (): number { return this.#seat }
 
   /** After a restart: hands come back from their saved documents (already checked when received). */
-  restore (meta: SeatMeta | undefined, snapshots: BlindSeatSnapshot[]): void {
+  restore (meta: SeatMeta | undefined, snapshots: BlindSeatSnapshot[]): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
     for (const s of snapshots) {
       const hand = this.#fresh(s)
       if (s.keys.length === s.commit.body.seats.length) this.#setKeys(hand)
       if (s.shuffles.length > 0) hand.deck = decodeDeck(s.shuffles[s.shuffles.length - 1].body.deck, 'deck')
       if (s.params !== null && s.shuffles.length === s.commit.body.seats.length) this.#setDealt(hand)
-      hand.waitUntil = this.#waitFor(hand)
-      this.#hands.set(s.hand, hand)
+      this.#hands.open(hand)
     }
+    // Nothing goes out at once: each hand waits out its phase's time again, counted from now.
+    return []
   }
 
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
-    return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game), waitUntil: 0 }
+    return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game) }
   }
 
   cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
     return this.#hands.get(handNo)?.cards.map(c => ({ ...c })) ?? []
   }
 
-  status (): Array<{ hand: number, phase: Phase }> {
-    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase }))
+  readonly family = 'blind' as const
+
+  status (): SeatHandStatus[] {
+    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase }))
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
@@ -134,8 +166,7 @@ export class BlindSeatMachine {
 
   tick (now: number): Effect[] {
     const effects: Effect[] = []
-    for (const hand of [...this.#hands.values()]) {
-      if (now <= hand.waitUntil) continue
+    for (const hand of this.#hands.due(now)) {
       const dealer = [this.#init.table.dealer]
       const n = hand.commit.body.seats.length
       if (hand.phase === 'keyed' || (hand.phase === 'shuffling' && hand.shuffles.length === n)) {
@@ -161,26 +192,15 @@ export class BlindSeatMachine {
   }
 
   nextDeadline (): number | undefined {
-    let next: number | undefined
-    for (const h of this.#hands.values()) if (next === undefined || h.waitUntil < next) next = h.waitUntil
-    return next
-  }
-
-  #waitFor (hand: BlindSeatHand): number {
-    const { contributeMs, revealMs, ackMs } = this.#init.timeouts
-    switch (hand.phase) {
-      case 'keyed': case 'shuffling': {
-        const body = hand.commit.body
-        const chain = this.#init.beacon?.chain
-        const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
-        return due + 2 * contributeMs
-      }
-      case 'dealt': case 'ended': return this.#init.now() + revealMs
-      default: return this.#init.now() + 2 * ackMs
-    }
+    return this.#hands.nextDeadline()
   }
 
   #onCommit (doc: SignedCommit): Effect[] {
+    // The same COMMIT again (a restarted dealer asks for the keys it lacks): my key goes again.
+    const known = this.#hands.get(doc.body.hand)
+    if (known !== undefined && doc.body.table === this.#init.table.id && docDigest(doc) === known.digest) {
+      return known.phase === 'keyed' && known.ownKey !== undefined ? [{ kind: 'send', to: this.#init.table.dealer, doc: known.ownKey }] : []
+    }
     checkCommitForSeat(doc.body, this.#meta, this.#init)
     const problem = checkBlindCommit(doc.body)
     if (problem !== null) throw new Rejection(`commit: ${problem}`)
@@ -190,10 +210,10 @@ export class BlindSeatMachine {
       hand: doc.body.hand, commit: doc, phase: 'keyed', secret: scalarToHex(x), keys: [], shuffles: [], beacon: null, params: null, stages: [], shares: [], cards: [], deals: []
     })
     hand.ownKey = makeBkey(href(hand), this.#seat, this.#init.signer, x, this.#init.random)
-    this.#hands.set(hand.hand, hand)
+    this.#hands.open(hand)
     this.#meta = { lastHand: hand.hand, lastCommit: hand.digest }
     return [
-      this.#enter(hand, 'keyed'),
+      this.#hands.save(hand),
       { kind: 'persist', key: blindSeatMetaKey(this.#init.table.id), value: this.#meta },
       { kind: 'event', hand: hand.hand, event: { type: 'committed', commitment: doc.body.commitment, beaconRound: doc.body.beacon?.round ?? null } },
       { kind: 'send', to: this.#init.table.dealer, doc: hand.ownKey }
@@ -206,6 +226,8 @@ export class BlindSeatMachine {
   }
 
   #onKeys (doc: Signed<BkeysBody>): Effect[] {
+    const again = this.#keysAgain(doc)
+    if (again !== undefined) return again
     const hand = this.#handFor(doc.body, 'keyed')
     if (!this.#verify(doc)) throw new Rejection('bkeys: bad signature')
     const { seats } = hand.commit.body
@@ -228,7 +250,23 @@ export class BlindSeatMachine {
     return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
   }
 
+  /**
+   * The BKEYS again, once this seat is past them: a restarted dealer going on with the shuffles. The
+   * same keys: my shuffle, if I made it, goes again (it may have been lost); other keys: refused.
+   */
+  #keysAgain (doc: Signed<BkeysBody>): Effect[] | undefined {
+    const hand = this.#hands.get(doc.body.hand)
+    if (hand === undefined || hand.phase !== 'shuffling' || doc.body.table !== this.#init.table.id || doc.body.commit !== hand.digest) return undefined
+    if (!this.#verify(doc)) throw new Rejection('bkeys: bad signature')
+    if (doc.body.keys.length !== hand.keys.length || doc.body.keys.some((k, i) => docDigest(k) !== docDigest(hand.keys[i]))) throw new Rejection('bkeys sent again with other keys')
+    const mine = hand.shuffles[this.#seat]
+    return mine === undefined ? [] : [{ kind: 'send', to: this.#init.table.dealer, doc: mine }]
+  }
+
   #onShuffle (doc: SignedBshuffle): Effect[] {
+    const held = this.#hands.get(doc.body.hand)?.shuffles[doc.body.seat]
+    // A shuffle sent again (by a restarted dealer): held already.
+    if (held !== undefined && doc.body.table === this.#init.table.id && docDigest(held) === docDigest(doc)) return []
     const hand = this.#handFor(doc.body, 'shuffling')
     if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn`)
     if (doc.body.seat === this.#seat) throw new Rejection('my own shuffle relayed back')
@@ -289,12 +327,20 @@ export class BlindSeatMachine {
 
   #onShares (doc: SignedBshares): Effect[] {
     const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
-    if (doc.body.to !== this.#seat && doc.body.to !== null) throw new Rejection('shares for another seat\'s cards')
+    if (doc.body.to !== this.#seat && doc.body.to !== null && !this.#isPublic(hand, doc.body.stage, doc.body.to)) throw new Rejection('shares for another seat\'s cards')
     if (doc.body.seat === this.#seat) throw new Rejection('my own shares relayed back')
     if (hand.shares.some(s => s.body.seat === doc.body.seat && s.body.stage === doc.body.stage && s.body.to === doc.body.to)) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage} came twice`)
     if (!this.#verify(doc)) throw new Rejection(`shares of seat ${doc.body.seat}: bad signature`)
     hand.shares.push(doc)
     return [this.#enter(hand, hand.phase), ...this.#openReady(hand)]
+  }
+
+  /**
+   * Whether a seat's delivery of `stage` is dealt face up (duo's face-up packets: public, yet each a
+   * seat's), by the layout of the parameters known (the BDEAL's, else the COMMIT's).
+   */
+  #isPublic (hand: BlindSeatHand, stage: string, to: number): boolean {
+    return blindLayout(hand.commit.body, hand.params ?? hand.commit.body.params).some(d => d.stage === stage && d.seat === to && d.public)
   }
 
   /** Opens each delivery of mine (or of the table) whose shares are all in, each share checked first. */
@@ -345,11 +391,23 @@ export class BlindSeatMachine {
     const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [] }
     const verdict = verifyBlindReceipt(receipt, { verifyDoc: this.#verify })
     const problems = [...verdict.problems]
-    const mine = hand.cards.filter(c => !c.public && c.seat === this.#seat)
+    // Each of my deliveries I opened must be what the keys open. One I had not opened yet (its
+    // shares were still on their way when the hand ended) contradicts nothing: the keys, checked
+    // against every seat's public key, open it now, and I take it from them.
     const theirs = (verdict.summary?.deliveries ?? []).filter(d => !d.public && d.seat === this.#seat)
-    if (verdict.ok && JSON.stringify(mine) !== JSON.stringify(theirs)) problems.push('the reveal gives me other cards than the ones I opened')
+    const late: Delivery[] = []
+    if (verdict.ok) {
+      for (const d of theirs) {
+        const opened = hand.cards.find(c => !c.public && c.seat === this.#seat && c.stage === d.stage)
+        if (opened === undefined) late.push(d)
+        else if (JSON.stringify(opened) !== JSON.stringify(d)) problems.push(`the reveal gives me other ${d.stage} cards than the ones I opened`)
+      }
+      const stray = hand.cards.filter(c => !c.public && c.seat === this.#seat && !theirs.some(d => d.stage === c.stage))
+      if (stray.length > 0) problems.push(`the reveal leaves out my ${stray.map(c => c.stage).join(', ')} cards`)
+    }
     effects: {
       if (problems.length > 0) break effects
+      hand.cards.push(...late.map(d => ({ ...d })))
       const ack: AckBody = {
         table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, reveal: docDigest(doc), seat: this.#seat,
         cards: seatCardsDigest(hand.cards, this.#seat, doc.body.stages)
@@ -358,6 +416,7 @@ export class BlindSeatMachine {
       hand.ack = signDocument('ack', ack, this.#init.signer)
       return [
         this.#enter(hand, 'acked'),
+        ...late.map((d): Effect => ({ kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards: d.cards } })),
         { kind: 'event', hand: hand.hand, event: { type: 'revealed' } },
         { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: true, problems: [] } },
         { kind: 'send', to: this.#init.table.dealer, doc: hand.ack }
@@ -413,24 +472,12 @@ export class BlindSeatMachine {
     ]
   }
 
-  /** The one place a blind seat's hand changes phase; returns the save that must follow (see SeatMachine#enter). */
+  /**
+   * The one place a blind seat's hand changes phase (the hand book checks the move and sets the new
+   * phase's deadline); the same phase again is a save in place (its deadline runs on). Returns the save.
+   */
   #enter (hand: BlindSeatHand, phase: Phase): Effect {
-    const key = blindSeatHandKey(this.#init.table.id, hand.hand)
-    if (phase === 'done' || phase === 'aborted') {
-      hand.phase = phase
-      this.#hands.delete(hand.hand)
-      return { kind: 'persist', key, value: null }
-    }
-    if (phase !== hand.phase || hand.waitUntil === 0) {
-      hand.phase = phase
-      hand.waitUntil = this.#waitFor(hand)
-    }
-    const snap: BlindSeatSnapshot = {
-      hand: hand.hand, commit: hand.commit, phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
-      params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack,
-      ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend
-    }
-    return { kind: 'persist', key, value: snap }
+    return phase === hand.phase ? this.#hands.save(hand) : this.#hands.enter(hand, phase)
   }
 
   #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): BlindSeatHand {
@@ -440,5 +487,14 @@ export class BlindSeatMachine {
     if (body.commit !== hand.digest) throw new Rejection(`message for hand ${body.hand} answers another commit`)
     if (!phases.includes(hand.phase)) throw new Rejection(`message for hand ${body.hand} arrived in phase ${hand.phase}`)
     return hand
+  }
+}
+
+/** What is saved of a blind seat's hand (the stored format: unchanged). */
+function blindSeatSnapshot (hand: BlindSeatHand): BlindSeatSnapshot {
+  return {
+    hand: hand.hand, commit: hand.commit, phase: hand.phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
+    params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack,
+    ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend
   }
 }

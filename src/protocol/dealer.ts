@@ -13,6 +13,7 @@ import type {
   Receipt, RevealBody, SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
+import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
 import { checkSeatDoc, handIn } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
@@ -87,7 +88,7 @@ interface Undelivered { docs: Set<Signed<unknown>>, reason: string, retryAt: num
  * The dealer's side of the table protocol, pure: documents in, effects out, time and randomness
  * injected. Several hands may be in flight at once (pipelining); each is independent.
  */
-export class DealerMachine {
+export class DealerMachine implements DealerSide {
   readonly #init: DealerInit
   readonly #hands = new Map<number, DealerHand>()
   readonly #humans: number[]
@@ -163,9 +164,12 @@ export class DealerMachine {
     return effects
   }
 
-  status (): Array<{ hand: number, phase: Phase, stages: string[], pledges: number, nonces: number, acks: number }> {
+  readonly family = 'commit-reveal' as const
+
+  /** Joined: PLEDGEs in; contributed: NONCEs in (src/protocol/contracts.ts). */
+  status (): DealerHandStatus[] {
     return [...this.#hands.values()].map(h => ({
-      hand: h.hand, phase: h.phase, stages: h.stages, pledges: h.pledges.length, nonces: h.nonces.length, acks: h.acks.size
+      hand: h.hand, family: this.family, phase: h.phase, stages: h.stages, joined: h.pledges.length, contributed: h.nonces.length, acks: h.acks.size
     }))
   }
 
@@ -276,6 +280,9 @@ export class DealerMachine {
       }
       return this.#recover(hand, result.entry)
     }
+    // Time-locked, every nonce out (docs/protocol.md §16.4): nobody can call the hand off, the dealer
+    // included. It is not dealt late either: once R can be had it is finished from its timelocks.
+    if (hand.commit.body.timelock !== undefined && ('error' in result || result.entry.round !== hand.commit.body.beacon?.round)) return this.#recoverLater(hand)
     if ('error' in result) return this.#abort(hand, 'beacon-unavailable', [], result.error)
     if (result.entry.round !== hand.commit.body.beacon?.round) {
       return this.#abort(hand, 'beacon-unavailable', [], `the beacon gave round ${result.entry.round}, not the bound round`)
@@ -413,9 +420,6 @@ export class DealerMachine {
       if (hand.phase === 'pledging' && now > deadline) {
         const missing = this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s))
         effects.push(...this.#missing(hand, missing, 'missing-pledge', 'pledge'))
-      } else if (hand.phase === 'contributing' && now > deadline && hand.commit.body.timelock !== undefined) {
-        // Nobody can opt out after pledging: wait for R and open the missing nonces (beaconResult).
-        effects.push(...this.#afterNonces(hand))
       } else if (hand.phase === 'recovering' && now > hand.ackDeadline) {
         hand.ackDeadline = now + this.#init.timeouts.contributeMs
         effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
@@ -473,6 +477,9 @@ export class DealerMachine {
    * `missing-view`, which they refute if it sent its VIEW to them alone).
    */
   #nonceDeadline (hand: DealerHand): Effect[] {
+    // Time-locked (§16.4): nobody can opt out after pledging, so nobody is blamed for a missing
+    // NONCE or VIEW: the dealer waits for R and opens the missing nonces (beaconResult).
+    if (hand.commit.body.timelock !== undefined) return this.#afterNonces(hand)
     const noNonce = this.#humans.filter(s => !hand.nonces.some(n => n.body.seat === s))
     const noView = this.#humans.length < 2 || noNonce.length === 0 ? [] : this.#humans.filter(s => !hand.views.has(s))
     const alone = noView.length === 1 && noNonce.length === 1 && noView[0] === noNonce[0]

@@ -25,7 +25,7 @@ export interface SeatDocContext {
  * signature last. One rule for both dealer machines.
  */
 export function checkSeatDoc<P extends string, H extends HandInPlay<P>> (
-  hands: Map<number, H>, ctx: SeatDocContext, from: string,
+  hands: { get: (hand: number) => H | undefined }, ctx: SeatDocContext, from: string,
   doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: P, contribution: boolean
 ): H {
   const body = doc.body

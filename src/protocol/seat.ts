@@ -13,6 +13,7 @@ import type {
   AbortBody, AbortReason, AckBody, CardsBody, CommitBody, NonceBody, PledgeBody, PledgesBody, Receipt, RevealBody,
   SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
+import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
 import type { AskBody, RelayBody, ViewBody } from './wire.js'
@@ -77,7 +78,7 @@ export const seatMetaKey = (table: string): string => `seat/${table}/meta`
  * seat's pledge for the exact COMMIT it saw, and at the reveal checks alone (its "shield"):
  * commitment, its own nonce used, every nonce as pledged, the beacon round, the deck, its cards.
  */
-export class SeatMachine {
+export class SeatMachine implements SeatSide {
   readonly #init: SeatInit
   readonly #seat: number
   readonly #hands = new Map<number, SeatHand>()
@@ -143,7 +144,9 @@ export class SeatMachine {
     return hand === undefined ? [] : hand.cards.map(c => ({ stage: c.body.stage, seat: c.body.seat, public: c.body.public, cards: c.body.cards }))
   }
 
-  status (): Array<{ hand: number, phase: Phase }> {
+  readonly family = 'commit-reveal' as const
+
+  status (): SeatHandStatus[] {
     return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase }))
   }
 

@@ -1,19 +1,30 @@
-// The dealer-blind machines in memory, on the real wire encoding (test/blind-machines.test.ts,
+// The dealer-blind machines in memory (the in-memory harness every family shares), on the real wire encoding (test/blind-machines.test.ts,
 // test/blind-abort-rules.test.ts): the dealer's node (ids[0]) also holds seat 0 when it is seated.
 // Seeded randomness and one clock: two tables started alike make the same documents until they part.
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
 import type { Signed } from '../../src/core/signed.js'
 import { seededRandom } from '../../src/core/blind/index.js'
-import { BlindDealerMachine } from '../../src/protocol/blind-dealer.js'
-import { BlindSeatMachine } from '../../src/protocol/blind-seat.js'
-import { isForDealer } from '../../src/protocol/route.js'
+import { BlindDealerMachine, blindDealerHandKey, blindDealerMetaKey, type BlindDealerSnapshot } from '../../src/protocol/blind-dealer.js'
+import type { DealerMeta } from '../../src/protocol/dealer.js'
+import { handKeyPrefix } from '../../src/protocol/machines.js'
+import { BlindSeatMachine, blindSeatHandKey, blindSeatMetaKey, type BlindSeatSnapshot } from '../../src/protocol/blind-seat.js'
+import type { SeatMeta } from '../../src/protocol/seat.js'
+import { inMemoryTable } from '../../src/protocol/in-memory.js'
 import type { Effect, MachineInit } from '../../src/protocol/types.js'
-import { decodeFrame, encodeFrame } from '../../src/protocol/wire.js'
 
 export const signers: Signer[] = [0, 1, 2, 3].map(i => signerFromSeed(new Uint8Array(32).fill(40 + i)))
 export const ids = signers.map(s => s.peerId)
 
-export interface Node { id: string, dealer?: BlindDealerMachine, seat?: BlindSeatMachine, log: Array<{ entry: string, payload: any }>, events: any[], frames: Array<Signed<any>> }
+export interface Node {
+  id: string
+  dealer?: BlindDealerMachine
+  seat?: BlindSeatMachine
+  log: Array<{ entry: string, payload: any }>
+  events: any[]
+  frames: Array<Signed<any>>
+  /** What the node's machines saved, as JSON (the store's encoding), by key. */
+  saved: Map<string, unknown>
+}
 
 /** A table of blind machines on one injected clock; `intercept` may change or drop (undefined) any frame. */
 export function blindTable (seats: string[], options: { game?: string, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
@@ -24,35 +35,50 @@ export function blindTable (seats: string[], options: { game?: string, intercept
     now: () => now, random: seededRandom(new Uint8Array(32).fill(seed))
   })
   const nodes = new Map<string, Node>()
-  nodes.set(ids[0], { id: ids[0], dealer: new BlindDealerMachine(init(0, 1)), seat: seats.includes(ids[0]) ? new BlindSeatMachine(init(0, 2)) : undefined, log: [], events: [], frames: [] })
-  for (let i = 1; i < ids.length; i++) if (seats.includes(ids[i])) nodes.set(ids[i], { id: ids[i], seat: new BlindSeatMachine(init(i, 10 + i)), log: [], events: [], frames: [] })
+  nodes.set(ids[0], { id: ids[0], dealer: new BlindDealerMachine(init(0, 1)), seat: seats.includes(ids[0]) ? new BlindSeatMachine(init(0, 2)) : undefined, log: [], events: [], frames: [], saved: new Map() })
+  for (let i = 1; i < ids.length; i++) if (seats.includes(ids[i])) nodes.set(ids[i], { id: ids[i], seat: new BlindSeatMachine(init(i, 10 + i)), log: [], events: [], frames: [], saved: new Map() })
   const rejections: string[] = []
-  const queue: Array<{ node: Node, role: 'dealer' | 'seat', effects: Effect[] }> = []
-  const run = (node: Node, role: 'dealer' | 'seat', effects: Effect[]): void => {
-    queue.push({ node, role, effects })
-    while (queue.length > 0) {
-      const { node: from, role: fromRole, effects: list } = queue.shift()!
-      for (const e of list) {
-        if (e.kind === 'append' && !(fromRole === 'seat' && from.dealer !== undefined)) from.log.push({ entry: e.entry, payload: e.payload })
-        if (e.kind === 'event') from.events.push({ role: fromRole, hand: e.hand, ...e.event })
-        if (e.kind !== 'send') continue
-        const doc = options.intercept === undefined ? e.doc : options.intercept(from.id, e.to, e.doc)
-        if (doc === undefined) continue
-        const to = nodes.get(e.to)!
-        const decoded = decodeFrame(encodeFrame(doc))
-        to.frames.push(decoded)
-        const toDealer = e.to === from.id ? fromRole === 'seat' : isForDealer(decoded.type, from.id, ids[0], e.to)
-        const machine = toDealer ? to.dealer : to.seat
-        try {
-          queue.push({ node: to, role: toDealer ? 'dealer' : 'seat', effects: machine!.receive(from.id, decoded) })
-        } catch (err) { rejections.push(`${to.id.slice(-4)}: ${(err as Error).message}`) }
+  const seatMachines = new Map([...nodes].flatMap(([id, n]) => n.seat === undefined ? [] : [[id, n.seat] as const]))
+  // The one in-memory harness of every hand family (src/protocol/in-memory.ts).
+  const feed = inMemoryTable({
+    dealerId: ids[0],
+    // Read at each delivery: a restarted dealer machine takes the place of the old one.
+    get dealer () { return nodes.get(ids[0])!.dealer! },
+    seats: seatMachines,
+    intercept: () => options.intercept,
+    onEffect: (id, e, role) => {
+      const from = nodes.get(id)!
+      if (e.kind === 'append' && !(role === 'seat' && from.dealer !== undefined)) from.log.push({ entry: e.entry, payload: e.payload })
+      if (e.kind === 'event') from.events.push({ role, hand: e.hand, ...e.event })
+      if (e.kind === 'persist') {
+        if (e.value === null) from.saved.delete(e.key)
+        else from.saved.set(e.key, JSON.parse(JSON.stringify(e.value)))
       }
-    }
-  }
+    },
+    onDeliver: (to, doc) => { nodes.get(to)!.frames.push(doc) },
+    onRejection: (to, err) => { rejections.push(`${to.slice(-4)}: ${err.message}`) }
+  })
+  const run = (node: Node, role: 'dealer' | 'seat', effects: Effect[]): void => { feed(node.id, effects, role) }
   const dealerNode = nodes.get(ids[0])!
   return {
     nodes, rejections, dealerNode, run, now: (): number => now,
     deal: (): number => { const { hand, effects } = dealerNode.dealer!.startHand({ dealer: 0 }); run(dealerNode, 'dealer', effects); return hand },
+    /** The dealer machine restarted from what its node saved (a new random stream); its restore effects run. */
+    restartDealer: (): void => {
+      const prefix = handKeyPrefix(blindDealerHandKey, spec.id)
+      const saved = [...dealerNode.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindDealerSnapshot)
+      dealerNode.dealer = new BlindDealerMachine(init(0, 3))
+      run(dealerNode, 'dealer', dealerNode.dealer.restore(dealerNode.saved.get(blindDealerMetaKey(spec.id)) as DealerMeta | undefined, saved))
+    },
+    /** A seat machine restarted from what its node saved (a new random stream); its restore effects run. */
+    restartSeat: (id: string): void => {
+      const node = nodes.get(id)!
+      const prefix = handKeyPrefix(blindSeatHandKey, spec.id)
+      const saved = [...node.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindSeatSnapshot)
+      node.seat = new BlindSeatMachine(init(ids.indexOf(id), 30 + ids.indexOf(id)))
+      seatMachines.set(id, node.seat)
+      run(node, 'seat', node.seat.restore(node.saved.get(blindSeatMetaKey(spec.id)) as SeatMeta | undefined, saved))
+    },
     end: (hand: number): void => { run(dealerNode, 'dealer', dealerNode.dealer!.end(hand)) },
     tick: (ms: number): void => { now += ms; for (const n of nodes.values()) { if (n.dealer) run(n, 'dealer', n.dealer.tick(now)); if (n.seat) run(n, 'seat', n.seat.tick(now)) } }
   }

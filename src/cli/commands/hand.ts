@@ -139,7 +139,7 @@ interface NodeStatus {
   seat: number | null
   table: { id: string, game: string, scheme: string }
   peers?: PeerState[]
-  dealerHands: Array<{ hand: number, phase: string, stages: string[], pledges: number, nonces: number, acks: number }>
+  dealerHands: Array<{ hand: number, family: string, phase: string, stages: string[], joined: number, contributed: number, acks: number }>
   seatHands: Array<{ hand: number, phase: string }>
   log: { entries: number }
   beacon: { name?: string, genesisTime?: number, period?: number } | null
@@ -189,7 +189,7 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
   }
   if ((status.peers ?? []).length === 0) lines.push('  (none)')
   const hands = new Map<number, string[]>()
-  for (const h of status.dealerHands) hands.set(h.hand, [`dealer: ${h.phase} (pledges ${h.pledges}, nonces ${h.nonces}, countersignatures ${h.acks}${h.stages.length > 0 ? `, stages ${h.stages.join(' ')}` : ''})`])
+  for (const h of status.dealerHands) hands.set(h.hand, [`dealer: ${h.phase} (${h.family === 'blind' ? 'keys' : 'pledges'} ${h.joined}, ${h.family === 'blind' ? 'shuffles' : 'nonces'} ${h.contributed}, countersignatures ${h.acks}${h.stages.length > 0 ? `, stages ${h.stages.join(' ')}` : ''})`])
   for (const h of status.seatHands) hands.set(h.hand, [...(hands.get(h.hand) ?? []), `seat: ${h.phase}`])
   lines.push(hands.size === 0 ? 'no hand in play' : 'hands in play:')
   for (const [hand, parts] of [...hands.entries()].sort((a, b) => a[0] - b[0])) {

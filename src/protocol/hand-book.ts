@@ -1,0 +1,97 @@
+import { Rejection, type Effect } from './types.js'
+
+/**
+ * A family's legal moves for one role, as data: for each phase, the phases a hand may enter from
+ * it. A phase listed in its own row may be entered again (its deadline starts over: a new stage
+ * dealt); a hand is saved in place, without a move, with `save`.
+ */
+export type Transitions<P extends string> = Readonly<Record<P, readonly P[]>>
+
+/** Per phase, when a hand entering it stops waiting (`now` is the time of the move); absent: it waits for no deadline of its own. */
+export type Deadlines<P extends string, H> = Readonly<Partial<Record<P, (hand: H, now: number) => number>>>
+
+/** What every machine's hand carries for the book. */
+export interface BookHand<P extends string> {
+  hand: number
+  phase: P
+  /** When the hand's current phase stops waiting (Deadlines), or undefined. */
+  due?: number
+}
+
+export interface HandBookInit<P extends string, H extends BookHand<P>, S> {
+  transitions: Transitions<P>
+  deadlines: Deadlines<P, H>
+  /** Phases a hand leaves the book in (its saved state is deleted in the same list that logs its end). */
+  final: readonly P[]
+  /** The store key of a hand's saved state (unchanged since each machine landed). */
+  key: (hand: number) => string
+  /** A copy of what is saved of a hand (the machine's own snapshot format). */
+  snapshot: (hand: H) => S
+  now: () => number
+}
+
+/**
+ * The hands of one machine: lookup, the one place a hand changes phase (`enter`: the move checked
+ * against the family's transition table, the new phase's deadline set from the deadline table, the
+ * save returned for the host to run before anything after it), the deadlines due, and the end.
+ */
+export class HandBook<P extends string, H extends BookHand<P>, S> {
+  readonly #init: HandBookInit<P, H, S>
+  readonly #hands = new Map<number, H>()
+
+  constructor (init: HandBookInit<P, H, S>) {
+    this.#init = init
+  }
+
+  get size (): number { return this.#hands.size }
+  get (hand: number): H | undefined { return this.#hands.get(hand) }
+  values (): H[] { return [...this.#hands.values()] }
+
+  /** A hand enters the book in its first phase (a new hand), or in the phase it was saved in (a restart): its deadline starts now. */
+  open (hand: H): void {
+    hand.due = this.#init.deadlines[hand.phase]?.(hand, this.#init.now())
+    this.#hands.set(hand.hand, hand)
+  }
+
+  /** A hand in one of `phases`, for a host's command (deal a stage, end the hand). */
+  inPhase (handNo: number, phases: readonly P[]): H {
+    const hand = this.#hands.get(handNo)
+    if (hand === undefined) throw new Rejection(`hand ${handNo} is not in play`)
+    if (!phases.includes(hand.phase)) throw new Rejection(`hand ${handNo} is ${hand.phase}, not ${phases.join(' or ')}`)
+    return hand
+  }
+
+  /**
+   * Moves `hand` to `phase`: refused (an Error: a machine asking for an illegal move is at fault,
+   * not a peer) unless the family's table lists it; sets its deadline; returns its save (a final
+   * phase deletes the saved state and drops the hand).
+   */
+  enter (hand: H, phase: P): Effect {
+    if (!this.#init.transitions[hand.phase].includes(phase)) throw new Error(`hand ${hand.hand}: no move from ${hand.phase} to ${phase}`)
+    hand.phase = phase
+    if (this.#init.final.includes(phase)) {
+      hand.due = undefined
+      this.#hands.delete(hand.hand)
+      return { kind: 'persist', key: this.#init.key(hand.hand), value: null }
+    }
+    hand.due = this.#init.deadlines[phase]?.(hand, this.#init.now())
+    return this.save(hand)
+  }
+
+  /** The save of a hand that stays where it is (something it holds changed). */
+  save (hand: H): Effect {
+    return { kind: 'persist', key: this.#init.key(hand.hand), value: this.#init.snapshot(hand) }
+  }
+
+  /** Hands whose deadline has passed by `now`, in hand order. */
+  due (now: number): H[] {
+    return [...this.#hands.values()].filter(h => h.due !== undefined && now > h.due)
+  }
+
+  /** The earliest deadline of any hand. */
+  nextDeadline (): number | undefined {
+    let next: number | undefined
+    for (const h of this.#hands.values()) if (h.due !== undefined && (next === undefined || h.due < next)) next = h.due
+    return next
+  }
+}

@@ -1,0 +1,34 @@
+import { familyOfScheme } from '../core/schemes/registry.js'
+import type { HandFamily } from '../core/hand/family.js'
+import type { DealerSide, SeatSide } from './contracts.js'
+import type { MachineInit } from './types.js'
+import { DealerMachine, dealerHandKey } from './dealer.js'
+import { SeatMachine, seatHandKey } from './seat.js'
+import { BlindDealerMachine, blindDealerHandKey } from './blind-dealer.js'
+import { BlindSeatMachine, blindSeatHandKey } from './blind-seat.js'
+
+/** One hand family's machines, and the keys their hands are saved under (unchanged since each family landed). */
+export interface MachineFamily {
+  dealer: (init: MachineInit) => DealerSide
+  seat: (init: MachineInit) => SeatSide
+  dealerHandKey: (table: string, hand: number) => string
+  seatHandKey: (table: string, hand: number) => string
+}
+
+/** The registry: each hand family's dealer and seat machines. */
+export const MACHINES: Readonly<Record<HandFamily, MachineFamily>> = Object.freeze({
+  'commit-reveal': { dealer: init => new DealerMachine(init), seat: init => new SeatMachine(init), dealerHandKey, seatHandKey },
+  blind: { dealer: init => new BlindDealerMachine(init), seat: init => new BlindSeatMachine(init), dealerHandKey: blindDealerHandKey, seatHandKey: blindSeatHandKey }
+})
+
+/** The machines of the family a table's scheme names; an unknown scheme is refused. */
+export function machinesFor (scheme: string): MachineFamily {
+  const family = familyOfScheme(scheme)
+  if (family === undefined) throw new Error(`unknown scheme ${JSON.stringify(scheme)}`)
+  return MACHINES[family]
+}
+
+/** Every key a family's hands of `table` are saved under starts with this (the hand number follows, 16 digits). */
+export function handKeyPrefix (key: (table: string, hand: number) => string, table: string): string {
+  return key(table, 0).slice(0, -16)
+}

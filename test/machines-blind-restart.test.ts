@@ -1,0 +1,149 @@
+// A blind dealer restarted mid-hand goes on from what it saved (issue 17): in the keys phase it
+// sends the COMMIT again to the seats whose key it lacks; while the seats shuffle it sends the
+// BKEYS and the shuffles it holds again, and a seat whose shuffle was lost sends it again; the hand
+// ends with the same receipt everywhere, and it verifies. Later phases cannot go on (the shares
+// gathered are not saved): the hand is aborted naming the dealer. In memory, injected clock, duo.
+import { describe, expect, it } from 'vitest'
+import { canonicalJson } from '../src/core/canonical.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyAbort } from '../src/core/hand/abort-rules.js'
+import { HandBook } from '../src/protocol/hand-book.js'
+import { BLIND_DEALER_MOVES } from '../src/protocol/blind-dealer.js'
+import { BLIND_SEAT_MOVES } from '../src/protocol/blind-seat.js'
+import { blindTable, ids } from './helpers/blind-memory.js'
+
+type T = ReturnType<typeof blindTable>
+
+/** A table where the dealer is "down" for the documents `lost` picks: they never reach it. */
+function tableLosing (lost: (type: string, from: string) => boolean): { t: T, down: { on: boolean } } {
+  const down = { on: true }
+  const t = blindTable(ids.slice(0, 2), {
+    game: 'duo',
+    intercept: (from, to, doc) => down.on && to === ids[0] && from === ids[1] && lost(doc.type, from) ? undefined : doc
+  })
+  return { t, down }
+}
+
+function expectOneVerifiedReceipt (t: T): void {
+  const receipts = [...t.nodes.values()].map(n => n.log.find(l => l.entry === 'receipt')?.payload)
+  for (const r of receipts) expect(canonicalJson(r)).toBe(canonicalJson(receipts[0]))
+  expect(verifyReceipt(receipts[0]).problems).toEqual([])
+  expect([...t.nodes.values()].flatMap(n => n.log.filter(l => l.entry === 'abort'))).toEqual([])
+}
+
+describe('a blind dealer restarted mid-hand', () => {
+  it('while the seats shuffle (seat 1\'s shuffle lost): it sends the BKEYS and shuffles again, seat 1 sends its shuffle again, the hand finishes with a receipt that verifies', () => {
+    const { t, down } = tableLosing(type => type === 'bshuffle')
+    const hand = t.deal()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'shuffling', contributed: 1 }])
+    down.on = false
+    t.restartDealer()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt', contributed: 2 }])
+    for (const id of ids.slice(0, 2)) expect(t.nodes.get(id)!.seat!.cards(hand).length).toBeGreaterThan(0)
+    t.end(hand)
+    expectOneVerifiedReceipt(t)
+    // The documents sent again were taken as held, not refused.
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+
+  it('while it waits for keys (seat 1\'s key lost): it sends the COMMIT again, seat 1 sends its key again, the hand finishes', () => {
+    const { t, down } = tableLosing(type => type === 'bkey')
+    const hand = t.deal()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'keys', joined: 1 }])
+    down.on = false
+    t.restartDealer()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    t.end(hand)
+    expectOneVerifiedReceipt(t)
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+
+  it('after dealing: the hand cannot go on; it is aborted dealer-stopped naming the dealer, a record that verifies, and every seat logs it', () => {
+    const t = blindTable(ids.slice(0, 2), { game: 'duo' })
+    const hand = t.deal()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    t.restartDealer()
+    const records = [...t.nodes.values()].map(n => n.log.find(l => l.entry === 'abort')?.payload)
+    expect(records[0].body).toMatchObject({ reason: 'dealer-stopped', blame: [ids[0]] })
+    expect(verifyAbort(records[0]).problems).toEqual([])
+    for (const r of records) expect(canonicalJson(r)).toBe(canonicalJson(records[0]))
+    expect(t.dealerNode.dealer!.status()).toEqual([])
+  }, 60_000)
+})
+
+describe('a blind seat restarted mid-hand', () => {
+  it('holding its cards: it comes back with them, answers the End, checks the reveal and countersigns; one receipt that verifies', () => {
+    const t = blindTable(ids.slice(0, 2), { game: 'duo' })
+    const hand = t.deal()
+    const cards = t.nodes.get(ids[1])!.seat!.cards(hand)
+    expect(cards.length).toBeGreaterThan(0)
+    t.restartSeat(ids[1])
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'dealt' }])
+    expect(t.nodes.get(ids[1])!.seat!.cards(hand)).toEqual(cards)
+    t.end(hand)
+    expectOneVerifiedReceipt(t)
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+
+  it('before its turn to shuffle: it comes back with the keys and shuffles it holds, shuffles in turn, and the hand finishes', () => {
+    let hold = true
+    const held: any[] = []
+    const t = blindTable(ids.slice(0, 2), {
+      game: 'duo',
+      // Seat 0's shuffle reaches seat 1 only after seat 1's restart.
+      intercept: (from, to, doc) => { if (hold && to === ids[1] && doc.type === 'bshuffle') { held.push(doc); return undefined } return doc }
+    })
+    const hand = t.deal()
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling' }])
+    t.restartSeat(ids[1])
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling' }])
+    hold = false
+    t.run(t.dealerNode, 'dealer', held.map(doc => ({ kind: 'send' as const, to: ids[1], doc })))
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    t.end(hand)
+    expectOneVerifiedReceipt(t)
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+})
+
+describe('the blind machines\' transition tables, in the hand book', () => {
+  type Moves = Readonly<Record<string, readonly string[]>>
+  const book = (moves: Moves): HandBook<string, { hand: number, phase: string, due?: number }, string> => new HandBook({
+    transitions: moves,
+    deadlines: { keys: () => 100, dealt: (_h, now) => now + 5 },
+    final: ['done', 'aborted'],
+    key: hand => `k/${hand}`,
+    snapshot: h => h.phase,
+    now: () => 1_000
+  })
+
+  it.each([['dealer', BLIND_DEALER_MOVES as Moves], ['seat', BLIND_SEAT_MOVES as Moves]])('%s: every move the table lists is taken (deadline set, save returned); the ended phases lead nowhere', (_role, moves) => {
+    for (const [from, tos] of Object.entries(moves)) {
+      for (const to of tos) {
+        const b = book(moves)
+        const h: { hand: number, phase: string, due?: number } = { hand: 7, phase: from }
+        b.open(h)
+        const save = b.enter(h, to)
+        const gone = to === 'done' || to === 'aborted'
+        expect(save).toEqual({ kind: 'persist', key: 'k/7', value: gone ? null : to })
+        expect(b.get(7)).toBe(gone ? undefined : h)
+        expect(h.due).toBe(to === 'dealt' ? 1_005 : undefined)
+      }
+    }
+    expect([moves.done, moves.aborted]).toEqual([[], []])
+    // Every phase but the ended ones can be aborted.
+    for (const [from, tos] of Object.entries(moves)) if (from !== 'done' && from !== 'aborted') expect(tos).toContain('aborted')
+  })
+
+  it('a move the table does not list is refused, changing nothing', () => {
+    const b = book(BLIND_DEALER_MOVES as Moves)
+    const h: { hand: number, phase: string, due?: number } = { hand: 8, phase: 'keys' }
+    b.open(h)
+    expect(h.due).toBe(100)
+    expect(() => b.enter(h, 'dealt')).toThrow('hand 8: no move from keys to dealt')
+    expect(h).toEqual({ hand: 8, phase: 'keys', due: 100 })
+    expect(() => b.enter(h, 'done')).toThrow('no move from keys to done')
+    expect(b.due(101)).toEqual([h])
+    expect(b.nextDeadline()).toBe(100)
+  })
+})
