@@ -8,6 +8,9 @@
 #   (node.json: "data": ".", "listen" on 0.0.0.0; see README.md, "Running in Docker")
 #   docker run -d --name fairdeal -v fairdeal-data:/data -p 7400:7400 -p 7401:7401 fairdeal
 #   docker exec fairdeal fairdeal hand deal --data /data
+#   A relay for a dealer nobody can dial:
+#   docker run -d -v relay-data:/data -p 7500:7500 fairdeal relay --data /data \
+#     --listen /ip4/0.0.0.0/tcp/7500 --announce /ip4/PUBLIC-IP/tcp/7500 --member PEERID ...
 #
 # The image runs `fairdeal node --config /data/node.json`. What the node listens on is that file's
 # choice: inside a container it must listen on 0.0.0.0 (or the container's address) to be reached
@@ -46,7 +49,8 @@ USER node
 VOLUME ["/data"]
 # The default ports: table protocol over TCP and over WebSockets. The control endpoint listens on
 # the container's 127.0.0.1 only; drive the node with `docker exec … fairdeal hand …`.
-EXPOSE 7400/tcp 7401/tcp
+# 7500: `fairdeal relay --listen /ip4/0.0.0.0/tcp/7500` (README.md, "Running in Docker").
+EXPOSE 7400/tcp 7401/tcp 7500/tcp
 # The node stops cleanly on SIGTERM (`docker stop`): dealt hands are revealed, the rest aborted.
 STOPSIGNAL SIGTERM
 # The entry point is the fairdeal CLI; the default command is its `node` subcommand.
