@@ -99,5 +99,17 @@ describe('witnessed heads between table nodes', () => {
     expect(honestData.code).toBe(0)
     expect(honestData.lines).toEqual(['2 passed, 0 failed'])
     expect(honestData.stderr).toBe('')
+
+    // Issue 18: the rolled-back dealer plays on past the seq seat 1 witnessed (its seq 1 is now
+    // another hand). Seat 1 keeps the head of the first seq 1, so verify --data still says forked
+    // (before, the witness replaced it by the higher head and the fork left no trace).
+    const seat2 = await table.start(2)
+    const players = [restarted, nodes[1], seat2]
+    for (let i = 0; i < 2; i++) await playHand(restarted, players)
+    await until(() => restarted.daemon.log.keptCosignatures().some(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq === 2 && c.statement.witness === nodes[1].peerId }), 'seat 1\'s cosignature of seq 2')
+    await table.stop(0)
+    const grown = lines(await cliInProcess('verify', '--data', dir, '--workers', '0'))
+    expect(grown.code).toBe(1)
+    expect(grown.lines.filter(l => l.startsWith('witness: '))).toContainEqual(expect.stringMatching(new RegExp(`^witness: seq 1: forked: witness ${nodes[1].peerId} received the owner's signed head naming hash `)))
   })
 })
