@@ -193,3 +193,26 @@ describe('an older copy is not a rolled-back log (issue 18)', () => {
     expect((await compare(older, [later])).map(f => f.kind)).toEqual(['rolled-back'])
   })
 })
+
+describe('a witness\'s evidence stays bounded', () => {
+  const dirs: string[] = []
+  afterEach(async () => { for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true }) })
+
+  it('an owner that contradicts itself again and again while its log grows fills at most 2 x 4 evidence lines', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fairdeal-witness-'))
+    dirs.push(dir)
+    const db = new Level<string, any>(dir)
+    let now = SEEN
+    const store = new WitnessStore(db, SEAT, () => now++)
+    const head = (seq: number, n: number): string => makeHead(OWNER, seq, (n % 256).toString(16).padStart(2, '0').repeat(32)).line
+    for (let seq = 1; seq <= 30; seq++) {
+      await store.observe(OWNER.peerId, head(seq, seq))
+      await store.observe(OWNER.peerId, head(seq, seq + 100)) // the same seq, another hash
+    }
+    const held = await store.heldFor(OWNER.peerId)
+    expect(held.length).toBeLessThanOrEqual(MAX_HEADS_HELD)
+    // The first contradiction is kept whole: both heads at seq 1.
+    expect(held.map(statement).filter(s => s.seq === 1)).toHaveLength(2)
+    await db.close()
+  })
+})
