@@ -8,7 +8,7 @@ import { addressBookOf, MAX_TABLES, nodeMembers, parseNodeConfig } from '../src/
 import { tableFor } from '../src/daemon/daemon.js'
 import { NodeInputError } from '../src/daemon/errors.js'
 import { Rejection } from '../src/protocol/types.js'
-import { connectionLimit, MAX_CONNECTIONS, MAX_STRANGER_CONNECTIONS } from '../src/net/limits.js'
+import { connectionLimit, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_MEMBER, MAX_STRANGER_CONNECTIONS } from '../src/net/limits.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SOURCE = '/cfg/node.json'
@@ -105,9 +105,9 @@ describe('routing a document to its table', () => {
 })
 
 describe('connection room for the members of every table', () => {
-  test('a one-table node keeps the usual limit; a node whose tables have many members gets two connections per member beside the strangers\' share', () => {
+  test('a one-table node keeps the usual limit; a node whose tables have many members gets each member\'s share beside the strangers\' share', () => {
     expect(connectionLimit(8)).toBe(MAX_CONNECTIONS)
     // 32 tables of 8 seats, every player different: 257 members.
-    expect(connectionLimit(257)).toBe(2 * 257 + MAX_STRANGER_CONNECTIONS)
+    expect(connectionLimit(257)).toBe(MAX_CONNECTIONS_PER_MEMBER * 257 + MAX_STRANGER_CONNECTIONS)
   })
 })

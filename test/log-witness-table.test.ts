@@ -3,6 +3,8 @@
 // an owner that rewrites its own disk), and restarted. `fairdeal verify --peer`, run as one seat with the
 // other seat as witness, reports the rollback, with both signed heads as evidence (issue 8's done-criterion);
 // so does `verify --data` on the dealer's directory, which asks the members its config names.
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Level } from 'level'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -40,6 +42,16 @@ describe('witnessed heads between table nodes', () => {
     await until(() => dealerLog.keptCosignatures().some(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq === 1 && c.statement.witness === nodes[1].peerId }), 'seat 1\'s cosignature of seq 1')
     const honest = lines(await cliInProcess('verify', '--peer', nodes[0].daemon.addresses()[0], '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))
     expect(honest.lines).toEqual(['2 passed, 0 failed'])
+    // Issue 18: an honest export taken before hand 2 (its head at seq 0, as the dealer signed it
+    // then) is an older copy, not a rolled-back log, against seat 1's head at seq 1.
+    const dealerId = await loadOrCreateIdentity(table.dataDir(0))
+    const entry0: string[] = []
+    for await (const l of nodes[0].daemon.log.lines({ from: 0, to: 0 })) entry0.push(l)
+    const older = join(table.root, 'older-export.jsonl')
+    await writeFile(older, [makeHead(nativeSigner(dealerId.seed, dealerId.peerId), 0, entryHash(entry0[0])).line, ...entry0].join('\n') + '\n')
+    const olderCopy = lines(await cliInProcess('verify', older, '--owner', nodes[0].peerId, '--as', table.dataDir(2), '--witness', nodes[1].daemon.addresses()[0], '--workers', '0'))
+    expect(olderCopy.lines).toEqual(['1 passed, 0 failed'])
+    expect(olderCopy.code).toBe(0)
 
     // The dealer's owner rolls its log back to seq 0 and re-signs everything, head file included.
     await table.stop(0)
@@ -99,5 +111,17 @@ describe('witnessed heads between table nodes', () => {
     expect(honestData.code).toBe(0)
     expect(honestData.lines).toEqual(['2 passed, 0 failed'])
     expect(honestData.stderr).toBe('')
+
+    // Issue 18: the rolled-back dealer plays on past the seq seat 1 witnessed (its seq 1 is now
+    // another hand). Seat 1 keeps the head of the first seq 1, so verify --data still says forked
+    // (before, the witness replaced it by the higher head and the fork left no trace).
+    const seat2 = await table.start(2)
+    const players = [restarted, nodes[1], seat2]
+    for (let i = 0; i < 2; i++) await playHand(restarted, players)
+    await until(() => restarted.daemon.log.keptCosignatures().some(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq === 2 && c.statement.witness === nodes[1].peerId }), 'seat 1\'s cosignature of seq 2')
+    await table.stop(0)
+    const grown = lines(await cliInProcess('verify', '--data', dir, '--workers', '0'))
+    expect(grown.code).toBe(1)
+    expect(grown.lines.filter(l => l.startsWith('witness: '))).toContainEqual(expect.stringMatching(new RegExp(`^witness: seq 1: forked: witness ${nodes[1].peerId} received the owner's signed head naming hash `)))
   })
 })

@@ -33,6 +33,17 @@ async function compare (lines: string[], statements: WitnessStatement[]): Promis
   return comparer.finish()
 }
 
+/** A witness store (SEAT's) on real LevelDB in a temp dir, its clock ticking 1 ms per cosignature from SEEN. */
+const storeDirs: string[] = []
+afterEach(async () => { for (const d of storeDirs.splice(0)) await rm(d, { recursive: true, force: true }) })
+async function openStore (): Promise<{ store: WitnessStore, db: Level<string, any> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'fairdeal-witness-'))
+  storeDirs.push(dir)
+  const db = new Level<string, any>(dir)
+  let now = SEEN
+  return { store: new WitnessStore(db, SEAT, () => now++), db }
+}
+
 describe('a cosigned head', () => {
   it('verifies, names witness, owner, seq, hash and time; any change breaks it', () => {
     const head = headAt(4)
@@ -83,15 +94,8 @@ describe('a log checked against witnessed heads', () => {
 })
 
 describe('a witness\'s store (real LevelDB)', () => {
-  const dirs: string[] = []
-  afterEach(async () => { for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true }) })
-
   it('keeps the latest head of each peer, cosigned, and the ones that contradict it as evidence', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'fairdeal-witness-'))
-    dirs.push(dir)
-    const db = new Level<string, any>(dir)
-    let now = SEEN
-    const store = new WitnessStore(db, SEAT, () => now++)
+    const { store, db } = await openStore()
     const h = (seq: number): string => canonicalJson(headAt(seq))
     expect((await store.observe(OWNER.peerId, h(2))).status).toBe('new')
     expect((await store.observe(OWNER.peerId, h(2))).status).toBe('known')
@@ -123,15 +127,6 @@ function regrownLog (n: number, at: number): string[] {
 }
 
 describe('a witness keeps what proves a fork or a rollback (issue 18)', () => {
-  const dirs: string[] = []
-  afterEach(async () => { for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true }) })
-  async function openStore (): Promise<{ store: WitnessStore, db: Level<string, any> }> {
-    const dir = await mkdtemp(join(tmpdir(), 'fairdeal-witness-'))
-    dirs.push(dir)
-    const db = new Level<string, any>(dir)
-    let now = SEEN
-    return { store: new WitnessStore(db, SEAT, () => now++), db }
-  }
   const heads = (lines: string[]): string => lines[0]
 
   it('a log repaired at seq 4, re-logged and grown past the witnessed seq 6 is still forked', async () => {
@@ -191,5 +186,21 @@ describe('an older copy is not a rolled-back log (issue 18)', () => {
 
   it('the same copy as a node\'s log as it is now is rolled back', async () => {
     expect((await compare(older, [later])).map(f => f.kind)).toEqual(['rolled-back'])
+  })
+})
+
+describe('a witness\'s evidence stays bounded', () => {
+  it('an owner that contradicts itself again and again while its log grows fills at most 2 x 4 evidence lines', async () => {
+    const { store, db } = await openStore()
+    const head = (seq: number, n: number): string => makeHead(OWNER, seq, (n % 256).toString(16).padStart(2, '0').repeat(32)).line
+    for (let seq = 1; seq <= 30; seq++) {
+      await store.observe(OWNER.peerId, head(seq, seq))
+      await store.observe(OWNER.peerId, head(seq, seq + 100)) // the same seq, another hash
+    }
+    const held = await store.heldFor(OWNER.peerId)
+    expect(held.length).toBeLessThanOrEqual(MAX_HEADS_HELD)
+    // The first contradiction is kept whole: both heads at seq 1.
+    expect(held.map(statement).filter(s => s.seq === 1)).toHaveLength(2)
+    await db.close()
   })
 })

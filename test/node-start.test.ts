@@ -5,6 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { NodeProcess, requireBuild } from './helpers/node-process.js'
 import { TestTable } from './helpers/table-nodes.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 
 let table: TestTable | undefined
 let node: NodeProcess | undefined
@@ -46,5 +47,7 @@ describe('fairdeal node at start', () => {
     expect(line?.msg).toMatch(/each hand of table .* would wait for its round and abort\. Use a beacon this machine reaches: a local one \(fairdeal beacon serve\) or your own group/)
     const status = await node.client.status() as { beacon: { reach: { reachable: boolean, reason: string } } }
     expect(status.beacon.reach).toMatchObject({ reachable: false, reason: expect.stringMatching(/127\.0\.0\.1:9/) })
+    const shown = await cliInProcess('hand', 'status', '--data', t.dataDir(0))
+    expect(shown.stdout).toMatch(/^beacon quicknet: cannot be reached from this node \(.*\): hands would wait for their round and abort; use a local beacon/m)
   })
 })

@@ -74,6 +74,18 @@ async function verifyLines (db: string): Promise<string[]> {
   return out
 }
 
+/** `fairdeal node` (spawned) on a one-table config of DIR's identity: exits 2 with one line on stderr, started nothing; that line. */
+async function nodeRefusal (dir: string): Promise<string> {
+  const config = join(dir, 'node.json')
+  const { peerId } = await loadOrCreateIdentity(dir)
+  await writeFile(config, JSON.stringify({ data: '.', listen: ['/ip4/127.0.0.1/tcp/0'], table: { id: 't', game: 'duo', scheme: 'atout-v1', dealer: peerId, seats: [peerId, 'robot'] } }))
+  const node = await fairdeal('node', '--config', config)
+  expect(node.code).toBe(2)
+  expect(node.stderr.trim().split('\n')).toHaveLength(1)
+  expect(node.stdout).not.toMatch(/node started|control endpoint/)
+  return node.stderr
+}
+
 describe('a damaged store is refused in one line', () => {
   it('the head file follows every append, beside the LevelDB directory', async () => {
     const { db } = await dataDir(3)
@@ -186,13 +198,7 @@ describe('fairdeal repair', () => {
     const verified = withLines(await cliInProcess('verify', '--data', dir, '--chain-only', '--workers', '0'))
     expect(verified.code).toBe(1)
     expect(verified.lines[0]).toMatch(/^seq (8|9)\.\.11: missing/)
-    const config = join(dir, 'node.json')
-    const { peerId } = await loadOrCreateIdentity(dir)
-    await writeFile(config, JSON.stringify({ data: '.', listen: ['/ip4/127.0.0.1/tcp/0'], table: { id: 't', game: 'duo', scheme: 'atout-v1', dealer: peerId, seats: [peerId, 'robot'] } }))
-    const node = await fairdeal('node', '--config', config)
-    expect(node.code).toBe(2)
-    expect(node.stderr.trim().split('\n')).toHaveLength(1)
-    expect(node.stderr).toMatch(/^fairdeal node: the store in .* has lost log entries/)
+    expect(await nodeRefusal(dir)).toMatch(/^fairdeal node: the store in .* has lost log entries/)
     const preview = withLines(await cliInProcess('repair', '--data', dir))
     expect(preview.code).toBe(1)
     expect(preview.lines.at(-1)).toBe(`run 'fairdeal repair --data ${dir} --yes' to do it`)
@@ -222,14 +228,7 @@ describe('a damaged .ldb file: fairdeal node refuses it in one line before it st
         for (let i = 1_000; i < 1_100; i++) bytes[i] ^= 0xff
         await writeFile(file, bytes)
       }
-      const config = join(dir, 'node.json')
-      const { peerId } = await loadOrCreateIdentity(dir)
-      await writeFile(config, JSON.stringify({ data: '.', listen: ['/ip4/127.0.0.1/tcp/0'], table: { id: 't', game: 'duo', scheme: 'atout-v1', dealer: peerId, seats: [peerId, 'robot'] } }))
-      const node = await fairdeal('node', '--config', config)
-      expect(node.code).toBe(2)
-      expect(node.stderr.trim().split('\n')).toHaveLength(1)
-      expect(node.stderr).toMatch(/^fairdeal node: the store in .* is damaged: LevelDB cannot read it \((IO error|Corruption): .*\): see 'fairdeal verify --data /)
-      expect(node.stdout).not.toMatch(/listening|control endpoint/)
+      expect(await nodeRefusal(dir)).toMatch(/^fairdeal node: the store in .* is damaged: LevelDB cannot read it \((IO error|Corruption): .*\): see 'fairdeal verify --data /)
     })
   }
 })

@@ -348,7 +348,10 @@ export class Daemon {
     }
     for (const [client, { name, tables: ids }] of byClient) {
       const signal = AbortSignal.timeout(BEACON_CHECK_MS)
-      void client.fetchRound(Math.max(1, client.currentRound()), { signal }).then(() => {
+      // Its own client, without the relay-failure log: one line says it all, and a relay that
+      // answers without the round (not there yet, a recorded beacon) is no failure to log.
+      const probe = createBeaconClient({ chain: client.chain, relays: [...client.relays], clock: this.#clock })
+      void probe.fetchRound(Math.max(1, client.currentRound() - 1), { signal }).then(() => {
         for (const id of ids) this.#beaconReach.set(id, { reachable: true, checkedAt: this.#clock.now() })
       }, (err: unknown) => {
         if (this.#stopping) return

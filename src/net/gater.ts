@@ -1,6 +1,6 @@
 import type { Connection, ConnectionGater, MultiaddrConnection, PeerId } from '@libp2p/interface'
 import type { Logger } from 'pino'
-import { MAX_CONNECTIONS_PER_MEMBER, MAX_STRANGER_CONNECTIONS } from './limits.js'
+import { MAX_STRANGER_CONNECTIONS } from './limits.js'
 import { createRejectionLog } from './rejection-log.js'
 
 /** Who may connect: a set of peer ids, or anyone. */
@@ -40,13 +40,8 @@ export function membershipGater (members: Membership, logger: Logger, options: G
     denyDialPeer: (peer) => notMember(peer) && refuse(peer, 'outbound', 'dial', 'is not a member'),
     denyOutboundEncryptedConnection: (peer, maConn) => notMember(peer) && refuse(peer, 'outbound', 'encrypted', 'is not a member', maConn),
     denyInboundEncryptedConnection: (peer, maConn) => {
-      if (!notMember(peer)) {
-        // Room is kept per member: one member holding connections must not keep another out.
-        const id = peer.toString()
-        const held = (options.connections?.() ?? []).filter(c => c.status === 'open' && c.remotePeer.toString() === id).length
-        if (held < MAX_CONNECTIONS_PER_MEMBER) return false
-        return refuse(peer, 'inbound', 'encrypted', `holds ${held} connections already (at most ${MAX_CONNECTIONS_PER_MEMBER} a member)`, maConn)
-      }
+      // A member is always let in: room per member is kept by closing its oldest connections (node.ts).
+      if (!notMember(peer)) return false
       if (!admitStrangers) return refuse(peer, 'inbound', 'encrypted', 'is not a member', maConn)
       const strangers = (options.connections?.() ?? []).filter(c => c.status === 'open' && !members.has(c.remotePeer.toString())).length
       if (strangers < MAX_STRANGER_CONNECTIONS) return false

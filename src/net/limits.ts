@@ -14,10 +14,10 @@ export const DEFAULT_LISTEN: readonly string[] = Object.freeze([
 export const MAX_CONNECTIONS = 64
 
 /**
- * Open connections one member may hold to us at once. An honest member needs one, two while a dial
- * each way crosses, a few more for a moment while a restart's old connections close; a member that
- * opens more is refused after noise (and one that slips past in a race is closed at once), so no
- * member of one table can take the room of a member of another table the node serves.
+ * Open connections one member may hold with us at once, both directions counted. An honest member
+ * needs one, two while a dial each way crosses, a few more for a moment while a restart's old
+ * connections close; when it has more, its oldest are closed (src/net/node.ts), so no member of one
+ * table can take the room of a member of another table the node serves.
  */
 export const MAX_CONNECTIONS_PER_MEMBER = 4
 

@@ -119,19 +119,20 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
 }
 
 /**
- * A member holds at most MAX_CONNECTIONS_PER_MEMBER connections: the gater refuses more after
- * noise, and since handshakes run side by side, an inbound connection that opens over the cap all
- * the same is closed at once.
+ * A member holds at most MAX_CONNECTIONS_PER_MEMBER connections with the node: when one more
+ * opens, its oldest ones are closed. The newest is kept, since a member that dials again is most
+ * likely back from a restart and its old connections dead, so an honest member is never refused;
+ * one that opens connections without end only ever holds its own share.
  */
 function boundMembers (node: Libp2p, members: ReadonlySet<string>, logger: Logger): void {
   node.addEventListener('connection:open', (evt) => {
-    const c = evt.detail
-    const peer = c.remotePeer.toString()
-    if (c.direction !== 'inbound' || !members.has(peer)) return
-    const open = node.getConnections(c.remotePeer).filter(x => x.status === 'open')
-    if (open.length <= MAX_CONNECTIONS_PER_MEMBER || !open.includes(c)) return
-    logger.debug({ peer, connections: open.length }, 'closed a member connection over its cap')
-    c.abort(new Error(`over the cap of ${MAX_CONNECTIONS_PER_MEMBER} connections a member`))
+    const peer = evt.detail.remotePeer
+    if (!members.has(peer.toString())) return
+    const open = node.getConnections(peer).filter(x => x.status === 'open').sort((a, b) => a.timeline.open - b.timeline.open)
+    const excess = open.slice(0, Math.max(0, open.length - MAX_CONNECTIONS_PER_MEMBER))
+    if (excess.length === 0) return
+    logger.debug({ peer: peer.toString(), connections: open.length, closed: excess.length }, 'closed a member\'s oldest connections over its share')
+    for (const c of excess) c.abort(new Error(`over the share of ${MAX_CONNECTIONS_PER_MEMBER} connections a member`))
   })
 }
 

@@ -1,7 +1,6 @@
 import type { Libp2p } from '@libp2p/interface'
 import type { Multiaddr } from '@multiformats/multiaddr'
 import { dialAddress } from './addresses.js'
-import { MAX_CONNECTIONS_PER_MEMBER } from './limits.js'
 
 /** One line on why a dial failed: the first line of the error, and of the first inner error of an aggregate. */
 export function dialFailureReason (err: unknown): string {
@@ -34,7 +33,7 @@ export function dialFailureHint (err: unknown): string {
     case 'timeout':
       return `${reason} — no answer: check the address, the port forwarding on its router and its firewall`
     case 'closed':
-      return `${reason} — it answered and hung up: its node admits only its table's members, each with at most ${MAX_CONNECTIONS_PER_MEMBER} connections (is it running with the complete table, this node in it?)`
+      return `${reason} — it answered and hung up: its node admits only its table's members (is it running with the complete table, this node in it?)`
     default:
       return reason
   }

@@ -16,6 +16,7 @@ import { MAX_HEAD_BYTES } from '../core/log/format.js'
 import { checkWitnessLine, MAX_WITNESS_BYTES } from '../core/log/witness.js'
 import type { WitnessStore } from '../store/witness-store.js'
 import { dialAddress } from './addresses.js'
+import { createRejectionLog } from './rejection-log.js'
 
 export const WITNESS_PROTOCOL = '/fairdeal/witness/1.0.0'
 
@@ -43,6 +44,8 @@ function frame (tag: number, text: string): Uint8Array {
 
 /** Witnesses the heads members send. Returns a function that stops. */
 export async function registerWitness (node: Libp2p, store: WitnessStore, options: { members: Set<string>, logger?: Logger }): Promise<() => Promise<void>> {
+  // A member decides how often it contradicts itself: the warnings are rate-limited summaries.
+  const contradiction = options.logger === undefined ? undefined : createRejectionLog(options.logger)
   const handler = async (stream: Stream, connection: Connection): Promise<void> => {
     const peer = connection.remotePeer.toString()
     const lp = lpStream(stream, { maxDataLength: MAX_HEAD_BYTES })
@@ -54,7 +57,7 @@ export async function registerWitness (node: Libp2p, store: WitnessStore, option
       } else {
         try {
           const observed = await store.observe(peer, fromUtf8(raw.subarray()))
-          if (observed.status === 'conflict') options.logger?.warn({ peer, cosigned: observed.line }, 'a peer sent a head that contradicts one it sent before (kept as evidence)')
+          if (observed.status === 'conflict') contradiction?.({ peer, cosigned: observed.line }, 'a peer sent a head that contradicts one it sent before (kept as evidence)')
           reply = frame(TAG_COSIGNED, observed.line)
         } catch (err) {
           reply = frame(TAG_ERROR, (err as Error).message)

@@ -104,16 +104,18 @@ export class WitnessStore {
     const { line } = cosignHead(this.signer, JSON.parse(headLine) as LogHead, this.now())
     if (held === undefined || seq > held.latestSeq) {
       // The head it replaces stays: as evidence when it was contradicted, else in the thinned history.
-      const conflicts = held === undefined ? [] : held.latestContradicted === true ? [...held.conflicts, held.latest] : held.conflicts
-      const history = held === undefined ? [] : held.latestContradicted === true ? held.history ?? [] : thinHistory(held.history ?? [], held.latest)
-      await this.store.put(from, { latest: line, latestSeq: seq, latestHash: hash, conflicts, history } satisfies Held, { sync: true })
+      // (A store from before this flag: its conflicts contradicted the latest it holds, or one before.)
+      const contradicted = held !== undefined && (held.latestContradicted ?? held.conflicts.length > 0)
+      const conflicts = held === undefined ? [] : contradicted ? [...held.conflicts, held.latest] : held.conflicts
+      const history = held === undefined ? [] : contradicted ? held.history ?? [] : thinHistory(held.history ?? [], held.latest)
+      await this.store.put(from, { latest: line, latestSeq: seq, latestHash: hash, conflicts, latestContradicted: false, history } satisfies Held, { sync: true })
       return { status: 'new', line }
     }
     // Lower, or the same seq with another hash: the owner contradicts itself. Keep it as evidence.
     const same = held.conflicts.find(c => { const h = (JSON.parse(c) as { body: { head: LogHead } }).body.head.body; return h.seq === seq && h.hash === hash })
     if (same !== undefined) return { status: 'conflict', line: same }
     // Room for this line, and for the latest it contradicts once a higher head replaces it.
-    const need = held.latestContradicted === true ? 1 : 2
+    const need = (held.latestContradicted ?? held.conflicts.length > 0) ? 1 : 2
     if (held.conflicts.length + need <= 2 * MAX_CONFLICTS_KEPT) {
       await this.store.put(from, { ...held, conflicts: [...held.conflicts, line], latestContradicted: true } satisfies Held, { sync: true })
     }

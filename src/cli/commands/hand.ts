@@ -142,7 +142,7 @@ interface NodeStatus {
   dealerHands: Array<{ hand: number, family: string, phase: string, stages: string[], joined: number, contributed: number, acks: number }>
   seatHands: Array<{ hand: number, phase: string }>
   log: { entries: number }
-  beacon: { name?: string, genesisTime?: number, period?: number } | null
+  beacon: { name?: string, genesisTime?: number, period?: number, reach?: { reachable: boolean | null, reason?: string } } | null
 }
 
 /** The seats the node has no open connection to, after giving fresh dials a moment. */
@@ -188,6 +188,9 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
     if (p.lastDialError !== undefined) lines.push(`                 last dial: ${p.lastDialError}`)
   }
   if ((status.peers ?? []).length === 0) lines.push('  (none)')
+  // What the node's check of its beacon at start found (said only when it could not reach it).
+  const reach = status.beacon?.reach
+  if (reach?.reachable === false) lines.push(`beacon ${status.beacon?.name ?? ''}: cannot be reached from this node (${reach.reason ?? 'no answer'}): hands would wait for their round and abort; use a local beacon (fairdeal beacon serve) or your own group`)
   const hands = new Map<number, string[]>()
   for (const h of status.dealerHands) hands.set(h.hand, [`dealer: ${h.phase} (${h.family === 'blind' ? 'keys' : 'pledges'} ${h.joined}, ${h.family === 'blind' ? 'shuffles' : 'nonces'} ${h.contributed}, countersignatures ${h.acks}${h.stages.length > 0 ? `, stages ${h.stages.join(' ')}` : ''})`])
   for (const h of status.seatHands) hands.set(h.hand, [...(hands.get(h.hand) ?? []), `seat: ${h.phase}`])
