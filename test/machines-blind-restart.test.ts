@@ -147,3 +147,49 @@ describe('the blind machines\' transition tables, in the hand book', () => {
     expect(b.nextDeadline()).toBe(100)
   })
 })
+
+describe('a blind seat that was away when the hand ended asks the dealer (issue 18: no gap in its log)', () => {
+  it('paused before the REVEAL: back, it asks, takes the dealer\'s BEND, BREVEAL and BFINAL, and logs the same receipt as the dealer', () => {
+    let away = true
+    const t = blindTable(ids.slice(0, 2), {
+      game: 'duo',
+      intercept: (_from, to, doc) => away && to === ids[1] && (doc.type === 'breveal' || doc.type === 'bfinal') ? undefined : doc
+    })
+    const hand = t.deal()
+    t.end(hand)
+    // The dealer finalises without seat 1's countersignature.
+    t.tick(10_001)
+    expect(t.dealerNode.log.map(l => l.entry)).toEqual(['receipt'])
+    const seat1 = t.nodes.get(ids[1])!
+    expect(seat1.log).toEqual([])
+    away = false
+    // Past its wait for the REVEAL it asks before it records anything; the answer ends the hand.
+    t.tick(60_000)
+    expect(seat1.frames.filter(f => f.type === 'bfinal')).toHaveLength(1)
+    expect(seat1.log.map(l => l.entry)).toEqual(['receipt'])
+    expect(canonicalJson(seat1.log[0].payload)).toBe(canonicalJson(t.dealerNode.log[0].payload))
+    expect(seat1.seat!.status()).toEqual([])
+    t.tick(120_000)
+    expect([...t.nodes.values()].flatMap(n => n.log.filter(l => l.entry === 'abort'))).toEqual([])
+  }, 60_000)
+
+  it('paused while the hand was aborted: back, it asks and logs the dealer\'s record instead of signing its own', () => {
+    let away = true
+    const t = blindTable(ids.slice(0, 2), {
+      game: 'duo',
+      // Seat 1 hears nothing after the keys: it never shuffles, and the dealer's record does not reach it.
+      intercept: (from, to, doc) => away && ((to === ids[1] && doc.type !== 'commit') || (from === ids[1] && doc.type === 'bshuffle')) ? undefined : doc
+    })
+    const hand = t.deal()
+    t.tick(21_000)
+    const record = t.dealerNode.log.find(l => l.entry === 'abort')?.payload
+    expect(record.body).toMatchObject({ reason: 'missing-shuffle' })
+    away = false
+    t.tick(40_000)
+    const seat1 = t.nodes.get(ids[1])!
+    expect(seat1.log.map(l => l.entry)).toEqual(['abort'])
+    expect(canonicalJson(seat1.log[0].payload)).toBe(canonicalJson(record))
+    expect(seat1.seat!.status()).toEqual([])
+    expect(hand).toBe(1)
+  }, 60_000)
+})
