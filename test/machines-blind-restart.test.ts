@@ -7,9 +7,6 @@ import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
-import { HandBook } from '../src/protocol/hand-book.js'
-import { BLIND_DEALER_MOVES } from '../src/protocol/blind-dealer.js'
-import { BLIND_SEAT_MOVES } from '../src/protocol/blind-seat.js'
 import { blindTable, ids } from './helpers/blind-memory.js'
 
 type T = ReturnType<typeof blindTable>
@@ -104,48 +101,6 @@ describe('a blind seat restarted mid-hand', () => {
     expectOneVerifiedReceipt(t)
     expect(t.rejections).toEqual([])
   }, 60_000)
-})
-
-describe('the blind machines\' transition tables, in the hand book', () => {
-  type Moves = Readonly<Record<string, readonly string[]>>
-  const book = (moves: Moves): HandBook<string, { hand: number, phase: string, due?: number }, string> => new HandBook({
-    transitions: moves,
-    deadlines: { keys: () => 100, dealt: (_h, now) => now + 5 },
-    final: ['done', 'aborted'],
-    key: hand => `k/${hand}`,
-    snapshot: h => h.phase,
-    now: () => 1_000
-  })
-
-  it.each([['dealer', BLIND_DEALER_MOVES as Moves], ['seat', BLIND_SEAT_MOVES as Moves]])('%s: every move the table lists is taken (deadline set, save returned); the ended phases lead nowhere', (_role, moves) => {
-    for (const [from, tos] of Object.entries(moves)) {
-      for (const to of tos) {
-        const b = book(moves)
-        const h: { hand: number, phase: string, due?: number } = { hand: 7, phase: from }
-        b.open(h)
-        const save = b.enter(h, to)
-        const gone = to === 'done' || to === 'aborted'
-        expect(save).toEqual({ kind: 'persist', key: 'k/7', value: gone ? null : to })
-        expect(b.get(7)).toBe(gone ? undefined : h)
-        expect(h.due).toBe(to === 'dealt' ? 1_005 : undefined)
-      }
-    }
-    expect([moves.done, moves.aborted]).toEqual([[], []])
-    // Every phase but the ended ones can be aborted.
-    for (const [from, tos] of Object.entries(moves)) if (from !== 'done' && from !== 'aborted') expect(tos).toContain('aborted')
-  })
-
-  it('a move the table does not list is refused, changing nothing', () => {
-    const b = book(BLIND_DEALER_MOVES as Moves)
-    const h: { hand: number, phase: string, due?: number } = { hand: 8, phase: 'keys' }
-    b.open(h)
-    expect(h.due).toBe(100)
-    expect(() => b.enter(h, 'dealt')).toThrow('hand 8: no move from keys to dealt')
-    expect(h).toEqual({ hand: 8, phase: 'keys', due: 100 })
-    expect(() => b.enter(h, 'done')).toThrow('no move from keys to done')
-    expect(b.due(101)).toEqual([h])
-    expect(b.nextDeadline()).toBe(100)
-  })
 })
 
 describe('a blind seat that was away when the hand ended asks the dealer (issue 18: no gap in its log)', () => {

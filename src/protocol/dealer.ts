@@ -14,6 +14,7 @@ import type {
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
+import { checkMove, type Transitions } from './hand-book.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
 import { checkSeatDoc, handIn } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
@@ -35,6 +36,21 @@ export type DealerInit = MachineInit
 // `recovering`: a time-locked hand the dealer lost before dealing (restart), finished from its
 // timelocks like the seats do it, once the bound round is out.
 type Phase = 'pledging' | 'contributing' | 'beacon' | 'recovering' | 'dealt' | 'revealed' | 'done' | 'aborted'
+
+/**
+ * The commit–reveal dealer's legal moves (docs/protocol.md §6, §16.4); the same phase again is a
+ * save in place. With no human seat a hand goes from `pledging` straight to its deal.
+ */
+export const DEALER_MOVES: Transitions<Phase> = Object.freeze({
+  pledging: ['contributing', 'beacon', 'dealt', 'aborted'],
+  contributing: ['beacon', 'recovering', 'dealt', 'aborted'],
+  beacon: ['recovering', 'dealt', 'done', 'aborted'],
+  recovering: ['done', 'aborted'],
+  dealt: ['revealed', 'aborted'],
+  revealed: ['done', 'aborted'],
+  done: [],
+  aborted: []
+})
 
 /** The durable part of a hand: enough to reveal, and to finish, after a restart. */
 export interface DealerHandSnapshot {
@@ -840,6 +856,7 @@ export class DealerMachine implements DealerSide {
    * than losing it.
    */
   #enter (hand: DealerHand, phase: Phase): Effect {
+    if (phase !== hand.phase) checkMove(DEALER_MOVES, hand.hand, hand.phase, phase)
     hand.phase = phase
     const key = dealerHandKey(this.#init.table.id, hand.hand)
     if (phase === 'done' || phase === 'aborted') {

@@ -11,6 +11,11 @@ export const ENDED_HANDS_KEPT = 256
  */
 export type Transitions<P extends string> = Readonly<Record<P, readonly P[]>>
 
+/** Refuses (an Error: a machine asking for an illegal move is at fault, not a peer) a move `transitions` does not list. */
+export function checkMove<P extends string> (transitions: Transitions<P>, hand: number, from: P, to: P): void {
+  if (!transitions[from].includes(to)) throw new Error(`hand ${hand}: no move from ${from} to ${to}`)
+}
+
 /** Per phase, when a hand entering it stops waiting (`now` is the time of the move); absent: it waits for no deadline of its own. */
 export type Deadlines<P extends string, H> = Readonly<Partial<Record<P, (hand: H, now: number) => number>>>
 
@@ -78,7 +83,7 @@ export class HandBook<P extends string, H extends BookHand<P>, S, Q extends stri
    * phase deletes the saved state and drops the hand).
    */
   enter (hand: H, phase: P): Effect {
-    if (!this.#init.transitions[hand.phase].includes(phase)) throw new Error(`hand ${hand.hand}: no move from ${hand.phase} to ${phase}`)
+    checkMove(this.#init.transitions, hand.hand, hand.phase, phase)
     hand.phase = phase
     if (this.#init.final.includes(phase)) {
       hand.due = undefined

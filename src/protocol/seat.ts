@@ -14,6 +14,7 @@ import type {
   SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import type { SeatHandStatus, SeatSide } from './contracts.js'
+import { checkMove, type Transitions } from './hand-book.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
 import type { AskBody, RelayBody, ViewBody } from './wire.js'
@@ -28,6 +29,21 @@ export type SeatInit = MachineInit
 // `recovering`: a time-locked hand whose dealer stopped after this seat's nonce was out, waiting for
 // the bound round to open every timelock and finish it (docs/protocol.md §10a).
 type Phase = 'pledged' | 'viewing' | 'contributed' | 'dealt' | 'acked' | 'recovering' | 'done' | 'aborted'
+
+/**
+ * The commit–reveal seat's legal moves (docs/protocol.md §6, §7, §16.4); the same phase again is a
+ * save in place. A receipt may reach a seat that lost its cards or the REVEAL (`contributed`, `dealt`).
+ */
+export const SEAT_MOVES: Transitions<Phase> = Object.freeze({
+  pledged: ['viewing', 'aborted'],
+  viewing: ['contributed', 'aborted'],
+  contributed: ['dealt', 'recovering', 'done', 'aborted'],
+  dealt: ['acked', 'recovering', 'done', 'aborted'],
+  acked: ['done', 'aborted'],
+  recovering: ['done', 'aborted'],
+  done: [],
+  aborted: []
+})
 
 export interface SeatHandSnapshot {
   hand: number
@@ -729,6 +745,7 @@ export class SeatMachine implements SeatSide {
    * caller puts that after the log entry.
    */
   #enter (hand: SeatHand, phase: Phase): Effect {
+    if (phase !== hand.phase) checkMove(SEAT_MOVES, hand.hand, hand.phase, phase)
     const key = seatHandKey(this.#init.table.id, hand.hand)
     if (phase === 'done' || phase === 'aborted') {
       hand.phase = phase
