@@ -19,7 +19,7 @@ import type { Delivery } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import type { AskBody } from './wire.js'
-import { checkSeatDoc } from './hand-lookup.js'
+import { checkAsk, checkSeatDoc } from './hand-lookup.js'
 import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
@@ -584,15 +584,10 @@ export class BlindDealerMachine implements DealerSide {
   #onAsk (from: string, doc: Signed<AskBody>): Effect[] {
     const { table } = this.#init
     const body = doc.body
-    if (body.table !== table.id) throw new Rejection(`ask for another table (${body.table})`)
-    if (doc.signer !== from || table.seats[body.seat] !== from) throw new Rejection(`ask for seat ${body.seat}, which is not ${from}'s seat`)
-    if (!this.#verify(doc)) throw new Rejection('ask: bad signature')
-    if (body.hand >= this.#meta.nextHand) return []
     const live = this.#book.get(body.hand)
     const ended = this.#book.ended(body.hand)
-    const digest = live?.digest ?? ended?.digest
-    if (digest === undefined) throw new Rejection(`ask for hand ${body.hand}, which is neither in play nor among the last ended`)
-    if (body.commit !== null && body.commit !== digest) throw new Rejection(`ask for hand ${body.hand} names another commit`)
+    const ctx = { tableId: table.id, seats: table.seats, verify: (d: Signed<unknown>) => this.#verify(d) }
+    if (!checkAsk(ctx, from, doc, this.#meta.nextHand, () => live?.digest ?? ended?.digest)) return []
     this.#book.count(body.hand, `ask/${body.seat}`, ASKS_PER_SEAT_HAND, `seat ${body.seat} already asked about hand ${body.hand} ${ASKS_PER_SEAT_HAND} times`)
     const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
     if (ended !== undefined) return ended.docs.map(send)
