@@ -59,15 +59,16 @@ function play (drop: (from: string, to: string, doc: Signed<any>) => boolean, st
 const lazy = <T>(make: () => T): () => T => { let v: T | undefined; return () => (v ??= make()) }
 
 // The dealer never sends BKEYS: it names seat A at its deadline; seat B names the dealer (missing-deal, its own key).
-const noKeys = lazy(() => play((from, _to, doc) => from === A && doc.type === 'bkeys', t => { t.tick(21_000); t.tick(41_000) }))
+// (A seat asks the dealer once before it records the dealer's silence: the last tick of each run, ackMs later.)
+const noKeys = lazy(() => play((from, _to, doc) => from === A && doc.type === 'bkeys', t => { t.tick(21_000); t.tick(41_000); t.tick(10_001) }))
 // Seat B never sends its key: missing-key.
 const keyWithheld = lazy(() => play((from, _to, doc) => from === B && doc.type === 'bkey', t => t.tick(21_000)))
 // Seat B's shuffle never arrives: the dealer and seat A name B (missing-shuffle); B, which shuffled, names the dealer (missing-deal).
-const shuffleWithheld = lazy(() => play((from, _to, doc) => from === B && doc.type === 'bshuffle', t => { t.tick(21_000); t.tick(41_000) }))
+const shuffleWithheld = lazy(() => play((from, _to, doc) => from === B && doc.type === 'bshuffle', t => { t.tick(21_000); t.tick(41_000); t.tick(10_001) }))
 // Seat B's shares never arrive: missing-shares; later both seats name the dealer (missing-reveal, before any BEND).
-const sharesWithheld = lazy(() => play((from, _to, doc) => from === B && doc.type === 'bshares', t => { t.tick(21_000); t.tick(61_000) }))
+const sharesWithheld = lazy(() => play((from, _to, doc) => from === B && doc.type === 'bshares', t => { t.tick(21_000); t.tick(61_000); t.tick(10_001) }))
 // Seat A's hand key never arrives: missing-secret; seat B, which sent its own, names the dealer (missing-reveal after the BEND).
-const secretWithheld = lazy(() => play((from, _to, doc) => from === A && doc.type === 'bsecret', (t, hand) => { t.end(hand); t.tick(11_000); t.tick(61_000) }))
+const secretWithheld = lazy(() => play((from, _to, doc) => from === A && doc.type === 'bsecret', (t, hand) => { t.end(hand); t.tick(11_000); t.tick(61_000); t.tick(10_001) }))
 
 /** The documents of the hand every run shares (secretWithheld went furthest). */
 function docs () {
@@ -178,6 +179,9 @@ describe('honest blind records, signed by the machines, verify', () => {
     const after = new BlindSeatMachine(init())
     after.restore(undefined, [snapshot])
     now += 100_000
+    // It asks the dealer first; no answer comes.
+    expect(after.tick(now).map(e => e.kind === 'send' ? e.doc.type : e.kind)).toEqual(['ask'])
+    now += 10_001
     const r = after.tick(now).find(e => e.kind === 'append')?.payload as SignedAbort
     expect([reasonOf(r), r.body.evidence.map(e => e.type)]).toEqual(['missing-deal', ['bkey']])
     expect(r.body.evidence[0]).toEqual(snapshot.ownKey)

@@ -7,9 +7,6 @@ import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
-import { HandBook } from '../src/protocol/hand-book.js'
-import { BLIND_DEALER_MOVES } from '../src/protocol/blind-dealer.js'
-import { BLIND_SEAT_MOVES } from '../src/protocol/blind-seat.js'
 import { blindTable, ids } from './helpers/blind-memory.js'
 
 type T = ReturnType<typeof blindTable>
@@ -22,6 +19,13 @@ function tableLosing (lost: (type: string, from: string) => boolean): { t: T, do
     intercept: (from, to, doc) => down.on && to === ids[0] && from === ids[1] && lost(doc.type, from) ? undefined : doc
   })
   return { t, down }
+}
+
+/** The dealer ends the hand: one receipt everywhere, it verifies, nothing was refused on the way. */
+function endWithOneReceipt (t: T, hand: number): void {
+  t.end(hand)
+  expectOneVerifiedReceipt(t)
+  expect(t.rejections).toEqual([])
 }
 
 function expectOneVerifiedReceipt (t: T): void {
@@ -40,10 +44,7 @@ describe('a blind dealer restarted mid-hand', () => {
     t.restartDealer()
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt', contributed: 2 }])
     for (const id of ids.slice(0, 2)) expect(t.nodes.get(id)!.seat!.cards(hand).length).toBeGreaterThan(0)
-    t.end(hand)
-    expectOneVerifiedReceipt(t)
-    // The documents sent again were taken as held, not refused.
-    expect(t.rejections).toEqual([])
+    endWithOneReceipt(t, hand)
   }, 60_000)
 
   it('while it waits for keys (seat 1\'s key lost): it sends the COMMIT again, seat 1 sends its key again, the hand finishes', () => {
@@ -53,9 +54,7 @@ describe('a blind dealer restarted mid-hand', () => {
     down.on = false
     t.restartDealer()
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
-    t.end(hand)
-    expectOneVerifiedReceipt(t)
-    expect(t.rejections).toEqual([])
+    endWithOneReceipt(t, hand)
   }, 60_000)
 
   it('after dealing: the hand cannot go on; it is aborted dealer-stopped naming the dealer, a record that verifies, and every seat logs it', () => {
@@ -80,9 +79,7 @@ describe('a blind seat restarted mid-hand', () => {
     t.restartSeat(ids[1])
     expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'dealt' }])
     expect(t.nodes.get(ids[1])!.seat!.cards(hand)).toEqual(cards)
-    t.end(hand)
-    expectOneVerifiedReceipt(t)
-    expect(t.rejections).toEqual([])
+    endWithOneReceipt(t, hand)
   }, 60_000)
 
   it('before its turn to shuffle: it comes back with the keys and shuffles it holds, shuffles in turn, and the hand finishes', () => {
@@ -100,50 +97,52 @@ describe('a blind seat restarted mid-hand', () => {
     hold = false
     t.run(t.dealerNode, 'dealer', held.map(doc => ({ kind: 'send' as const, to: ids[1], doc })))
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
-    t.end(hand)
-    expectOneVerifiedReceipt(t)
-    expect(t.rejections).toEqual([])
+    endWithOneReceipt(t, hand)
   }, 60_000)
 })
 
-describe('the blind machines\' transition tables, in the hand book', () => {
-  type Moves = Readonly<Record<string, readonly string[]>>
-  const book = (moves: Moves): HandBook<string, { hand: number, phase: string, due?: number }, string> => new HandBook({
-    transitions: moves,
-    deadlines: { keys: () => 100, dealt: (_h, now) => now + 5 },
-    final: ['done', 'aborted'],
-    key: hand => `k/${hand}`,
-    snapshot: h => h.phase,
-    now: () => 1_000
-  })
+describe('a blind seat that was away when the hand ended asks the dealer (issue 18: no gap in its log)', () => {
+  it('paused before the REVEAL: back, it asks, takes the dealer\'s BEND, BREVEAL and BFINAL, and logs the same receipt as the dealer', () => {
+    let away = true
+    const t = blindTable(ids.slice(0, 2), {
+      game: 'duo',
+      intercept: (_from, to, doc) => away && to === ids[1] && (doc.type === 'breveal' || doc.type === 'bfinal') ? undefined : doc
+    })
+    const hand = t.deal()
+    t.end(hand)
+    // The dealer finalises without seat 1's countersignature.
+    t.tick(10_001)
+    expect(t.dealerNode.log.map(l => l.entry)).toEqual(['receipt'])
+    const seat1 = t.nodes.get(ids[1])!
+    expect(seat1.log).toEqual([])
+    away = false
+    // Past its wait for the REVEAL it asks before it records anything; the answer ends the hand.
+    t.tick(60_000)
+    expect(seat1.frames.filter(f => f.type === 'bfinal')).toHaveLength(1)
+    expect(seat1.log.map(l => l.entry)).toEqual(['receipt'])
+    expect(canonicalJson(seat1.log[0].payload)).toBe(canonicalJson(t.dealerNode.log[0].payload))
+    expect(seat1.seat!.status()).toEqual([])
+    t.tick(120_000)
+    expect([...t.nodes.values()].flatMap(n => n.log.filter(l => l.entry === 'abort'))).toEqual([])
+  }, 60_000)
 
-  it.each([['dealer', BLIND_DEALER_MOVES as Moves], ['seat', BLIND_SEAT_MOVES as Moves]])('%s: every move the table lists is taken (deadline set, save returned); the ended phases lead nowhere', (_role, moves) => {
-    for (const [from, tos] of Object.entries(moves)) {
-      for (const to of tos) {
-        const b = book(moves)
-        const h: { hand: number, phase: string, due?: number } = { hand: 7, phase: from }
-        b.open(h)
-        const save = b.enter(h, to)
-        const gone = to === 'done' || to === 'aborted'
-        expect(save).toEqual({ kind: 'persist', key: 'k/7', value: gone ? null : to })
-        expect(b.get(7)).toBe(gone ? undefined : h)
-        expect(h.due).toBe(to === 'dealt' ? 1_005 : undefined)
-      }
-    }
-    expect([moves.done, moves.aborted]).toEqual([[], []])
-    // Every phase but the ended ones can be aborted.
-    for (const [from, tos] of Object.entries(moves)) if (from !== 'done' && from !== 'aborted') expect(tos).toContain('aborted')
-  })
-
-  it('a move the table does not list is refused, changing nothing', () => {
-    const b = book(BLIND_DEALER_MOVES as Moves)
-    const h: { hand: number, phase: string, due?: number } = { hand: 8, phase: 'keys' }
-    b.open(h)
-    expect(h.due).toBe(100)
-    expect(() => b.enter(h, 'dealt')).toThrow('hand 8: no move from keys to dealt')
-    expect(h).toEqual({ hand: 8, phase: 'keys', due: 100 })
-    expect(() => b.enter(h, 'done')).toThrow('no move from keys to done')
-    expect(b.due(101)).toEqual([h])
-    expect(b.nextDeadline()).toBe(100)
-  })
+  it('paused while the hand was aborted: back, it asks and logs the dealer\'s record instead of signing its own', () => {
+    let away = true
+    const t = blindTable(ids.slice(0, 2), {
+      game: 'duo',
+      // Seat 1 hears nothing after the keys: it never shuffles, and the dealer's record does not reach it.
+      intercept: (from, to, doc) => away && ((to === ids[1] && doc.type !== 'commit') || (from === ids[1] && doc.type === 'bshuffle')) ? undefined : doc
+    })
+    const hand = t.deal()
+    t.tick(21_000)
+    const record = t.dealerNode.log.find(l => l.entry === 'abort')?.payload
+    expect(record.body).toMatchObject({ reason: 'missing-shuffle' })
+    away = false
+    t.tick(40_000)
+    const seat1 = t.nodes.get(ids[1])!
+    expect(seat1.log.map(l => l.entry)).toEqual(['abort'])
+    expect(canonicalJson(seat1.log[0].payload)).toBe(canonicalJson(record))
+    expect(seat1.seat!.status()).toEqual([])
+    expect(hand).toBe(1)
+  }, 60_000)
 })

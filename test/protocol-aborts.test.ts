@@ -80,7 +80,7 @@ describe('refusals leave evidence (in memory)', () => {
     expect(kinds).toEqual(['nonce:0', 'nonce:1', 'nonce:2', 'pledge:0', 'pledge:1', 'pledge:2', 'pledge:3', 'view:0', 'view:1', 'view:2', 'view:3'])
   })
 
-  it('a seat away for one hand is named; back, it plays the next hand, which links to the aborted one', () => {
+  it('a seat away for one hand is named; back, it plays the next hand, which links to the aborted one, and logs the record of the hand it missed (no gap)', () => {
     const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
     const play = (): number => {
       const { hand, effects } = t.dealer.startHand({ dealer: 0 })
@@ -100,11 +100,13 @@ describe('refusals leave evidence (in memory)', () => {
     expect(t.rejections).toEqual([])
     const seats = t.signers.slice(0, 4).map(s => s.peerId)
     for (const p of seats.slice(1)) {
-      expect(entriesOf(t, p).map(e => e.entry), p).toEqual(p === away ? ['receipt', 'receipt'] : ['receipt', 'abort', 'receipt'])
+      expect(entriesOf(t, p).map(e => `${e.entry} ${e.hand}`), p).toEqual(['receipt 1', 'abort 2', 'receipt 3'])
     }
     const [abort] = abortsOf(t, hand2, [seats[1]])
     expect(abort.body).toMatchObject({ hand: 2, reason: 'missing-pledge', blame: [away] })
-    const third = entriesOf(t, away)[1].payload as Receipt
+    // The one it logged is the dealer's, asked for when the COMMIT of hand 3 showed it had missed hand 2.
+    expect(docDigest(entriesOf(t, away)[1].payload as Signed<AbortBody>)).toBe(docDigest(abortsOf(t, hand2, [seats[0]])[0]))
+    const third = entriesOf(t, away)[2].payload as Receipt
     expect(third.commit.body.prev).toBe(docDigest(abort.body.commit))
   })
 })

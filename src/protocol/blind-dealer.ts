@@ -18,7 +18,8 @@ import { getCardScheme } from '../core/schemes/registry.js'
 import type { Delivery } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
-import { checkSeatDoc } from './hand-lookup.js'
+import type { AskBody } from './wire.js'
+import { checkAsk, checkSeatDoc } from './hand-lookup.js'
 import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
@@ -66,6 +67,10 @@ interface BlindDealerHand extends BlindDealerSnapshot, BookHand<Phase> {
   verified: number
 }
 
+/** How many times a seat may ask about one hand. */
+const ASKS_PER_SEAT_HAND = 4
+type AskQuota = `ask/${number}`
+
 /** The blind dealer's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
 export const BLIND_DEALER_MOVES: Transitions<Phase> = Object.freeze({
   keys: ['shuffling', 'aborted'],
@@ -93,7 +98,7 @@ const deliveryKey = (stage: string, to: number | null): string => `${stage}|${to
  */
 export class BlindDealerMachine implements DealerSide {
   readonly #init: MachineInit
-  readonly #book: HandBook<Phase, BlindDealerHand, BlindDealerSnapshot>
+  readonly #book: HandBook<Phase, BlindDealerHand, BlindDealerSnapshot, AskQuota>
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
@@ -232,6 +237,7 @@ export class BlindDealerMachine implements DealerSide {
       case 'bsecret': return this.#onSecret(from, doc as Signed<BsecretBody>)
       case 'ack': return this.#onAck(from, doc as Signed<AckBody>)
       case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
+      case 'ask': return this.#onAsk(from, doc as Signed<AskBody>)
       default: throw new Rejection(`a blind dealer does not accept ${doc.type} messages`)
     }
   }
@@ -559,12 +565,36 @@ export class BlindDealerMachine implements DealerSide {
     const gone = this.#enter(hand, 'done')
     // The receipt is too large for one frame (every shuffle): seats assemble it from what they hold.
     const final: BfinalBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, reveal: docDigest(hand.reveal), acks }
+    const finalDoc = signDocument('bfinal', final, this.#init.signer)
+    this.#book.remember(hand.hand, { digest: hand.digest, docs: [hand.bend as Signed<BendBody>, hand.reveal as SignedBreveal, finalDoc] })
     return [
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
       { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: acks.map(a => a.body.seat) } },
-      ...this.#toHumans(signDocument('bfinal', final, this.#init.signer)),
+      ...this.#toHumans(finalDoc),
       gone
     ]
+  }
+
+  /**
+   * A seat asks how a hand went (it was down or cut off, or is about to record the dealer's
+   * silence): an ended hand's BEND, BREVEAL and BFINAL (it assembles the receipt from what it holds),
+   * or the abort record that ended it; a hand in play, the BEND (and the BREVEAL) it may have missed.
+   * Each seat may ask about a hand ASKS_PER_SEAT_HAND times.
+   */
+  #onAsk (from: string, doc: Signed<AskBody>): Effect[] {
+    const { table } = this.#init
+    const body = doc.body
+    const live = this.#book.get(body.hand)
+    const ended = this.#book.ended(body.hand)
+    const ctx = { tableId: table.id, seats: table.seats, verify: (d: Signed<unknown>) => this.#verify(d) }
+    if (!checkAsk(ctx, from, doc, this.#meta.nextHand, () => live?.digest ?? ended?.digest)) return []
+    this.#book.count(body.hand, `ask/${body.seat}`, ASKS_PER_SEAT_HAND, `seat ${body.seat} already asked about hand ${body.hand} ${ASKS_PER_SEAT_HAND} times`)
+    const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
+    if (ended !== undefined) return ended.docs.map(send)
+    const hand = live as BlindDealerHand
+    if (hand.phase === 'ending') return [send(hand.bend as Signed<BendBody>)]
+    if (hand.phase === 'revealed') return [send(hand.bend as Signed<BendBody>), send(hand.reveal as SignedBreveal)]
+    return []
   }
 
   #onSeatAbort (from: string, doc: Signed<AbortBody>): Effect[] {
@@ -578,6 +608,7 @@ export class BlindDealerMachine implements DealerSide {
     const verdict = checkAbortRecord(doc, { table: { id: table.id, dealer: table.dealer, seats: table.seats }, verifyDoc: this.#verify })
     if (!verdict.ok) throw new Rejection(`abort of seat ${seat} does not verify: ${verdict.problems[0].message} (${verdict.problems[0].code})`)
     const gone = this.#enter(hand, 'aborted')
+    this.#book.remember(hand.hand, { digest: hand.digest, docs: [doc] })
     return [
       ...logAbort(hand.hand, doc),
       ...this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from),
@@ -593,6 +624,7 @@ export class BlindDealerMachine implements DealerSide {
   #abort (hand: BlindDealerHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
     const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
     const gone = this.#enter(hand, 'aborted')
+    this.#book.remember(hand.hand, { digest: hand.digest, docs: [doc] })
     return [
       ...logAbort(hand.hand, doc),
       ...this.#toHumans(doc),

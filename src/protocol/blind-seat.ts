@@ -18,6 +18,7 @@ import type { PositionDelivery } from '../core/schemes/blind.js'
 import type { Delivery } from '../core/schemes/types.js'
 import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
+import type { AskBody } from './wire.js'
 import { logAbort, signAbort } from './abort.js'
 import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
@@ -57,6 +58,10 @@ interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
   pk?: Point
   deck: Ciphertext[]
   dealt?: Ciphertext[]
+  /** Whether it asked the dealer about the hand since its phase began (it asks once before it records the dealer's silence). */
+  asked?: boolean
+  /** Whether it ever asked the dealer about the hand (then a receipt finalised without its countersignature is still the hand's). */
+  late?: boolean
 }
 
 /** The blind seat's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
@@ -122,8 +127,8 @@ export class BlindSeatMachine implements SeatSide {
       if (s.params !== null && s.shuffles.length === s.commit.body.seats.length) this.#setDealt(hand)
       this.#hands.open(hand)
     }
-    // Nothing goes out at once: each hand waits out its phase's time again, counted from now.
-    return []
+    // It asks the dealer at once what became of each hand it held: it may have ended, or gone on, meanwhile.
+    return this.#hands.values().map(hand => this.#ask(hand))
   }
 
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
@@ -167,6 +172,15 @@ export class BlindSeatMachine implements SeatSide {
   tick (now: number): Effect[] {
     const effects: Effect[] = []
     for (const hand of this.#hands.due(now)) {
+      if (hand.asked !== true) {
+        // Before recording anything against the dealer, ask it once (docs/protocol.md §7): its answer
+        // may simply have been lost (this seat was paused, down or cut off), and the hand may have ended.
+        hand.asked = true
+        hand.late = true
+        hand.due = now + this.#init.timeouts.ackMs
+        effects.push(this.#ask(hand))
+        continue
+      }
       const dealer = [this.#init.table.dealer]
       const n = hand.commit.body.seats.length
       if (hand.phase === 'keyed' || (hand.phase === 'shuffling' && hand.shuffles.length === n)) {
@@ -379,6 +393,11 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   #onEnd (doc: Signed<{ table: string, hand: number, commit: string }>): Effect[] {
+    const held = this.#hands.get(doc.body.hand)
+    // The same BEND again (the dealer's answer to an ASK): my hand key goes again if the dealer still waits for it.
+    if (held?.bend !== undefined && docDigest(held.bend) === docDigest(doc)) {
+      return held.phase === 'ended' ? [{ kind: 'send', to: this.#init.table.dealer, doc: makeBsecret(href(held), this.#seat, this.#init.signer, held.x) }] : []
+    }
     const hand = this.#handFor(doc.body, 'dealt')
     if (!this.#verify(doc)) throw new Rejection('bend: bad signature')
     hand.bend = doc
@@ -387,6 +406,9 @@ export class BlindSeatMachine implements SeatSide {
 
   /** The shield: the whole hand re-checked alone from what this seat holds, and its own cards found in it. */
   #onReveal (doc: SignedBreveal): Effect[] {
+    const held = this.#hands.get(doc.body.hand)
+    // The same BREVEAL again (the dealer's answer to an ASK): my countersignature goes again.
+    if (held?.reveal !== undefined && held.ack !== undefined && docDigest(held.reveal) === docDigest(doc)) return [{ kind: 'send', to: this.#init.table.dealer, doc: held.ack }]
     const hand = this.#handFor(doc.body, 'ended')
     const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [] }
     const verdict = verifyBlindReceipt(receipt, { verifyDoc: this.#verify })
@@ -435,7 +457,10 @@ export class BlindSeatMachine implements SeatSide {
     const cardsBySeat = undefined
     const problems = checkAcks(hand.commit.body, hand.digest, doc.body.acks, doc.body.reveal, cardsBySeat, this.#verify)
     if (problems.length > 0) throw new Rejection(`bfinal: ${problems[0].message}`)
-    if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack))) throw new Rejection('bfinal: the receipt leaves out my countersignature')
+    // Left out, my countersignature is refused: unless I countersigned only after asking, once the
+    // hand had ended without me (I was paused, down or cut off): then this is the hand's receipt,
+    // the one every other log holds, and I log it as it is.
+    if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack)) && hand.late !== true) throw new Rejection('bfinal: the receipt leaves out my countersignature')
     return this.#done(hand, doc.body.acks)
   }
 
@@ -477,7 +502,14 @@ export class BlindSeatMachine implements SeatSide {
    * phase's deadline); the same phase again is a save in place (its deadline runs on). Returns the save.
    */
   #enter (hand: BlindSeatHand, phase: Phase): Effect {
-    return phase === hand.phase ? this.#hands.save(hand) : this.#hands.enter(hand, phase)
+    if (phase === hand.phase) return this.#hands.save(hand)
+    hand.asked = false
+    return this.#hands.enter(hand, phase)
+  }
+
+  #ask (hand: BlindSeatHand): Effect {
+    const body: AskBody = { table: this.#init.table.id, hand: hand.hand, commit: hand.digest, seat: this.#seat }
+    return { kind: 'send', to: this.#init.table.dealer, doc: signDocument('ask', body, this.#init.signer) }
   }
 
   #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): BlindSeatHand {

@@ -14,8 +14,9 @@ import type {
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
+import { checkMove, type Transitions } from './hand-book.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
-import { checkSeatDoc, handIn } from './hand-lookup.js'
+import { checkAsk, checkSeatDoc, handIn } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
@@ -35,6 +36,21 @@ export type DealerInit = MachineInit
 // `recovering`: a time-locked hand the dealer lost before dealing (restart), finished from its
 // timelocks like the seats do it, once the bound round is out.
 type Phase = 'pledging' | 'contributing' | 'beacon' | 'recovering' | 'dealt' | 'revealed' | 'done' | 'aborted'
+
+/**
+ * The commit–reveal dealer's legal moves (docs/protocol.md §6, §16.4); the same phase again is a
+ * save in place. With no human seat a hand goes from `pledging` straight to its deal.
+ */
+export const DEALER_MOVES: Transitions<Phase> = Object.freeze({
+  pledging: ['contributing', 'beacon', 'dealt', 'aborted'],
+  contributing: ['beacon', 'recovering', 'dealt', 'aborted'],
+  beacon: ['recovering', 'dealt', 'done', 'aborted'],
+  recovering: ['done', 'aborted'],
+  dealt: ['revealed', 'aborted'],
+  revealed: ['done', 'aborted'],
+  done: [],
+  aborted: []
+})
 
 /** The durable part of a hand: enough to reveal, and to finish, after a restart. */
 export interface DealerHandSnapshot {
@@ -688,16 +704,11 @@ export class DealerMachine implements DealerSide {
   #onAsk (from: string, doc: Signed<AskBody>): Effect[] {
     const { table } = this.#init
     const body = doc.body
-    if (body.table !== table.id) throw new Rejection(`ask for another table (${body.table})`)
-    if (doc.signer !== from || table.seats[body.seat] !== from) throw new Rejection(`ask for seat ${body.seat}, which is not ${from}'s seat`)
-    if (!this.#verify(doc)) throw new Rejection('ask: bad signature')
-    // A hand not committed yet: nothing to tell (a seat back from a restart asks about the next hand).
-    if (body.hand >= this.#meta.nextHand) return []
     const live = this.#hands.get(body.hand)
     const ended = this.#ended.get(body.hand)
-    const digest = live?.digest ?? ended?.digest
-    if (digest === undefined) throw new Rejection(`ask for hand ${body.hand}, which is neither in play nor among the last ${ENDED_KEPT} ended`)
-    if (body.commit !== null && body.commit !== digest) throw new Rejection(`ask for hand ${body.hand} names another commit`)
+    const ctx = { tableId: table.id, seats: table.seats, verify: (d: Signed<unknown>) => this.#verify(d) }
+    // A hand not committed yet: nothing to tell (a seat back from a restart asks about the next hand).
+    if (!checkAsk(ctx, from, doc, this.#meta.nextHand, () => live?.digest ?? ended?.digest)) return []
     const key = `${body.hand}/${body.seat}`
     const answered = this.#answers.get(key) ?? 0
     if (answered >= ANSWERS_PER_SEAT_HAND) throw new Rejection(`seat ${body.seat} already asked about hand ${body.hand} ${answered} times`)
@@ -840,6 +851,7 @@ export class DealerMachine implements DealerSide {
    * than losing it.
    */
   #enter (hand: DealerHand, phase: Phase): Effect {
+    if (phase !== hand.phase) checkMove(DEALER_MOVES, hand.hand, hand.phase, phase)
     hand.phase = phase
     const key = dealerHandKey(this.#init.table.id, hand.hand)
     if (phase === 'done' || phase === 'aborted') {

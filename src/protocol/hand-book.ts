@@ -1,4 +1,8 @@
+import type { Signed } from '../core/signed.js'
 import { Rejection, type Effect } from './types.js'
+
+/** How many ended hands a machine remembers (their outcome, for a seat that asks). */
+export const ENDED_HANDS_KEPT = 256
 
 /**
  * A family's legal moves for one role, as data: for each phase, the phases a hand may enter from
@@ -6,6 +10,11 @@ import { Rejection, type Effect } from './types.js'
  * dealt); a hand is saved in place, without a move, with `save`.
  */
 export type Transitions<P extends string> = Readonly<Record<P, readonly P[]>>
+
+/** Refuses (an Error: a machine asking for an illegal move is at fault, not a peer) a move `transitions` does not list. */
+export function checkMove<P extends string> (transitions: Transitions<P>, hand: number, from: P, to: P): void {
+  if (!transitions[from].includes(to)) throw new Error(`hand ${hand}: no move from ${from} to ${to}`)
+}
 
 /** Per phase, when a hand entering it stops waiting (`now` is the time of the move); absent: it waits for no deadline of its own. */
 export type Deadlines<P extends string, H> = Readonly<Partial<Record<P, (hand: H, now: number) => number>>>
@@ -30,14 +39,21 @@ export interface HandBookInit<P extends string, H extends BookHand<P>, S> {
   now: () => number
 }
 
+/** What a machine remembers of an ended hand: its COMMIT's digest and the documents that tell how it ended. */
+export interface EndedHand { digest: string, docs: Array<Signed<unknown>> }
+
 /**
  * The hands of one machine: lookup, the one place a hand changes phase (`enter`: the move checked
  * against the family's transition table, the new phase's deadline set from the deadline table, the
  * save returned for the host to run before anything after it), the deadlines due, and the end.
  */
-export class HandBook<P extends string, H extends BookHand<P>, S> {
+export class HandBook<P extends string, H extends BookHand<P>, S, Q extends string = string> {
   readonly #init: HandBookInit<P, H, S>
   readonly #hands = new Map<number, H>()
+  /** The last ENDED_HANDS_KEPT hands that ended, oldest first. */
+  readonly #ended = new Map<number, EndedHand>()
+  /** Per-hand counts of what a peer may ask a bounded number of times; they go with the hand's memo. */
+  readonly #quotas = new Map<number, Map<Q, number>>()
 
   constructor (init: HandBookInit<P, H, S>) {
     this.#init = init
@@ -67,7 +83,7 @@ export class HandBook<P extends string, H extends BookHand<P>, S> {
    * phase deletes the saved state and drops the hand).
    */
   enter (hand: H, phase: P): Effect {
-    if (!this.#init.transitions[hand.phase].includes(phase)) throw new Error(`hand ${hand.hand}: no move from ${hand.phase} to ${phase}`)
+    checkMove(this.#init.transitions, hand.hand, hand.phase, phase)
     hand.phase = phase
     if (this.#init.final.includes(phase)) {
       hand.due = undefined
@@ -81,6 +97,27 @@ export class HandBook<P extends string, H extends BookHand<P>, S> {
   /** The save of a hand that stays where it is (something it holds changed). */
   save (hand: H): Effect {
     return { kind: 'persist', key: this.#init.key(hand.hand), value: this.#init.snapshot(hand) }
+  }
+
+  /** Remembers how hand `hand` ended (the oldest memo beyond ENDED_HANDS_KEPT goes, with its quotas). */
+  remember (hand: number, ended: EndedHand): void {
+    this.#ended.set(hand, ended)
+    for (const old of this.#ended.keys()) {
+      if (this.#ended.size <= ENDED_HANDS_KEPT) break
+      this.#ended.delete(old)
+      this.#quotas.delete(old)
+    }
+  }
+
+  ended (hand: number): EndedHand | undefined { return this.#ended.get(hand) }
+
+  /** Counts one more `key` for hand `hand`; refused (Rejection `refusal`) once `limit` were counted. */
+  count (hand: number, key: Q, limit: number, refusal: string): void {
+    const counts = this.#quotas.get(hand) ?? new Map<Q, number>()
+    const n = counts.get(key) ?? 0
+    if (n >= limit) throw new Rejection(refusal)
+    counts.set(key, n + 1)
+    this.#quotas.set(hand, counts)
   }
 
   /** Hands whose deadline has passed by `now`, in hand order. */

@@ -1,6 +1,7 @@
 import type { Signed } from '../core/signed.js'
 import type { SignedCommit } from '../core/hand/messages.js'
 import { Rejection } from './types.js'
+import type { AskBody } from './wire.js'
 
 /** What both dealer machines (commit–reveal and blind) know of a hand in play, for the checks below. */
 export interface HandInPlay<P extends string> {
@@ -49,4 +50,25 @@ export function handIn<P extends string, H extends HandInPlay<P>> (hands: Map<nu
   if (hand === undefined) throw new Rejection(`hand ${handNo} is not in play`)
   if (!phases.includes(hand.phase)) throw new Rejection(`hand ${handNo} is ${hand.phase}, not ${phases.join(' or ')}`)
   return hand
+}
+
+/**
+ * A seat's ASK (docs/protocol.md §7), checked for both dealer machines: this table, from the seat
+ * it names, signed, about a hand this dealer committed that is in play or remembered (`digestOf`),
+ * for that hand's COMMIT when it names one. False for a hand not committed yet (nothing to tell: a
+ * seat back from a restart asks about the next hand); a Rejection for anything else amiss.
+ */
+export function checkAsk (
+  ctx: { tableId: string, seats: readonly string[], verify: (doc: Signed<unknown>) => boolean },
+  from: string, doc: Signed<AskBody>, nextHand: number, digestOf: (hand: number) => string | undefined
+): boolean {
+  const body = doc.body
+  if (body.table !== ctx.tableId) throw new Rejection(`ask for another table (${body.table})`)
+  if (doc.signer !== from || ctx.seats[body.seat] !== from) throw new Rejection(`ask for seat ${body.seat}, which is not ${from}'s seat`)
+  if (!ctx.verify(doc)) throw new Rejection('ask: bad signature')
+  if (body.hand >= nextHand) return false
+  const digest = digestOf(body.hand)
+  if (digest === undefined) throw new Rejection(`ask for hand ${body.hand}, which is neither in play nor among the last ended`)
+  if (body.commit !== null && body.commit !== digest) throw new Rejection(`ask for hand ${body.hand} names another commit`)
+  return true
 }

@@ -14,6 +14,7 @@ import type {
   SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import type { SeatHandStatus, SeatSide } from './contracts.js'
+import { checkMove, type Transitions } from './hand-book.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
 import type { AskBody, RelayBody, ViewBody } from './wire.js'
@@ -28,6 +29,21 @@ export type SeatInit = MachineInit
 // `recovering`: a time-locked hand whose dealer stopped after this seat's nonce was out, waiting for
 // the bound round to open every timelock and finish it (docs/protocol.md §10a).
 type Phase = 'pledged' | 'viewing' | 'contributed' | 'dealt' | 'acked' | 'recovering' | 'done' | 'aborted'
+
+/**
+ * The commit–reveal seat's legal moves (docs/protocol.md §6, §7, §16.4); the same phase again is a
+ * save in place. A receipt may reach a seat that lost its cards or the REVEAL (`contributed`, `dealt`).
+ */
+export const SEAT_MOVES: Transitions<Phase> = Object.freeze({
+  pledged: ['viewing', 'aborted'],
+  viewing: ['contributed', 'aborted'],
+  contributed: ['dealt', 'recovering', 'done', 'aborted'],
+  dealt: ['acked', 'recovering', 'done', 'aborted'],
+  acked: ['done', 'aborted'],
+  recovering: ['done', 'aborted'],
+  done: [],
+  aborted: []
+})
 
 export interface SeatHandSnapshot {
   hand: number
@@ -86,6 +102,8 @@ export class SeatMachine implements SeatSide {
   #meta: SeatMeta = { lastHand: 0 }
   /** Views that came before this seat's own PLEDGES, by hand then seat. */
   readonly #early = new Map<number, Map<number, Signed<ViewBody>>>()
+  /** Hands this seat missed (it learnt of a later COMMIT): the next to ask about, the last, and the COMMIT digest the next must link to. */
+  #gap: { next: number, end: number, prev: string | undefined } | undefined
   /** Digests of the COMMITs this seat recorded as breaking the dealer's chain (each is recorded once). */
   readonly #broken = new Set<string>()
 
@@ -270,6 +288,7 @@ export class SeatMachine implements SeatSide {
       hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false, views: new Map(), peerNonces: new Map()
     }
     this.#hands.set(body.hand, hand)
+    const missed = this.#noteGap(body)
     this.#meta = { lastHand: body.hand, lastCommit: hand.digest, lastCommitDoc: doc }
     const pledge: PledgeBody = { table: body.table, hand: body.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(nonce) }
     if (body.timelock !== undefined && body.beacon !== null) {
@@ -281,7 +300,8 @@ export class SeatMachine implements SeatSide {
       this.#enter(hand, 'pledged'),
       { kind: 'persist', key: seatMetaKey(table.id), value: this.#meta },
       { kind: 'event', hand: body.hand, event: { type: 'committed', commitment: body.commitment, beaconRound: body.beacon?.round ?? null } },
-      { kind: 'send', to: table.dealer, doc: this.#ownPledge(hand) }
+      { kind: 'send', to: table.dealer, doc: this.#ownPledge(hand) },
+      ...missed
     ]
   }
 
@@ -617,6 +637,8 @@ export class SeatMachine implements SeatSide {
   #catchUp (doc: Signed<unknown>, commit: SignedCommit): Effect[] {
     const { table } = this.#init
     const body = commit.body
+    const gap = this.#gap
+    if (gap !== undefined && body.hand === gap.next) return this.#fillGap(gap, doc, commit)
     const next = this.#meta.lastHand + 1
     // An answer about a hand this seat already ended (it asked, and the record came meanwhile too): nothing new.
     if (body.hand < next) return []
@@ -629,21 +651,7 @@ export class SeatMachine implements SeatSide {
     }
     if (!this.#verify(doc)) throw new Rejection(`${doc.type}: bad signature`)
     const digest = docDigest(commit)
-    let entry: Effect
-    let event: HandEvent
-    if (doc.type === 'final') {
-      const receipt = (doc as Signed<{ commit: string, receipt: Receipt }>).body.receipt
-      const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
-      if (verdict.status === 'failed') throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0].message}`)
-      entry = { kind: 'append', entry: 'receipt', hand: body.hand, payload: receipt }
-      event = { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) }
-    } else {
-      const record = doc as Signed<AbortBody>
-      const verdict = verifyAbort(record, { verifyDoc: this.#verify })
-      if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
-      entry = { kind: 'append', entry: 'abort', hand: body.hand, payload: record }
-      event = { type: 'aborted', reason: record.body.reason, blame: record.body.blame, detail: record.body.detail }
-    }
+    const { entry, event } = this.#outcome(doc, body.hand)
     this.#meta = { lastHand: body.hand, lastCommit: digest, lastCommitDoc: commit }
     return [
       entry,
@@ -651,6 +659,48 @@ export class SeatMachine implements SeatSide {
       { kind: 'event', hand: body.hand, event },
       this.#ask(body.hand + 1, null)
     ]
+  }
+
+  /** A hand's FINAL or abort record, checked: the log entry and the event it makes. */
+  #outcome (doc: Signed<unknown>, hand: number): { entry: Effect, event: HandEvent } {
+    if (doc.type === 'final') {
+      const receipt = (doc as Signed<{ commit: string, receipt: Receipt }>).body.receipt
+      const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
+      if (verdict.status === 'failed') throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0].message}`)
+      return { entry: { kind: 'append', entry: 'receipt', hand, payload: receipt }, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } }
+    }
+    const record = doc as Signed<AbortBody>
+    const verdict = verifyAbort(record, { verifyDoc: this.#verify })
+    if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
+    return { entry: { kind: 'append', entry: 'abort', hand, payload: record }, event: { type: 'aborted', reason: record.body.reason, blame: record.body.blame, detail: record.body.detail } }
+  }
+
+  /**
+   * A COMMIT for a later hand than the next one this seat knows of: it missed the hands between
+   * (paused, or cut off while they ran) and asks the dealer about the first of them, then each next
+   * one, logging each hand's record as the answers come (no gap in its log).
+   */
+  #noteGap (body: CommitBody): Effect[] {
+    const next = this.#meta.lastHand + 1
+    if (this.#meta.lastHand === 0 || body.hand <= next) return []
+    this.#gap = { next, end: body.hand - 1, prev: this.#meta.lastCommit }
+    return [this.#ask(next, null)]
+  }
+
+  /** The dealer's answer about the first missed hand: its COMMIT must be the dealer's and follow the last one logged. */
+  #fillGap (gap: { next: number, end: number, prev: string | undefined }, doc: Signed<unknown>, commit: SignedCommit): Effect[] {
+    const { table } = this.#init
+    const body = commit.body
+    if (body.table !== table.id || body.dealer !== table.dealer || commit.signer !== table.dealer || !this.#verify(commit)) {
+      throw new Rejection(`${doc.type} for hand ${body.hand}: its COMMIT is not this table's dealer's`)
+    }
+    if (gap.prev !== undefined && body.prev !== gap.prev) throw new Rejection(`${doc.type} for hand ${body.hand}: its COMMIT does not link to the commit of hand ${body.hand - 1}`)
+    if (!this.#verify(doc)) throw new Rejection(`${doc.type}: bad signature`)
+    const { entry, event } = this.#outcome(doc, body.hand)
+    gap.next = body.hand + 1
+    gap.prev = docDigest(commit)
+    if (gap.next > gap.end) this.#gap = undefined
+    return [entry, { kind: 'event', hand: body.hand, event }, ...(this.#gap === undefined ? [] : [this.#ask(gap.next, null)])]
   }
 
   #keepOwnReceipt (hand: SeatHand): Effect[] {
@@ -729,6 +779,7 @@ export class SeatMachine implements SeatSide {
    * caller puts that after the log entry.
    */
   #enter (hand: SeatHand, phase: Phase): Effect {
+    if (phase !== hand.phase) checkMove(SEAT_MOVES, hand.hand, hand.phase, phase)
     const key = seatHandKey(this.#init.table.id, hand.hand)
     if (phase === 'done' || phase === 'aborted') {
       hand.phase = phase
