@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { blackjack, handResult, playRound, total, type BlackjackAction, type BlackjackState } from '../src/core/games/blackjack.js'
 import { shoeCards, shoeDraw } from '../src/core/games/blackjack-shoe.js'
 import { BITJACK_CARDS } from '../src/core/schemes/bitjack21.js'
+import { must } from './helpers/game-step.js'
 
 // Blackjack (docs/games.md "## Blackjack"): draws from the bitjack21 shoe against the shared
 // vectors, rounds worked out by hand, refusals, and random rounds on random keys.
@@ -13,10 +14,6 @@ const vectors = JSON.parse(readFileSync(new URL('./fixtures/vectors/bitjack21.js
 const rounds = JSON.parse(readFileSync(new URL('./fixtures/games/blackjack-rounds.json', import.meta.url), 'utf8')) as
   { rounds: Array<{ name: string, key: string, shoe: number, boxes: number, actions: Array<{ seat: number, action: BlackjackAction }>, expected: { points: number[], bank: string[], bankTotal: number, draws: number } }> }
 
-function must (r: { ok: true, state: BlackjackState } | { ok: false, code: string }): BlackjackState {
-  if (!r.ok) throw new Error(`refused: ${r.code}`)
-  return r.state
-}
 
 describe('the shoe draws', () => {
   it('draw n is the vectors\' card n, for every vector and every n', () => {

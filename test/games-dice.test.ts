@@ -5,6 +5,7 @@ import { dice, rollDelivery, type DiceState } from '../src/core/games/dice.js'
 import { checkSeries, seriesEngineSeed, seriesRoll } from '../src/core/games/dice-series.js'
 import { getInt, Xoshiro256StarStar } from '../src/core/schemes/xoshiro256starstar.js'
 import { fromHex, toHex } from '../src/core/bytes.js'
+import { must } from './helpers/game-step.js'
 
 // Dice series (docs/games.md "## Dice"): roll n of an expression under one key, checked against
 // rolls computed independently, the PHP engine vectors, and the dice table's rules.
@@ -15,10 +16,6 @@ const php = JSON.parse(readFileSync(new URL('./fixtures/vectors/php-xoshiro256st
   { vectors: Array<{ engineSeed: string, ranges: number[][], values: number[] }> }
 const key = fixture.key
 
-function must (r: { ok: true, state: DiceState } | { ok: false, code: string }): DiceState {
-  if (!r.ok) throw new Error(`refused: ${r.code}`)
-  return r.state
-}
 
 describe('roll n of an expression under a key', () => {
   it('matches the independently computed rolls, seed by seed', () => {

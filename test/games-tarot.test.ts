@@ -5,6 +5,7 @@ import { halfPoints, isTrump, rankOf, suitOf } from '../src/core/games/tarot-car
 import { count, tarot, trickWinner, type TarotAction, type TarotState } from '../src/core/games/tarot.js'
 import type { GameSetup } from '../src/core/games/types.js'
 import { dealTarot } from '../src/core/schemes/tarot.js'
+import { must } from './helpers/game-step.js'
 
 // The tarot engine (docs/games.md "## Tarot"): hands worked out by hand replayed, every refusal's
 // code, and properties over random games dealt by tarot-v1 and played by random legal moves.
@@ -29,10 +30,6 @@ function replay (f: Fixture): TarotState {
   return s
 }
 
-function must<S> (r: { ok: true, state: S } | { ok: false, code: string }): S {
-  if (!r.ok) throw new Error(`refused: ${r.code}`)
-  return r.state
-}
 
 describe('tarot known-answer hands', () => {
   it('has the 3, 4 and 5 player hands', () => {

@@ -249,18 +249,7 @@ function robot (s: BlackjackState, seat: number, _random: (n: number) => number)
   return t === 12 && up < 4 ? { type: 'hit' } : { type: 'stand' }
 }
 
-export const blackjack: GameEngine<BlackjackState, BlackjackAction> = {
-  id: 'blackjack',
-  start,
-  apply,
-  deliver,
-  toAct,
-  pendingStage,
-  legal,
-  isOver: s => s.phase === 'over',
-  score,
-  robot
-}
+export const blackjack: GameEngine<BlackjackState, BlackjackAction> = { id: 'blackjack', start, apply, deliver, toAct, pendingStage, legal, isOver: s => s.phase === 'over', score, robot }
 
 /** Plays a round to its end from a shoe (draw n = shoe[n]), asking `choose` for each action. */
 export function playRound (setup: GameSetup, shoe: (n: number) => string, choose: (s: BlackjackState, seat: number) => BlackjackAction): BlackjackState {

@@ -126,18 +126,7 @@ function robot (s: DiceState, seat: number, random: (n: number) => number): Dice
   return moves[random(moves.length)]
 }
 
-export const dice: GameEngine<DiceState, DiceAction> = {
-  id: 'dice',
-  start,
-  apply,
-  deliver,
-  toAct,
-  pendingStage,
-  legal,
-  isOver: s => s.phase === 'over',
-  score,
-  robot
-}
+export const dice: GameEngine<DiceState, DiceAction> = { id: 'dice', start, apply, deliver, toAct, pendingStage, legal, isOver: s => s.phase === 'over', score, robot }
 
 /** The delivery of roll `n` as the dealer computes it from the key: `{ n: [n], dice: [...] }`. */
 export function rollDelivery (key: string, n: number, expression: string): Record<string, string[]> {

@@ -510,15 +510,4 @@ function robot (s: TarotState, seat: number, random: (n: number) => number): Tar
   }
 }
 
-export const tarot: GameEngine<TarotState, TarotAction> = {
-  id: 'tarot',
-  start,
-  apply,
-  deliver,
-  toAct,
-  pendingStage,
-  legal,
-  isOver,
-  score,
-  robot
-}
+export const tarot: GameEngine<TarotState, TarotAction> = { id: 'tarot', start, apply, deliver, toAct, pendingStage, legal, isOver, score, robot }
