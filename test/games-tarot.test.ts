@@ -33,7 +33,7 @@ function replay (f: Fixture): TarotState {
 
 describe('tarot known-answer hands', () => {
   it('has the 3, 4 and 5 player hands', () => {
-    expect(fixtures.map(f => f.setup.seats).sort()).toEqual([3, 4, 5])
+    expect(new Set(fixtures.map(f => f.setup.seats))).toEqual(new Set([3, 4, 5]))
   })
   for (const f of fixtures) {
     it(f.name, () => {
@@ -56,7 +56,7 @@ const fourHands = (): GameSetup => {
 }
 
 describe('tarot refusals', () => {
-  const f4 = fixtures.find(f => f.setup.seats === 4) as Fixture
+  const f4 = fixtures.find(f => f.name.includes('garde made')) as Fixture
   const f3 = fixtures.find(f => f.setup.seats === 3) as Fixture
   const f5 = fixtures.find(f => f.setup.seats === 5) as Fixture
   const upTo = (f: Fixture, n: number): TarotState => replay({ ...f, actions: f.actions.slice(0, n) })
