@@ -110,6 +110,13 @@ describe('tarot refusals', () => {
     // 3 players, trick 1: AC led, seat 2 must follow with a club.
     const s3 = upTo(f3, 7)
     expect(tarot.apply(s3, 2, { type: 'play', card: '8D' })).toMatchObject({ ok: false, code: 'must-follow' })
+    // 4 players, garde contre, trick 1: seat 1 led T20 and seat 2 holds the 21: only it (or the excuse) may go.
+    const fc4 = fixtures.find(f => f.name.includes('garde contre')) as Fixture
+    const sc = upTo(fc4, 6)
+    expect(tarot.apply(sc, 2, { type: 'play', card: 'T01' })).toMatchObject({ ok: false, code: 'must-overtrump' })
+    expect(tarot.apply(sc, 2, { type: 'play', card: 'AC' })).toMatchObject({ ok: false, code: 'must-trump' })
+    expect(tarot.apply(sc, 7, { type: 'play', card: 'T21' })).toMatchObject({ ok: false, code: 'bad-seat' })
+    expect(tarot.legal(sc, 2).map(a => (a as { card?: string }).card)).toEqual(['T21', 'EXC'])
     // Seat 0 must over-trump a trump already played when it can.
     const s3b = must(tarot.apply(must(tarot.apply(s3, 2, { type: 'play', card: '8C' })), 0, { type: 'play', card: 'T05' }))
     expect(s3b.tricks[0].winner).toBe(0)
