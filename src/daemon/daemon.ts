@@ -29,6 +29,7 @@ import { EventFeed } from './events.js'
 import { nativeSigner } from './native-crypto.js'
 import { verifyMemo } from './verify-memo.js'
 import { TableHost, type NodeServices, type StateStore } from './table-host.js'
+import { InputError } from '../core/errors.js'
 
 export interface DaemonOptions {
   config: NodeConfig
@@ -42,7 +43,7 @@ export interface DaemonOptions {
 type StateDb = Level<string, unknown>
 
 /** The error for a data directory another process has open. */
-export class DataDirInUseError extends Error {
+export class DataDirInUseError extends InputError {
   override name = 'DataDirInUseError'
 }
 

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { ROBOT } from '../core/hand/messages.js'
+import { RECOVERED_RULES } from '../core/hand/recovered.js'
 import { NodeInputError } from './errors.js'
 
 /**
@@ -31,7 +32,9 @@ export const draftTableSchema = z.object({
   seats: z.array(z.union([peerId, z.literal(ROBOT), z.null()])).min(2).max(8),
   timeouts: z.record(z.string(), z.number()).optional(),
   beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
-  beaconMarginMs: z.number().int().min(0).optional()
+  beaconMarginMs: z.number().int().min(0).optional(),
+  /** The table's timelock rule (the config's `table.timelock`); absent: off. */
+  timelock: z.enum(['off', ...RECOVERED_RULES]).optional()
 }).strict()
 export type DraftTable = z.infer<typeof draftTableSchema>
 

@@ -1,9 +1,11 @@
+import { InputError } from '../core/errors.js'
+
 /**
  * Bad input to the network adapter: an unusable listen address, an unsafe or corrupt identity file,
  * a malformed peer id, a frame over the size limit. Its message is one line meant for a person;
  * the CLI prints it without a stack trace.
  */
-export class NetInputError extends Error {
+export class NetInputError extends InputError {
   override name = 'NetInputError'
 }
 

@@ -2,6 +2,7 @@ import type { Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
 import type { ChainInfo } from '../core/beacon/index.js'
 import type { RecoveredFault, RecoveredRule } from '../core/hand/recovered.js'
+import { InputError } from '../core/errors.js'
 
 /** The table as the config defines it: every node of the table must agree on all of it. */
 export interface TableSpec {
@@ -82,7 +83,7 @@ export type HandEvent =
   | { type: 'recovered', rule: RecoveredRule, faults: RecoveredFault[], blame: string[] }
 
 /** A message the state machine refuses: logged with its reason, state unchanged. */
-export class Rejection extends Error {
+export class Rejection extends InputError {
   override name = 'Rejection'
 }
 

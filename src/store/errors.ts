@@ -1,5 +1,7 @@
+import { InputError } from '../core/errors.js'
+
 /** The LevelDB directory is locked: the node is running, or the log is already open elsewhere. */
-export class LogInUseError extends Error {
+export class LogInUseError extends InputError {
   override name = 'LogInUseError'
   constructor (readonly path: string, options?: { cause?: unknown }) {
     super(`${path} is already in use (is the node running?)`, options)
@@ -7,7 +9,7 @@ export class LogInUseError extends Error {
 }
 
 /** There is no log database where one was expected (and creating one was not asked for). */
-export class LogNotFoundError extends Error {
+export class LogNotFoundError extends InputError {
   override name = 'LogNotFoundError'
   constructor (readonly path: string) {
     super(`no log database at ${path}`)
@@ -18,7 +20,7 @@ export class LogNotFoundError extends Error {
  * What is on disk contradicts itself or the node: a head whose entry is missing, a log signed by
  * another identity. Opening refuses rather than append to a log it cannot vouch for.
  */
-export class LogStateError extends Error {
+export class LogStateError extends InputError {
   override name = 'LogStateError'
 }
 
@@ -27,11 +29,11 @@ export class LogStateError extends Error {
  * missing, or fewer entries than the store's head file vouches for). Opening refuses, in one line;
  * `fairdeal repair` is the explicit way out.
  */
-export class StoreDamagedError extends Error {
+export class StoreDamagedError extends InputError {
   override name = 'StoreDamagedError'
 }
 
 /** An input file that cannot be a log (a device, endless bytes, no lines): said in one line. */
-export class LogInputError extends Error {
+export class LogInputError extends InputError {
   override name = 'LogInputError'
 }

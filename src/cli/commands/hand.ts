@@ -1,51 +1,91 @@
-import { parseArgs } from 'node:util'
+import { defineCommand } from '../command.js'
 import { ControlClient } from '../../daemon/control-client.js'
 import { cardLabel } from '../../core/schemes/labels.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 
-const HELP = `usage:
-  fairdeal hand deal   --data DIR [--dealer SEAT]           start a hand (dealer node); prints its number
-  fairdeal hand stage  --data DIR --hand N --stage S [--taker SEAT]  deliver a later stage (take, faceUp, dog)
-  fairdeal hand end    --data DIR --hand N                  reveal the hand (dealer node)
-  fairdeal hand status --data DIR                           the node's table, peers (connected or not), hands in play
-  fairdeal hand cards  --data DIR --hand N [--wait]         this seat's cards in a hand in play
-
-  --data DIR     the data directory of the running node to drive (its control.json)
+const COMMON = `  --data DIR     the data directory of the running node to drive (its control.json)
   --table ID     the table, on a node that serves several (config 'tables'); optional with one
+  --json         machine-readable output (one JSON object)`
+
+const BASE = { data: { type: 'string' }, table: { type: 'string' }, json: { type: 'boolean' } } as const
+
+type Sub = 'deal' | 'stage' | 'end' | 'status' | 'cards'
+interface HandValues { data?: string, table?: string, json?: boolean, hand?: string, stage?: string, taker?: string, dealer?: string, wait?: boolean }
+
+export const commands = [
+  defineCommand({
+    name: 'hand deal',
+    summary: 'dealer: commit a new hand; prints its number',
+    help: `usage: fairdeal hand deal --data DIR [--dealer SEAT] [--table ID] [--json]
+
+Starts a hand at the dealer node: commits it and prints its number. A seat the dealer node is not
+connected to is named on stderr at once (unless it connects in time, the hand ends at its
+contribution deadline as unreachable, blaming nobody).
   --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
                  it orders the deal); not the dealer node, which is the table's
+${COMMON}`,
+    options: { ...BASE, dealer: { type: 'string' } },
+    run: async ({ values }) => await run('deal', values)
+  }),
+  defineCommand({
+    name: 'hand stage',
+    summary: 'dealer: deliver a later stage (take, faceUp, dog)',
+    help: `usage: fairdeal hand stage --data DIR --hand N --stage S [--taker SEAT] [--table ID] [--json]
+
+Delivers a later stage of a hand in play at the dealer node: belote's take (with --taker), duo's
+faceUp, tarot's dog.
+  --hand N       the hand (its number from 'hand deal')
+  --stage S      take, faceUp or dog, as the game has them
   --taker SEAT   belote's take stage: the seat that took
-  --wait         hand cards: wait until the cards are there or the hand ends (with the beacon
-                 round's countdown on a terminal), then say how it ended
-All take --json for machine-readable output.`
+${COMMON}`,
+    options: { ...BASE, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' } },
+    run: async ({ values }) => await run('stage', values)
+  }),
+  defineCommand({
+    name: 'hand end',
+    summary: 'dealer: reveal the hand',
+    help: `usage: fairdeal hand end --data DIR --hand N [--table ID] [--json]
 
-/** The options each subcommand takes, so one meant for another is refused, not ignored. */
-const OPTIONS: Record<'deal' | 'stage' | 'end' | 'status' | 'cards', readonly string[]> = {
-  deal: ['dealer'],
-  stage: ['hand', 'stage', 'taker'],
-  end: ['hand'],
-  status: [],
-  cards: ['hand', 'wait']
-}
+Ends a hand at the dealer node: reveals its secret, so every seat can check the whole deal and
+countersign the receipt.
+  --hand N       the hand (its number from 'hand deal')
+${COMMON}`,
+    options: { ...BASE, hand: { type: 'string' } },
+    run: async ({ values }) => await run('end', values)
+  }),
+  defineCommand({
+    name: 'hand status',
+    summary: 'the node\'s table, role, peers and hands in play',
+    help: `usage: fairdeal hand status --data DIR [--table ID] [--json]
 
-export async function run (sub: 'deal' | 'stage' | 'end' | 'status' | 'cards', argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' }, table: { type: 'string' }, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' },
-      dealer: { type: 'string' }, json: { type: 'boolean' }, wait: { type: 'boolean' }, help: { type: 'boolean' }
-    },
-    strict: true
+The node's table, its role there, its peers (connected or not, who dialled whom, the last failed
+dial) and the hands in play with their phase and, for a beacon-bound hand, its round's due time.
+${COMMON}`,
+    options: { ...BASE },
+    run: async ({ values }) => await run('status', values)
+  }),
+  defineCommand({
+    name: 'hand cards',
+    summary: 'this seat\'s cards in a hand (default: the latest), and the public ones',
+    help: `usage: fairdeal hand cards --data DIR [--hand N] [--wait] [--table ID] [--json]
+
+This seat's cards in a hand, and the public ones (face-up cards, robots' cards the dealer node
+plays). A hand that has ended shows its cards from the node's log.
+  --hand N       the hand (default: the latest hand this node holds a seat in, in play or logged)
+  --wait         wait until the cards are there or the hand ends (with the beacon round's
+                 countdown on a terminal), then say how it ended
+${COMMON}`,
+    options: { ...BASE, hand: { type: 'string' }, wait: { type: 'boolean' } },
+    run: async ({ values }) => await run('cards', values)
   })
-  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
-  for (const name of ['hand', 'stage', 'taker', 'dealer', 'wait'] as const) {
-    if (values[name] !== undefined && !OPTIONS[sub].includes(name)) throw new UsageError(`hand ${sub} takes no --${name} (see --help)`)
-  }
+]
+
+async function run (sub: Sub, values: HandValues): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (the node\'s data directory)')
   // Every option is checked before the node is asked anything.
   const hand = parseIntOption(values.hand, '--hand')
-  if (hand === undefined && OPTIONS[sub].includes('hand')) throw new UsageError('--hand is required')
+  if (hand === undefined && (sub === 'stage' || sub === 'end' || sub === 'cards')) throw new UsageError('--hand is required')
   if (values.stage === undefined && sub === 'stage') throw new UsageError('--stage is required')
   const taker = parseIntOption(values.taker, '--taker')
   const dealer = parseIntOption(values.dealer, '--dealer')

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseSeqRange } from '../options.js'
@@ -79,19 +79,23 @@ function row (seq: string, time: string, kind: string, c: PayloadColumns, shield
     `${cell(c.game ?? '?', 8)}  ${cell(seats, 32)}  ${cell(beacon, 10, true)}  ${shield}`
 }
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      data: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      'chain-only': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+const OPTIONS = {
+  data: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'chain-only': { type: 'boolean' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'log show',
+  summary: 'one row per log entry, with its shield',
+  help: USAGE,
+  options: OPTIONS,
+  positionals: { min: 0, max: 1 },
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if ((positionals.length > 0) === (values.data !== undefined) || positionals.length > 1) {
     throw new UsageError('give either FILE or --data DIR (see --help)')
   }

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
@@ -64,26 +64,30 @@ interface Source {
   close: () => Promise<void>
 }
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      data: { type: 'string' },
-      peer: { type: 'string' },
-      as: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      owner: { type: 'string' },
-      json: { type: 'boolean' },
-      'chain-only': { type: 'boolean' },
-      workers: { type: 'string' },
-      witness: { type: 'string', multiple: true },
-      config: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+const OPTIONS = {
+  data: { type: 'string' },
+  peer: { type: 'string' },
+  as: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  owner: { type: 'string' },
+  json: { type: 'boolean' },
+  'chain-only': { type: 'boolean' },
+  workers: { type: 'string' },
+  witness: { type: 'string', multiple: true },
+  config: { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'verify',
+  summary: 're-verify a log (file, data directory or running peer)',
+  help: USAGE,
+  options: OPTIONS,
+  positionals: { min: 0, max: 1 },
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const sources = [positionals.length > 0, values.data !== undefined, values.peer !== undefined].filter(Boolean).length
   if (sources !== 1 || positionals.length > 1) throw new UsageError('give exactly one of FILE, --data DIR or --peer ADDR (see --help)')
   const witnesses = values.witness ?? []
