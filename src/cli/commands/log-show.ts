@@ -1,6 +1,7 @@
 import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
+import { verdictExitCode, verdictSummary } from '../verdict.js'
 import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { checkLine, ChainVerifier, formatFailure, summaryLine, type LogFailure, type LogLine } from '../../core/log/index.js'
@@ -15,7 +16,9 @@ const USAGE = `usage: fairdeal log show --data DIR [--from SEQ] [--to SEQ] [--ch
 Prints a node's receipt log (or an exported one) as a table: one row per entry with its hand,
 game, seats, beacon round and shield: ✓ when the entry verifies (the same checks as 'fairdeal
 verify'), … and what is missing when it verifies but is incomplete (a receipt without every
-seat's countersignature), ✗ and what failed otherwise.
+seat's countersignature), ✗ and what failed otherwise. Exits as 'fairdeal verify' does: 0 when
+every entry passed, 1 when any failed (a ✗ is shown), 3 when nothing failed but some hands are not
+countersigned by every seat, 2 when the log could not be read.
 
   --data DIR     the node's data directory (a running node's log comes through its control endpoint)
   --from SEQ     first entry (default 0)
@@ -161,6 +164,6 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
     await log?.close()
   }
   if (lineNo === 0) out('the log is empty')
-  out(`${summaryLine(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
-  return 0
+  out(`${verdictSummary(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
+  return verdictExitCode(verdict)
 }

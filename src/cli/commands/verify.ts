@@ -2,6 +2,7 @@ import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
+import { verdictExitCode, verdictSummary } from '../verdict.js'
 import { parseIntOption, parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { verifyLog, inThreadChecker, formatFailure, summaryLine, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
@@ -47,8 +48,14 @@ differs from it "forked", each with both signed documents as evidence.
 
 Prints one line per failed entry, naming its seq and what failed, and one per incomplete entry (a
 receipt missing a seat's countersignature: "seq N: incomplete: …"), then "N passed, M failed"
-(", K incomplete" when there are). Exit 0 when everything passed, 1 when anything failed or is
-incomplete, 2 when the log could not be read.`
+(", K incomplete" when there are). Exit status:
+  0  everything passed
+  1  something failed (M > 0): a forgery, a broken chain, a bad signature or a witness's
+     contradiction; trust nothing the log says past it
+  3  nothing failed, but some hands are not countersigned by every seat ("…: nothing failed; N
+     hands are not countersigned by every seat"): a seat was away when its hand ended; every entry
+     there is genuine, the log is not complete
+  2  the log could not be read, or a usage error`
 
 interface Source {
   lines: AsyncIterable<LogLine>
@@ -222,10 +229,10 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked', ...(witnessed === undefined ? {} : { witnesses: witnessed }) }) + '\n')
     } else {
       if (chainOnly) process.stderr.write('receipts not checked (--chain-only): order, links, signatures and head only\n')
-      process.stdout.write(summaryLine(verdict) + '\n')
+      process.stdout.write(verdictSummary(verdict) + '\n')
     }
-    // An incomplete receipt is not a pass.
-    return verdict.failed > 0 || verdict.incomplete > 0 ? 1 : 0
+    // An incomplete receipt is not a pass, nor a failure.
+    return verdictExitCode(verdict)
   } finally {
     await checker?.close?.()
     if (witnessNode?.stop === true) await witnessNode.node.stop()
