@@ -122,6 +122,13 @@ describe('invite → join → add → a played hand', () => {
     expect(status.stdout).toMatch(new RegExp(`^  hand ${hand}: dealer: dealt`, 'm'))
     expect((await cliInProcess('hand', 'end', '--data', alice, '--hand', String(hand))).code).toBe(0)
     await nodes[1].until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'receipt', 'bob\'s receipt')
+    // Once the hand has ended, `hand cards` with no --hand shows bob's cards of the latest hand,
+    // from his node's log (it used to need --hand and then said "no cards for hand N").
+    const ended = await fairdeal('hand', 'cards', '--data', bob)
+    expect(ended.code, ended.stderr).toBe(0)
+    const endedLines = ended.stdout.trim().split('\n')
+    expect(endedLines[0]).toBe(`hand ${hand} (ended; from the node's log):`)
+    expect(endedLines.slice(1).filter(l => /^deal +seat 1: /.test(l)).flatMap(l => l.split(': ')[1].split(' '))).toHaveLength(8)
     // The table page's login link, asked anew of the running dealer node.
     const web = await cliInProcess('web', '--data', alice)
     expect(web.code, web.stderr).toBe(0)

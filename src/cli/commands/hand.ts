@@ -1,4 +1,6 @@
 import { defineCommand } from '../command.js'
+import { dataDirLogLines } from '../node-log.js'
+import { verifyReceipt } from '../../core/hand/verify.js'
 import { ControlClient } from '../../daemon/control-client.js'
 import { cardLabel } from '../../core/schemes/labels.js'
 import { UsageError } from '../errors.js'
@@ -85,7 +87,7 @@ async function run (sub: Sub, values: HandValues): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (the node\'s data directory)')
   // Every option is checked before the node is asked anything.
   const hand = parseIntOption(values.hand, '--hand')
-  if (hand === undefined && (sub === 'stage' || sub === 'end' || sub === 'cards')) throw new UsageError('--hand is required')
+  if (hand === undefined && (sub === 'stage' || sub === 'end')) throw new UsageError('--hand is required')
   if (values.stage === undefined && sub === 'stage') throw new UsageError('--stage is required')
   const taker = parseIntOption(values.taker, '--taker')
   const dealer = parseIntOption(values.dealer, '--dealer')
@@ -121,13 +123,60 @@ async function run (sub: Sub, values: HandValues): Promise<number> {
       return 0
     }
     case 'cards': {
-      if (values.wait === true) return await waitForCards(client, hand as number, table, values.json === true)
-      const cards = await client.cards(hand as number, table)
+      const status = await client.status(table) as unknown as NodeStatus
+      // Without --hand: the latest hand this node holds a seat in, in play or ended (from its log).
+      const logged = await loggedReceipts(values.data, table)
+      const which = hand ?? latestHand(status, logged)
+      if (values.wait === true) return await waitForCards(client, which, table, values.json === true)
+      const cards = await client.cards(which, table)
       const lines = [...cardLines(cards.cards), ...(cards.robots ?? []).map(r => `${r.stage.padEnd(7)} robot seat ${r.seat}: ${r.cards.map(cardLabel).join(' ')}`)]
-      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand as number, table))
+      const inPlay = status.seatHands.some(h => h.hand === which)
+      const receipt = logged.get(which)
+      if (lines.length === 0 && !inPlay && receipt !== undefined && status.seat !== null) {
+        // An ended hand's cards are in its receipt: every card is known once the hand is over.
+        const ended = endedCards(receipt, status.seat)
+        out({ hand: which, seat: status.seat, ended: true, cards: ended }, `hand ${which} (ended; from the node's log):\n${cardLines(ended).join('\n')}`)
+        return 0
+      }
+      if (hand === undefined && values.json !== true) process.stderr.write(`hand ${which}:\n`)
+      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, which, table))
       return 0
     }
   }
+}
+
+/** The receipts of `table` in the node's log (read from its store, or through its control endpoint while it runs), by hand. */
+async function loggedReceipts (dir: string, table: string): Promise<Map<number, unknown>> {
+  const source = await dataDirLogLines(dir)
+  const receipts = new Map<number, unknown>()
+  try {
+    for await (const line of source.lines) {
+      let doc: { body?: { kind?: unknown, payload?: { commit?: { body?: { table?: unknown, hand?: unknown } } } } } | undefined
+      try { doc = JSON.parse(typeof line === 'string' ? line : new TextDecoder().decode(line as Uint8Array)) } catch { continue }
+      const commit = doc?.body?.payload?.commit?.body
+      if (doc?.body?.kind === 'receipt' && commit?.table === table && typeof commit.hand === 'number') receipts.set(commit.hand, doc.body.payload)
+    }
+  } finally {
+    await source.close()
+  }
+  return receipts
+}
+
+/** The latest hand this node's seat is in: in play, or ended with a receipt in its log. */
+function latestHand (status: NodeStatus, logged: Map<number, unknown>): number {
+  const hands = [...status.seatHands.map(h => h.hand), ...logged.keys()]
+  if (hands.length === 0) throw new UsageError(`no hand yet at table ${status.table.id} on this node (give --hand N, or wait for 'hand deal')`)
+  return Math.max(...hands)
+}
+
+/** A seat's cards and the public ones, recomputed from an ended hand's receipt (the same check as verify). */
+function endedCards (receipt: unknown, seat: number): CardsReply['cards'] {
+  const verdict = verifyReceipt(receipt)
+  const deliveries = verdict.summary?.deliveries
+  if (deliveries === undefined) {
+    throw new UsageError(`the receipt of this hand in the node's log does not verify (${verdict.problems.map(p => p.message).join('; ')}): run 'fairdeal verify'`)
+  }
+  return deliveries.filter(d => d.public || d.seat === seat).map(d => ({ stage: d.stage, seat: d.seat, public: d.public, cards: d.cards }))
 }
 
 /** The node's only table; on a node serving several, a usage error naming them (--table is needed). */
