@@ -35,9 +35,10 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
                 with --timelock --processes: SIGKILL the dealer's process once the nonces of hand 2
                 are in; the seats finish that hand from its timelocks (RECOVERED records), then the
                 dealer is restarted for the next hand
-  --blind       dealer-blind deals (scheme blind-v1, docs/dealer-blind.md): the seats shuffle an
-                encrypted deck in turn with proofs, so no node, the dealer's included, sees a card
-                before its seat; with --beacon local the round also fixes the final order
+  --blind       dealer-blind deals (scheme blind-v1, docs/dealer-blind.md), with any --game: the
+                seats shuffle an encrypted deck in turn with proofs, so no node, the dealer's
+                included, sees a card before its seat; with --beacon local the round also fixes
+                the final order. Tarot's 78-card shuffles get 30 s (the others 10 s)
   --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}
                 (with --timelock also "recovered": hands the seats finished without the dealer)`
 
