@@ -40,7 +40,7 @@ describe('one shape per command', () => {
       expect(fail(['-q'])).toBe('unknown option -q')
       const option = Object.keys(spec.options).find(o => o.length >= 4)
       if (option !== undefined) expect(fail([`--${option.slice(0, -1)}x`]), name).toMatch(new RegExp(`\\(did you mean --(${option}|[\\w-]+)\\?\\)$`))
-      const stringOption = Object.entries(spec.options).find(([, o]) => o.type === 'string')?.[0]
+      const stringOption = Object.entries(spec.options as Record<string, { type: string }>).find(([, o]) => o.type === 'string')?.[0]
       if (stringOption !== undefined) expect(fail([`--${stringOption}`])).toBe(`--${stringOption} needs a value (see --help)`)
       const max = spec.positionals?.max ?? 0
       if (Number.isFinite(max)) expect(fail([...Array.from({ length: max }, () => 'a'), 'stray'])).toBe('unexpected argument stray (see --help)')
