@@ -47,6 +47,11 @@ describe('one shape per command', () => {
     }
   })
 
+  it('an unknown command: the one meant, when one is near', async () => {
+    expect((await cliInProcess('dael')).stderr).toBe('fairdeal: unknown command \'dael\' (did you mean \'deal\'?)\n')
+    expect((await cliInProcess('frobnicate')).stderr).toBe('fairdeal: unknown command \'frobnicate\' (run \'fairdeal help\')\n')
+  })
+
   it('suggests the option meant, and nothing far from every option', () => {
     expect(suggestOption('dta', ['data', 'peer', 'json'])).toBe('data')
     expect(suggestOption('chain-olny', ['chain-only', 'config'])).toBe('chain-only')

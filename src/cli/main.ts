@@ -1,5 +1,5 @@
 import { InputError } from '../core/errors.js'
-import { runCommand, type CommandSpec } from './command.js'
+import { runCommand, suggestOption, type CommandSpec } from './command.js'
 
 /** A command module: one command (`command`) or several sharing a module (`commands`: `hand …`, `table …`). */
 interface CommandModule { command?: CommandSpec<any>, commands?: Array<CommandSpec<any>> }
@@ -130,7 +130,11 @@ export async function main (argv: string[]): Promise<number> {
       ;(help ? process.stdout : process.stderr).write(await groupHelp(argv[0]) + '\n')
       return help ? 0 : 2
     }
-    const hint = subcommands.length > 0 ? `${argv[0]} takes ${subcommands.map(c => c.slice(argv[0].length + 1)).join(', ')}` : "run 'fairdeal help'"
+    const words = [...new Set(COMMAND_NAMES.map(c => c.split(' ')[0]))]
+    const meant = subcommands.length === 0 ? suggestOption(argv[0], words) : undefined
+    const hint = subcommands.length > 0
+      ? `${argv[0]} takes ${subcommands.map(c => c.slice(argv[0].length + 1)).join(', ')}`
+      : meant !== undefined ? `did you mean '${meant}'?` : "run 'fairdeal help'"
     process.stderr.write(`fairdeal: unknown command '${argv.slice(0, 2).join(' ')}' (${hint})\n`)
     return 2
   }
