@@ -29,9 +29,11 @@ async function inProcess (args: string[]): Promise<Run> {
   }
 }
 
-const COMMANDS = ['vectors check', 'deal', 'init', 'beacon verify', 'beacon serve', 'log export', 'log show', 'verify', 'node', 'demo', 'web',
-  'hand deal', 'hand stage', 'hand end', 'hand status', 'hand cards']
-const GROUPS: Record<string, string[]> = { hand: ['cards', 'deal', 'end', 'stage', 'status'], log: ['export', 'show'], beacon: ['serve', 'verify'], vectors: ['check'] }
+const COMMANDS = ['vectors check', 'deal', 'init', 'beacon verify', 'beacon serve', 'beacon demo', 'beacon group', 'log export', 'log show', 'verify', 'node',
+  'repair', 'demo', 'web', 'table new', 'table join', 'table add', 'hand deal', 'hand stage', 'hand end', 'hand status', 'hand cards']
+const GROUPS: Record<string, string[]> = {
+  hand: ['cards', 'deal', 'end', 'stage', 'status'], log: ['export', 'show'], beacon: ['demo', 'group', 'serve', 'verify'], vectors: ['check'], table: ['add', 'join', 'new']
+}
 
 describe('CLI conventions', () => {
   beforeAll(() => { requireBuild() })

@@ -122,7 +122,7 @@ describe('fairdeal verify names every weak piece of evidence', () => {
       { kind: 'receipt', payload: { ...receipts.r2, acks: receipts.r2.acks.filter(a => a.body.seat !== 2) } }
     ]).join('\n') + '\n')
     const r = withLines(await cliInProcess('verify', incompleteOnly, '--workers', '0'))
-    expect(r.lines.at(-1)).toBe('1 passed, 0 failed, 1 incomplete (nothing failed; a hand was not countersigned by every seat)')
+    expect(r.lines.at(-1)).toBe('1 passed, 0 failed, 1 incomplete: nothing failed; 1 hand is not countersigned by every seat')
     expect(r.code).toBe(3)
   })
 })

@@ -1,12 +1,10 @@
 /**
- * The base of every error that means bad input or environment, not a bug: what the user gave (an
- * argument, a file, a config), what a peer sent, a data directory in use. The CLI prints its message
- * on one line and exits with `exitCode` (2), with no stack trace; the daemon and the page show the
- * message. Every layer's input errors extend it, so the edges recognise them by class alone.
+ * A problem with what a user or a file gave us (arguments, a file, a config, a data directory),
+ * never a bug. Every such error class extends it, whatever its layer: the CLI prints its message
+ * on one line, with no stack trace, and exits with `exitCode` (2, a usage error).
  */
 export class InputError extends Error {
   override name = 'InputError'
-  /** The CLI's exit status for it. */
   readonly exitCode: number = 2
 }
 

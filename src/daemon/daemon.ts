@@ -1,4 +1,3 @@
-import { InputError } from '../core/errors.js'
 import { chmod } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import type { Level } from 'level'
@@ -31,6 +30,7 @@ import { EventFeed } from './events.js'
 import { nativeSigner } from '../crypto/native-crypto.js'
 import { verifyMemo } from './verify-memo.js'
 import { TableHost, type NodeServices, type StateStore } from './table-host.js'
+import { InputError } from '../core/errors.js'
 
 export interface DaemonOptions {
   config: NodeConfig

@@ -168,8 +168,10 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     // With a beacon every hand waits out the contribution deadline (R comes after it), so it is kept
     // short; 1 s proved too short on a loaded machine (the first hand also dials every peer).
     // Time-locked, each contribution is also sealed (~0.1 s, more on a loaded machine): a little more time.
-    // Blind hands shuffle in turn, every seat checking every proof, within the contribution time.
-    timeouts: { contributeMs: options.contributeMs ?? (options.blind === true || options.beacon === null ? 10_000 : timelock ? 4_000 : 2_000), ackMs: 10_000, revealMs: 600_000 },
+    // Blind hands shuffle in turn, every seat checking every proof, within the contribution time:
+    // a tarot deck is 78 cards, 2.5 times coinche's, and its four shuffles overran 10 s on a loaded
+    // 2-core machine (missing-shuffle), in one process and in four.
+    timeouts: { contributeMs: options.contributeMs ?? (options.blind === true ? (game === 'tarot' ? 30_000 : 10_000) : options.beacon === null ? 10_000 : timelock ? 4_000 : 2_000), ackMs: 10_000, revealMs: 600_000 },
     timelock: timelock ? 'replay' : 'off'
   })
   const nodes: RunningNode[] = []

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { ROBOT } from '../core/hand/messages.js'
+import { RECOVERED_RULES } from '../core/hand/recovered.js'
 import { NodeInputError } from './errors.js'
 
 /**
@@ -32,6 +33,8 @@ export const draftTableSchema = z.object({
   timeouts: z.record(z.string(), z.number()).optional(),
   beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
   beaconMarginMs: z.number().int().min(0).optional(),
+  /** The table's timelock rule (the config's `table.timelock`); absent: off. */
+  timelock: z.enum(['off', ...RECOVERED_RULES]).optional(),
   /** The table's relay (`…/p2p/RELAYID`), when its dealer is reached through one (docs/network.md). */
   relay: z.string().min(1).max(256).optional()
 }).strict()

@@ -1,4 +1,5 @@
 import { InputError } from '../core/errors.js'
+
 /**
  * Bad input to the network adapter: an unusable listen address, an unsafe or corrupt identity file,
  * a malformed peer id, a frame over the size limit. Its message is one line meant for a person;

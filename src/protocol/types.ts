@@ -1,8 +1,8 @@
-import { InputError } from '../core/errors.js'
 import type { Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
 import type { ChainInfo } from '../core/beacon/index.js'
 import type { RecoveredFault, RecoveredRule } from '../core/hand/recovered.js'
+import { InputError } from '../core/errors.js'
 
 /** The table as the config defines it: every node of the table must agree on all of it. */
 export interface TableSpec {

@@ -1,6 +1,6 @@
-import { InputError } from '../core/errors.js'
 import { logDbPath, openLog, type Log } from './log.js'
 import { LogInUseError, LogNotFoundError } from './errors.js'
+import { InputError } from '../core/errors.js'
 
 /** Why a node's data directory could not be read, in one line for a person at a terminal. */
 export class DataDirError extends InputError {

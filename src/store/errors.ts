@@ -1,4 +1,5 @@
 import { InputError } from '../core/errors.js'
+
 /** The LevelDB directory is locked: the node is running, or the log is already open elsewhere. */
 export class LogInUseError extends InputError {
   override name = 'LogInUseError'

@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { openSync } from 'node:fs'
@@ -36,21 +36,24 @@ members; with everyone up it ends as soon as everything is in.`
 
 const BIN = fileURLToPath(new URL('../../../../bin/fairdeal.js', import.meta.url))
 
-export async function run (argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      members: { type: 'string' },
-      threshold: { type: 'string' },
-      period: { type: 'string' },
-      processes: { type: 'boolean' },
-      duration: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' }
-    },
-    strict: true
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+const OPTIONS = {
+  members: { type: 'string' },
+  threshold: { type: 'string' },
+  period: { type: 'string' },
+  processes: { type: 'boolean' },
+  duration: { type: 'string' },
+  json: { type: 'boolean' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'beacon demo',
+  summary: 'run a beacon group of N nodes on loopback and watch its rounds',
+  help: USAGE,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   quietOnClosedStdout()
   const n = parseIntOption(values.members, '--members', 1, 64)
   if (n === undefined) throw new UsageError('--members N is required')

@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { readFile } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
@@ -20,30 +20,28 @@ const USAGE = `usage: fairdeal beacon group <create|status|verify> [options]
       Re-checks a member's DKG transcript offline: every signature, the complaints and answers,
       the qualified set, the group key, groupHash and chain hash.`
 
-export async function run (argv: string[]): Promise<number> {
-  const sub = argv[0]
-  if (sub === undefined || sub === '--help' || sub === '-h') { process.stdout.write(USAGE + '\n'); return sub === undefined ? 2 : 0 }
-  // An option where the subcommand goes is parsed as one, so that a mistake in it is named as
-  // every command names it (unknown option, missing value).
-  const optionFirst = sub.startsWith('-')
-  const { values, positionals } = parseArgs({
-    args: optionFirst ? argv : argv.slice(1),
-    options: {
-      out: { type: 'string' },
-      members: { type: 'string' },
-      threshold: { type: 'string' },
-      period: { type: 'string' },
-      'start-in': { type: 'string' },
-      'phase-ms': { type: 'string' },
-      id: { type: 'string' },
-      url: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    },
-    allowPositionals: true,
-    strict: true
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
-  if (optionFirst) throw new UsageError('give the subcommand first: create, status or verify (see --help)')
+const OPTIONS = {
+  out: { type: 'string' },
+  members: { type: 'string' },
+  threshold: { type: 'string' },
+  period: { type: 'string' },
+  'start-in': { type: 'string' },
+  'phase-ms': { type: 'string' },
+  id: { type: 'string' },
+  url: { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'beacon group',
+  summary: 'create, watch or verify a beacon group of fairdeal nodes (DKG, threshold rounds)',
+  help: USAGE,
+  options: OPTIONS,
+  positionals: { min: 1, max: 2, missing: 'give create, status or verify' },
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
+  const sub = positionals[0]
   switch (sub) {
     case 'create': {
       if (values.out === undefined) throw new UsageError('create: --out DIR is required')
@@ -75,7 +73,7 @@ export async function run (argv: string[]): Promise<number> {
       return 0
     }
     case 'verify': {
-      const file = positionals[0]
+      const file = positionals[1]
       if (file === undefined) throw new UsageError(`verify: give the path of a member's ${TRANSCRIPT_FILE}`)
       let saved: DkgResult
       try { saved = JSON.parse(await readFile(file, 'utf8')) as DkgResult } catch (err) { throw new UsageError(`verify: cannot read ${file}: ${(err as Error).message}`) }

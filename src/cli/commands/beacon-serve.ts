@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { join } from 'node:path'
 import { writeFile } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
@@ -18,18 +18,21 @@ Trust: ${LOCAL_BEACON_TRUST}. Whoever holds DIR can compute every future round.
 
 Runs until interrupted (Ctrl-C).`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      period: { type: 'string' },
-      port: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    },
-    strict: true
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+const OPTIONS = {
+  data: { type: 'string' },
+  period: { type: 'string' },
+  port: { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'beacon serve',
+  summary: 'run a local drand-compatible beacon',
+  help: USAGE,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (the beacon key lives there)')
   const period = parseIntOption(values.period, '--period', 1, 3600)
   const port = parseIntOption(values.port, '--port', 0, 65535)

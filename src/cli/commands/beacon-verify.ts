@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { parseChainInfo, verifyBeaconEntry, type ChainInfo } from '../../core/beacon/index.js'
@@ -50,19 +50,21 @@ function entriesOf (value: unknown, file: string): { info?: unknown, entries: un
   throw new UsageError(`${file}: expected a drand entry, a list of entries, or {info, entries}`)
 }
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      chain: { type: 'string' },
-      round: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    },
-    allowPositionals: true,
-    strict: true
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
-  if (positionals.length === 0) throw new UsageError('give at least one file of entries (see --help)')
+const OPTIONS = {
+  chain: { type: 'string' },
+  round: { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'beacon verify',
+  summary: 'check drand beacon entries offline',
+  help: USAGE,
+  options: OPTIONS,
+  positionals: { min: 1, max: Infinity, missing: 'give at least one file of entries' },
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   let round: number | undefined
   if (values.round !== undefined) {
     if (!/^[1-9][0-9]{0,15}$/.test(values.round)) throw new UsageError(`--round must be a round number >= 1, got ${JSON.stringify(values.round)}`)

@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type OptionValues, type ParsedArgs } from '../command.js'
 import { fromHex } from '../../core/bytes.js'
 import {
   cardLabel, dealTarot, getScheme, rollWithEngineSeed, TAROT_CARDS,
@@ -43,20 +43,23 @@ const OPTIONS = {
   cards: { type: 'string' },
   roll: { type: 'string' },
   'engine-seed': { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' }
-} as const
+  json: { type: 'boolean' }
+} satisfies OptionSpecs
 
-const parse = (argv: string[]) => parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
-type Values = ReturnType<typeof parse>['values']
+type Values = OptionValues<typeof OPTIONS>
 
 /** Short names people type; a receipt always carries the full id. */
 const ALIASES: Record<string, string> = { tarot: 'tarot-v1', dice: 'dice-v1', atout: 'atout-v1' }
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv)
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`)
+export const command = defineCommand({
+  name: 'deal',
+  summary: 'compute one deal of any scheme from its inputs',
+  help: USAGE,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.scheme === undefined) throw new UsageError('--scheme is required (atout-v1, atout-drand-v1, tarot-v1, bitjack21, dice-v1)')
   const scheme = getScheme(ALIASES[values.scheme] ?? values.scheme)
   const out = scheme.kind === 'dice' ? dice(scheme, values) : cards(scheme, values)

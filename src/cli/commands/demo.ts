@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { mkdtemp, rm, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -35,31 +35,35 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
                 with --timelock --processes: SIGKILL the dealer's process once the nonces of hand 2
                 are in; the seats finish that hand from its timelocks (RECOVERED records), then the
                 dealer is restarted for the next hand
-  --blind       dealer-blind deals (scheme blind-v1, docs/dealer-blind.md): the seats shuffle an
-                encrypted deck in turn with proofs, so no node, the dealer's included, sees a card
-                before its seat; with --beacon local the round also fixes the final order
+  --blind       dealer-blind deals (scheme blind-v1, docs/dealer-blind.md), with any --game: the
+                seats shuffle an encrypted deck in turn with proofs, so no node, the dealer's
+                included, sees a card before its seat; with --beacon local the round also fixes
+                the final order. Tarot's 78-card shuffles get 30 s (the others 10 s)
   --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}
                 (with --timelock also "recovered": hands the seats finished without the dealer)`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      hands: { type: 'string', default: '3' },
-      game: { type: 'string', default: 'coinche' },
-      processes: { type: 'boolean', default: false },
-      data: { type: 'string' },
-      beacon: { type: 'string', default: 'local' },
-      transport: { type: 'string', default: 'tcp' },
-      blind: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      timelock: { type: 'boolean', default: false },
-      'kill-dealer-after': { type: 'string' },
-      help: { type: 'boolean' }
-    },
-    strict: true
-  })
-  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+const OPTIONS = {
+  hands: { type: 'string', default: '3' },
+  game: { type: 'string', default: 'coinche' },
+  processes: { type: 'boolean', default: false },
+  data: { type: 'string' },
+  beacon: { type: 'string', default: 'local' },
+  transport: { type: 'string', default: 'tcp' },
+  blind: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  timelock: { type: 'boolean', default: false },
+  'kill-dealer-after': { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'demo',
+  summary: 'play a demo table on loopback',
+  help: HELP,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const hands = parseIntOption(values.hands, '--hands', 1, 100_000) as number
   if (!['coinche', 'belote', 'duo', 'tarot'].includes(values.game)) throw new UsageError(`--game must be coinche, belote, duo or tarot, got ${JSON.stringify(values.game)}`)
   if (values.beacon !== 'local' && values.beacon !== 'group' && values.beacon !== 'none') throw new UsageError(`--beacon must be local, group or none, got ${JSON.stringify(values.beacon)}`)

@@ -1,70 +1,93 @@
-import { parseArgs } from '../args.js'
+import { defineCommand } from '../command.js'
+import { dataDirLogLines } from '../node-log.js'
+import { verifyReceipt } from '../../core/hand/verify.js'
 import { ControlClient } from '../../daemon/control-client.js'
 import { cardLabel } from '../../core/schemes/labels.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 
+const COMMON = `  --data DIR     the data directory of the running node to drive (its control.json)
+  --table ID     the table, on a node that serves several (config 'tables'); optional with one
+  --json         machine-readable output (one JSON object)`
+
+const BASE = { data: { type: 'string' }, table: { type: 'string' }, json: { type: 'boolean' } } as const
+
 type Sub = 'deal' | 'stage' | 'end' | 'status' | 'cards'
+interface HandValues { data?: string, table?: string, json?: boolean, hand?: string, stage?: string, taker?: string, dealer?: string, wait?: boolean }
 
-/** Each subcommand's usage line and what it does; its options are the ones OPTIONS lists. */
-const USAGES: Record<Sub, { usage: string, what: string }> = {
-  deal: { usage: 'fairdeal hand deal --data DIR [--dealer SEAT]', what: 'Dealer node: commits a new hand and prints its number (a seat not connected is warned about at once).' },
-  stage: { usage: 'fairdeal hand stage --data DIR --hand N --stage S [--taker SEAT]', what: 'Dealer node: delivers a later stage of a hand (belote take, duo faceUp, tarot dog).' },
-  end: { usage: 'fairdeal hand end --data DIR --hand N', what: 'Dealer node: reveals the hand; every seat checks it and countersigns the receipt.' },
-  status: { usage: 'fairdeal hand status --data DIR', what: 'The node\'s table and role, its peers (connected or not, and how), the hands in play and the log\'s size.' },
-  cards: { usage: 'fairdeal hand cards --data DIR --hand N [--wait]', what: 'A seat: its own cards in a hand, and the public ones.' }
-}
+export const commands = [
+  defineCommand({
+    name: 'hand deal',
+    summary: 'dealer: commit a new hand; prints its number',
+    help: `usage: fairdeal hand deal --data DIR [--dealer SEAT] [--table ID] [--json]
 
-const OPTION_HELP: Record<string, string> = {
-  dealer: `  --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
-                 it orders the deal); not the dealer node, which is the table's`,
-  hand: '  --hand N       the hand\'s number',
-  stage: '  --stage S      the stage to deliver: take (belote), faceUp (duo), dog (tarot)',
-  taker: '  --taker SEAT   belote\'s take stage: the seat that took',
-  wait: `  --wait         wait until the cards are there or the hand ends (with the beacon round's
-                 countdown on a terminal), then say how it ended`
-}
+Starts a hand at the dealer node: commits it and prints its number. A seat the dealer node is not
+connected to is named on stderr at once (unless it connects in time, the hand ends at its
+contribution deadline as unreachable, blaming nobody).
+  --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
+                 it orders the deal); not the dealer node, which is the table's
+${COMMON}`,
+    options: { ...BASE, dealer: { type: 'string' } },
+    run: async ({ values }) => await run('deal', values)
+  }),
+  defineCommand({
+    name: 'hand stage',
+    summary: 'dealer: deliver a later stage (take, faceUp, dog)',
+    help: `usage: fairdeal hand stage --data DIR --hand N --stage S [--taker SEAT] [--table ID] [--json]
 
-function help (sub: Sub): string {
-  const { usage, what } = USAGES[sub]
-  return [
-    `usage: ${usage} [--table ID] [--json]`,
-    '',
-    what,
-    '',
-    '  --data DIR     the data directory of the running node to drive (its control.json)',
-    ...OPTIONS[sub].map(o => OPTION_HELP[o]),
-    '  --table ID     the table, on a node that serves several (config \'tables\'); optional with one',
-    '  --json         machine-readable output'
-  ].join('\n')
-}
+Delivers a later stage of a hand in play at the dealer node: belote's take (with --taker), duo's
+faceUp, tarot's dog.
+  --hand N       the hand (its number from 'hand deal')
+  --stage S      take, faceUp or dog, as the game has them
+  --taker SEAT   belote's take stage: the seat that took
+${COMMON}`,
+    options: { ...BASE, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' } },
+    run: async ({ values }) => await run('stage', values)
+  }),
+  defineCommand({
+    name: 'hand end',
+    summary: 'dealer: reveal the hand',
+    help: `usage: fairdeal hand end --data DIR --hand N [--table ID] [--json]
 
-/** The options each subcommand takes, so one meant for another is refused, not ignored. */
-const OPTIONS: Record<Sub, readonly string[]> = {
-  deal: ['dealer'],
-  stage: ['hand', 'stage', 'taker'],
-  end: ['hand'],
-  status: [],
-  cards: ['hand', 'wait']
-}
+Ends a hand at the dealer node: reveals its secret, so every seat can check the whole deal and
+countersign the receipt.
+  --hand N       the hand (its number from 'hand deal')
+${COMMON}`,
+    options: { ...BASE, hand: { type: 'string' } },
+    run: async ({ values }) => await run('end', values)
+  }),
+  defineCommand({
+    name: 'hand status',
+    summary: 'the node\'s table, role, peers and hands in play',
+    help: `usage: fairdeal hand status --data DIR [--table ID] [--json]
 
-export async function run (sub: Sub, argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' }, table: { type: 'string' }, hand: { type: 'string' }, stage: { type: 'string' }, taker: { type: 'string' },
-      dealer: { type: 'string' }, json: { type: 'boolean' }, wait: { type: 'boolean' }, help: { type: 'boolean' }
-    },
-    strict: true
+The node's table, its role there, its peers (connected or not, who dialled whom, the last failed
+dial) and the hands in play with their phase and, for a beacon-bound hand, its round's due time.
+${COMMON}`,
+    options: { ...BASE },
+    run: async ({ values }) => await run('status', values)
+  }),
+  defineCommand({
+    name: 'hand cards',
+    summary: 'this seat\'s cards in a hand (default: the latest), and the public ones',
+    help: `usage: fairdeal hand cards --data DIR [--hand N] [--wait] [--table ID] [--json]
+
+This seat's cards in a hand, and the public ones (face-up cards, robots' cards the dealer node
+plays). A hand that has ended shows its cards from the node's log.
+  --hand N       the hand (default: the latest hand this node holds a seat in, in play or logged)
+  --wait         wait until the cards are there or the hand ends (with the beacon round's
+                 countdown on a terminal), then say how it ended
+${COMMON}`,
+    options: { ...BASE, hand: { type: 'string' }, wait: { type: 'boolean' } },
+    run: async ({ values }) => await run('cards', values)
   })
-  if (values.help === true) { process.stdout.write(help(sub) + '\n'); return 0 }
-  for (const name of ['hand', 'stage', 'taker', 'dealer', 'wait'] as const) {
-    if (values[name] !== undefined && !OPTIONS[sub].includes(name)) throw new UsageError(`hand ${sub} takes no --${name} (see --help)`)
-  }
+]
+
+async function run (sub: Sub, values: HandValues): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (the node\'s data directory)')
   // Every option is checked before the node is asked anything.
   const hand = parseIntOption(values.hand, '--hand')
-  if (hand === undefined && OPTIONS[sub].includes('hand')) throw new UsageError('--hand is required')
+  if (hand === undefined && (sub === 'stage' || sub === 'end')) throw new UsageError('--hand is required')
   if (values.stage === undefined && sub === 'stage') throw new UsageError('--stage is required')
   const taker = parseIntOption(values.taker, '--taker')
   const dealer = parseIntOption(values.dealer, '--dealer')
@@ -100,13 +123,60 @@ export async function run (sub: Sub, argv: string[]): Promise<number> {
       return 0
     }
     case 'cards': {
-      if (values.wait === true) return await waitForCards(client, hand as number, table, values.json === true)
-      const cards = await client.cards(hand as number, table)
+      const status = await client.status(table) as unknown as NodeStatus
+      // Without --hand: the latest hand this node holds a seat in, in play or ended (from its log).
+      const logged = await loggedReceipts(values.data, table)
+      const which = hand ?? latestHand(status, logged)
+      if (values.wait === true) return await waitForCards(client, which, table, values.json === true)
+      const cards = await client.cards(which, table)
       const lines = [...cardLines(cards.cards), ...(cards.robots ?? []).map(r => `${r.stage.padEnd(7)} robot seat ${r.seat}: ${r.cards.map(cardLabel).join(' ')}`)]
-      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, hand as number, table))
+      const inPlay = status.seatHands.some(h => h.hand === which)
+      const receipt = logged.get(which)
+      if (lines.length === 0 && !inPlay && receipt !== undefined && status.seat !== null) {
+        // An ended hand's cards are in its receipt: every card is known once the hand is over.
+        const ended = endedCards(receipt, status.seat)
+        out({ hand: which, seat: status.seat, ended: true, cards: ended }, `hand ${which} (ended; from the node's log):\n${cardLines(ended).join('\n')}`)
+        return 0
+      }
+      if (hand === undefined && values.json !== true) process.stderr.write(`hand ${which}:\n`)
+      out(cards, lines.length > 0 ? lines.join('\n') : values.json === true ? '' : await noCards(client, which, table))
       return 0
     }
   }
+}
+
+/** The receipts of `table` in the node's log (read from its store, or through its control endpoint while it runs), by hand. */
+async function loggedReceipts (dir: string, table: string): Promise<Map<number, unknown>> {
+  const source = await dataDirLogLines(dir)
+  const receipts = new Map<number, unknown>()
+  try {
+    for await (const line of source.lines) {
+      let doc: { body?: { kind?: unknown, payload?: { commit?: { body?: { table?: unknown, hand?: unknown } } } } } | undefined
+      try { doc = JSON.parse(typeof line === 'string' ? line : new TextDecoder().decode(line as Uint8Array)) } catch { continue }
+      const commit = doc?.body?.payload?.commit?.body
+      if (doc?.body?.kind === 'receipt' && commit?.table === table && typeof commit.hand === 'number') receipts.set(commit.hand, doc.body.payload)
+    }
+  } finally {
+    await source.close()
+  }
+  return receipts
+}
+
+/** The latest hand this node's seat is in: in play, or ended with a receipt in its log. */
+function latestHand (status: NodeStatus, logged: Map<number, unknown>): number {
+  const hands = [...status.seatHands.map(h => h.hand), ...logged.keys()]
+  if (hands.length === 0) throw new UsageError(`no hand yet at table ${status.table.id} on this node (give --hand N, or wait for 'hand deal')`)
+  return Math.max(...hands)
+}
+
+/** A seat's cards and the public ones, recomputed from an ended hand's receipt (the same check as verify). */
+function endedCards (receipt: unknown, seat: number): CardsReply['cards'] {
+  const verdict = verifyReceipt(receipt)
+  const deliveries = verdict.summary?.deliveries
+  if (deliveries === undefined) {
+    throw new UsageError(`the receipt of this hand in the node's log does not verify (${verdict.problems.map(p => p.message).join('; ')}): run 'fairdeal verify'`)
+  }
+  return deliveries.filter(d => d.public || d.seat === seat).map(d => ({ stage: d.stage, seat: d.seat, public: d.public, cards: d.cards }))
 }
 
 /** The node's only table; on a node serving several, a usage error naming them (--table is needed). */

@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { UsageError } from '../errors.js'
 import { NetInputError } from '../../net/errors.js'
 import { loadOrCreateIdentity } from '../../net/identity.js'
@@ -16,22 +16,21 @@ node listens on its config's "listen", so give here the addresses you will put t
                       (default: ${DEFAULT_LISTEN.join(' and ')})
   --json              print one JSON object instead of text`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      data: { type: 'string' },
-      listen: { type: 'string', multiple: true },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) {
-    process.stdout.write(HELP + '\n')
-    return 0
-  }
+const OPTIONS = {
+  data: { type: 'string' },
+  listen: { type: 'string', multiple: true },
+  json: { type: 'boolean' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'init',
+  summary: 'create a node identity (the only command that creates one)',
+  help: HELP,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.data === undefined || values.data === '') throw new UsageError('--data DIR is required')
   try {
     // Addresses first: a typo should not leave a fresh key behind.

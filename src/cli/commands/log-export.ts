@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import type { Writable } from 'node:stream'
@@ -19,20 +19,22 @@ in its canonical form, exactly as stored and signed. Anyone can check the file a
   --to SEQ       last entry (default: the last one)
   --out FILE     write there instead of to stdout (written whole, or not at all)`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      data: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      out: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`)
+const OPTIONS = {
+  data: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  out: { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'log export',
+  summary: 'write a node\'s receipt log as JSON Lines',
+  help: USAGE,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (see --help)')
   const range = parseSeqRange(values)
   const from = range.from ?? 0

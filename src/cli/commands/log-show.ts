@@ -1,9 +1,10 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
+import { verdictExitCode, verdictSummary } from '../verdict.js'
 import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { checkLine, ChainVerifier, formatFailure, summaryLine, verdictExitCode, type LogFailure, type LogLine } from '../../core/log/index.js'
+import { checkLine, ChainVerifier, formatFailure, summaryLine, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { readJsonLines } from '../../store/jsonl.js'
@@ -15,7 +16,9 @@ const USAGE = `usage: fairdeal log show --data DIR [--from SEQ] [--to SEQ] [--ch
 Prints a node's receipt log (or an exported one) as a table: one row per entry with its hand,
 game, seats, beacon round and shield: ✓ when the entry verifies (the same checks as 'fairdeal
 verify'), … and what is missing when it verifies but is incomplete (a receipt without every
-seat's countersignature), ✗ and what failed otherwise.
+seat's countersignature), ✗ and what failed otherwise. Exits as 'fairdeal verify' does: 0 when
+every entry passed, 1 when any failed (a ✗ is shown), 3 when nothing failed but some hands are not
+countersigned by every seat, 2 when the log could not be read.
 
   --data DIR     the node's data directory (a running node's log comes through its control endpoint)
   --from SEQ     first entry (default 0)
@@ -79,19 +82,23 @@ function row (seq: string, time: string, kind: string, c: PayloadColumns, shield
     `${cell(c.game ?? '?', 8)}  ${cell(seats, 32)}  ${cell(beacon, 10, true)}  ${shield}`
 }
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      data: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      'chain-only': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+const OPTIONS = {
+  data: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  'chain-only': { type: 'boolean' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'log show',
+  summary: 'one row per log entry, with its shield',
+  help: USAGE,
+  options: OPTIONS,
+  positionals: { min: 0, max: 1 },
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if ((positionals.length > 0) === (values.data !== undefined) || positionals.length > 1) {
     throw new UsageError('give either FILE or --data DIR (see --help)')
   }
@@ -157,7 +164,6 @@ export async function run (argv: string[]): Promise<number> {
     await log?.close()
   }
   if (lineNo === 0) out('the log is empty')
-  out(`${summaryLine(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
-  // The same status as 'fairdeal verify': a shown ✗ is a failure, never exit 0.
+  out(`${verdictSummary(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
   return verdictExitCode(verdict)
 }

@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { dirname, resolve } from 'node:path'
 import { parseNodeConfig, readNodeConfigJson } from '../../daemon/config.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
@@ -20,13 +20,17 @@ and countersigned, a hand not yet dealt is aborted with a signed record, and the
 Logs are JSON lines on stdout (readable on a terminal); FAIRDEAL_LOG_LEVEL sets the level.
 The node is driven with 'fairdeal hand ... --data DIR' through its local control endpoint.`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { config: { type: 'string' }, 'control-port': { type: 'string' }, help: { type: 'boolean' } },
-    strict: true
-  })
-  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+const OPTIONS = { config: { type: 'string' }, 'control-port': { type: 'string' } } satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'node',
+  summary: 'run a table node (dealer and/or seat)',
+  help: HELP,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.config === undefined) throw new UsageError('--config FILE is required')
   const controlPort = parseIntOption(values['control-port'], '--control-port', 0, 65535)
   const raw = await readNodeConfigJson(values.config)

@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { stat } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
 import { NetInputError } from '../../net/errors.js'
@@ -25,21 +25,23 @@ address to 'fairdeal table new --relay ADDR' (or a table block's "relay"). Runs 
                    the relay; re-read when it changes, so seats that join later are let in (repeatable)
   --member PEERID  a peer id that may use the relay (repeatable)`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      data: { type: 'string' },
-      listen: { type: 'string', multiple: true },
-      announce: { type: 'string', multiple: true },
-      config: { type: 'string', multiple: true },
-      member: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
+const OPTIONS = {
+  data: { type: 'string' },
+  listen: { type: 'string', multiple: true },
+  announce: { type: 'string', multiple: true },
+  config: { type: 'string', multiple: true },
+  member: { type: 'string', multiple: true }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'relay',
+  summary: 'run a circuit relay for a dealer nobody can dial',
+  help: HELP,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.data === undefined || values.data === '') throw new UsageError('--data DIR is required')
   if (values.listen === undefined) throw new UsageError('--listen ADDR is required (where the tables\' nodes reach the relay)')
   const configs = values.config ?? []

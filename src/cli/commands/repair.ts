@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
@@ -26,14 +26,17 @@ as rolled back. If you have a backup of the whole data directory, restoring it i
 Exit 0 when the store is whole (or was repaired), 1 when it needs a repair (without --yes),
 2 when it could not be read.`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { data: { type: 'string' }, yes: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`)
+const OPTIONS = { data: { type: 'string' }, yes: { type: 'boolean' } } satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'repair',
+  summary: 'check a stopped node\'s store and repair it (--yes)',
+  help: USAGE,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (see --help)')
   const dir = values.data
   const { loadOrCreateIdentity, IDENTITY_FILE } = await import('../../net/identity.js')

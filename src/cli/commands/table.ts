@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs } from '../command.js'
 import { access, readFile, rename, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
@@ -12,6 +12,7 @@ import { circuitAddress } from '../../net/relay.js'
 import { pino } from 'pino'
 import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
+import { RECOVERED_RULES, type RecoveredRule } from '../../core/hand/recovered.js'
 import { signerFromSeed } from '../../core/identity.js'
 import { parseNodeConfig, peerAddress } from '../../daemon/config.js'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -23,11 +24,11 @@ import {
 export const CONFIG_FILE = 'node.json'
 /** The table being set up, until every seat is taken. */
 const DRAFT_FILE = 'table-draft.json'
+/** How long 'table new' waits for a public beacon's relays to answer. */
+const BEACON_CHECK_MS = 3_000
 
 const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]...
-                          [--robots SEATS] [--beacon B] [--id ID] [--scheme S] [--relay ADDR]
-       fairdeal table join INVITE --data DIR [--listen ADDR|none]... [--announce ADDR]...
-       fairdeal table add ANSWER --data DIR
+                          [--robots SEATS] [--beacon B] [--timelock RULE] [--scheme S] [--id ID] [--relay ADDR] [--force] [--json]
 
 Sets up a table without copying peer ids by hand:
   1. the dealer: 'table new' prints one invite per seat to fill (nothing secret in it);
@@ -36,19 +37,34 @@ Sets up a table without copying peer ids by hand:
      DIR/${CONFIG_FILE} and prints the table line, which each player gives to 'table join' again
      to write theirs. Then everyone runs 'fairdeal node --config DIR/${CONFIG_FILE}'.
 'table new' and 'table join' create the node's identity (DIR/${IDENTITY_FILE}) when DIR has none, as
-'fairdeal init' does, and say so; no other command but init creates one.
+'fairdeal init' does, and say so; no other command but init creates one. The table being set up is
+kept in DIR/${DRAFT_FILE}; a second 'table new' there refuses to replace it unless given --force.
+
+How the cards are dealt. A table of people is dealt blind-v1 (docs/dealer-blind.md): the seats
+shuffle an encrypted deck in turn, with proofs, so no node, the dealer's included, sees a card before
+its seat. A table with robots (--robots) is dealt atout-v1 (atout-drand-v1 with a beacon, tarot-v1 for
+tarot): the dealer's node plays the robots and sees their cards anyway, and commit-reveal is cheaper.
+--scheme chooses otherwise. Invites and the table line carry the scheme and the timelock, so every
+node runs the same table.
 
 Only the dealer needs an address the players can reach: a player's node dials the dealer and keeps
 that connection, and the dealer sends on it, so a player behind a home router needs no open port.
-'table join' then tries the dealer's address and says whether it answered, and what to check if not.
+The table line's 'table join' tries the dealer's address and says whether it answered.
 
   --game GAME     coinche, belote (4 seats), duo (2), tarot (3 to 5)
   --seats N       number of seats; the dealer node holds seat 0
   --robots SEATS  seats the dealer plays (comma-separated, e.g. 2,3): no invite for them
   --beacon B      none (default), quicknet, default (alias mainnet), or a beacon config file
-                  (its content goes into the table block, so every node reads the same)
+                  (its content goes into the table block, so every node reads the same). With a
+                  beacon each hand binds a future round; blind-v1 then also lets it fix the final
+                  order. 'table new' checks (within ${Math.round(BEACON_CHECK_MS / 1000)} s) that a public beacon answers from here
+  --timelock RULE off (default), replay, void or open: every hand's secrets are also time-locked
+                  to its beacon round, so a hand whose dealer stops is finished by the seats once
+                  the round is out; RULE says what such a hand counts for (replay it, void it, or
+                  play it open). Needs a beacon whose scheme has timelock encryption (quicknet's,
+                  bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)
+  --scheme S      blind-v1 (default without robots), atout-v1, atout-drand-v1, tarot-v1
   --id ID         the table's name (default: GAME-night)
-  --scheme S      default: atout-v1, atout-drand-v1 with a beacon, tarot-v1 for tarot
   --listen ADDR   where this node listens (repeatable). The dealer's default: ${DEFAULT_LISTEN.join(' and ')}
                   (loopback: players on other machines need e.g. /ip4/0.0.0.0/tcp/7400 with --announce).
                   A player's default is none: it listens nowhere and dials the dealer (behind NAT);
@@ -59,47 +75,91 @@ that connection, and the dealer sends on it, so a player behind a home router ne
   --relay ADDR    a 'fairdeal relay' (its address line, …/p2p/RELAYID) for a dealer nobody can
                   dial: the dealer holds a reservation there and the players reach it through it
                   (then --listen none is allowed for the dealer)
-  --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}`
+  --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}
+  --force         replace a table being set up in DIR (its invites and answers so far are lost)
+  --json          print one JSON object ({peerId, invites: [{seat, invite}]}) instead of text`
 
-type Sub = 'new' | 'join' | 'add'
+const JOIN_HELP = `usage: fairdeal table join INVITE --data DIR [--listen ADDR|none]... [--announce ADDR]... [--json]
+       fairdeal table join TABLE-LINE --data DIR
 
-export async function run (sub: Sub, argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      game: { type: 'string' },
-      seats: { type: 'string' },
-      robots: { type: 'string' },
-      beacon: { type: 'string' },
-      id: { type: 'string' },
-      scheme: { type: 'string' },
-      relay: { type: 'string' },
-      listen: { type: 'string', multiple: true },
-      announce: { type: 'string', multiple: true },
-      data: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(HELP + '\n'); return 0 }
-  if (values.data === undefined || values.data === '') throw new UsageError('--data DIR is required (see --help)')
-  const onlyFor: Record<string, Sub> = { game: 'new', seats: 'new', robots: 'new', beacon: 'new', id: 'new', scheme: 'new', relay: 'new' }
-  for (const [option, owner] of Object.entries(onlyFor)) {
-    if ((values as Record<string, unknown>)[option] !== undefined && owner !== sub) throw new UsageError(`table ${sub} takes no --${option} (see --help)`)
-  }
-  if (sub === 'add' && (values.listen !== undefined || values.announce !== undefined)) throw new UsageError(`table add takes no --${values.listen !== undefined ? 'listen' : 'announce'} (see --help)`)
-  if (sub === 'new') {
-    if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`)
-    return await newTable(values as NewOptions)
-  }
-  if (positionals.length !== 1) throw new UsageError(sub === 'join' ? 'give the INVITE (one argument; quote it)' : 'give the ANSWER (one argument; quote it)')
-  return sub === 'join'
-    ? await joinTable(positionals[0], values.data, values.listen, values.announce, values.json === true)
-    : await add(positionals[0], values.data)
+A player's side of 'fairdeal table new' (its help explains the three steps). With the INVITE the
+dealer sent, prints a one-line answer (this node's peer id and addresses) to send back to the dealer;
+with the table line the dealer sends once every seat is taken, writes DIR/${CONFIG_FILE} and checks
+that the dealer's address answers. Creates the node's identity (DIR/${IDENTITY_FILE}) when DIR has none.
+
+  --listen ADDR   where this node listens (repeatable). Default none: it listens nowhere and dials
+                  the dealer (behind NAT); give addresses only if other players can reach it directly
+  --announce ADDR the address others dial to reach this node, when it is not a listen address
+  --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}
+  --json          print one JSON object instead of text`
+
+const ADD_HELP = `usage: fairdeal table add ANSWER --data DIR
+
+The dealer's second step of 'fairdeal table new' (its help explains the three steps): takes a
+player's answer to its invite. Once every seat is taken, writes the dealer's DIR/${CONFIG_FILE} and
+prints the table line, which each player gives to 'fairdeal table join' to write theirs.
+
+  --data DIR      the dealer node's data directory (where 'table new' ran)`
+
+const NEW_OPTIONS = {
+  game: { type: 'string' },
+  seats: { type: 'string' },
+  robots: { type: 'string' },
+  beacon: { type: 'string' },
+  id: { type: 'string' },
+  scheme: { type: 'string' },
+  timelock: { type: 'string' },
+  relay: { type: 'string' },
+  listen: { type: 'string', multiple: true },
+  announce: { type: 'string', multiple: true },
+  data: { type: 'string' },
+  force: { type: 'boolean' },
+  json: { type: 'boolean' }
+} satisfies OptionSpecs
+
+const JOIN_OPTIONS = {
+  listen: { type: 'string', multiple: true },
+  announce: { type: 'string', multiple: true },
+  data: { type: 'string' },
+  json: { type: 'boolean' }
+} satisfies OptionSpecs
+
+const ADD_OPTIONS = {
+  data: { type: 'string' }
+} satisfies OptionSpecs
+
+function requireData (data: string | undefined): string {
+  if (data === undefined || data === '') throw new UsageError('--data DIR is required (see --help)')
+  return data
 }
 
-interface NewOptions { game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, relay?: string, listen?: string[], announce?: string[], data: string, json?: boolean }
+export const commands = [
+  defineCommand({
+    name: 'table new',
+    summary: 'dealer: set up a table; prints one invite per seat',
+    help: HELP,
+    options: NEW_OPTIONS,
+    run: async ({ values }) => await newTable({ ...values, data: requireData(values.data) })
+  }),
+  defineCommand({
+    name: 'table join',
+    summary: 'player: take the seat an invite offers; prints the answer',
+    help: JOIN_HELP,
+    options: JOIN_OPTIONS,
+    positionals: { min: 1, max: 1, missing: 'give the INVITE (one argument; quote it)' },
+    run: async ({ values, positionals }) => await joinTable(positionals[0], requireData(values.data), values.listen, values.announce, values.json === true)
+  }),
+  defineCommand({
+    name: 'table add',
+    summary: 'dealer: add a player\'s answer; when all are in, the table line',
+    help: ADD_HELP,
+    options: ADD_OPTIONS,
+    positionals: { min: 1, max: 1, missing: 'give the ANSWER (one argument; quote it)' },
+    run: async ({ values, positionals }) => await add(positionals[0], requireData(values.data))
+  })
+]
+
+interface NewOptions { game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -131,6 +191,43 @@ function announcedAddresses (announce: string[] | undefined, listen: string[]): 
 }
 
 /** Whether others on other machines can use these addresses at all. */
+/**
+ * A one-line warning when none of the table's beacon relays answers from this machine within
+ * BEACON_CHECK_MS (every hand would wait for its round and abort), with what to do; undefined when
+ * one answers or the table has no beacon.
+ */
+async function beaconUnreachable (value: DraftTable['beacon'], shown: string): Promise<string | undefined> {
+  const { resolveBeaconConfig } = await import('../../beacon/presets.js')
+  const { parseBeaconConfig } = await import('../../core/beacon/index.js')
+  const config = typeof value === 'string' ? await resolveBeaconConfig(value) : parseBeaconConfig(value, 'beacon')
+  if (config.kind !== 'drand' || config.relays.length === 0) return undefined
+  const signal = AbortSignal.timeout(BEACON_CHECK_MS)
+  const reasons = await Promise.all(config.relays.map(async relay => {
+    try {
+      const res = await fetch(`${relay.replace(/\/$/, '')}/info`, { signal })
+      await res.body?.cancel()
+      return res.ok ? undefined : `HTTP ${res.status}`
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string, message?: string } }
+      return signal.aborted ? `no answer in ${BEACON_CHECK_MS / 1000} s` : e.cause?.code ?? e.cause?.message ?? e.message
+    }
+  }))
+  if (reasons.some(r => r === undefined)) return undefined
+  return `warning: the beacon ${typeof value === 'string' ? shown : 'of this table'} cannot be reached from this machine ` +
+    `(${config.relays[0]}: ${reasons[0] as string}${config.relays.length > 1 ? `, and ${config.relays.length - 1} more relays` : ''}): ` +
+    'each hand would wait for its round and abort; without internet access use a beacon of your own ' +
+    '(\'fairdeal beacon serve\' or a beacon group, given to --beacon as a config file), or --beacon none'
+}
+
+/** The TCP port of the first listen address that has one (the one the hint should name). */
+function tcpPort (addresses: string[]): string | undefined {
+  for (const a of addresses) {
+    const m = /\/tcp\/(\d+)(\/|$)/.exec(a)
+    if (m !== null && m[1] !== '0') return m[1]
+  }
+  return undefined
+}
+
 function loopbackOnly (addresses: string[]): boolean {
   return addresses.length > 0 && addresses.every(a => /^\/ip4\/127\.|^\/ip6\/::1\//.test(a))
 }
@@ -176,12 +273,26 @@ async function newTable (o: NewOptions): Promise<number> {
   if (seatsN === undefined) throw new UsageError('--seats N is required')
   const robots = o.robots === undefined || o.robots === '' ? [] : o.robots.split(',').map(r => parseIntOption(r.trim(), '--robots', 1, seatsN - 1) as number)
   const beacon = o.beacon ?? 'none'
-  const scheme = o.scheme ?? (o.game === 'tarot' ? 'tarot-v1' : beacon === 'none' ? 'atout-v1' : 'atout-drand-v1')
+  // People's tables are dealer-blind: no node, the dealer's included, sees a card before its seat.
+  // A robot is played by the dealer's node, which sees its cards anyway: such a table keeps the
+  // commit-reveal schemes, cheaper to deal.
+  const scheme = o.scheme ?? (robots.length === 0 ? 'blind-v1' : o.game === 'tarot' ? 'tarot-v1' : beacon === 'none' ? 'atout-v1' : 'atout-drand-v1')
+  const timelock = o.timelock ?? 'off'
+  if (timelock !== 'off' && !(RECOVERED_RULES as readonly string[]).includes(timelock)) {
+    throw new UsageError(`--timelock must be off, ${RECOVERED_RULES.join(', ')}, got ${JSON.stringify(timelock)}`)
+  }
   const listen = listenAddresses(o.listen, DEFAULT_LISTEN)
   // The dealer is the one member everyone dials: it must be reachable somewhere (or through its relay).
   if (listen.length === 0 && o.relay === undefined) throw new UsageError('the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR, or --relay ADDR for a dealer nobody can dial)')
   const announce = announcedAddresses(o.announce, listen)
   if (await exists(join(o.data, CONFIG_FILE))) throw new UsageError(`${join(o.data, CONFIG_FILE)} exists: this node already has a table (remove it to set up another)`)
+  if (o.force !== true && await exists(join(o.data, DRAFT_FILE))) {
+    // The draft holds the seats taken so far and the port the invites name: never replaced unasked.
+    const pending = await readDraft(o.data)
+    const taken = pending.table.seats.filter(s => s !== null).length
+    throw new UsageError(`${join(o.data, DRAFT_FILE)} holds table ${pending.table.id} being set up (${taken} of ${pending.table.seats.length} seats taken): ` +
+      'add its answers with \'fairdeal table add\', or give --force to replace it')
+  }
   let beaconValue: DraftTable['beacon'] = beacon
   if (beacon.includes('/') || beacon.endsWith('.json')) {
     // A file is read here and travels in the table block: the players' machines do not have it.
@@ -190,12 +301,18 @@ async function newTable (o: NewOptions): Promise<number> {
     }
   }
   const seatsFor = (dealer: string): DraftTable['seats'] => Array.from({ length: seatsN }, (_, i) => i === 0 ? dealer : robots.includes(i) ? ROBOT : null)
-  const tableFor = (dealer: string): DraftTable => ({ id: o.id ?? `${o.game}-night`, game: o.game as string, scheme, dealer, seats: seatsFor(dealer), beacon: beaconValue, ...(o.relay !== undefined ? { relay: o.relay } : {}) })
+  const tableFor = (dealer: string): DraftTable => ({
+    id: o.id ?? `${o.game}-night`, game: o.game as string, scheme, dealer, seats: seatsFor(dealer), beacon: beaconValue,
+    ...(timelock !== 'off' ? { timelock: timelock as RecoveredRule } : {}),
+    ...(o.relay !== undefined ? { relay: o.relay } : {})
+  })
   // Everything a node config checks (game, seat count, scheme against beacon) is checked now, on the
   // complete table it will become, before any key is made.
   await checkTable(tableFor(placeholder(9)), listen, {}, o.data)
+  const beaconWarning = await beaconUnreachable(beaconValue, beacon)
   const identity = await identityOf(o.data)
   const table = tableFor(identity.peerId)
+  if (beaconWarning !== undefined) process.stderr.write(beaconWarning + '\n')
   await writeJson(join(o.data, DRAFT_FILE), { listen, announce, table, peers: {} } satisfies Draft)
   const dealerAddresses = announce.map(a => `${a}/p2p/${identity.peerId}`)
   const invites = openSeats(table).map(seat => ({ seat, invite: encodeInvite({ v: 1, table, seat, dealerAddresses, peers: {} }) }))
@@ -203,11 +320,12 @@ async function newTable (o: NewOptions): Promise<number> {
     process.stdout.write(JSON.stringify({ peerId: identity.peerId, invites }) + '\n')
     return 0
   }
-  process.stdout.write(`table ${table.id}: ${table.game}, ${seatsN} seats, dealer ${identity.peerId} (seat 0)` +
-    `${robots.length > 0 ? `, robots at seat ${robots.join(', ')}` : ''}\n`)
+  process.stdout.write(`table ${table.id}: ${table.game}, ${seatsN} seats, ${table.scheme}${timelock !== 'off' ? `, time-locked (${timelock})` : ''}, ` +
+    `dealer ${identity.peerId} (seat 0)${robots.length > 0 ? `, robots at seat ${robots.join(', ')}` : ''}\n`)
   if (loopbackOnly(announce) && invites.length > 0 && o.relay === undefined) {
+    const port = tcpPort(listen) ?? '7400'
     process.stderr.write(`note: the invites name only loopback addresses (${announce.join(', ')}): players on other machines cannot reach them; ` +
-      'give --listen /ip4/0.0.0.0/tcp/7400 and --announce /ip4/YOUR-PUBLIC-IP/tcp/7400 (with that port forwarded to this machine)\n')
+      `give --listen /ip4/0.0.0.0/tcp/${port} and --announce /ip4/YOUR-PUBLIC-IP/tcp/${port} (with that port forwarded to this machine)\n`)
   }
   if (invites.length === 0) {
     await finish(o.data, { listen, announce, table, peers: {} })
@@ -248,6 +366,7 @@ function configFor (draft: Draft): unknown {
       beacon: table.beacon,
       ...(table.timeouts !== undefined ? { timeouts: table.timeouts } : {}),
       ...(table.beaconMarginMs !== undefined ? { beaconMarginMs: table.beaconMarginMs } : {}),
+      ...(table.timelock !== undefined ? { timelock: table.timelock } : {}),
       ...(table.relay !== undefined ? { relay: table.relay } : {})
     }
   }
@@ -279,7 +398,7 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
     } else {
       process.stdout.write(`wrote ${configPath}: seat ${invite.table.seats.indexOf(identity.peerId)} of table ${invite.table.id}; ` +
         `start the node with 'fairdeal node --config ${configPath}'\n`)
-      process.stderr.write(reachText(reach, true) + '\n')
+      process.stderr.write(reachText(reach) + '\n')
     }
     return 0
   }
@@ -290,14 +409,16 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
   table.seats[invite.seat] = identity.peerId
   await writeJson(join(dir, DRAFT_FILE), { listen, announce, table, peers: { [invite.table.dealer]: invite.dealerAddresses } } satisfies Draft)
   const answer = encodeAnswer({ v: 1, table: table.id, seat: invite.seat, peer: identity.peerId, addresses: announce })
-  const reach = await reachDealer(identity, invite)
+  // No dial now: the dealer's node starts only once every seat is taken, so nothing can answer yet.
   if (json) {
-    process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, answer, reach }) + '\n')
+    process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, answer }) + '\n')
     return 0
   }
-  process.stderr.write(`seat ${invite.seat} of table ${table.id} (${table.game}); send this answer to the dealer, who runs 'fairdeal table add ANSWER':\n`)
+  process.stderr.write(`seat ${invite.seat} of table ${table.id} (${table.game}, ${table.scheme}${table.timelock !== undefined && table.timelock !== 'off' ? `, time-locked: ${table.timelock}` : ''}); ` +
+    'send this answer to the dealer, who runs \'fairdeal table add ANSWER\':\n')
   process.stdout.write(answer + '\n')
-  process.stderr.write(reachText(reach, false) + '\n')
+  process.stderr.write('the dealer starts its node once every seat is taken and sends you the table line; ' +
+    '\'fairdeal table join TABLE-LINE\' then writes your config and checks that your machine reaches the dealer\n')
   return 0
 }
 
@@ -319,14 +440,11 @@ async function reachDealer (identity: NodeIdentity, invite: Invite): Promise<Rea
 }
 
 /** One or two lines for the player on whether the dealer's node answered, and what to do if not. */
-function reachText (r: ReachResult, final: boolean): string {
+function reachText (r: ReachResult): string {
   if (r.ok) return `reachable: the dealer's node answered at ${r.address} (${r.ms} ms)`
   const where = r.addresses.length > 0 ? ` at ${r.addresses.join(' or ')}` : ''
-  const later = final
-    ? 'Your node dials the dealer when it starts and keeps trying; it needs no open port of its own.'
-    : 'That is expected if the dealer has not started its node yet (it does once every seat is taken); ' +
-      'the table line you get then checks again. Your node needs no open port: it dials the dealer.'
-  return `cannot reach the dealer${where}: ${r.reason}\n${later}`
+  return `cannot reach the dealer${where}: ${r.reason}\n` +
+    'Your node dials the dealer when it starts and keeps trying; it needs no open port of its own.'
 }
 
 async function add (text: string, dir: string): Promise<number> {

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { checkVectorFile, describeFailure } from '../../core/vectors.js'
 import { CoreInputError } from '../../core/errors.js'
 import { UsageError } from '../errors.js'
@@ -13,9 +13,18 @@ fields that differ, then "N passed, M failed". Exit 0 if all passed, 1 if any fa
 /** Vector files are small; a bigger one is a mistake, not something to parse. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+const OPTIONS = { } satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'vectors check',
+  summary: 'recompute the published reference vectors',
+  help: USAGE,
+  options: OPTIONS,
+  positionals: { min: 1, max: Infinity, missing: 'give at least one vectors file' },
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (positionals.length === 0) throw new UsageError('give at least one vectors file (fairdeal vectors check FILE...)')
 
   // Read and check every file before printing, so a malformed file stops the run with one line.

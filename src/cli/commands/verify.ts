@@ -1,10 +1,11 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
+import { verdictExitCode, verdictSummary } from '../verdict.js'
 import { parseIntOption, parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
-import { verifyLog, inThreadChecker, formatFailure, summaryLine, verdictExitCode, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
+import { verifyLog, inThreadChecker, formatFailure, summaryLine, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { createCheckPool, defaultWorkerCount } from '../../store/check-pool.js'
@@ -40,17 +41,21 @@ each dealer's COMMITs at a table link hand to hand, and no committed hand is mis
 
 With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) are checked too,
 and every other member of the table its config names (with --peer, of the --as node's table) is
-asked, at the address the config gives, for the heads it holds for the log's owner; when anything
-failed, the members asked and those not reached are listed on stderr ("witnesses: … not reached:
-…"); a member not reached (down, or with no address: it dials in) is not a failure.
+asked, at the address the config gives, for the heads it holds for the log's owner; members that
+cannot be reached are listed on stderr ("witnesses: … not reached: …"), which is not a failure.
 A log shorter than a head its owner gave a witness is reported "rolled back", one whose entry
 differs from it "forked", each with both signed documents as evidence.
 
 Prints one line per failed entry, naming its seq and what failed, and one per incomplete entry (a
 receipt missing a seat's countersignature: "seq N: incomplete: …"), then "N passed, M failed"
-(", K incomplete" when there are). Exit status: 0 when everything passed; 1 when anything failed;
-3 when nothing failed but some hands are incomplete (not countersigned by every seat: a seat left
-mid-hand and has not come back to countersign it late); 2 when the log could not be read.`
+(", K incomplete" when there are). Exit status:
+  0  everything passed
+  1  something failed (M > 0): a forgery, a broken chain, a bad signature or a witness's
+     contradiction; trust nothing the log says past it
+  3  nothing failed, but some hands are not countersigned by every seat ("…: nothing failed; N
+     hands are not countersigned by every seat"): a seat was away when its hand ended; every entry
+     there is genuine, the log is not complete
+  2  the log could not be read, or a usage error`
 
 interface Source {
   lines: AsyncIterable<LogLine>
@@ -66,26 +71,30 @@ interface Source {
   close: () => Promise<void>
 }
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      data: { type: 'string' },
-      peer: { type: 'string' },
-      as: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      owner: { type: 'string' },
-      json: { type: 'boolean' },
-      'chain-only': { type: 'boolean' },
-      workers: { type: 'string' },
-      witness: { type: 'string', multiple: true },
-      config: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
+const OPTIONS = {
+  data: { type: 'string' },
+  peer: { type: 'string' },
+  as: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  owner: { type: 'string' },
+  json: { type: 'boolean' },
+  'chain-only': { type: 'boolean' },
+  workers: { type: 'string' },
+  witness: { type: 'string', multiple: true },
+  config: { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'verify',
+  summary: 're-verify a log (file, data directory or running peer)',
+  help: USAGE,
+  options: OPTIONS,
+  positionals: { min: 0, max: 1 },
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const sources = [positionals.length > 0, values.data !== undefined, values.peer !== undefined].filter(Boolean).length
   if (sources !== 1 || positionals.length > 1) throw new UsageError('give exactly one of FILE, --data DIR or --peer ADDR (see --help)')
   const witnesses = values.witness ?? []
@@ -223,9 +232,9 @@ export async function run (argv: string[]): Promise<number> {
       process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked', ...(witnessed === undefined ? {} : { witnesses: witnessed }) }) + '\n')
     } else {
       if (chainOnly) process.stderr.write('receipts not checked (--chain-only): order, links, signatures and head only\n')
-      process.stdout.write(summaryLine(verdict) + '\n')
+      process.stdout.write(verdictSummary(verdict) + '\n')
     }
-    // An incomplete receipt is not a pass, nor a forgery: its own status (docs/log.md, "Verdicts").
+    // An incomplete receipt is not a pass, nor a failure.
     return verdictExitCode(verdict)
   } finally {
     await checker?.close?.()

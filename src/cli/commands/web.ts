@@ -1,4 +1,4 @@
-import { parseArgs } from '../args.js'
+import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { DataDirError, openDataDirLog } from '../../store/data-dir.js'
@@ -18,18 +18,20 @@ browser, with the same code as 'fairdeal verify'. The pages are static files (di
                  If that node is running, print a fresh one-time login link to its table page instead
   --port PORT    TCP port on 127.0.0.1 (default ${DEFAULT_WEB_PORT}; 0 for any free port)`
 
-export async function run (argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      data: { type: 'string' },
-      port: { type: 'string' },
-      help: { type: 'boolean', short: 'h' }
-    }
-  })
-  if (values.help === true) { process.stdout.write(USAGE + '\n'); return 0 }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`)
+const OPTIONS = {
+  data: { type: 'string' },
+  port: { type: 'string' }
+} satisfies OptionSpecs
+
+export const command = defineCommand({
+  name: 'web',
+  summary: 'serve the web pages (the verifier at /verify)',
+  help: USAGE,
+  options: OPTIONS,
+  run
+})
+
+async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const port = parseIntOption(values.port, '--port', 0, 65535) ?? DEFAULT_WEB_PORT
   const routes: Record<string, Route> = { '/': (_req, res) => { res.writeHead(302, { location: '/verify' }); res.end() } }
   let owner: string | null = null

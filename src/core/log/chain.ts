@@ -204,24 +204,15 @@ export class ChainVerifier {
 
 /**
  * "N passed, M failed", with ", K incomplete" when some entries are: the last line of a
- * verification. With nothing failed, an incomplete count says what it means, so that a hand a seat
- * walked away from is not read as a forgery.
+ * verification, in the terminal and on the page alike. With nothing failed, an incomplete count
+ * says what it means, so that a hand a seat walked away from is not read as a forgery.
  */
 export function summaryLine (verdict: Pick<LogVerdict, 'passed' | 'failed' | 'incomplete'>): string {
-  const incomplete = verdict.incomplete === 0
-    ? ''
-    : `, ${verdict.incomplete} incomplete${verdict.failed === 0 ? ` (nothing failed; ${verdict.incomplete === 1 ? 'a hand was' : 'hands were'} not countersigned by every seat)` : ''}`
-  return `${verdict.passed} passed, ${verdict.failed} failed${incomplete}`
-}
-
-/**
- * The exit status of a verification (docs/log.md, "Verdicts"): 0 every entry passed; 1 something
- * failed; 3 nothing failed but some entries are incomplete (receipts missing a seat's
- * countersignature). 2 is left to the commands for input they could not read.
- */
-export function verdictExitCode (verdict: Pick<LogVerdict, 'failed' | 'incomplete'>): 0 | 1 | 3 {
-  if (verdict.failed > 0) return 1
-  return verdict.incomplete > 0 ? 3 : 0
+  const counts = `${verdict.passed} passed, ${verdict.failed} failed${verdict.incomplete > 0 ? `, ${verdict.incomplete} incomplete` : ''}`
+  if (verdict.failed === 0 && verdict.incomplete > 0) {
+    return `${counts}: nothing failed; ${verdict.incomplete} ${verdict.incomplete === 1 ? 'hand is' : 'hands are'} not countersigned by every seat`
+  }
+  return counts
 }
 
 /** "seq 5: …", "seq 5..9: missing …", "head: …": one line per failure. */

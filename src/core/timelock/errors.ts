@@ -1,3 +1,5 @@
+import { InputError } from '../errors.js'
+
 /**
  * Why a time-locked value cannot be used: `malformed` (not a canonical armored tlock age file),
  * `unsupported` (the chain's scheme has no timelock), `undecryptable` (the round's signature does
@@ -6,7 +8,7 @@
  */
 export type TimelockFailure = 'malformed' | 'unsupported' | 'undecryptable' | 'not-text'
 
-export class TimelockError extends Error {
+export class TimelockError extends InputError {
   override name = 'TimelockError'
   constructor (readonly kind: TimelockFailure, message: string) {
     super(message)

@@ -4,6 +4,7 @@ import { parseChainInfo, verifyBeaconEntry, type ChainInfo } from '../../core/be
 import { receiptSchema, signedAbortSchema, ROBOT } from '../../core/hand/messages.js'
 import { noncesBySeat, recomputeDeal } from '../../core/hand/recompute.js'
 import { pureEngine, type SignatureEngine } from './ed25519.js'
+import { InputError as BaseInputError } from '../../core/errors.js'
 
 /**
  * What the verifier page shows, computed without the DOM: the input is recognised, every entry is
@@ -75,7 +76,7 @@ export interface Analysis {
   incomplete?: number
 }
 
-export class InputError extends Error {
+export class InputError extends BaseInputError {
   override name = 'InputError'
 }
 
