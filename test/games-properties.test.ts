@@ -89,7 +89,8 @@ function playOut(engine: GameEngine<any, any>, game: string, seed: number[], dea
     const c = score.detail.contract as { value: number | string }
     const value = c.value === 'capot' ? 250 : c.value === 'generale' ? 500 : (c.value as number)
     const m = score.detail.multiplier as number
-    expect(total).toBe(162 + value * m + belote)
+    const made = score.detail.made as boolean
+    expect(total).toBe(m === 1 && made ? 162 + value + belote : (162 + value) * m + belote)
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Scoring of a coinche or duo contract (docs/games.md, "Coinche: scoring"): made or failed, points
- * made plus the contract, doubled by coinche and quadrupled by surcoinche; belote stays with its side.
+ * made plus the contract; a failed or coinched contract gives the winning side the hand's 162 plus
+ * the contract, that sum doubled by coinche and quadrupled by surcoinche; belote stays with its side.
  */
 import { HAND_POINTS } from './cards32.js'
 import { bidPoints, type Contract } from './auction.js'
@@ -25,7 +26,7 @@ export function scoreContract(c: Contract, multiplier: 1 | 2 | 4, counted: Count
     sides[side] += value + counted.points[side]
     sides[1 - side] += counted.points[1 - side]
   } else {
-    sides[made ? side : 1 - side] += HAND_POINTS + value * multiplier
+    sides[made ? side : 1 - side] += (HAND_POINTS + value) * multiplier
   }
   const name = c.value === 'generale' ? 'générale' : String(c.value)
   const mult = multiplier === 4 ? ' surcoinched' : multiplier === 2 ? ' coinched' : ''
