@@ -14,6 +14,8 @@ interface Fixture {
   cardPoints: number[]
   score: number[]
   made: boolean
+  /** The side credited with belote-rebelote, or null. */
+  belote: number | null
   illegal?: { after: number, seat: number, action: unknown, code: string }[]
 }
 
@@ -21,10 +23,10 @@ const dir = new URL('./fixtures/games/', import.meta.url)
 const files = readdirSync(dir).filter((f) => /^(coinche|belote|duo)-.*\.json$/.test(f))
 
 describe('known-answer games', () => {
-  it('has at least two fixtures for coinche and one each for belote and duo', () => {
+  it('has at least two fixtures for each game', () => {
     expect(files.filter((f) => f.startsWith('coinche-')).length).toBeGreaterThanOrEqual(2)
-    expect(files.some((f) => f.startsWith('belote-'))).toBe(true)
-    expect(files.some((f) => f.startsWith('duo-'))).toBe(true)
+    expect(files.filter((f) => f.startsWith('belote-')).length).toBeGreaterThanOrEqual(2)
+    expect(files.filter((f) => f.startsWith('duo-')).length).toBeGreaterThanOrEqual(2)
   })
   for (const file of files) {
     it(file, () => {
@@ -53,6 +55,7 @@ describe('known-answer games', () => {
       expect(score.points).toEqual(fx.score)
       expect((score.detail as { made: boolean }).made).toBe(fx.made)
       expect((score.detail as { cardPoints: number[] }).cardPoints).toEqual(fx.cardPoints)
+      expect(score.detail.beloteSide).toBe(fx.belote)
       const tricks = (state.play.tricks as { winner: number, points: number }[]).map((t) => ({ winner: t.winner, points: t.points }))
       expect(tricks).toEqual(fx.tricks)
       for (const bad of fx.illegal ?? []) {
