@@ -31,7 +31,7 @@ describe('coinche refusals', () => {
     const s0 = start()
     expect(code(coinche.apply(s0, 1, { type: 'pass' }))).toBe('not-your-turn')
     expect(code(coinche.apply(s0, 0, { type: 'bid', value: 85, suit: 'H' }))).toBe('bad-bid')
-    expect(code(coinche.apply(s0, 0, { type: 'bid', value: 80, suit: 'X' }))).toBe('bad-bid')
+    expect(code(coinche.apply(s0, 0, { type: 'bid', value: 80, suit: 'X' as never }))).toBe('bad-bid')
     expect(code(coinche.apply(s0, 0, { type: 'coinche' }))).toBe('coinche-not-allowed')
     expect(code(coinche.apply(s0, 0, { type: 'surcoinche' }))).toBe('surcoinche-not-allowed')
     expect(code(coinche.apply(s0, 0, { type: 'card', card: '7S' }))).toBe('wrong-phase')

@@ -5,9 +5,9 @@
  * (the taker's last card is the turned-up one); then eight tricks as in coinche.
  */
 import { HAND_POINTS, isCard32, isSuit, legalCards, suitOf, type Suit } from './cards32.js'
-import { cardRefusal, checkSetup32, type CardAction } from './coinche.js'
+import { checkSetup32, playFromHand, type CardAction } from './coinche.js'
 import { bestSuit, handStrength, robotCard } from './robot32.js'
-import { beloteOf, count, partnerOf, playCard, playOver, refuse, sideOf, startPlay, type PlayState } from './trick-play.js'
+import { beloteOf, count, partnerOf, playOver, refuse, sideOf, startPlay, type PlayState } from './trick-play.js'
 import type { GameEngine, GameScore, GameStep } from './types.js'
 
 export type BeloteAction = { type: 'take', suit?: Suit } | { type: 'pass' } | CardAction
@@ -66,11 +66,8 @@ export const belote: GameEngine<BeloteState, BeloteAction> = {
       return { ok: true, state: { ...state, taker: seat, trump } }
     }
     if (action.type !== 'card') return refuse('wrong-phase', 'the take is over: play a card')
-    const held = state.hands[seat]
-    const bad = cardRefusal(state.play, seat, action, held, held)
-    if (bad !== null) return bad
-    const hands = state.hands.map((h, s) => (s === seat ? h.filter((c) => c !== action.card) : h))
-    return { ok: true, state: { ...state, hands, play: playCard(state.play, seat, action.card) } }
+    const played = playFromHand(state.hands, state.play, seat, action)
+    return 'code' in played ? played : { ok: true, state: { ...state, ...played } }
   },
   deliver(state, stage, cards) {
     if (stage !== 'take' || state.taker === null || state.dealt) return refuse('no-stage', `belote does not wait for stage ${stage}`)

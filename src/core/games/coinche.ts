@@ -4,9 +4,9 @@
  */
 import { isCard32 } from './cards32.js'
 import { auctionLegal, auctionStep, startAuction, bidPoints, type AuctionAction, type AuctionState } from './auction.js'
-import { scoreContract, thrownIn } from './contract-score.js'
+import { auctionHandOver, scoreAuctionHand } from './contract-score.js'
 import { bestSuit, robotCard } from './robot32.js'
-import { count, partnerOf, playCard, playOver, refuse, sideOf, startPlay, type PlayState } from './trick-play.js'
+import { partnerOf, playCard, refuse, sideOf, startPlay, type PlayState } from './trick-play.js'
 import { cardFault, legalCards } from './cards32.js'
 import type { GameEngine, GameSetup, GameStep } from './types.js'
 
@@ -38,6 +38,13 @@ export function cardRefusal(play: PlayState, seat: number, action: { card?: unkn
   return fault === null ? null : refuse(fault, `${action.card}: ${fault}`)
 }
 
+/** A card played from a hand (coinche, belote): checked, removed from the hand and laid on the trick. */
+export function playFromHand(hands: string[][], play: PlayState, seat: number, action: CardAction): { hands: string[][], play: PlayState } | ReturnType<typeof refuse> {
+  const bad = cardRefusal(play, seat, action, hands[seat], hands[seat])
+  if (bad !== null) return bad
+  return { hands: hands.map((h, s) => (s === seat ? h.filter((c) => c !== action.card) : h)), play: playCard(play, seat, action.card) }
+}
+
 export const coinche: GameEngine<CoincheState, CoincheAction> = {
   id: 'coinche',
   start(setup) {
@@ -57,11 +64,8 @@ export const coinche: GameEngine<CoincheState, CoincheAction> = {
       return { ok: true, state: { ...state, auction: a, play } }
     }
     if (action.type !== 'card') return refuse('wrong-phase', 'the auction is over: play a card')
-    const held = state.hands[seat]
-    const bad = cardRefusal(state.play, seat, action, held, held)
-    if (bad !== null) return bad
-    const hands = state.hands.map((h, s) => (s === seat ? h.filter((c) => c !== action.card) : h))
-    return { ok: true, state: { ...state, hands, play: playCard(state.play, seat, action.card) } }
+    const played = playFromHand(state.hands, state.play, seat, action)
+    return 'code' in played ? played : { ok: true, state: { ...state, ...played } }
   },
   deliver() {
     return refuse('no-stage', 'coinche has no later stage')
@@ -79,12 +83,10 @@ export const coinche: GameEngine<CoincheState, CoincheAction> = {
     return legalCards(state.hands[seat], state.play.trick, state.play.trump, seat, partnerOf(seat, 4)).map((card) => ({ type: 'card', card }))
   },
   isOver(state) {
-    return (state.auction.done && state.auction.best === null) || (state.play !== null && playOver(state.play))
+    return auctionHandOver(state.auction, state.play)
   },
   score(state) {
-    if (!coinche.isOver(state)) throw new Error('coinche: the hand is not over')
-    if (state.play === null || state.auction.best === null) return thrownIn(4)
-    return scoreContract(state.auction.best, state.auction.multiplier, count(state.play), 4)
+    return scoreAuctionHand('coinche', state.auction, state.play)
   },
   robot(state, seat, random) {
     const legal = coinche.legal(state, seat)

@@ -4,8 +4,8 @@
  * the contract, that sum doubled by coinche and quadrupled by surcoinche; belote stays with its side.
  */
 import { HAND_POINTS } from './cards32.js'
-import { bidPoints, type Contract } from './auction.js'
-import { beloteOf, sideOf, type Counted } from './trick-play.js'
+import { bidPoints, type AuctionState, type Contract } from './auction.js'
+import { beloteOf, count, playOver, sideOf, type Counted, type PlayState } from './trick-play.js'
 import type { GameScore } from './types.js'
 
 export function contractMade(c: Contract, counted: Counted): boolean {
@@ -39,4 +39,15 @@ export function scoreContract(c: Contract, multiplier: 1 | 2 | 4, counted: Count
 
 export function thrownIn(seats: number): GameScore {
   return { points: new Array<number>(seats).fill(0), summary: 'everyone passed: the hand is thrown in', detail: { thrownIn: true } }
+}
+
+/** An auction game's hand (coinche, duo) is over when everyone passed or the last trick is taken. */
+export function auctionHandOver(a: AuctionState, play: PlayState | null): boolean {
+  return (a.done && a.best === null) || (play !== null && playOver(play))
+}
+
+export function scoreAuctionHand(game: string, a: AuctionState, play: PlayState | null): GameScore {
+  if (!auctionHandOver(a, play)) throw new Error(`${game}: the hand is not over`)
+  if (play === null || a.best === null) return thrownIn(a.seats)
+  return scoreContract(a.best, a.multiplier, count(play), a.seats)
 }

@@ -8,9 +8,9 @@
 import { isCard32, legalCards } from './cards32.js'
 import { auctionLegal, auctionStep, startAuction, type AuctionState } from './auction.js'
 import { cardRefusal, checkSetup32, robotBid, type CoincheAction, type CardAction } from './coinche.js'
-import { scoreContract, thrownIn } from './contract-score.js'
+import { auctionHandOver, scoreAuctionHand } from './contract-score.js'
 import { robotCard } from './robot32.js'
-import { count, playCard, playOver, refuse, startPlay, type PlayState } from './trick-play.js'
+import { playCard, refuse, startPlay, type PlayState } from './trick-play.js'
 import type { GameEngine, GameStep } from './types.js'
 
 export type DuoAction = CoincheAction
@@ -94,12 +94,10 @@ export const duo: GameEngine<DuoState, DuoAction> = {
     return legalCards(uncovered(state.piles[seat]), state.play.trick, state.play.trump, seat, null).map((card) => ({ type: 'card', card }))
   },
   isOver(state) {
-    return (state.auction.done && state.auction.best === null) || (state.play !== null && playOver(state.play))
+    return auctionHandOver(state.auction, state.play)
   },
   score(state) {
-    if (!duo.isOver(state)) throw new Error('duo: the hand is not over')
-    if (state.play === null || state.auction.best === null) return thrownIn(2)
-    return scoreContract(state.auction.best, state.auction.multiplier, count(state.play), 2)
+    return scoreAuctionHand('duo', state.auction, state.play)
   },
   robot(state, seat, random) {
     const legal = duo.legal(state, seat)
