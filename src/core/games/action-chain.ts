@@ -1,0 +1,115 @@
+/**
+ * A hand's action chain (docs/games.md, "The action chain"): each bid, card or other action is a
+ * document signed by its seat, numbered in the hand (n = 1, 2, …) and naming the digest of the
+ * previous action, so the chain fixes the order and nobody can drop, insert or reorder an action
+ * without breaking a signature. `replayChain` checks a chain link by link and applies it to a game
+ * engine, returning the final state or the first broken rule with its reason code. Pure.
+ */
+import { canonicalJson } from '../canonical.js'
+import { isHex, sha256Hex } from '../bytes.js'
+import type { Signer } from '../identity.js'
+import { signDocument, verifyDocument, type Signed } from '../signed.js'
+import type { GameEngine, GameSetup, StageRequest } from './types.js'
+
+/** `type` of an action document; its signature's domain tag is `fairdeal/v1/game-action`. */
+export const ACTION_TYPE = 'game-action'
+/** `prev` of the first action of a hand. */
+export const CHAIN_START = '0'.repeat(64)
+
+export interface ActionBody {
+  /** The hand's id (as the receipt names it). */
+  hand: string
+  /** Position in the hand's chain, from 1. */
+  n: number
+  /** Digest of the previous action document ({@link actionDigest}), or {@link CHAIN_START} for n = 1. */
+  prev: string
+  seat: number
+  action: unknown
+}
+
+export type ActionDoc = Signed<ActionBody>
+
+/** SHA-256 (hex) of the document's canonical JSON: what the next action names as `prev`. */
+export function actionDigest(doc: ActionDoc): string {
+  return sha256Hex(canonicalJson(doc))
+}
+
+/** Signs the next action of a chain (`last` the previous document, or null for the first). */
+export function signAction(signer: Signer, hand: string, last: ActionDoc | null, seat: number, action: unknown): ActionDoc {
+  const n = last === null ? 1 : last.body.n + 1
+  const prev = last === null ? CHAIN_START : actionDigest(last)
+  return signDocument(ACTION_TYPE, { hand, n, prev, seat, action }, signer)
+}
+
+/** The reason codes of a broken chain (docs/games.md, "The action chain"). */
+export type ChainCode =
+  | 'chain-bad-document' | 'chain-signature' | 'chain-wrong-hand' | 'chain-number' | 'chain-prev'
+  | 'chain-wrong-signer' | 'chain-stage-missing' | 'chain-stage-refused' | 'chain-illegal-action' | 'chain-not-over'
+
+export type ChainResult<S> =
+  | { ok: true, state: S, head: string | null }
+  | { ok: false, index: number, code: ChainCode, rule?: string, reason: string }
+
+export interface ChainContext {
+  hand: string
+  /** The peer id that signs for each seat. */
+  seatSigners: readonly string[]
+  /** The cards of a stage the hand asks for (the deal's deliveries), or null when they are not known. */
+  stage: (request: StageRequest) => Record<string, string[]> | null
+  /** Require the hand to be over at the end of the chain (a receipt's chain). */
+  complete?: boolean
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function wellFormed(doc: unknown): doc is ActionDoc {
+  if (!isObject(doc) || doc.type !== ACTION_TYPE || typeof doc.signer !== 'string' || typeof doc.sig !== 'string') return false
+  const b = doc.body
+  if (!isObject(b) || Object.keys(b).sort().join() !== 'action,hand,n,prev,seat') return false
+  return typeof b.hand === 'string' && Number.isSafeInteger(b.n) && isHex(b.prev, 32) && Number.isInteger(b.seat) && isObject(b.action)
+}
+
+/**
+ * Replays `chain` from `setup`: each document, in order, must be a well-formed action document
+ * (`chain-bad-document`) whose signature verifies (`chain-signature`), of this hand
+ * (`chain-wrong-hand`), numbered i + 1 (`chain-number`), naming the previous document's digest
+ * (`chain-prev`), signed by the key of the seat it acts for (`chain-wrong-signer`), and accepted by
+ * the engine (`chain-illegal-action`, with the engine's refusal code as `rule`). Stages the hand
+ * asks for are delivered from `ctx.stage` before the next action (`chain-stage-missing`,
+ * `chain-stage-refused`). With `ctx.complete`, the hand must be over at the end (`chain-not-over`).
+ */
+export function replayChain<S, A>(engine: GameEngine<S, A>, setup: GameSetup, chain: readonly unknown[], ctx: ChainContext): ChainResult<S> {
+  let state = engine.start(setup)
+  let prev = CHAIN_START
+  const fail = (index: number, code: ChainCode, reason: string, rule?: string): ChainResult<S> => ({ ok: false, index, code, reason, ...(rule === undefined ? {} : { rule }) })
+  const settle = (index: number): ChainResult<S> | null => {
+    for (let request = engine.pendingStage(state); request !== null; request = engine.pendingStage(state)) {
+      const cards = ctx.stage(request)
+      if (cards === null) return fail(index, 'chain-stage-missing', `the hand waits for stage ${request.stage}`)
+      const r = engine.deliver(state, request.stage, cards)
+      if (!r.ok) return fail(index, 'chain-stage-refused', `stage ${request.stage}: ${r.message}`, r.code)
+      state = r.state
+    }
+    return null
+  }
+  for (let i = 0; i < chain.length; i++) {
+    const doc = chain[i]
+    const stuck = settle(i)
+    if (stuck !== null) return stuck
+    if (!wellFormed(doc)) return fail(i, 'chain-bad-document', 'not an action document')
+    if (!verifyDocument(doc)) return fail(i, 'chain-signature', 'the signature does not verify')
+    const b = doc.body
+    if (b.hand !== ctx.hand) return fail(i, 'chain-wrong-hand', `action of hand ${b.hand}`)
+    if (b.n !== i + 1) return fail(i, 'chain-number', `numbered ${b.n}, expected ${i + 1}`)
+    if (b.prev !== prev) return fail(i, 'chain-prev', 'prev is not the digest of the previous action')
+    if (ctx.seatSigners[b.seat] !== doc.signer) return fail(i, 'chain-wrong-signer', `not signed by seat ${b.seat}'s key`)
+    const r = engine.apply(state, b.seat, b.action as A)
+    if (!r.ok) return fail(i, 'chain-illegal-action', r.message, r.code)
+    state = r.state
+    prev = actionDigest(doc)
+  }
+  const stuck = settle(chain.length)
+  if (stuck !== null) return stuck
+  if (ctx.complete === true && !engine.isOver(state)) return fail(chain.length, 'chain-not-over', 'the chain ends before the hand does')
+  return { ok: true, state, head: chain.length === 0 ? null : prev }
+}
