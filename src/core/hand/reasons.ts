@@ -65,8 +65,18 @@ export const Reason = {
   TIMELOCK: 'timelock',
   /** A `recovered` record (a hand finished from time-locked contributions) that does not check out. */
   RECOVERED: 'recovered',
-  /** A blind (dealer-blind, receipt v2) check that does not hold (src/core/hand/blind-verify.ts). */
+  /** Kept for records of earlier versions: no check reports it any more (each blind problem has its own code below). */
   BLIND: 'blind',
+  /** Blind: the COMMIT's blind terms (scheme's game and seat count, the commitment of 64 zeros). */
+  BLIND_COMMIT: 'blind-commit',
+  /** Blind: a seat's BKEY (its signer, its hand, its proof of knowledge of the hand key). */
+  BLIND_KEY: 'blind-key',
+  /** Blind: a seat's BSHUFFLE (its signer, its hand, its deck's size and encoding, its shuffle proof from the deck before). */
+  BLIND_SHUFFLE: 'blind-shuffle',
+  /** Blind: a seat's BSECRET (its signer, its hand, the hand key against the seat's BKEY). */
+  BLIND_HAND_KEY: 'blind-hand-key',
+  /** Blind: the deck opened with the hand keys is not a deck of the game (a card fails to open, a card twice, the layout cannot deal it). */
+  BLIND_DEAL: 'blind-deal',
   /** A log entry of a kind the verifier does not know. */
   UNKNOWN_KIND: 'unknown-kind',
   /** Hand chain: a COMMIT whose `prev` is not the digest of that dealer's previous COMMIT at the table. */

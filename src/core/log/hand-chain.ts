@@ -1,29 +1,6 @@
-import type { LogFailure } from './chain.js'
+import type { EntryStatus, LogFailure, PayloadLink } from './types.js'
 
-/**
- * Where a log entry's payload sits in a chain of documents its payload verifier knows about: for
- * fairdeal tables, the COMMIT of a hand in the chain of one dealer's COMMITs at one table (each
- * COMMIT's `prev` is the digest of that dealer's previous COMMIT there; hand 1's is all zeros).
- * Plain data, computed beside the payload check (possibly on a worker thread).
- */
-export interface PayloadLink {
-  /** Which chain: for hands, the table id and the dealer's peer id. */
-  chain: { table: string, dealer: string }
-  /** Position in the chain: the hand number, 1, 2, 3, … */
-  index: number
-  /** The digest of this element (the COMMIT's docDigest). */
-  id: string
-  /** The digest of the element before it; all zeros for index 1. */
-  prev: string
-  /** A dealer's `missing-nonce` (`nonce`) or `missing-view` (`view`) record that verified alone: the peers it blames. */
-  claim?: { what: 'nonce' | 'view', blamed: string[] }
-  /**
-   * Another abort record of this COMMIT that verified alone, not the dealer's: the peers whose
-   * NONCE, and whose VIEW, it carries (its author's own left out: a seat's own document, shown
-   * after the fact, proves nothing about when it was sent).
-   */
-  released?: { nonce: string[], view: string[] }
-}
+export type { PayloadLink, EntryStatus } from './types.js'
 
 const ZERO = '0'.repeat(64)
 
@@ -35,8 +12,6 @@ interface Seen {
   line?: number
   status: EntryStatus
 }
-
-export type EntryStatus = 'passed' | 'failed' | 'incomplete'
 
 /**
  * The hand-chain checks of a log (docs/log.md, "Hand chains"), run once every entry is in, since a
