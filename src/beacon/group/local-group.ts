@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { loadOrCreateIdentity } from '../../net/identity.js'
-import { freeLoopbackPort } from '../../daemon/local-table.js'
+import { freeLoopbackPort } from '../../native/loopback.js'
 import { defaultThreshold } from '../../core/beacon/index.js'
 import { groupConfigBlock, parseGroupConfig, type GroupConfig } from './config.js'
 

@@ -12,7 +12,7 @@ import {
   DkgMachine, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
   type BeaconEntry, type ChainInfo, type DkgEffect, type DkgResult, type DkgSnapshot, type GroupParams, type RoundEffect
 } from '../../core/beacon/index.js'
-import { nativeVerifyDocument } from '../../daemon/native-crypto.js'
+import { nativeVerifyDocument } from '../../native/native-crypto.js'
 import { createMessenger, type Messenger } from '../../net/messenger.js'
 import { systemClock, type Clock } from '../clock.js'
 import { drandV1Handler } from '../http-api.js'
