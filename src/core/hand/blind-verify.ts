@@ -77,6 +77,7 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   if (unknownStage !== undefined) add(Reason.STAGE, `reveal: ${commit.game} has no stage ${unknownStage}`)
   checkStageOrder(commit.game, stages, reveal.stages, problems)
   problems.push(...checkBeaconEntry(commit, reveal.beacon))
+  if (problems.length > 0) return done()
 
   // 2. Keys, 3. shuffles, 4. hand keys.
   const pubs: Point[] = []
@@ -122,6 +123,7 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   for (const stage of reveal.stages) {
     if (!deliveries.some(d => d.stage === stage)) add(Reason.STAGE, `reveal: stage ${stage} deals no cards with these parameters${stage === 'take' ? ' (belote\'s take needs a taker)' : ''}`)
   }
+  if (problems.length > 0) return done()
   summary.deliveries = deliveries.filter(d => reveal.stages.includes(d.stage))
   const complete = commit.game !== 'belote' || reveal.params.taker !== undefined
   summary.hands = complete ? commit.seats.map((_, s) => deliveries.filter(d => d.seat === s).flatMap(d => d.cards)) : undefined

@@ -18,6 +18,8 @@ export const Reason = {
   SEAT_SET: 'seat-set',
   /** A list the protocol orders (pledges, nonces, acks by seat; stages by the game) is out of order. */
   ORDER: 'order',
+  /** A secret, nonce or recovered nonce in a REVEAL that is not 64 lowercase hex characters (docs/protocol.md §5, well-formed contributions). */
+  CONTRIBUTION: 'contribution',
   /** A nonce whose SHA-256 is not its seat's pledged nonceHash. */
   NONCE_MISMATCH: 'nonce-mismatch',
   /** The REVEAL's deal parameters change the committed ones (dealer seat, taker). */

@@ -7,9 +7,10 @@ import { checkBlindReceipt } from './blind-verify.js'
 import { familyOfReceiptVersion } from './family.js'
 import {
   receiptSchema, signedAbortSchema, ROBOT,
-  type BeaconEntry, type CommitBody, type Receipt, type SignedAbort, type SignedAck
+  type BeaconEntry, type CommitBody, type Receipt, type RevealBody, type SignedAbort, type SignedAck
 } from './messages.js'
 import { checkReceiptTimelock, recoveredNonces } from './timelock-checks.js'
+import { contributionProblem } from '../contribution.js'
 import {
   checkAcks, checkBeaconEntry, checkOnePerSeat, checkSeatOrder, checkStageOrder, summaryOf, withCompleteness, zodProblems,
   type ReceiptSummary, type ReceiptVerdict, type VerifyOptions
@@ -49,6 +50,7 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
     if (body.commit !== commitDigest) add(Reason.OTHER_COMMIT, `${what}: answers another commit (equivocation)`)
   }
   sameHand('reveal', reveal)
+  for (const m of contributionProblems(reveal)) add(Reason.CONTRIBUTION, `reveal: ${m}`)
 
   const humans = summary.humanSeats
   checkOnePerSeat('pledge', receipt.pledges.map(p => p.body.seat), humans, problems)
@@ -109,4 +111,17 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
 
 function checkBeacon (commit: CommitBody, receipt: Receipt): Problem[] {
   return checkBeaconEntry(commit, receipt.reveal.body.beacon)
+}
+
+/**
+ * The well-formed-contribution rule (docs/protocol.md §5) on a REVEAL: its secret, every nonce and
+ * every recovered nonce is 64 lowercase hex characters. Part of the receipt's checks, so the seat's
+ * shield and the re-run of the shield on an `invalid-reveal` record decide it alike.
+ */
+export function contributionProblems (reveal: RevealBody): string[] {
+  return [
+    contributionProblem(reveal.secret, 'the secret'),
+    ...reveal.nonces.map(n => contributionProblem(n.body.nonce, `the nonce of seat ${n.body.seat}`)),
+    ...(reveal.recovered ?? []).map(r => contributionProblem(r.nonce, `the recovered nonce of seat ${r.seat}`))
+  ].filter((p): p is string => p !== null)
 }
