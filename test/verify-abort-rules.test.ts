@@ -277,3 +277,25 @@ describe('each rule, broken alone, fails with its code', () => {
     expect(codes(lie)).toEqual([Reason.ABORT_REFUTED])
   })
 })
+
+describe('time-locked hands (docs/protocol.md §16.4)', () => {
+  test('the dealer\'s missing-nonce or missing-view on a time-locked hand fails with abort-timelocked, and only with it', async () => {
+    const { timelockedHand, DEALER, SEAT1, SEAT2 } = await import('./helpers/timelock-hand.js')
+    const h = await timelockedHand()
+    const digest = docDigest(h.commit)
+    const pledgesDoc = signDocument('pledges', { table: 'tl-test', hand: 1, commit: digest, pledges: h.pledges }, DEALER)
+    const view = (seat: number, signer: Signer): Signed<unknown> => signDocument('view', {
+      table: 'tl-test', hand: 1, commit: digest, seat, pledges: docDigest(pledgesDoc), commitDoc: h.commit, pledgesDoc, again: false
+    }, signer)
+    const nonce = signDocument('abort', {
+      table: 'tl-test', hand: 1, reason: 'missing-nonce', blame: [SEAT2.peerId], commit: h.commit,
+      evidence: [...h.pledges, ...h.nonces.filter(n => n.body.seat !== 3), view(0, DEALER), view(1, SEAT1)] as AbortBody['evidence'], detail: 'no nonce'
+    }, DEALER)
+    expect(codes(nonce)).toEqual([Reason.ABORT_TIMELOCKED])
+    const viewRecord = signDocument('abort', {
+      table: 'tl-test', hand: 1, reason: 'missing-view', blame: [SEAT2.peerId], commit: h.commit,
+      evidence: [...h.pledges, view(0, DEALER), view(1, SEAT1)] as AbortBody['evidence'], detail: 'no view'
+    }, DEALER)
+    expect(codes(viewRecord)).toEqual([Reason.ABORT_TIMELOCKED])
+  })
+})

@@ -269,3 +269,15 @@ describe('well-formed contributions (docs/protocol.md §5): one rule for the rec
     expect(shield.map(p => p.code)).toContain(Reason.CONTRIBUTION)
   })
 })
+
+describe('time-locked receipts (docs/protocol.md §16.1)', () => {
+  test('recovered is absent when empty: recovered: [] fails with timelock', async () => {
+    const { timelockedHand, DEALER } = await import('./helpers/timelock-hand.js')
+    const h = await timelockedHand()
+    expect(verifyReceipt(h.receipt).problems).toEqual([])
+    const reveal = signDocument('reveal', { ...h.receipt.reveal.body, recovered: [] }, DEALER) as Receipt['reveal']
+    const verdict = verifyReceipt({ ...h.receipt, reveal })
+    expect(verdict.problems.map(p => p.code)).toEqual([Reason.TIMELOCK])
+    expect(verdict.problems[0].message).toMatch(/recovered is empty/)
+  })
+})

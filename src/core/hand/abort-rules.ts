@@ -322,6 +322,11 @@ function dealerRecord (ctx: Ctx): void {
   // the VIEWs it holds: only a dealer that holds the VIEW of every other seat than a blamed one
   // knows that seat could have sent its nonce. Otherwise a seat still waiting for a VIEW would be
   // blamed for another's silence. A table with one human seat has no VIEW.
+  // A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
+  // dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
+  if ((reason === 'missing-nonce' || reason === 'missing-view') && commit.timelock !== undefined) {
+    add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
+  }
   if (reason === 'missing-nonce' && humans.length > 1) {
     const needed = new Set<number>()
     for (const b of body.blame) for (const s of humans) if (s !== commit.seats.indexOf(b)) needed.add(s)

@@ -57,6 +57,8 @@ export const Reason = {
    * in a log, another record's (a dealer's `missing-nonce` or `missing-view` blaming a seat whose NONCE or VIEW another record holds).
    */
   ABORT_REFUTED: 'abort-refuted',
+  /** A dealer's `missing-nonce` or `missing-view` record on a time-locked hand (the dealer recovers missing nonces: docs/protocol.md §16.4). */
+  ABORT_TIMELOCKED: 'abort-timelocked',
   /** A `broken-chain` record whose two COMMITs do not show a break (the new one links to the known one, or is not the hand after it). */
   ABORT_NO_BREAK: 'abort-no-break',
   /** A `beacon-unavailable` record for a hand that bound no beacon round. */
