@@ -23,6 +23,13 @@ export interface LogFailure {
   incomplete?: true
   /** How many entries this failure stands for: 1, or the length of a missing range (or of missing hands). */
   count: number
+  /**
+   * Who is at fault, when the rule knows it: `owner` (the log's owner: a line it signed that is not
+   * what it signed, out of order, or a missing entry is its doing), or a peer id (the party whose
+   * signed document breaks the rule: the dealer for a hand-chain fork or link). Absent when the rule
+   * cannot tell (a payload problem may be any signer's).
+   */
+  fault?: 'owner' | string
 }
 
 /**
