@@ -51,7 +51,7 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   else if (!verifyDoc(receipt.commit)) add(Reason.BAD_SIGNATURE, 'commit: bad signature')
   else summary.commitDigest = commitDigest
   const commitProblem = checkBlindCommit(commit)
-  if (commitProblem !== null) add(Reason.BLIND_COMMIT, `commit: ${commitProblem}`)
+  if (commitProblem !== null) add(Reason.SCHEME, `commit: ${commitProblem}`)
   if (receipt.reveal.signer !== commit.dealer) add(Reason.WRONG_SIGNER, 'reveal: not signed by the dealer')
   const signed: Array<[string, Signed<unknown>]> = [
     ['reveal', receipt.reveal],

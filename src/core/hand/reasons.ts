@@ -30,7 +30,7 @@ export const Reason = {
   COMMITMENT: 'commitment',
   /** A stage the game does not have, listed twice, out of the game's order, or lacking its input (belote's take without a taker). */
   STAGE: 'stage',
-  /** The scheme cannot deal this game, this many seats, or with this beacon binding. */
+  /** The scheme cannot deal this game, this many seats, or with this beacon binding (blind-v1: or the COMMIT's commitment is not 64 zeros). */
   SCHEME: 'scheme',
   /** An ack that countersigns another REVEAL. */
   ACK_REVEAL: 'ack-reveal',
@@ -71,8 +71,6 @@ export const Reason = {
   RECOVERED: 'recovered',
   /** Kept for records of earlier versions: no check reports it any more (each blind problem has its own code below). */
   BLIND: 'blind',
-  /** Blind: the COMMIT's blind terms (scheme's game and seat count, the commitment of 64 zeros). */
-  BLIND_COMMIT: 'blind-commit',
   /** Blind: a seat's BKEY (its signer, its hand, its proof of knowledge of the hand key). */
   BLIND_KEY: 'blind-key',
   /** Blind: a seat's BSHUFFLE (its signer, its hand, its deck's size and encoding, its shuffle proof from the deck before). */
