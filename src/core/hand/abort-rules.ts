@@ -7,7 +7,7 @@ import { familyOfScheme } from '../schemes/registry.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
 import { checkBlindAbort } from './blind-abort-rules.js'
-import { zodProblems, type Verdict, type VerifyOptions } from './verify.js'
+import { zodProblems, type Verdict, type VerifyOptions } from './verdict.js'
 import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
   pledgesBodySchema, signedAbortSchema, signedCardsSchema, signedCommitSchema, signedNonceSchema, signedOf, signedPledgeSchema,
