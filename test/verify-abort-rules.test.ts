@@ -277,3 +277,47 @@ describe('each rule, broken alone, fails with its code', () => {
     expect(codes(lie)).toEqual([Reason.ABORT_REFUTED])
   })
 })
+
+describe('time-locked hands (docs/protocol.md §16.4)', () => {
+  test('the dealer\'s missing-nonce or missing-view on a time-locked hand fails with abort-timelocked, and only with it', async () => {
+    const { timelockedHand, DEALER, SEAT1, SEAT2 } = await import('./helpers/timelock-hand.js')
+    const h = await timelockedHand()
+    const digest = docDigest(h.commit)
+    const pledgesDoc = signDocument('pledges', { table: 'tl-test', hand: 1, commit: digest, pledges: h.pledges }, DEALER)
+    const view = (seat: number, signer: Signer): Signed<unknown> => signDocument('view', {
+      table: 'tl-test', hand: 1, commit: digest, seat, pledges: docDigest(pledgesDoc), commitDoc: h.commit, pledgesDoc, again: false
+    }, signer)
+    const nonce = signDocument('abort', {
+      table: 'tl-test', hand: 1, reason: 'missing-nonce', blame: [SEAT2.peerId], commit: h.commit,
+      evidence: [...h.pledges, ...h.nonces.filter(n => n.body.seat !== 3), view(0, DEALER), view(1, SEAT1)] as AbortBody['evidence'], detail: 'no nonce'
+    }, DEALER)
+    expect(codes(nonce)).toEqual([Reason.ABORT_TIMELOCKED])
+    const viewRecord = signDocument('abort', {
+      table: 'tl-test', hand: 1, reason: 'missing-view', blame: [SEAT2.peerId], commit: h.commit,
+      evidence: [...h.pledges, view(0, DEALER), view(1, SEAT1)] as AbortBody['evidence'], detail: 'no view'
+    }, DEALER)
+    expect(codes(viewRecord)).toEqual([Reason.ABORT_TIMELOCKED])
+  })
+})
+
+describe('invalid-reveal: own private cards per stage (docs/protocol.md §8)', () => {
+  test('a belote seat that never received its take cards records invalid-reveal and is not refuted', () => {
+    const t = memoryTable({ game: 'belote' })
+    const hand = start(t)
+    t.run(t.table.dealer, t.dealer.deliverStage(hand, 'take', 2))
+    t.run(t.table.dealer, t.dealer.end(hand))
+    const receipt = (t.appended.get(t.table.dealer) ?? []).find(e => e.entry === 'receipt')?.payload as Receipt
+    expect(receipt.reveal.body.stages).toContain('take')
+    const seat1 = signerOf(t, peer(t, 1))
+    const frames = (t.frames.get(peer(t, 1)) ?? []).map(f => JSON.parse(new TextDecoder().decode(f)) as Signed<any>)
+    const pledges = frames.find(d => d.type === 'pledges') as Signed<unknown>
+    const cards = frames.filter(d => d.type === 'cards')
+    const record = (shown: Array<Signed<any>>): SignedAbort => signDocument('abort', {
+      table: t.table.id, hand, reason: 'invalid-reveal', blame: [t.table.dealer], commit: receipt.commit, evidence: [receipt.reveal, pledges, ...shown] as AbortBody['evidence'], detail: 'no take cards'
+    }, seat1)
+    expect(codes(record(cards))).toEqual([Reason.ABORT_REFUTED])
+    const withoutTake = cards.filter(c => !(c.body.stage === 'take' && c.body.seat === 1))
+    expect(withoutTake.length).toBeLessThan(cards.length)
+    expectValid(record(withoutTake))
+  })
+})

@@ -5,6 +5,8 @@
 import { describe, expect, test } from 'vitest'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
+import { shieldProblems } from '../src/core/hand/shield.js'
+import { cardSchemeFor } from '../src/core/hand/recompute.js'
 import { Reason } from '../src/core/hand/reasons.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
@@ -242,5 +244,67 @@ describe('hand chains in a log', () => {
     const forked = await check(signedLog(owner, [...entries, { kind: 'abort', payload: fork }]))
     expect(forked.failures.flatMap(f => f.codes)).toEqual([Reason.CHAIN_FORK])
     expect(forked.verdict).toMatchObject({ passed: 4, failed: 1 })
+  })
+})
+
+describe('well-formed contributions (docs/protocol.md §5): one rule for the receipt, the shield and the invalid-reveal re-run', () => {
+  test('a secret that opens the commitment but is not 64 lowercase hex fails with contribution, and the shield finds it', () => {
+    const g = GAMES[0]
+    const t = tableFor(g)
+    play(t, g)
+    const receipt = dealerLog(t)[0].payload as Receipt
+    const dealer = signerOf(t, t.table.dealer)
+    // The whole hand signed again (by its real signers) under a COMMIT to the secret in upper case.
+    const secret = receipt.reveal.body.secret.toUpperCase()
+    const commit = signDocument('commit', { ...receipt.commit.body, commitment: cardSchemeFor(receipt.commit.body).commitment(secret) }, dealer) as Receipt['commit']
+    const digest = docDigest(commit)
+    const pledges = receipt.pledges.map(p => signDocument('pledge', { ...p.body, commit: digest }, signerOf(t, p.signer)) as Receipt['pledges'][number])
+    const nonces = receipt.reveal.body.nonces.map(n => signDocument('nonce', { ...n.body, commit: digest }, signerOf(t, n.signer)) as RevealBody['nonces'][number])
+    const reveal = signDocument('reveal', { ...receipt.reveal.body, commit: digest, secret, nonces }, dealer) as Receipt['reveal']
+    const verdict = verifyReceipt({ v: 1, commit, pledges, reveal, acks: [] })
+    expect(verdict.problems.map(p => p.code)).toEqual([Reason.CONTRIBUTION])
+    expect(verdict.problems[0].message).toMatch(/reveal: the secret is not 64 lowercase hex characters/)
+    // The shield (the seat's check, and the re-run of an invalid-reveal record) decides it the same way: not refuted.
+    const shield = shieldProblems({ commit, pledges, reveal, cards: [], seat: 1 })
+    expect(shield.map(p => p.code)).toContain(Reason.CONTRIBUTION)
+  })
+})
+
+describe('time-locked receipts (docs/protocol.md §16.1)', () => {
+  test('recovered is absent when empty: recovered: [] fails with timelock', async () => {
+    const { timelockedHand, DEALER } = await import('./helpers/timelock-hand.js')
+    const h = await timelockedHand()
+    expect(verifyReceipt(h.receipt).problems).toEqual([])
+    const reveal = signDocument('reveal', { ...h.receipt.reveal.body, recovered: [] }, DEALER) as Receipt['reveal']
+    const verdict = verifyReceipt({ ...h.receipt, reveal })
+    expect(verdict.problems.map(p => p.code)).toEqual([Reason.TIMELOCK])
+    expect(verdict.problems[0].message).toMatch(/recovered is empty/)
+  })
+})
+
+describe('each failure once, at its entry, with who is at fault (docs/log.md)', () => {
+  test('a tampered receipt line fails once, the owner at fault, with no knock-on gap after it; a chain problem joins its entry\'s failure', async () => {
+    const g = GAMES[0]
+    const t = tableFor(g)
+    for (let i = 0; i < 3; i++) play(t, g)
+    const owner = signerOf(t, t.table.dealer)
+    const entries = dealerLog(t)
+    const lines = signedLog(owner, entries)
+    // One byte of hand 2's receipt changed after signing: the owner's signature no longer covers the line.
+    lines[2] = lines[2].replace('"hand":2', '"hand":7')
+    const { verdict, failures } = await check(lines)
+    expect(failures.map(f => [f.seq, f.fault])).toEqual([[1, "owner"]])
+    expect(verdict).toMatchObject({ passed: 2, failed: 1 })
+    // Hand 2's receipt with an ack dropped and a COMMIT re-signed with another deadline: incomplete
+    // and forked, reported once at seq 3, the dealer at fault, counted failed.
+    const receipt = entries[1].payload as Receipt
+    const commit = signDocument('commit', { ...receipt.commit.body, deadline: receipt.commit.body.deadline + 1 }, owner) as Receipt['commit']
+    const forked = { ...receipt, commit, acks: [] }
+    const second = await check(signedLog(owner, [...entries, { kind: 'receipt', payload: forked }]))
+    const at3 = second.failures.filter(f => f.seq === 3)
+    expect(at3).toHaveLength(1)
+    expect(at3[0].codes).toEqual(expect.arrayContaining([Reason.CHAIN_FORK]))
+    expect(at3[0].fault).toBe(t.table.dealer)
+    expect(second.verdict.failed).toBe(second.failures.reduce((n, f) => n + (f.incomplete === true ? 0 : f.count), 0))
   })
 })

@@ -4,9 +4,9 @@ import { verifyAbort } from './hand/abort-rules.js'
 import { verifyRecovered } from './hand/recovered.js'
 import { docDigest } from './hand/digest.js'
 import { Reason, type Problem } from './hand/reasons.js'
-import type { SignedAbort, SignedCommit } from './hand/messages.js'
+import { signedCommitSchema, type SignedAbort, type SignedCommit } from './hand/messages.js'
 import type { PayloadCheck } from './log/check.js'
-import type { PayloadLink } from './log/hand-chain.js'
+import type { PayloadLink } from './log/types.js'
 
 /**
  * The semantic check of one log entry's payload, used by the log verifier: a 'receipt' is a whole
@@ -22,20 +22,17 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
     if (verdict.status === 'incomplete' && verdict.summary !== undefined) {
       problems.push({ code: Reason.INCOMPLETE, message: incompleteMessage(verdict.summary), incomplete: true })
     }
-    return { problems, link: linkOf((payload as { commit?: SignedCommit }).commit, verdict.summary?.commitDigest) }
+    return { problems, link: linkOf((payload as { commit?: unknown } | null)?.commit, verdict.summary?.commitDigest, options) }
   }
   if (kind === 'abort') {
     const verdict = verifyAbort(payload, options)
-    const link = linkOf((payload as { body?: { commit?: SignedCommit } }).body?.commit, verdict.summary?.commitDigest)
+    const link = linkOf(commitOfRecord(payload), verdict.summary?.commitDigest, options)
     if (link !== undefined && verdict.ok) nonceClaims(payload as SignedAbort, link)
     return { problems: verdict.problems, link }
   }
   if (kind === 'recovered') {
     const verdict = verifyRecovered(payload, options)
-    const commit = (payload as { body?: { commit?: SignedCommit } }).body?.commit
-    const authentic = verdict.summary !== undefined && commit !== undefined && commit.signer === commit.body.dealer &&
-      (options?.verifyDoc ?? verifyDocument)(commit)
-    return { problems: verdict.problems, link: linkOf(commit, authentic ? docDigest(commit) : undefined) }
+    return { problems: verdict.problems, link: linkOf(commitOfRecord(payload), undefined, options) }
   }
   return { problems: [{ code: Reason.UNKNOWN_KIND, message: `unknown entry kind ${JSON.stringify(kind)}` }] }
 }
@@ -60,8 +57,24 @@ function nonceClaims (record: SignedAbort, link: PayloadLink): void {
   if (released.nonce.length + released.view.length > 0) link.released = released
 }
 
-/** A hand's place in its dealer's chain at its table, from a COMMIT whose signature verified (digest given). */
-function linkOf (commit: SignedCommit | undefined, digest: string | undefined): PayloadLink | undefined {
-  if (commit === undefined || digest === undefined) return undefined
+function commitOfRecord (payload: unknown): unknown {
+  return (payload as { body?: { commit?: unknown } } | null)?.body?.commit
+}
+
+/**
+ * A hand's place in its dealer's chain at its table, from the COMMIT an entry carries, whenever
+ * that COMMIT is well formed and signed by the dealer it names, whatever else is wrong with the
+ * entry (docs/log.md, "Hand chains"): a malformed receipt or record of an authentic COMMIT still
+ * holds its hand, so the hand after it is no gap. `digest` is the COMMIT's docDigest when the
+ * entry's own check already verified the dealer's signature on it (no second check then).
+ */
+function linkOf (value: unknown, digest: string | undefined, options?: VerifyOptions): PayloadLink | undefined {
+  const parsed = signedCommitSchema.safeParse(value)
+  if (!parsed.success) return undefined
+  const commit = parsed.data
+  if (digest === undefined) {
+    if (commit.signer !== commit.body.dealer || !(options?.verifyDoc ?? verifyDocument)(commit)) return undefined
+    digest = docDigest(commit)
+  }
   return { chain: { table: commit.body.table, dealer: commit.body.dealer }, index: commit.body.hand, id: digest, prev: commit.body.prev }
 }

@@ -7,7 +7,7 @@ import { familyOfScheme } from '../schemes/registry.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
 import { checkBlindAbort } from './blind-abort-rules.js'
-import { zodProblems, type Verdict, type VerifyOptions } from './verify.js'
+import { zodProblems, type Verdict, type VerifyOptions } from './verdict.js'
 import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
   pledgesBodySchema, signedAbortSchema, signedCardsSchema, signedCommitSchema, signedNonceSchema, signedOf, signedPledgeSchema,
@@ -23,39 +23,44 @@ import {
  * accept a record from someone else.
  */
 
-/** Who signs a reason, and whom it blames. */
-export const ABORT_RULES: Readonly<Partial<Record<AbortReason, { signer: 'dealer' | 'seat' | 'either', blame: 'no-pledge' | 'no-nonce' | 'no-view' | 'nobody' | 'dealer' }>>> = {
-  'missing-pledge': { signer: 'dealer', blame: 'no-pledge' },
-  'missing-nonce': { signer: 'dealer', blame: 'no-nonce' },
-  // The dealer at its deadline, or a seat still waiting for VIEWs at its own (docs/protocol.md §7).
-  'missing-view': { signer: 'either', blame: 'no-view' },
-  'beacon-unavailable': { signer: 'dealer', blame: 'nobody' },
-  'dealer-stopped': { signer: 'dealer', blame: 'dealer' },
-  'unreachable': { signer: 'dealer', blame: 'nobody' },
-  'missing-deal': { signer: 'seat', blame: 'dealer' },
-  'missing-reveal': { signer: 'seat', blame: 'dealer' },
-  'equivocation': { signer: 'seat', blame: 'dealer' },
-  'invalid-reveal': { signer: 'seat', blame: 'dealer' },
-  'broken-chain': { signer: 'seat', blame: 'dealer' },
-  // A seat holds the NONCE (VIEW) of a seat the dealer's missing-nonce (missing-view) blames (log rule: docs/protocol.md §10).
-  'released': { signer: 'seat', blame: 'nobody' }
+/** Who may sign a record, whom it may blame, which evidence types it may carry, and its own check. */
+export interface AbortRule {
+  signer: 'dealer' | 'seat' | 'either'
+  blame: 'no-pledge' | 'no-nonce' | 'no-view' | 'nobody' | 'dealer'
+  /** The evidence types the reason may carry (docs/protocol.md §10, the table's evidence column). */
+  evidence: readonly string[]
+  /** The reason's own checks, on the evidence that kept the rules for every piece (sortEvidence). */
+  check: (ctx: Ctx) => void
 }
 
-/** The evidence types each reason may carry (docs/protocol.md §10). */
-const ALLOWED: Readonly<Partial<Record<AbortReason, readonly string[]>>> = {
-  'missing-pledge': ['pledge'],
-  'missing-nonce': ['pledge', 'nonce', 'view'],
-  'missing-view': ['pledge', 'pledges', 'nonce', 'view'],
-  'beacon-unavailable': ['pledge', 'nonce'],
-  'dealer-stopped': ['pledge', 'nonce'],
-  'unreachable': ['pledge', 'nonce', 'view'],
-  'missing-deal': ['pledge', 'pledges', 'nonce'],
-  'missing-reveal': ['pledges', 'nonce', 'cards'],
-  'invalid-reveal': ['pledges', 'nonce', 'cards', 'reveal'],
-  'equivocation': ['commit', 'pledges', 'pledge'],
-  'broken-chain': ['commit'],
-  'released': ['pledges', 'nonce', 'view']
+/**
+ * The commit–reveal family's rules, one row per reason (docs/protocol.md §10: one row of its
+ * table each). Dealer-blind hands have their own table (src/core/hand/blind-abort-rules.ts).
+ */
+export const COMMIT_REVEAL_RULES: Readonly<Partial<Record<AbortReason, AbortRule>>> = {
+  'missing-pledge': { signer: 'dealer', blame: 'no-pledge', evidence: ['pledge'], check: ctx => { dealerRecord(ctx) } },
+  'missing-nonce': { signer: 'dealer', blame: 'no-nonce', evidence: ['pledge', 'nonce', 'view'], check: ctx => { dealerRecord(ctx) } },
+  // The dealer at its deadline, or a seat still waiting for VIEWs at its own (docs/protocol.md §7).
+  'missing-view': {
+    signer: 'either', blame: 'no-view', evidence: ['pledge', 'pledges', 'nonce', 'view'],
+    check: ctx => { if (ctx.signer === ctx.commit.dealer) dealerRecord(ctx); else seatMissingView(ctx) }
+  },
+  'beacon-unavailable': { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce'], check: ctx => { dealerRecord(ctx) } },
+  'dealer-stopped': { signer: 'dealer', blame: 'dealer', evidence: ['pledge', 'nonce'], check: ctx => { dealerRecord(ctx) } },
+  unreachable: { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce', 'view'], check: ctx => { dealerRecord(ctx) } },
+  'missing-deal': { signer: 'seat', blame: 'dealer', evidence: ['pledge', 'pledges', 'nonce'], check: ctx => { missingDeal(ctx) } },
+  'missing-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards'], check: ctx => { missingReveal(ctx) } },
+  'invalid-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards', 'reveal'], check: ctx => { invalidReveal(ctx) } },
+  equivocation: { signer: 'seat', blame: 'dealer', evidence: ['commit', 'pledges', 'pledge'], check: ctx => { equivocation(ctx) } },
+  'broken-chain': { signer: 'seat', blame: 'dealer', evidence: ['commit'], check: ctx => { brokenChain(ctx) } },
+  // A seat holds the NONCE (VIEW) of a seat the dealer's missing-nonce (missing-view) blames (log rule: docs/protocol.md §10).
+  released: { signer: 'seat', blame: 'nobody', evidence: ['pledges', 'nonce', 'view'], check: ctx => { released(ctx) } }
 }
+
+/** Who signs a reason, and whom it blames (the signer and blame columns of COMMIT_REVEAL_RULES). */
+export const ABORT_RULES: Readonly<Partial<Record<AbortReason, Pick<AbortRule, 'signer' | 'blame'>>>> = Object.fromEntries(
+  Object.entries(COMMIT_REVEAL_RULES).map(([reason, rule]) => [reason, { signer: rule.signer, blame: rule.blame }])
+)
 
 const signedPledgesSchema = signedOf('pledges', pledgesBodySchema)
 const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
@@ -134,7 +139,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
     add(Reason.OTHER_HAND, 'abort: its commit is not for this table')
   }
 
-  const rule = ABORT_RULES[reason]
+  const rule = COMMIT_REVEAL_RULES[reason]
   const humans = humanSeats(commit.seats)
   const author = commit.seats.indexOf(doc.signer)
   if (familyOfScheme(commit.scheme) === 'blind') {
@@ -151,27 +156,9 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   if (rule.signer === 'either' && doc.signer !== commit.dealer && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only the dealer or a seat of the hand signs ${reason}`)
 
   const digest = docDigest(commitDoc)
-  const ev = sortEvidence(body, commit, digest, reason, verifyDoc, add)
-  const ctx: Ctx = { body, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }
-  switch (reason) {
-    case 'missing-pledge':
-    case 'missing-nonce':
-    case 'beacon-unavailable':
-    case 'dealer-stopped':
-    case 'unreachable':
-      dealerRecord(ctx)
-      break
-    case 'missing-view':
-      if (doc.signer === commit.dealer) dealerRecord(ctx)
-      else seatMissingView(ctx)
-      break
-    case 'missing-deal': missingDeal(ctx); break
-    case 'missing-reveal': missingReveal(ctx); break
-    case 'invalid-reveal': invalidReveal(ctx); break
-    case 'equivocation': equivocation(ctx); break
-    case 'broken-chain': brokenChain(ctx); break
-    case 'released': released(ctx); break
-  }
+  const ev = sortEvidence(body, commit, digest, reason, rule.evidence, verifyDoc, add)
+  const ctx: Ctx = { body, signer: doc.signer, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }
+  rule.check(ctx)
   if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
   if (rule.blame === 'nobody') expectBlame(ctx, [], 'nobody')
   return { ok: problems.length === 0, problems, summary }
@@ -179,6 +166,8 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
 
 interface Ctx {
   body: SignedAbort['body']
+  /** The record's signer. */
+  signer: string
   commit: CommitBody
   commitDoc: SignedCommit
   digest: string
@@ -194,13 +183,13 @@ interface Ctx {
  * hand and COMMIT (equivocation's pieces may name another COMMIT: that is what they show).
  */
 function sortEvidence (
-  body: SignedAbort['body'], commit: CommitBody, digest: string, reason: AbortReason,
+  body: SignedAbort['body'], commit: CommitBody, digest: string, reason: AbortReason, allowed: readonly string[],
   verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void
 ): Evidence {
   const ev: Evidence = { pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [], views: [] }
   for (const [i, raw] of body.evidence.entries()) {
     const what = `abort: evidence ${i} (${raw.type})`
-    if (!(ALLOWED[reason] ?? []).includes(raw.type)) {
+    if (!allowed.includes(raw.type)) {
       // An equivocation record may also carry what showed its author the conflict (a seat's signed
       // view of the hand): any document of this hand signed by one of its parties; it proves nothing alone.
       if (reason === 'equivocation' && otherDocOfHand(raw, body, commit, verifyDoc)) continue
@@ -322,6 +311,11 @@ function dealerRecord (ctx: Ctx): void {
   // the VIEWs it holds: only a dealer that holds the VIEW of every other seat than a blamed one
   // knows that seat could have sent its nonce. Otherwise a seat still waiting for a VIEW would be
   // blamed for another's silence. A table with one human seat has no VIEW.
+  // A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
+  // dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
+  if ((reason === 'missing-nonce' || reason === 'missing-view') && commit.timelock !== undefined) {
+    add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
+  }
   if (reason === 'missing-nonce' && humans.length > 1) {
     const needed = new Set<number>()
     for (const b of body.blame) for (const s of humans) if (s !== commit.seats.indexOf(b)) needed.add(s)

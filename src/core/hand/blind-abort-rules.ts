@@ -6,7 +6,7 @@ import { getCardScheme } from '../schemes/registry.js'
 import { docDigest } from './digest.js'
 import { humanSeats } from './recompute.js'
 import { Reason, type ReasonCode } from './reasons.js'
-import { checkBeaconEntry, zodProblems } from './verify.js'
+import { checkBeaconEntry, zodProblems } from './verdict.js'
 import { signedCommitSchema, type AbortReason, type CommitBody, type SignedAbort, type SignedCommit } from './messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema, signedBsecretSchema,
@@ -33,44 +33,51 @@ import {
 type Add = (code: ReasonCode, message: string) => void
 type VerifyDoc = (doc: Signed<unknown>) => boolean
 
-/** Who signs each reason in a blind hand. Reasons not listed do not occur in a blind hand. */
-export const BLIND_ABORT_SIGNERS: Readonly<Partial<Record<AbortReason, ReadonlyArray<'dealer' | 'seat'>>>> = {
-  'missing-key': ['dealer'],
-  'missing-shuffle': ['dealer', 'seat'],
-  'missing-shares': ['dealer'],
-  'missing-secret': ['dealer'],
-  'invalid-key': ['dealer', 'seat'],
-  'invalid-shuffle': ['dealer', 'seat'],
-  'invalid-shares': ['dealer', 'seat'],
-  'missing-deal': ['seat'],
-  'missing-reveal': ['seat'],
-  'invalid-reveal': ['seat'],
-  equivocation: ['seat'],
-  'dealer-stopped': ['dealer'],
-  'beacon-unavailable': ['dealer']
+/** Who may sign a blind record, which evidence types it may carry, and its check (whom it blames is part of the check). */
+interface BlindRule {
+  signers: ReadonlyArray<'dealer' | 'seat'>
+  evidence: readonly string[]
+  check: (ctx: Ctx) => void
 }
+
+/**
+ * The blind family's rules, one row per reason (docs/dealer-blind.md §13: one row of its table
+ * each). Reasons not listed do not occur in a blind hand.
+ */
+const BLIND_RULES: Readonly<Partial<Record<AbortReason, BlindRule>>> = {
+  'missing-key': { signers: ['dealer'], evidence: ['bkey'], check: ctx => { missingKey(ctx) } },
+  'missing-shuffle': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingShuffle(ctx) } },
+  'missing-shares': { signers: ['dealer'], evidence: ['bdeal', 'bshares'], check: ctx => { missingShares(ctx) } },
+  'missing-secret': { signers: ['dealer'], evidence: ['bend', 'bsecret'], check: ctx => { missingSecret(ctx) } },
+  'invalid-key': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys'], check: ctx => { invalidKey(ctx) } },
+  'invalid-shuffle': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { invalidShuffle(ctx) } },
+  'invalid-shares': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares'], check: ctx => { invalidShares(ctx) } },
+  'missing-deal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingDeal(ctx) } },
+  'missing-reveal': { signers: ['seat'], evidence: ['bdeal', 'bend', 'bsecret'], check: ctx => { missingReveal(ctx) } },
+  'invalid-reveal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bdeal', 'breveal'], check: ctx => { invalidReveal(ctx) } },
+  equivocation: { signers: ['seat'], evidence: ['commit', 'bkeys', 'bdeal', 'breveal'], check: ctx => { equivocation(ctx) } },
+  'dealer-stopped': {
+    signers: ['dealer'], evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares', 'bend', 'bsecret'],
+    check: ctx => { expectBlame(ctx, [ctx.commit.dealer], 'the dealer') }
+  },
+  'beacon-unavailable': {
+    signers: ['dealer'], evidence: ['bkey', 'bkeys', 'bshuffle'],
+    check: ctx => {
+      expectBlame(ctx, [], 'nobody')
+      if (ctx.commit.beacon === null) ctx.add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
+    }
+  }
+}
+
+/** Who signs each reason in a blind hand (the signers column of the table). Reasons not listed do not occur in a blind hand. */
+export const BLIND_ABORT_SIGNERS: Readonly<Partial<Record<AbortReason, ReadonlyArray<'dealer' | 'seat'>>>> = Object.fromEntries(
+  Object.entries(BLIND_RULES).map(([reason, rule]) => [reason, rule.signers])
+)
 
 /** The reasons only a blind hand has: a commit-reveal hand's record may not use them. */
 export const BLIND_ONLY_REASONS: readonly AbortReason[] = [
   'missing-key', 'missing-shuffle', 'missing-shares', 'missing-secret', 'invalid-key', 'invalid-shuffle', 'invalid-shares'
 ]
-
-/** The evidence types each reason may carry. */
-const ALLOWED: Readonly<Partial<Record<AbortReason, readonly string[]>>> = {
-  'missing-key': ['bkey'],
-  'missing-shuffle': ['bkey', 'bkeys', 'bshuffle'],
-  'missing-shares': ['bdeal', 'bshares'],
-  'missing-secret': ['bend', 'bsecret'],
-  'invalid-key': ['bkey', 'bkeys'],
-  'invalid-shuffle': ['bkey', 'bkeys', 'bshuffle'],
-  'invalid-shares': ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares'],
-  'missing-deal': ['bkey', 'bkeys', 'bshuffle'],
-  'missing-reveal': ['bdeal', 'bend', 'bsecret'],
-  'invalid-reveal': ['bkey', 'bkeys', 'bdeal', 'breveal'],
-  equivocation: ['commit', 'bkeys', 'bdeal', 'breveal'],
-  'dealer-stopped': ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares', 'bend', 'bsecret'],
-  'beacon-unavailable': ['bkey', 'bkeys', 'bshuffle']
-}
 
 const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   commit: signedCommitSchema,
@@ -118,35 +125,19 @@ export function checkBlindAbort (doc: SignedAbort, commitDoc: SignedCommit, veri
   const reason = body.reason
   const commitProblem = checkBlindCommit(commit)
   if (commitProblem !== null) { add(Reason.SCHEME, `abort: its commit: ${commitProblem}`); return }
-  const signers = BLIND_ABORT_SIGNERS[reason]
-  if (signers === undefined) { add(Reason.ABORT_REASON, `abort: ${reason} does not occur in a ${commit.scheme} hand (docs/dealer-blind.md §13)`); return }
+  const rule = BLIND_RULES[reason]
+  if (rule === undefined) { add(Reason.ABORT_REASON, `abort: ${reason} does not occur in a ${commit.scheme} hand (docs/dealer-blind.md §13)`); return }
   const humans = humanSeats(commit.seats)
   const bySeat = humans.some(s => commit.seats[s] === doc.signer)
   const byDealer = doc.signer === commit.dealer
+  const signers = rule.signers
   if (!((signers.includes('dealer') && byDealer) || (signers.includes('seat') && bySeat))) {
     add(Reason.ABORT_SIGNER, `abort: only ${signers.map(s => s === 'dealer' ? 'the dealer' : 'a seat of the hand').join(' or ')} signs ${reason}`)
   }
   if (body.secret !== undefined) add(Reason.ABORT_SECRET, `abort: a ${commit.scheme} hand has no dealer secret to publish`)
   const digest = docDigest(commitDoc)
-  const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(body, commit, digest, verifyDoc, add), add, verifyDoc }
-  switch (reason) {
-    case 'missing-key': missingKey(ctx); break
-    case 'missing-shuffle': missingShuffle(ctx); break
-    case 'missing-shares': missingShares(ctx); break
-    case 'missing-secret': missingSecret(ctx); break
-    case 'invalid-key': invalidKey(ctx); break
-    case 'invalid-shuffle': invalidShuffle(ctx); break
-    case 'invalid-shares': invalidShares(ctx); break
-    case 'missing-deal': missingDeal(ctx); break
-    case 'missing-reveal': missingReveal(ctx); break
-    case 'invalid-reveal': invalidReveal(ctx); break
-    case 'equivocation': equivocation(ctx); break
-    case 'dealer-stopped': expectBlame(ctx, [commit.dealer], 'the dealer'); break
-    case 'beacon-unavailable':
-      expectBlame(ctx, [], 'nobody')
-      if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
-      break
-  }
+  const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(body, commit, digest, rule.evidence, verifyDoc, add), add, verifyDoc }
+  rule.check(ctx)
 }
 
 /** A seat document's signer: the seat's peer, or the dealer for a robot seat; undefined for no seat of the hand. */
@@ -159,7 +150,7 @@ function seatProver (commit: CommitBody, seat: unknown): string | undefined {
  * COMMIT (an equivocation record's COMMIT may be another: that is what it shows). One document per
  * seat and step: two keys, shuffles or hand keys of one seat are refused.
  */
-function sortEvidence (body: SignedAbort['body'], commit: CommitBody, digest: string, verifyDoc: VerifyDoc, add: Add): Ev {
+function sortEvidence (body: SignedAbort['body'], commit: CommitBody, digest: string, allowed: readonly string[], verifyDoc: VerifyDoc, add: Add): Ev {
   const ev: Ev = { keys: new Map(), keysDocs: [], shuffles: new Map(), deals: [], shares: [], ends: [], secrets: new Map(), reveals: [], commits: [] }
   const reason = body.reason
   const once = <T extends { body: { seat: number } }>(map: Map<number, T>, doc: T, what: string): void => {
@@ -169,7 +160,7 @@ function sortEvidence (body: SignedAbort['body'], commit: CommitBody, digest: st
   }
   for (const [i, raw] of body.evidence.entries()) {
     const what = `abort: evidence ${i} (${raw.type})`
-    if (!(ALLOWED[reason] ?? []).includes(raw.type)) { add(Reason.ABORT_EVIDENCE, `${what}: a ${reason} record of a ${commit.scheme} hand carries no ${raw.type}`); continue }
+    if (!allowed.includes(raw.type)) { add(Reason.ABORT_EVIDENCE, `${what}: a ${reason} record of a ${commit.scheme} hand carries no ${raw.type}`); continue }
     const parsed = (SCHEMAS[raw.type] as z.ZodType).safeParse(raw)
     if (!parsed.success) { for (const p of zodProblems(parsed.error)) add(p.code, `${what}: ${p.message}`); continue }
     const d = parsed.data as Signed<{ table: string, hand: number, commit?: string, seat?: number }>

@@ -13,17 +13,33 @@ import {
   beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, cardDeliveries, checkBkey, checkBlindCommit,
   checkBsecret, checkBshuffle, dealtDeck, openDeckWithKeys
 } from './blind.js'
-import { checkAcks, checkBeaconEntry, summaryOf, type ReceiptSummary, type VerifyOptions, zodProblems } from './verdict.js'
-import { messagesOf } from './reasons.js'
+import {
+  checkAcks, checkBeaconEntry, checkSeatOrder, checkStageOrder, summaryOf, withCompleteness, zodProblems,
+  type ReceiptSummary, type ReceiptVerdict, type VerifyOptions
+} from './verdict.js'
+import { messagesOf, problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { getCardScheme } from '../schemes/registry.js'
 
-/** Plain messages: verifyReceipt turns them into its coded verdict (src/core/hand/verify.ts). */
+/** The blind receipt's checks as plain messages (the blind seat's shield prints them); checkBlindReceipt gives the codes. */
 export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {}): { ok: boolean, problems: string[], summary?: ReceiptSummary } {
+  const verdict = checkBlindReceipt(value, options)
+  return { ok: verdict.problems.length === 0, problems: messagesOf(verdict.problems), summary: verdict.summary }
+}
+
+/**
+ * A version-2 receipt's verdict, each problem with its code (docs/dealer-blind.md §8 lists them):
+ * the same three statuses as a version-1 receipt's, and the rules the two versions share
+ * (signers, seat order of the acks, the stage list of docs/protocol.md §9, the beacon entry, the
+ * countersignatures) under the same codes.
+ */
+export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}): ReceiptVerdict {
   const parsed = blindReceiptSchema.safeParse(value)
-  if (!parsed.success) return { ok: false, problems: messagesOf(zodProblems(parsed.error)) }
+  if (!parsed.success) return { ok: false, status: 'failed', problems: zodProblems(parsed.error) }
   const receipt: BlindReceipt = parsed.data
   const verifyDoc = options.verifyDoc ?? verifyDocument
-  const problems: string[] = []
+  const problems: Problem[] = []
+  const add = (code: ReasonCode, message: string): void => { problems.push(problem(code, message)) }
+  const done = (): ReceiptVerdict => withCompleteness(problems, summary)
   const commit = receipt.commit.body
   const reveal = receipt.reveal.body
   const commitDigest = docDigest(receipt.commit)
@@ -31,11 +47,12 @@ export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {})
   const summary = summaryOf(commit, receipt.acks)
 
   // 1. The commit and every signature, before any expensive check.
-  if (receipt.commit.signer !== commit.dealer) problems.push('commit: not signed by the dealer it names')
-  else if (!verifyDoc(receipt.commit)) problems.push('commit: bad signature')
+  if (receipt.commit.signer !== commit.dealer) add(Reason.WRONG_SIGNER, 'commit: not signed by the dealer it names')
+  else if (!verifyDoc(receipt.commit)) add(Reason.BAD_SIGNATURE, 'commit: bad signature')
+  else summary.commitDigest = commitDigest
   const commitProblem = checkBlindCommit(commit)
-  if (commitProblem !== null) problems.push(`commit: ${commitProblem}`)
-  if (receipt.reveal.signer !== commit.dealer) problems.push('reveal: not signed by the dealer')
+  if (commitProblem !== null) add(Reason.SCHEME, `commit: ${commitProblem}`)
+  if (receipt.reveal.signer !== commit.dealer) add(Reason.WRONG_SIGNER, 'reveal: not signed by the dealer')
   const signed: Array<[string, Signed<unknown>]> = [
     ['reveal', receipt.reveal],
     ...receipt.keys.map((d, i): [string, Signed<unknown>] => [`key ${i}`, d]),
@@ -43,40 +60,47 @@ export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {})
     ...reveal.secrets.map((d, i): [string, Signed<unknown>] => [`hand key ${i}`, d]),
     ...receipt.acks.map((d, i): [string, Signed<unknown>] => [`countersignature ${i}`, d])
   ]
-  for (const [what, doc] of signed) if (!verifyDoc(doc)) problems.push(`${what}: bad signature`)
-  if (reveal.table !== commit.table || reveal.hand !== commit.hand || reveal.commit !== commitDigest) problems.push('reveal: names another hand or commit')
+  for (const [what, doc] of signed) if (!verifyDoc(doc)) add(Reason.BAD_SIGNATURE, `${what}: bad signature`)
+  if (reveal.table !== commit.table || reveal.hand !== commit.hand) add(Reason.OTHER_HAND, 'reveal: names another table or hand')
+  if (reveal.commit !== commitDigest) add(Reason.OTHER_COMMIT, 'reveal: answers another commit (equivocation)')
   for (const [what, list] of [['key', receipt.keys], ['shuffle', receipt.shuffles], ['hand key', reveal.secrets]] as const) {
-    if (list.length !== n || list.some((d, i) => d.body.seat !== i)) problems.push(`${what}s: must be one per seat, in seat order`)
+    const seats = list.map(d => d.body.seat)
+    if (seats.length !== n || new Set(seats).size !== n || seats.some(s => s >= n)) add(Reason.SEAT_SET, `${what}s: must be one per seat`)
+    else checkSeatOrder(`${what}s`, seats, problems)
   }
-  if (reveal.params.dealer !== commit.params.dealer) problems.push('reveal: deal parameters change the committed dealer seat')
-  if (problems.length > 0) return { ok: false, problems, summary }
+  checkSeatOrder('acks', receipt.acks.map(a => a.body.seat), problems)
+  if (reveal.params.dealer !== commit.params.dealer) add(Reason.PARAMS_CHANGED, 'reveal: deal parameters change the committed dealer seat')
+  if (commit.params.taker !== undefined && reveal.params.taker !== commit.params.taker) add(Reason.PARAMS_CHANGED, 'reveal: deal parameters change the committed taker')
+  if (problems.length > 0) return done()
   const stages = getCardScheme(commit.scheme).stagesFor(commit.game)
   const unknownStage = reveal.stages.find(s => !stages.includes(s))
-  if (unknownStage !== undefined) problems.push(`reveal: ${commit.game} has no stage ${unknownStage}`)
-  problems.push(...messagesOf(checkBeaconEntry(commit, reveal.beacon)))
+  if (unknownStage !== undefined) add(Reason.STAGE, `reveal: ${commit.game} has no stage ${unknownStage}`)
+  checkStageOrder(commit.game, stages, reveal.stages, problems)
+  problems.push(...checkBeaconEntry(commit, reveal.beacon))
+  if (problems.length > 0) return done()
 
   // 2. Keys, 3. shuffles, 4. hand keys.
   const pubs: Point[] = []
   for (const doc of receipt.keys) {
     const r = checkBkey(commit, commitDigest, doc)
-    if ('problem' in r) problems.push(`key of seat ${doc.body.seat}: ${r.problem}`)
+    if ('problem' in r) add(Reason.BLIND_KEY, `key of seat ${doc.body.seat}: ${r.problem}`)
     else pubs.push(r.pub)
   }
-  if (problems.length > 0) return { ok: false, problems, summary }
+  if (problems.length > 0) return done()
   const pk = blindJointKey(pubs)
   let deck: Ciphertext[] = blindStartingDeck(commit.game)
   for (const doc of receipt.shuffles) {
     const r = checkBshuffle(commit, commitDigest, doc, pk, deck)
-    if ('problem' in r) { problems.push(`shuffle of seat ${doc.body.seat}: ${r.problem}`); return { ok: false, problems, summary } }
+    if ('problem' in r) { add(Reason.BLIND_SHUFFLE, `shuffle of seat ${doc.body.seat}: ${r.problem}`); return done() }
     deck = r.deck
   }
   const secrets: bigint[] = []
   for (const doc of reveal.secrets) {
     const r = checkBsecret(commit, commitDigest, doc, pubs[doc.body.seat])
-    if ('problem' in r) problems.push(`hand key of seat ${doc.body.seat}: ${r.problem}`)
+    if ('problem' in r) add(Reason.BLIND_HAND_KEY, `hand key of seat ${doc.body.seat}: ${r.problem}`)
     else secrets.push(r.secret)
   }
-  if (problems.length > 0) return { ok: false, problems, summary }
+  if (problems.length > 0) return done()
 
   // 5. The beacon's final order, every card, each seat's deliveries.
   const sigma = beaconPermutation(reveal.beacon?.randomness ?? null, docDigest(receipt.shuffles[n - 1]), deck.length)
@@ -84,23 +108,28 @@ export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {})
   try {
     cards = openDeckWithKeys(commit.game, dealtDeck(deck, sigma), secrets)
   } catch (err) {
-    problems.push(`deal: ${(err as Error).message}`)
-    return { ok: false, problems, summary }
+    add(Reason.BLIND_DEAL, `deal: ${(err as Error).message}`)
+    return done()
   }
-  if (new Set(cards).size !== cards.length) problems.push('deal: a card appears twice in the deck')
+  if (new Set(cards).size !== cards.length) add(Reason.BLIND_DEAL, 'deal: a card appears twice in the deck')
   let deliveries
   try {
     deliveries = cardDeliveries(blindLayout(commit, reveal.params), cards)
   } catch (err) {
-    problems.push(`deal: ${(err as Error).message}`)
-    return { ok: false, problems, summary }
+    add(Reason.BLIND_DEAL, `deal: ${(err as Error).message}`)
+    return done()
   }
+  // A stage listed must have been dealt: one that needs more input (belote's take without a taker) cannot be.
+  for (const stage of reveal.stages) {
+    if (!deliveries.some(d => d.stage === stage)) add(Reason.STAGE, `reveal: stage ${stage} deals no cards with these parameters${stage === 'take' ? ' (belote\'s take needs a taker)' : ''}`)
+  }
+  if (problems.length > 0) return done()
   summary.deliveries = deliveries.filter(d => reveal.stages.includes(d.stage))
   const complete = commit.game !== 'belote' || reveal.params.taker !== undefined
   summary.hands = complete ? commit.seats.map((_, s) => deliveries.filter(d => d.seat === s).flatMap(d => d.cards)) : undefined
 
   // 6. Countersignatures (signatures already checked above).
   const cardsBySeat = new Map(summary.humanSeats.map(s => [s, seatCardsDigest(deliveries, s, reveal.stages)]))
-  problems.push(...messagesOf(checkAcks(commit, commitDigest, receipt.acks, docDigest(receipt.reveal), cardsBySeat, () => true)))
-  return { ok: problems.length === 0, problems, summary }
+  problems.push(...checkAcks(commit, commitDigest, receipt.acks, docDigest(receipt.reveal), cardsBySeat, () => true))
+  return done()
 }

@@ -18,6 +18,8 @@ export const Reason = {
   SEAT_SET: 'seat-set',
   /** A list the protocol orders (pledges, nonces, acks by seat; stages by the game) is out of order. */
   ORDER: 'order',
+  /** A secret, nonce or recovered nonce in a REVEAL that is not 64 lowercase hex characters (docs/protocol.md §5, well-formed contributions). */
+  CONTRIBUTION: 'contribution',
   /** A nonce whose SHA-256 is not its seat's pledged nonceHash. */
   NONCE_MISMATCH: 'nonce-mismatch',
   /** The REVEAL's deal parameters change the committed ones (dealer seat, taker). */
@@ -28,7 +30,7 @@ export const Reason = {
   COMMITMENT: 'commitment',
   /** A stage the game does not have, listed twice, out of the game's order, or lacking its input (belote's take without a taker). */
   STAGE: 'stage',
-  /** The scheme cannot deal this game, this many seats, or with this beacon binding. */
+  /** The scheme cannot deal this game, this many seats, or with this beacon binding (blind-v1: or the COMMIT's commitment is not 64 zeros). */
   SCHEME: 'scheme',
   /** An ack that countersigns another REVEAL. */
   ACK_REVEAL: 'ack-reveal',
@@ -55,6 +57,8 @@ export const Reason = {
    * in a log, another record's (a dealer's `missing-nonce` or `missing-view` blaming a seat whose NONCE or VIEW another record holds).
    */
   ABORT_REFUTED: 'abort-refuted',
+  /** A dealer's `missing-nonce` or `missing-view` record on a time-locked hand (the dealer recovers missing nonces: docs/protocol.md §16.4). */
+  ABORT_TIMELOCKED: 'abort-timelocked',
   /** A `broken-chain` record whose two COMMITs do not show a break (the new one links to the known one, or is not the hand after it). */
   ABORT_NO_BREAK: 'abort-no-break',
   /** A `beacon-unavailable` record for a hand that bound no beacon round. */
@@ -65,8 +69,16 @@ export const Reason = {
   TIMELOCK: 'timelock',
   /** A `recovered` record (a hand finished from time-locked contributions) that does not check out. */
   RECOVERED: 'recovered',
-  /** A blind (dealer-blind, receipt v2) check that does not hold (src/core/hand/blind-verify.ts). */
+  /** Kept for records of earlier versions: no check reports it any more (each blind problem has its own code below). */
   BLIND: 'blind',
+  /** Blind: a seat's BKEY (its signer, its hand, its proof of knowledge of the hand key). */
+  BLIND_KEY: 'blind-key',
+  /** Blind: a seat's BSHUFFLE (its signer, its hand, its deck's size and encoding, its shuffle proof from the deck before). */
+  BLIND_SHUFFLE: 'blind-shuffle',
+  /** Blind: a seat's BSECRET (its signer, its hand, the hand key against the seat's BKEY). */
+  BLIND_HAND_KEY: 'blind-hand-key',
+  /** Blind: the deck opened with the hand keys is not a deck of the game (a card fails to open, a card twice, the layout cannot deal it). */
+  BLIND_DEAL: 'blind-deal',
   /** A log entry of a kind the verifier does not know. */
   UNKNOWN_KIND: 'unknown-kind',
   /** Hand chain: a COMMIT whose `prev` is not the digest of that dealer's previous COMMIT at the table. */

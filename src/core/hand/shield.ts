@@ -7,7 +7,8 @@ import type { CardsBody, SignedCommit, SignedPledge, SignedReveal } from './mess
  * The shield: a seat's check of a REVEAL against what it was shown, and the check a verifier runs
  * again on an `invalid-reveal` record's evidence. The receipt checks of docs/protocol.md §9 on
  * (COMMIT, pledges, REVEAL), acks aside; then every CARDS document must be the recomputed deal's
- * delivery for its stage and seat, and `seat` must have received its own private cards.
+ * delivery for its stage and seat, and `seat` must have received its own private cards of every
+ * stage the REVEAL lists that deals it some.
  * Returns the problems found; none means the REVEAL is good.
  */
 export function shieldProblems (
@@ -25,8 +26,13 @@ export function shieldProblems (
       problems.push(problem(Reason.ACK_CARDS, `the ${c.body.stage} cards I was shown are not this deck's`))
     }
   }
-  if (!input.cards.some(c => c.body.seat === input.seat && !c.body.public) && expected.some(d => d.seat === input.seat && !d.public)) {
-    problems.push(problem(Reason.ACK_CARDS, 'I never received my own cards'))
+  // Per stage: a seat acks the digest of its private cards of every stage the REVEAL lists, so a
+  // stage whose private cards for it never came fails the shield as its ack would fail the receipt.
+  for (const d of expected) {
+    if (d.seat !== input.seat || d.public) continue
+    if (!input.cards.some(c => c.body.stage === d.stage && c.body.seat === input.seat && !c.body.public)) {
+      problems.push(problem(Reason.ACK_CARDS, `I never received my own ${d.stage} cards`))
+    }
   }
   return problems
 }

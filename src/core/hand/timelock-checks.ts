@@ -80,6 +80,7 @@ export function checkReceiptTimelock (receipt: Receipt): string[] {
   const recovered = reveal.recovered
   if (recovered === undefined) return problems
   if (commit.timelock === undefined) return [...problems, 'reveal: recovers nonces on a table that is not time-locked']
+  if (recovered.length === 0) problems.push('reveal: recovered is empty: it is absent when no nonce was recovered')
   const chain = timelockChain(commit)
   if (typeof chain === 'string' || reveal.beacon === null) return problems
   const sent = new Set(reveal.nonces.map(n => n.body.seat))

@@ -1,3 +1,10 @@
+/**
+ * What every receipt verifier shares, whatever the hand's family: the verdict's shape and status,
+ * the summary, and the rules both receipt versions follow (one per seat, seat order, stage order,
+ * the seats' countersignatures, the beacon entry). A module of its own so that each family's
+ * verifier imports it downwards (src/core/hand/verify.ts picks the family, blind-verify.ts checks
+ * version 2), with no circle between them.
+ */
 import type * as z from 'zod'
 import type { Signed } from '../signed.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
@@ -5,13 +12,7 @@ import { parseChainInfo, roundTime, verifyBoundBeacon } from '../beacon/index.js
 import type { Delivery } from '../schemes/types.js'
 import { humanSeats } from './recompute.js'
 import { ROBOT, type BeaconEntry, type CommitBody, type SignedAck } from './messages.js'
-
-/**
- * What the receipt verifiers of both families share (src/core/hand/verify.ts for commit–reveal,
- * blind-verify.ts for blind-v1): the verdict's shape, the summary of a hand, and the checks that
- * read the same documents in both (countersignatures, one per seat, the beacon entry). A module of
- * its own so that neither verifier imports the other's.
- */
+import { INITIAL_STAGES } from './stages.js'
 
 export interface VerifyOptions {
   /** Signature check for one signed document; defaults to the pure Ed25519 one (src/core/signed.ts). */
@@ -57,6 +58,14 @@ export interface ReceiptVerdict extends Verdict<ReceiptSummary> {
 
 export function zodProblems (error: z.ZodError): Problem[] {
   return error.issues.slice(0, 5).map(i => problem(Reason.MALFORMED, `malformed: ${i.path.join('.') || '(root)'}: ${i.message}`))
+}
+
+/** The verdict's status: failed on any problem, else incomplete when a human seat's ack is missing, else verified. */
+export function withCompleteness (problems: Problem[], summary: ReceiptSummary): ReceiptVerdict {
+  const acked = new Set(summary.acked)
+  summary.missingAcks = summary.humanSeats.filter(s => !acked.has(s))
+  const status = problems.length > 0 ? 'failed' : summary.missingAcks.length > 0 ? 'incomplete' : 'verified'
+  return { ok: status === 'verified', status, problems, summary }
 }
 
 /** What every verdict on a receipt (either version) reports about the hand. */
@@ -107,6 +116,23 @@ export function checkAcks (
 export function incompleteMessage (summary: Pick<ReceiptSummary, 'missingAcks' | 'seats'>): string {
   const who = summary.missingAcks.map(s => `${s} (${summary.seats[s]})`).join(', ')
   return `incomplete: no countersignature from seat${summary.missingAcks.length > 1 ? 's' : ''} ${who}`
+}
+
+export function checkSeatOrder (what: string, seats: readonly number[], problems: Problem[]): void {
+  if (seats.some((s, i) => i > 0 && s < seats[i - 1])) problems.push(problem(Reason.ORDER, `${what}: not in seat order (${seats.join(', ')})`))
+}
+
+/**
+ * A REVEAL's stages: each at most once, and the game's initial stages (dealt at once, with the key)
+ * first, in the game's order; later stages follow in the order the table asked for them.
+ */
+export function checkStageOrder (game: string, gameStages: readonly string[], stages: readonly string[], problems: Problem[]): void {
+  const twice = stages.find((s, i) => stages.indexOf(s) !== i)
+  if (twice !== undefined) problems.push(problem(Reason.STAGE, `reveal: stage ${twice} is listed twice`))
+  const initial = gameStages.filter(s => INITIAL_STAGES.has(s))
+  if (initial.some((s, i) => stages[i] !== s)) {
+    problems.push(problem(Reason.STAGE, `reveal: ${game} deals ${initial.join(', ')} first; the reveal lists ${stages.length === 0 ? 'no stage' : stages.join(', ')}`))
+  }
 }
 
 export function checkOnePerSeat (what: string, seats: number[], humans: number[], problems: Problem[]): void {

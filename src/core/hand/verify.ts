@@ -2,17 +2,24 @@ import { sha256Hex } from '../bytes.js'
 import { verifyDocument, type Signed } from '../signed.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { docDigest, seatCardsDigest } from './digest.js'
-import { cardSchemeFor, humanSeats, noncesBySeat, recomputeDeal } from './recompute.js'
-import { verifyBlindReceipt } from './blind-verify.js'
-import { checkAcks, checkBeaconEntry, checkOnePerSeat, incompleteMessage, summaryOf, zodProblems, type ReceiptSummary, type ReceiptVerdict, type Verdict, type VerifyOptions } from './verdict.js'
+import { cardSchemeFor, noncesBySeat, recomputeDeal } from './recompute.js'
+import { checkBlindReceipt } from './blind-verify.js'
 import { familyOfReceiptVersion } from './family.js'
-import { receiptSchema, signedAbortSchema, type CommitBody, type Receipt, type SignedAbort } from './messages.js'
-import { INITIAL_STAGES } from './stages.js'
+import {
+  receiptSchema, signedAbortSchema, ROBOT,
+  type BeaconEntry, type CommitBody, type Receipt, type RevealBody, type SignedAbort, type SignedAck
+} from './messages.js'
 import { checkReceiptTimelock, recoveredNonces } from './timelock-checks.js'
+import { contributionProblem } from '../contribution.js'
+import {
+  checkAcks, checkBeaconEntry, checkOnePerSeat, checkSeatOrder, checkStageOrder, summaryOf, withCompleteness, zodProblems,
+  type ReceiptSummary, type ReceiptVerdict, type VerifyOptions
+} from './verdict.js'
 
-// The verdict's shape and the checks both families share live in verdict.ts; re-exported here,
-// where every caller has always found them.
-export { checkAcks, checkBeaconEntry, checkOnePerSeat, incompleteMessage, summaryOf, zodProblems, type ReceiptSummary, type ReceiptVerdict, type Verdict, type VerifyOptions }
+export {
+  checkAcks, checkBeaconEntry, checkOnePerSeat, incompleteMessage, summaryOf, zodProblems,
+  type ReceiptSummary, type ReceiptVerdict, type Verdict, type VerifyOptions
+} from './verdict.js'
 
 /**
  * Re-verifies a receipt alone, offline: every signature, the commitment, every nonce against its
@@ -20,7 +27,7 @@ export { checkAcks, checkBeaconEntry, checkOnePerSeat, incompleteMessage, summar
  * each countersigning seat's cards. Returns every problem found, not just the first.
  */
 export function verifyReceipt (value: unknown, options: VerifyOptions = {}): ReceiptVerdict {
-  if (typeof value === 'object' && value !== null && familyOfReceiptVersion((value as { v?: unknown }).v) === 'blind') return blindVerdict(verifyBlindReceipt(value, options))
+  if (typeof value === 'object' && value !== null && familyOfReceiptVersion((value as { v?: unknown }).v) === 'blind') return checkBlindReceipt(value, options)
   const parsed = receiptSchema.safeParse(value)
   if (!parsed.success) return { ok: false, status: 'failed', problems: zodProblems(parsed.error) }
   const receipt: Receipt = parsed.data
@@ -43,6 +50,7 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
     if (body.commit !== commitDigest) add(Reason.OTHER_COMMIT, `${what}: answers another commit (equivocation)`)
   }
   sameHand('reveal', reveal)
+  for (const m of contributionProblems(reveal)) add(Reason.CONTRIBUTION, `reveal: ${m}`)
 
   const humans = summary.humanSeats
   checkOnePerSeat('pledge', receipt.pledges.map(p => p.body.seat), humans, problems)
@@ -101,39 +109,19 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
   return withCompleteness(problems, summary)
 }
 
-/** The verdict's status: failed on any problem, else incomplete when a human seat's ack is missing, else verified. */
-function withCompleteness (problems: Problem[], summary: ReceiptSummary): ReceiptVerdict {
-  const acked = new Set(summary.acked)
-  summary.missingAcks = summary.humanSeats.filter(s => !acked.has(s))
-  const status = problems.length > 0 ? 'failed' : summary.missingAcks.length > 0 ? 'incomplete' : 'verified'
-  return { ok: status === 'verified', status, problems, summary }
-}
-
-/** A blind (v2) receipt's verdict, whose checks report plain messages: the same three statuses. */
-function blindVerdict (verdict: { problems: string[], summary?: ReceiptSummary }): ReceiptVerdict {
-  const problems = verdict.problems.map(m => problem(m.startsWith('malformed: ') ? Reason.MALFORMED : Reason.BLIND, m))
-  if (verdict.summary === undefined) return { ok: false, status: 'failed', problems }
-  return withCompleteness(problems, verdict.summary)
-}
-
-function checkSeatOrder (what: string, seats: readonly number[], problems: Problem[]): void {
-  if (seats.some((s, i) => i > 0 && s < seats[i - 1])) problems.push(problem(Reason.ORDER, `${what}: not in seat order (${seats.join(', ')})`))
-}
-
-/**
- * A REVEAL's stages: each at most once, and the game's initial stages (dealt at once, with the key)
- * first, in the game's order; later stages follow in the order the table asked for them.
- */
-function checkStageOrder (game: string, gameStages: readonly string[], stages: readonly string[], problems: Problem[]): void {
-  const twice = stages.find((s, i) => stages.indexOf(s) !== i)
-  if (twice !== undefined) problems.push(problem(Reason.STAGE, `reveal: stage ${twice} is listed twice`))
-  const initial = gameStages.filter(s => INITIAL_STAGES.has(s))
-  if (initial.some((s, i) => stages[i] !== s)) {
-    problems.push(problem(Reason.STAGE, `reveal: ${game} deals ${initial.join(', ')} first; the reveal lists ${stages.length === 0 ? 'no stage' : stages.join(', ')}`))
-  }
-}
-
 function checkBeacon (commit: CommitBody, receipt: Receipt): Problem[] {
   return checkBeaconEntry(commit, receipt.reveal.body.beacon)
 }
 
+/**
+ * The well-formed-contribution rule (docs/protocol.md §5) on a REVEAL: its secret, every nonce and
+ * every recovered nonce is 64 lowercase hex characters. Part of the receipt's checks, so the seat's
+ * shield and the re-run of the shield on an `invalid-reveal` record decide it alike.
+ */
+export function contributionProblems (reveal: RevealBody): string[] {
+  return [
+    contributionProblem(reveal.secret, 'the secret'),
+    ...reveal.nonces.map(n => contributionProblem(n.body.nonce, `the nonce of seat ${n.body.seat}`)),
+    ...(reveal.recovered ?? []).map(r => contributionProblem(r.nonce, `the recovered nonce of seat ${r.seat}`))
+  ].filter((p): p is string => p !== null)
+}

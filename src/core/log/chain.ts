@@ -1,8 +1,8 @@
 import type { LineCheck } from './check.js'
 import { HandChains } from './hand-chain.js'
-import type { LogFailure } from './failure.js'
+import type { LogFailure } from './types.js'
 
-export type { LogFailure } from './failure.js'
+export type { LogFailure } from './types.js'
 
 export interface ChainOptions {
   /** The first seq the input must hold. Default 0 (a whole log). */
@@ -68,6 +68,13 @@ export class ChainVerifier {
   private failed = 0
   private incomplete = 0
   private readonly hands = new HandChains()
+  /**
+   * Failures of entries that hold a hand (a link), kept until the hand chains are checked so that a
+   * chain problem of the same entry joins its failure: each entry is reported once (rare: failures only).
+   */
+  private readonly held = new Map<number, LogFailure>()
+  /** An entry could not be read (or is missing): the hand it held is unknown, so no hand-chain gap is reported. */
+  private blind = false
 
   constructor (options: ChainOptions, report: (failure: LogFailure) => void) {
     this.from = options.from ?? 0
@@ -83,8 +90,9 @@ export class ChainVerifier {
   }
 
   private missing (first: number, last: number, why: string): void {
+    this.blind = true
     const n = last - first + 1
-    this.fail({ seq: first, toSeq: last, problems: [`missing${n > 1 ? ` (${n} entries)` : ''}: ${why}`], count: n })
+    this.fail({ seq: first, toSeq: last, problems: [`missing${n > 1 ? ` (${n} entries)` : ''}: ${why}`], count: n, fault: 'owner' })
   }
 
   push (check: LineCheck): void {
@@ -94,13 +102,15 @@ export class ChainVerifier {
     const expected = this.anchor === null ? this.from : this.anchor.seq + 1
     const claims = check.seq !== undefined && check.seq !== expected ? [`the line claims seq ${check.seq}`] : []
     if (!check.authentic) {
-      this.fail({ seq: expected, line, problems: [...check.problems, ...claims], count: 1 })
+      this.blind = true
+      this.fail({ seq: expected, line, problems: [...check.problems, ...claims], count: 1, fault: 'owner' })
       this.anchor = { seq: expected, hash: null }
       return
     }
     if (this.owner === undefined) this.owner = check.owner
     else if (check.owner !== this.owner) {
-      this.fail({ seq: expected, line, problems: [`signed by ${check.owner ?? '?'}, not by the log owner ${this.owner}`, ...claims], count: 1 })
+      this.blind = true
+      this.fail({ seq: expected, line, problems: [`signed by ${check.owner ?? '?'}, not by the log owner ${this.owner}`, ...claims], count: 1, fault: 'owner' })
       this.anchor = { seq: expected, hash: null }
       return
     }
@@ -112,7 +122,7 @@ export class ChainVerifier {
         : seq === this.anchor.seq && check.hash === this.anchor.hash
           ? 'repeats the previous line'
           : `out of order: found after seq ${this.anchor.seq}`
-      this.fail({ seq, line, problems: [problem], count: 1 })
+      this.fail({ seq, line, problems: [problem], count: 1, fault: 'owner' })
       return
     }
     if (seq > expected) {
@@ -133,10 +143,18 @@ export class ChainVerifier {
     problems.push(...check.problems)
     this.firstSeq ??= seq
     const codes = check.codes === undefined ? {} : { codes: check.codes }
-    if (problems.length > 0) this.fail({ seq, line, problems, ...codes, count: 1 })
-    else if (check.incomplete !== undefined && check.incomplete.length > 0) {
+    // Problems of the log itself (order, prev, head) are its owner's; a payload's are its signers'.
+    const fault = problems.length > check.problems.length ? { fault: 'owner' } : {}
+    // Said at once, in seq order (the terminal and the page show each entry's row as it comes);
+    // remembered for an entry that holds a hand, so that a hand-chain problem found at the end for
+    // that same entry is not said a second time (finish).
+    const report = (failure: LogFailure): void => { if (check.link !== undefined) this.held.set(seq, failure); this.report(failure) }
+    if (problems.length > 0) {
+      this.failed++
+      report({ seq, line, problems, ...codes, ...fault, count: 1 })
+    } else if (check.incomplete !== undefined && check.incomplete.length > 0) {
       this.incomplete++
-      this.report({ seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 })
+      report({ seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 })
     } else this.passed++
     if (check.link !== undefined) this.hands.add(check.link, seq, line, problems.length > 0 ? 'failed' : check.incomplete !== undefined && check.incomplete.length > 0 ? 'incomplete' : 'passed')
     this.anchor = { seq, hash: check.hash ?? null }
@@ -168,12 +186,23 @@ export class ChainVerifier {
   finish (): LogVerdict {
     // Hand chains, once every entry is in (hands may end out of order). A passed or incomplete
     // entry that breaks a link becomes a failed one; missing hands count as failed entries.
-    for (const { failure, status } of this.hands.finish(this.from === 0)) {
+    // A chain problem of an entry that failed or is incomplete joins that entry's one failure.
+    const extra: LogFailure[] = []
+    for (const { failure, status } of this.hands.finish(this.from === 0, !this.blind)) {
+      const held = failure.seq === null || status === 'missing' ? undefined : this.held.get(failure.seq)
+      if (held !== undefined) {
+        // An entry that failed already was said once, where it is: a chain problem it causes is not
+        // a second failure. An incomplete one that also breaks a chain is failed now, said again.
+        if (held.incomplete === true) { this.incomplete--; this.failed++; extra.push(failure) }
+        continue
+      }
       if (status === 'passed') this.passed--
       if (status === 'incomplete') this.incomplete--
-      if (status === 'failed') { this.report(failure); continue }
-      this.fail(failure)
+      this.failed += failure.count
+      extra.push(failure)
     }
+    for (const failure of extra.sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1))) this.report(failure)
+    this.held.clear()
     const last = this.anchor === null ? this.from - 1 : this.anchor.seq
     const entries = this.anchor !== null
     if (this.to !== undefined) {
@@ -202,13 +231,11 @@ export class ChainVerifier {
   }
 }
 
-/**
- * "N passed, M failed", with ", K incomplete" when some entries are: the last line of a
- * verification, in the terminal and on the page alike. With nothing failed, an incomplete count
- * says what it means, so that a hand a seat walked away from is not read as a forgery.
- */
+/** "N passed, M failed", with ", K incomplete" when some entries are: the last line of a verification. */
 export function summaryLine (verdict: Pick<LogVerdict, 'passed' | 'failed' | 'incomplete'>): string {
   const counts = `${verdict.passed} passed, ${verdict.failed} failed${verdict.incomplete > 0 ? `, ${verdict.incomplete} incomplete` : ''}`
+  // With nothing failed, an incomplete count says what it means (the page shows this line too), so
+  // that a hand a seat walked away from is not read as a forgery.
   if (verdict.failed === 0 && verdict.incomplete > 0) {
     return `${counts}: nothing failed; ${verdict.incomplete} ${verdict.incomplete === 1 ? 'hand is' : 'hands are'} not countersigned by every seat`
   }

@@ -2,7 +2,7 @@ import { canonicalJson } from '../canonical.js'
 import { fromUtf8, sha256, toHex, utf8 } from '../bytes.js'
 import { isPeerId } from '../identity.js'
 import { verifyDocument, type Signed } from '../signed.js'
-import type { PayloadLink } from './hand-chain.js'
+import type { PayloadLink } from './types.js'
 import { ENTRY_TYPE, GENESIS_PREV, HEAD_TYPE, KIND_PATTERN, MAX_ENTRY_BYTES, MAX_HEAD_BYTES } from './format.js'
 
 /** A line of a log as it arrives: text (store, file) or its UTF-8 bytes (file, network frame). */

@@ -1,29 +1,6 @@
-import type { LogFailure } from './failure.js'
+import type { EntryStatus, LogFailure, PayloadLink } from './types.js'
 
-/**
- * Where a log entry's payload sits in a chain of documents its payload verifier knows about: for
- * fairdeal tables, the COMMIT of a hand in the chain of one dealer's COMMITs at one table (each
- * COMMIT's `prev` is the digest of that dealer's previous COMMIT there; hand 1's is all zeros).
- * Plain data, computed beside the payload check (possibly on a worker thread).
- */
-export interface PayloadLink {
-  /** Which chain: for hands, the table id and the dealer's peer id. */
-  chain: { table: string, dealer: string }
-  /** Position in the chain: the hand number, 1, 2, 3, … */
-  index: number
-  /** The digest of this element (the COMMIT's docDigest). */
-  id: string
-  /** The digest of the element before it; all zeros for index 1. */
-  prev: string
-  /** A dealer's `missing-nonce` (`nonce`) or `missing-view` (`view`) record that verified alone: the peers it blames. */
-  claim?: { what: 'nonce' | 'view', blamed: string[] }
-  /**
-   * Another abort record of this COMMIT that verified alone, not the dealer's: the peers whose
-   * NONCE, and whose VIEW, it carries (its author's own left out: a seat's own document, shown
-   * after the fact, proves nothing about when it was sent).
-   */
-  released?: { nonce: string[], view: string[] }
-}
+export type { PayloadLink, EntryStatus } from './types.js'
 
 const ZERO = '0'.repeat(64)
 
@@ -36,8 +13,6 @@ interface Seen {
   status: EntryStatus
 }
 
-export type EntryStatus = 'passed' | 'failed' | 'incomplete'
-
 /**
  * The hand-chain checks of a log (docs/log.md, "Hand chains"), run once every entry is in, since a
  * dealer's hands may end out of order (pipelining). For each dealer at each table:
@@ -46,7 +21,9 @@ export type EntryStatus = 'passed' | 'failed' | 'incomplete'
  *   when hand n−1 is in the log (`hand-chain-link` otherwise);
  * - no hand below the highest one is absent (`hand-chain-gap`): hands are numbered 1, 2, 3, … and
  *   each COMMIT names the one before, so a missing number is a committed hand that ends in neither
- *   a receipt nor a record of this log. Only checked for a whole log (input starting at seq 0).
+ *   a receipt nor a record of this log. Only checked for a whole log (input starting at seq 0),
+ *   and not when an entry could not be read or is missing (`gaps` false): that entry may have held
+ *   the hand, and its own failure already stands.
  *
  * Keeps one small record per hand: about 0.2 KB (182 bytes measured over 200,000 hands), the only state of log verification that grows
  * with the log.
@@ -55,7 +32,7 @@ export class HandChains {
   readonly #chains = new Map<string, { table: string, dealer: string, hands: Map<number, Seen> }>()
   readonly #forks: Array<{ failure: LogFailure, status: EntryStatus }> = []
   /** Dealers' missing-nonce and missing-view records, and what other records show released, by COMMIT and kind (rare: aborts only). */
-  readonly #claims: Array<{ key: string, what: 'nonce' | 'view', where: string, blamed: string[], seq: number, line?: number, status: EntryStatus }> = []
+  readonly #claims: Array<{ key: string, what: 'nonce' | 'view', dealer: string, where: string, blamed: string[], seq: number, line?: number, status: EntryStatus }> = []
   readonly #released = new Map<string, Map<string, number>>()
 
   add (link: PayloadLink, seq: number, line: number | undefined, status: EntryStatus): void {
@@ -67,7 +44,7 @@ export class HandChains {
     }
     if (link.claim !== undefined) {
       const { what, blamed } = link.claim
-      this.#claims.push({ key: `${link.id}/${what}`, what, where: `hand ${link.index} of table ${link.chain.table}`, blamed, seq, line, status })
+      this.#claims.push({ key: `${link.id}/${what}`, what, dealer: link.chain.dealer, where: `hand ${link.index} of table ${link.chain.table}`, blamed, seq, line, status })
     }
     for (const what of ['nonce', 'view'] as const) {
       for (const peer of link.released?.[what] ?? []) {
@@ -87,7 +64,8 @@ export class HandChains {
           line,
           problems: [`hand ${link.index} of table ${link.chain.table} carries another COMMIT than seq ${seen.seq} (${short(link.id)} vs ${short(seen.id)}): the dealer ${link.chain.dealer} signed two`],
           codes: ['hand-chain-fork'],
-          count: 1
+          count: 1,
+          fault: link.chain.dealer
         }
       })
     }
@@ -97,7 +75,7 @@ export class HandChains {
    * The failures found, each with the status its entry had (a link failure turns a passed entry
    * into a failed one; a gap counts as many failed entries as hands are missing).
    */
-  finish (wholeLog: boolean): Array<{ failure: LogFailure, status: EntryStatus | 'missing' }> {
+  finish (wholeLog: boolean, gaps = true): Array<{ failure: LogFailure, status: EntryStatus | 'missing' }> {
     const out: Array<{ failure: LogFailure, status: EntryStatus | 'missing' }> = [...this.#forks]
     // A dealer's missing-nonce (missing-view) blaming a seat whose NONCE (VIEW) for that very
     // COMMIT another record of this log holds is refuted: that seat released it (docs/protocol.md §10).
@@ -109,7 +87,7 @@ export class HandChains {
       const doc = claim.what === 'nonce' ? 'NONCE' : 'VIEW'
       out.push({
         status: claim.status,
-        failure: { seq: claim.seq, line: claim.line, problems: [`${claim.where}: the dealer's missing-${claim.what} record blames ${shown}, whose ${doc} for this COMMIT another record of this log holds: it was released`], codes: ['abort-refuted'], count: 1 }
+        failure: { seq: claim.seq, line: claim.line, problems: [`${claim.where}: the dealer's missing-${claim.what} record blames ${shown}, whose ${doc} for this COMMIT another record of this log holds: it was released`], codes: ['abort-refuted'], count: 1, fault: claim.dealer }
       })
     }
     for (const chain of this.#chains.values()) {
@@ -120,14 +98,14 @@ export class HandChains {
         const at = { seq: h.seq, line: h.line }
         const where = `hand ${n} of table ${chain.table}`
         if (n === 1 && h.prev !== ZERO) {
-          out.push({ status: h.status, failure: { ...at, problems: [`${where} is the first hand, but its COMMIT's prev is not all zeros`], codes: ['hand-chain-link'], count: 1 } })
+          out.push({ status: h.status, failure: { ...at, problems: [`${where} is the first hand, but its COMMIT's prev is not all zeros`], codes: ['hand-chain-link'], count: 1, fault: chain.dealer } })
         } else if (n > 1 && h.prev === ZERO) {
-          out.push({ status: h.status, failure: { ...at, problems: [`${where}: its COMMIT's prev is all zeros, as only hand 1's may be`], codes: ['hand-chain-link'], count: 1 } })
+          out.push({ status: h.status, failure: { ...at, problems: [`${where}: its COMMIT's prev is all zeros, as only hand 1's may be`], codes: ['hand-chain-link'], count: 1, fault: chain.dealer } })
         } else if (n > 1 && chain.hands.has(n - 1) && h.prev !== (chain.hands.get(n - 1) as Seen).id) {
-          out.push({ status: h.status, failure: { ...at, problems: [`${where}: its COMMIT's prev is not the digest of hand ${n - 1}'s COMMIT (seq ${(chain.hands.get(n - 1) as Seen).seq})`], codes: ['hand-chain-link'], count: 1 } })
+          out.push({ status: h.status, failure: { ...at, problems: [`${where}: its COMMIT's prev is not the digest of hand ${n - 1}'s COMMIT (seq ${(chain.hands.get(n - 1) as Seen).seq})`], codes: ['hand-chain-link'], count: 1, fault: chain.dealer } })
         }
         const first = before + 1
-        if (n > first && (wholeLog || before > 0)) {
+        if (gaps && n > first && (wholeLog || before > 0)) {
           const range = n - 1 === first ? `hand ${first}` : `hands ${first}..${n - 1}`
           out.push({
             status: 'missing',

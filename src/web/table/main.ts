@@ -1,7 +1,6 @@
 import '../style.css'
 import { cardRow } from '../cards.js'
 import { el, short } from '../dom.js'
-import type { NodeEvent } from '../../daemon/events.js'
 import { getScheme } from '../../core/schemes/registry.js'
 
 /**
@@ -62,6 +61,24 @@ function handOf (n: number): HandState {
   let h = hands.get(n)
   if (h === undefined) { h = { hand: n, cards: [], revealed: false }; hands.set(n, h) }
   return h
+}
+
+/**
+ * A hand event as the node's event stream sends it (src/daemon/events.ts NodeEvent, as JSON): the
+ * fields this page reads, written here because browser code imports src/core only (README, "Source
+ * layout").
+ */
+type NodeEvent = {
+  hand: number
+  role: 'dealer' | 'seat'
+  event:
+  | { type: 'committed', commitment: string, beaconRound: number | null }
+  | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
+  | { type: 'revealed' }
+  | { type: 'shield', ok: boolean, problems: string[] }
+  | { type: 'receipt', acked: number[] }
+  | { type: 'aborted', reason: string, blame: string[], detail: string }
+  | { type: 'contributed' | 'viewing' | 'nonces-recovered' | 'recovered' }
 }
 
 function apply (e: NodeEvent): void {
