@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest'
 import * as fc from 'fast-check'
 import { fromHex } from '../src/core/bytes.js'
 import {
-  G, IDENTITY, ORDER, blindEngine, blindEngineReady, cardPoint, encodeCiphertext, jointKey, mulSecret, pointToHex,
-  publicKey, randomScalar, seededRandom, shuffleDeck, startingDeck, withNobleEngine
+  G, IDENTITY, ORDER, blindEngine, blindEngineReady, cardPoint, encodeCiphertext, forgetVerifiedShuffles, jointKey, mulSecret, pointToHex,
+  publicKey, randomScalar, seededRandom, shuffleDeck, startingDeck, verifyShuffle, withNobleEngine
 } from '../src/core/blind/index.js'
 
 const kat = JSON.parse(readFileSync(new URL('./fixtures/blind-shuffle.json', import.meta.url), 'utf8'))
@@ -48,6 +48,10 @@ describe('blind-v1 engine', () => {
       const made = shuffleDeck(kat.shuffles[0].context, pk, startingDeck(kat.cards), random)
       expect(made.output.map(encodeCiphertext)).toEqual(kat.shuffles[0].output)
       expect(made.proof).toEqual(kat.shuffles[0].proof)
+      forgetVerifiedShuffles()
+      expect(verifyShuffle(kat.shuffles[0].context, pk, startingDeck(kat.cards), made.output, made.proof)).toBe(true)
+      const bad = { ...made.proof, s1: made.proof.s2 }
+      expect(verifyShuffle(kat.shuffles[0].context, pk, startingDeck(kat.cards), made.output, bad)).toBe(false)
     })
   })
 })

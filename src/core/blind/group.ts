@@ -135,9 +135,37 @@ export function mulSecret (p: Point, x: bigint): Point {
   return remember(RistrettoPoint.fromBytes(out), out)
 }
 
-/** x·P for public values (faster, variable time). */
+/** x·P for public values: libsodium once loaded (faster than noble's variable-time wNAF), noble's otherwise. */
 export function mulPublic (p: Point, x: bigint): Point {
+  if (engine !== null) return mulSecret(p, x)
   return p.multiplyUnsafe(mod(x))
+}
+
+/**
+ * The encoding of Σ xᵢ·Pᵢ for a few public terms, what a Fiat–Shamir verifier hashes. On libsodium
+ * every product and sum stays in encoded form (no decode to noble's coordinates between them);
+ * terms with x ≡ 0 or Pᵢ = identity are skipped (libsodium refuses an identity result), and an
+ * empty sum is the identity's encoding. Same bytes as noble's sum.
+ */
+export function combineToBytes (terms: ReadonlyArray<readonly [Point, bigint]>): Uint8Array {
+  if (engine === null) return pointToBytes(sumPoints(terms.map(([p, x]) => mulPublic(p, x))))
+  const e = engine
+  let acc: Uint8Array | null = null
+  for (const [p, x] of terms) {
+    const s = mod(x)
+    if (s === 0n || p.is0()) continue
+    const sb = numberToBytesLE(s, 32)
+    const prod = p === G ? e.crypto_scalarmult_ristretto255_base(sb) : e.crypto_scalarmult_ristretto255(sb, pointToBytes(p))
+    acc = acc === null ? prod : addEncoded(e, acc, prod)
+  }
+  return acc ?? pointToBytes(IDENTITY)
+}
+
+/** a + b on encodings; a sum that is the identity (b = −a) is its all-zero encoding. */
+function addEncoded (e: typeof sodium, a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.every(v => v === 0)) return b
+  if (b.every(v => v === 0)) return a
+  return e.crypto_core_ristretto255_add(a, b)
 }
 
 /** Σ xᵢ·Pᵢ over public values (Pippenger). */
