@@ -14,7 +14,7 @@ import { checkAcks, checkBeaconEntry } from '../core/hand/verify.js'
 import { verifyAbort } from '../core/hand/abort-rules.js'
 import { messagesOf } from '../core/hand/reasons.js'
 import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
-import type { PositionDelivery } from '../core/schemes/blind.js'
+import { isPublicStage, type PositionDelivery } from '../core/schemes/blind.js'
 import type { Delivery } from '../core/schemes/types.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
@@ -289,7 +289,8 @@ export class BlindSeatMachine {
 
   #onShares (doc: SignedBshares): Effect[] {
     const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
-    if (doc.body.to !== this.#seat && doc.body.to !== null) throw new Rejection('shares for another seat\'s cards')
+    // A public delivery owned by a seat (duo's face-up packets) is opened by every seat.
+    if (doc.body.to !== this.#seat && doc.body.to !== null && !isPublicStage(hand.commit.body.game, doc.body.stage)) throw new Rejection('shares for another seat\'s cards')
     if (doc.body.seat === this.#seat) throw new Rejection('my own shares relayed back')
     if (hand.shares.some(s => s.body.seat === doc.body.seat && s.body.stage === doc.body.stage && s.body.to === doc.body.to)) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage} came twice`)
     if (!this.#verify(doc)) throw new Rejection(`shares of seat ${doc.body.seat}: bad signature`)
