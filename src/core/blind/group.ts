@@ -141,23 +141,50 @@ export function mulPublic (p: Point, x: bigint): Point {
   return p.multiplyUnsafe(mod(x))
 }
 
+/** A point, or its canonical encoding (what a sum kept in encoded form hands on). */
+export type PointOrEncoding = Point | Uint8Array
+
+function encodingOf (p: PointOrEncoding): Uint8Array {
+  return p instanceof Uint8Array ? p : pointToBytes(p)
+}
+
+function isIdentity (p: PointOrEncoding): boolean {
+  return p instanceof Uint8Array ? p.every(v => v === 0) : p.is0()
+}
+
 /**
- * The encoding of Σ xᵢ·Pᵢ for a few public terms, what a Fiat–Shamir verifier hashes. On libsodium
- * every product and sum stays in encoded form (no decode to noble's coordinates between them);
- * terms with x ≡ 0 or Pᵢ = identity are skipped (libsodium refuses an identity result), and an
- * empty sum is the identity's encoding. Same bytes as noble's sum.
+ * The encoding of Σ xᵢ·Pᵢ + Σ Qⱼ, what a Fiat–Shamir transcript hashes. On libsodium every
+ * product and sum stays in encoded form (no decode to noble's coordinates between them); terms
+ * with x ≡ 0 or Pᵢ = identity are skipped (libsodium refuses an identity result), and an empty sum
+ * is the identity's encoding. Same bytes as noble's sum, which runs otherwise. The products are
+ * libsodium's constant-time multiplication, so a prover may pass secret scalars: the only branch
+ * on them is x ≡ 0, which a uniformly drawn secret is with probability 2^-252.
  */
-export function combineToBytes (terms: ReadonlyArray<readonly [Point, bigint]>): Uint8Array {
-  if (engine === null) return pointToBytes(sumPoints(terms.map(([p, x]) => mulPublic(p, x))))
+export function combineToBytes (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[] = []): Uint8Array {
+  return combine(terms, plus, mulPublic)
+}
+
+/** combineToBytes for secret scalars: on noble, its constant-time ladder (mulSecret) instead of wNAF. */
+export function combineSecretToBytes (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[] = []): Uint8Array {
+  return combine(terms, plus, mulSecret)
+}
+
+function combine (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[], nobleMul: (p: Point, x: bigint) => Point): Uint8Array {
+  if (engine === null) {
+    const asPoint = (p: PointOrEncoding): Point => p instanceof Uint8Array ? RistrettoPoint.fromBytes(p) : p
+    return pointToBytes(sumPoints([...terms.map(([p, x]) => nobleMul(asPoint(p), x)), ...plus.map(asPoint)]))
+  }
   const e = engine
   let acc: Uint8Array | null = null
   for (const [p, x] of terms) {
     const s = mod(x)
-    if (s === 0n || p.is0()) continue
+    if (s === 0n || isIdentity(p)) continue
     const sb = numberToBytesLE(s, 32)
-    const prod = p === G ? e.crypto_scalarmult_ristretto255_base(sb) : e.crypto_scalarmult_ristretto255(sb, pointToBytes(p))
+    const prod = p === G ? e.crypto_scalarmult_ristretto255_base(sb) : e.crypto_scalarmult_ristretto255(sb, encodingOf(p))
+    sb.fill(0)
     acc = acc === null ? prod : addEncoded(e, acc, prod)
   }
+  for (const q of plus) acc = acc === null ? encodingOf(q) : addEncoded(e, acc, encodingOf(q))
   return acc ?? pointToBytes(IDENTITY)
 }
 
