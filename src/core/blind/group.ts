@@ -101,12 +101,30 @@ export function pointToHex (p: Point): string {
   return toHex(pointToBytes(p))
 }
 
+/**
+ * Points decoded lately, by their hex (noble's decode is a field square root, the largest cost of
+ * verifying a receipt once the multiplications are on libsodium; each deck is read as one seat's
+ * output and the next one's input, and by every party a node hosts). Points are immutable. At
+ * 8,192 entries (a tarot hand reads about 1,600 distinct points) the map starts afresh.
+ */
+const decoded = new Map<string, Point>()
+
+/** Forgets the decoded points: benchmarks timing a cold verification call it first. */
+export function forgetDecodedPoints (): void {
+  decoded.clear()
+}
+
 /** A point from a document: 64 lowercase hex characters, a canonical ristretto255 encoding. */
 export function pointFromHex (hex: unknown, what: string): Point {
   if (typeof hex !== 'string' || !HEX64.test(hex)) throw new CoreInputError(`${what} must be a group element: 64 lowercase hex characters`)
+  const known = decoded.get(hex)
+  if (known !== undefined) return known
   try {
     const bytes = fromHex(hex)
-    return remember(RistrettoPoint.fromBytes(bytes), bytes)
+    const p = remember(RistrettoPoint.fromBytes(bytes), bytes)
+    if (decoded.size >= 8192) decoded.clear()
+    decoded.set(hex, p)
+    return p
   } catch {
     throw new CoreInputError(`${what} is not a canonical ristretto255 encoding`)
   }
