@@ -1,6 +1,7 @@
 // libp2p 3 targets Node 22+. Node 20 lacks Promise.withResolvers and a global WebSocket;
 // both shims are guarded so this module is a no-op where the platform already has them.
 import { WebSocket as WsWebSocket } from 'ws'
+import { blindEngineReady } from './core/blind/group.js'
 
 interface PromiseWithResolversShape<T> {
   promise: Promise<T>
@@ -22,3 +23,8 @@ const g = globalThis as unknown as { WebSocket?: unknown }
 if (typeof g.WebSocket === 'undefined') {
   g.WebSocket = WsWebSocket
 }
+
+// blind-v1's fast engine (libsodium's ristretto255, WebAssembly) loads asynchronously: every
+// process entry (bin/fairdeal.js, the bench, the vitest setup) imports this module first, so one
+// await here puts every later deal on it. src/core/blind/group.ts falls back to noble until then.
+await blindEngineReady()

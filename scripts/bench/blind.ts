@@ -2,11 +2,12 @@
 // cards, 5 seats): shuffle + prove, check the other seats' proofs, deal (shares made, shares checked,
 // own cards opened); the whole hand end to end over loopback with every node in its own process;
 // the receipt's size and its offline verification. Each figure is printed beside the bound its
-// scalar multiplications alone take, with the unit costs measured in the same run.
+// scalar multiplications alone take, with the unit costs measured in the same run on the engine the
+// code runs on (libsodium's ristretto255 once loaded; noble's costs are printed beside them).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { G, decodeDeck, forgetVerifiedShuffles, msm, mulPublic, mulSecret, pointFromHex, publicKey, randomScalar, scalarFromHex, seededRandom, type Point } from '../../src/core/blind/index.js'
+import { G, blindEngine, blindEngineReady, decodeDeck, forgetDecodedPoints, forgetVerifiedShuffles, msm, withNobleEngine, mulPublic, mulSecret, pointFromHex, publicKey, randomScalar, scalarFromHex, seededRandom, type Point } from '../../src/core/blind/index.js'
 import { beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, checkBshares, checkBshuffle, dealtDeck } from '../../src/core/hand/blind.js'
 import { docDigest } from '../../src/core/hand/digest.js'
 import { makeBshares, makeBshuffle } from '../../src/protocol/blind-docs.js'
@@ -19,15 +20,22 @@ import pino from 'pino'
 
 const random = seededRandom(new Uint8Array(32).fill(3))
 
+type Units = { varMs: number, baseMs: number, publicMs: number, msmPointMs: number }
+
 /** Unit costs: a variable-base and a fixed-base multiplication (secret scalars), a public one, an MSM point. */
-function units (): { varMs: number, baseMs: number, publicMs: number, msmPointMs: number } {
+function units (): Units {
   const scalars = Array.from({ length: 64 }, () => randomScalar(random))
   const points: Point[] = scalars.map(s => publicKey(s))
+  // The best of 5 batches: the machine is shared, and a unit cost is what one operation takes undisturbed.
   const time = (fn: (i: number) => unknown, n: number): number => {
     for (let i = 0; i < 8; i++) fn(i)
-    const t = performance.now()
-    for (let i = 0; i < n; i++) fn(i)
-    return (performance.now() - t) / n
+    let best = Infinity
+    for (let b = 0; b < 5; b++) {
+      const t = performance.now()
+      for (let i = 0; i < n / 5; i++) fn(i)
+      best = Math.min(best, (performance.now() - t) / (n / 5))
+    }
+    return best
   }
   return {
     varMs: time(i => mulSecret(points[i & 63], scalars[(i + 1) & 63]), 200),
@@ -37,12 +45,23 @@ function units (): { varMs: number, baseMs: number, publicMs: number, msmPointMs
   }
 }
 
+/**
+ * One shuffle check of N cards. On libsodium (src/core/blind/shuffle.ts): t₃, t₄₁, t₄₂ are sums of
+ * 2N+1 products (6N+1 variable-base, 2 fixed-base), t̂ᵢ 2 variable + 1 fixed each, t₁ and t₂ 1 + 1:
+ * 8N+3 variable-base and N+4 fixed-base. On noble: 6 Pippenger MSMs of about N points, 2N+3
+ * variable-base and N+2 fixed-base.
+ */
+function shuffleCheckBound (N: number, u: Units): number {
+  if (blindEngine() === 'libsodium') return (8 * N + 3) * u.publicMs + (N + 4) * u.baseMs
+  return 6 * (N + 1) * u.msmPointMs + (2 * N + 3) * u.publicMs + (N + 2) * u.baseMs
+}
+
 const fmt = (ms: number): string => ms >= 100 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`
 function line (label: string, ms: number, boundMs: number, goal?: string): void {
   console.log(`${label.padEnd(44)} ${fmt(ms).padStart(9)}   scalar-mult bound ${fmt(boundMs).padStart(9)}   ratio ${(boundMs / ms * 100).toFixed(0)}%${goal !== undefined ? `   ${goal}` : ''}`)
 }
 
-function perGame (game: string, seats: number, N: number, u: ReturnType<typeof units>): void {
+function perGame (game: string, seats: number, N: number, u: Units): void {
   const signers: Signer[] = Array.from({ length: seats }, (_, i) => signerFromSeed(new Uint8Array(32).fill(i + 1)))
   const run = playBlindHand({ table: 'bench', hand: 1, game, dealer: signers[0], seats: signers, params: { dealer: 0 }, random })
   const { receipt } = run
@@ -59,6 +78,7 @@ function perGame (game: string, seats: number, N: number, u: ReturnType<typeof u
   const proveMs = performance.now() - t
   // Check the others' proofs (what seat 1 checks: every shuffle but its own).
   forgetVerifiedShuffles() // playing the hand checked these very proofs
+  forgetDecodedPoints()
   t = performance.now()
   for (const [i, doc] of receipt.shuffles.entries()) if (i !== me) checkBshuffle(commit, h.digest, doc, pk, decks[i])
   const checkMs = performance.now() - t
@@ -77,44 +97,56 @@ function perGame (game: string, seats: number, N: number, u: ReturnType<typeof u
   const checked = incoming.reduce((a, v) => a + v.d.positions.length, 0)
   const own = mine.reduce((a, d) => a + d.positions.length, 0)
   // Counts (docs/dealer-blind.md §5, §6): proving 5N+1 variable-base and 4N+4 fixed-base multiplications
-  // (secret scalars); checking 6 MSMs of about N points, 2N+3 public variable-base and N+2 fixed-base;
+  // (secret scalars); checking: shuffleCheckBound;
   // a share made 2 variable + 2 fixed, checked 3 public variable + 1 fixed.
   const proveBound = (5 * N + 1) * u.varMs + (4 * N + 4) * u.baseMs
-  const checkBound = 6 * (N + 1) * u.msmPointMs + (2 * N + 3) * u.publicMs + (N + 2) * u.baseMs
+  const checkBound = shuffleCheckBound(N, u)
   const dealBound = made * (2 * u.varMs + 2 * u.baseMs) + checked * (3 * u.publicMs + u.baseMs) + own * u.varMs
   line(`${game} ${N}/${seats}: shuffle + prove, per seat`, proveMs, proveBound)
   line(`${game} ${N}/${seats}: check the ${seats - 1} other proofs, per seat`, checkMs, (seats - 1) * checkBound)
   line(`${game} ${N}/${seats}: deal (${made} shares made, ${checked} checked), per seat`, dealMs, dealBound)
   const bytes = canonicalBytes(receipt).length
   forgetVerifiedShuffles() // a reader verifies a receipt it has never seen
+  forgetDecodedPoints()
   t = performance.now()
   const verdict = verifyReceipt(receipt)
   const verifyMs = performance.now() - t
   if (!verdict.ok) throw new Error(`bench receipt does not verify: ${verdict.problems[0]}`)
   const verifyBound = seats * (checkBound + 2 * u.publicMs) + N * u.publicMs
-  line(`${game} ${N}/${seats}: receipt (${(bytes / 1024).toFixed(1)} KiB) verified offline`, verifyMs, verifyBound, game === 'coinche' ? `goal < 1.5 s: ${verifyMs < 1500 ? 'met' : 'NOT met'}` : undefined)
+  const goal = game === 'coinche' ? 100 : 250
+  line(`${game} ${N}/${seats}: receipt (${(bytes / 1024).toFixed(1)} KiB) verified offline`, verifyMs, verifyBound, `goal ≤ ${fmt(goal)}: ${verifyMs <= goal ? 'met' : 'NOT met'}`)
 }
 
-export async function run (): Promise<void> {
-  const u = units()
-  console.log(`unit costs: variable-base ${u.varMs.toFixed(3)} ms, fixed-base ${u.baseMs.toFixed(3)} ms, public variable-base ${u.publicMs.toFixed(3)} ms, per MSM point ${u.msmPointMs.toFixed(3)} ms`)
-  perGame('coinche', 4, 32, u)
-  perGame('tarot', 5, 78, u)
+async function endToEnd (game: string, seats: number, N: number, goalMs: number, u: Units): Promise<void> {
   // End to end: real nodes, one OS process each, loopback TCP: COMMIT → every seat holding its cards.
   const root = await mkdtemp(join(tmpdir(), 'fairdeal-bench-blind-'))
   try {
-    const result = await runDemo({ root, hands: 3, game: 'coinche', processes: true, beacon: null, transport: 'tcp', blind: true, logger: pino({ level: 'silent' }), onHand: () => {} })
+    const result = await runDemo({ root, hands: 3, game, processes: true, beacon: null, transport: 'tcp', blind: true, logger: pino({ level: 'silent' }), onHand: () => {} })
     const dealt = result.reports.map(r => r.dealtMs).filter((x): x is number => x !== undefined)
     if (result.failures.length > 0 || dealt.length === 0) {
       const aborted = result.reports.map(r => r.aborted === null ? 'ok' : `${r.aborted.reason}: ${r.aborted.detail}`)
-      console.log(`coinche 32/4 end to end: not measured (hands: ${aborted.join('; ')}; failures: ${result.failures.join('; ') || 'none'})`)
+      console.log(`${game} ${N}/${seats} end to end: not measured (hands: ${aborted.join('; ')}; failures: ${result.failures.join('; ') || 'none'})`)
       return
     }
     const best = Math.min(...dealt)
-    // The critical path: 4 proofs made and 3 checked in turn (each seat checks the previous one), then the shares.
-    const pathBound = 4 * ((5 * 32 + 1) * u.varMs + (4 * 32 + 4) * u.baseMs) + 3 * (6 * 33 * u.msmPointMs + 67 * u.publicMs + 34 * u.baseMs)
-    line('coinche 32/4 end to end (4 processes, loopback)', best, pathBound, `goal ≤ 2 s: ${best <= 2000 ? 'met' : 'NOT met'} (hands: ${dealt.map(d => fmt(d)).join(', ')})`)
+    // The critical path: the proofs made in turn, each checked by the next seat before it shuffles, then the shares.
+    const pathBound = seats * ((5 * N + 1) * u.varMs + (4 * N + 4) * u.baseMs) + (seats - 1) * shuffleCheckBound(N, u)
+    line(`${game} ${N}/${seats} end to end (${seats} processes, loopback)`, best, pathBound, `goal ≤ ${fmt(goalMs)}: ${best <= goalMs ? 'met' : 'NOT met'} (hands: ${dealt.map(d => fmt(d)).join(', ')})`)
   } finally {
     await rm(root, { recursive: true, force: true })
   }
+}
+
+export async function run (): Promise<void> {
+  await blindEngineReady()
+  const noble = withNobleEngine(units)
+  const u = units()
+  const show = (x: Units): string => `variable-base ${x.varMs.toFixed(3)} ms, fixed-base ${x.baseMs.toFixed(3)} ms, public variable-base ${x.publicMs.toFixed(3)} ms, per MSM point ${x.msmPointMs.toFixed(3)} ms (noble Pippenger)`
+  console.log(`unit costs, noble:     ${show(noble)}`)
+  console.log(`unit costs, ${blindEngine().padEnd(9)}: ${show(u)}   <- the engine in use; the bounds below use these`)
+  perGame('coinche', 4, 32, u)
+  perGame('tarot', 5, 78, u)
+  await endToEnd('coinche', 4, 32, 1000, u)
+  // The demo seats tarot at 4 (src/daemon/demo.ts); the goal of issue 19 is for 5 seats.
+  await endToEnd('tarot', 4, 78, 2000, u)
 }

@@ -6,7 +6,7 @@
  * The context's step names the deck position, so a share for one card verifies for no other.
  */
 import { CoreInputError } from '../errors.js'
-import { G, type Point, mod, mulPublic, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex, scalarToHex } from './group.js'
+import { G, type Point, combineToBytes, mod, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex, scalarToHex } from './group.js'
 import { randomScalar, type RandomBytes } from './random.js'
 import { challenge, type ProofContext } from './transcript.js'
 
@@ -26,9 +26,9 @@ export function verifyShare (ctx: ProofContext, pk: Point, b: Point, share: Shar
     const d = pointFromHex(share.d, 'share')
     const c = scalarFromHex(share.c, 'c')
     const s = scalarFromHex(share.s, 's')
-    const t1 = mulPublic(G, s).subtract(mulPublic(pk, c))
-    const t2 = mulPublic(b, s).subtract(mulPublic(d, c))
-    return challenge('share', ctx, [pk, b, d, t1, t2].map(pointToBytes)) === c ? d : undefined
+    const t1 = combineToBytes([[G, s], [pk, -c]])
+    const t2 = combineToBytes([[b, s], [d, -c]])
+    return challenge('share', ctx, [...[pk, b, d].map(pointToBytes), t1, t2]) === c ? d : undefined
   } catch (e) {
     if (e instanceof CoreInputError) return undefined
     throw e

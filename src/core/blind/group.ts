@@ -1,13 +1,14 @@
 /**
- * The group of blind-v1: ristretto255 (RFC 9496) from @noble/curves, its scalars mod ℓ, and the
- * fixed encodings every document and transcript uses. No curve or field arithmetic is written
- * here: points and scalars only pass through noble's API.
+ * The group of blind-v1: ristretto255 (RFC 9496), its scalars mod ℓ, and the fixed encodings every
+ * document and transcript uses. No curve or field arithmetic is written here: points and scalars
+ * only pass through @noble/curves' API and, once loaded, libsodium's (the engine below).
  *
  * - a scalar is 32 bytes little-endian, strictly below ℓ, written as 64 lowercase hex characters;
  * - a point is its canonical 32-byte ristretto255 encoding, 64 lowercase hex characters (the
  *   identity is 32 zero bytes); a non-canonical encoding is refused.
  */
 import { ristretto255, ristretto255_hasher } from '@noble/curves/ed25519.js'
+import sodium from 'libsodium-wrappers-sumo'
 import { pippenger } from '@noble/curves/abstract/curve.js'
 import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js'
 import { fromHex, toHex, utf8 } from '../bytes.js'
@@ -49,34 +50,167 @@ export function scalarFromHex (hex: unknown, what: string): bigint {
   return x
 }
 
+/**
+ * The engine. Secret-scalar multiplications run on libsodium's ristretto255 (WebAssembly, constant
+ * time, ~5-8x noble's ladder) once its module has loaded; until then, and where libsodium cannot
+ * load, on noble's. Both give the same group element for every scalar, so documents, proofs and the
+ * known-answer vectors are byte-identical whichever engine ran. libsodium loads asynchronously:
+ * loading starts when this module is imported, and `blindEngineReady()` resolves once it is done
+ * (the process entry src/polyfill.ts and the web pages await it before any hand; a caller that
+ * does not simply runs on noble until then). Public-scalar work (verifiers' multi-scalar
+ * multiplications) stays on noble's Pippenger, which libsodium does not have.
+ */
+let engine: typeof sodium | null = null
+const engineLoading: Promise<void> = sodium.ready.then(() => { engine = sodium }, () => { /* noble stays the engine */ })
+
+/** Resolves once the fastest engine is loaded (or failed to load: noble stays). Never rejects. */
+export function blindEngineReady (): Promise<void> {
+  return engineLoading
+}
+
+/** Which engine multiplies secret scalars now: 'libsodium' or 'noble'. */
+export function blindEngine (): 'libsodium' | 'noble' {
+  return engine === null ? 'noble' : 'libsodium'
+}
+
+/** Runs `f` with the secret-scalar engine forced to noble (benchmarks compare the two engines). */
+export function withNobleEngine<T> (f: () => T): T {
+  const saved = engine
+  engine = null
+  try { return f() } finally { engine = saved }
+}
+
+/**
+ * Encodings already known, by point: a point decoded from a document or produced by libsodium
+ * carries its 32 bytes, so encoding it again (a field inversion and square root in noble) is free.
+ */
+const encodings = new WeakMap<Point, Uint8Array>()
+
+function remember (p: Point, bytes: Uint8Array): Point {
+  encodings.set(p, bytes)
+  return p
+}
+
 export function pointToBytes (p: Point): Uint8Array {
-  return p.toBytes()
+  let b = encodings.get(p)
+  if (b === undefined) { b = p.toBytes(); encodings.set(p, b) }
+  return b.slice()
 }
 
 export function pointToHex (p: Point): string {
-  return toHex(p.toBytes())
+  return toHex(pointToBytes(p))
+}
+
+/**
+ * Points decoded lately, by their hex (noble's decode is a field square root, the largest cost of
+ * verifying a receipt once the multiplications are on libsodium; each deck is read as one seat's
+ * output and the next one's input, and by every party a node hosts). Points are immutable. At
+ * 8,192 entries (a tarot hand reads about 1,600 distinct points) the map starts afresh.
+ */
+const decoded = new Map<string, Point>()
+
+/** Forgets the decoded points: benchmarks timing a cold verification call it first. */
+export function forgetDecodedPoints (): void {
+  decoded.clear()
 }
 
 /** A point from a document: 64 lowercase hex characters, a canonical ristretto255 encoding. */
 export function pointFromHex (hex: unknown, what: string): Point {
   if (typeof hex !== 'string' || !HEX64.test(hex)) throw new CoreInputError(`${what} must be a group element: 64 lowercase hex characters`)
+  const known = decoded.get(hex)
+  if (known !== undefined) return known
   try {
-    return RistrettoPoint.fromBytes(fromHex(hex))
+    const bytes = fromHex(hex)
+    const p = remember(RistrettoPoint.fromBytes(bytes), bytes)
+    if (decoded.size >= 8192) decoded.clear()
+    decoded.set(hex, p)
+    return p
   } catch {
     throw new CoreInputError(`${what} is not a canonical ristretto255 encoding`)
   }
 }
 
-/** x·P for a secret x (noble's constant-time ladder); 0 and the identity are allowed. */
+/**
+ * x·P for a secret x, constant time in x; 0 and the identity are allowed and give the identity.
+ * On libsodium: crypto_scalarmult_ristretto255 clears bit 255 of the scalar, which no reduced
+ * scalar has set (ℓ < 2^253), and throws when the result is the identity, which in a group of
+ * prime order happens only for x ≡ 0 or P = identity, both answered before the call (the catch
+ * answers the identity too, as noble does). The fixed base G uses libsodium's base-point tables.
+ */
 export function mulSecret (p: Point, x: bigint): Point {
   const s = mod(x)
   if (s === 0n || p.is0()) return IDENTITY
-  return p.multiply(s)
+  if (engine === null) return p.multiply(s)
+  const sb = numberToBytesLE(s, 32)
+  let out: Uint8Array
+  try {
+    out = p === G ? engine.crypto_scalarmult_ristretto255_base(sb) : engine.crypto_scalarmult_ristretto255(sb, pointToBytes(p))
+  } catch {
+    return IDENTITY
+  } finally {
+    sb.fill(0)
+  }
+  return remember(RistrettoPoint.fromBytes(out), out)
 }
 
-/** x·P for public values (faster, variable time). */
+/** x·P for public values: libsodium once loaded (faster than noble's variable-time wNAF), noble's otherwise. */
 export function mulPublic (p: Point, x: bigint): Point {
+  if (engine !== null) return mulSecret(p, x)
   return p.multiplyUnsafe(mod(x))
+}
+
+/** A point, or its canonical encoding (what a sum kept in encoded form hands on). */
+export type PointOrEncoding = Point | Uint8Array
+
+function encodingOf (p: PointOrEncoding): Uint8Array {
+  return p instanceof Uint8Array ? p : pointToBytes(p)
+}
+
+function isIdentity (p: PointOrEncoding): boolean {
+  return p instanceof Uint8Array ? p.every(v => v === 0) : p.is0()
+}
+
+/**
+ * The encoding of Σ xᵢ·Pᵢ + Σ Qⱼ, what a Fiat–Shamir transcript hashes. On libsodium every
+ * product and sum stays in encoded form (no decode to noble's coordinates between them); terms
+ * with x ≡ 0 or Pᵢ = identity are skipped (libsodium refuses an identity result), and an empty sum
+ * is the identity's encoding. Same bytes as noble's sum, which runs otherwise. The products are
+ * libsodium's constant-time multiplication, so a prover may pass secret scalars: the only branch
+ * on them is x ≡ 0, which a uniformly drawn secret is with probability 2^-252.
+ */
+export function combineToBytes (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[] = []): Uint8Array {
+  return combine(terms, plus, mulPublic)
+}
+
+/** combineToBytes for secret scalars: on noble, its constant-time ladder (mulSecret) instead of wNAF. */
+export function combineSecretToBytes (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[] = []): Uint8Array {
+  return combine(terms, plus, mulSecret)
+}
+
+function combine (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[], nobleMul: (p: Point, x: bigint) => Point): Uint8Array {
+  if (engine === null) {
+    const asPoint = (p: PointOrEncoding): Point => p instanceof Uint8Array ? RistrettoPoint.fromBytes(p) : p
+    return pointToBytes(sumPoints([...terms.map(([p, x]) => nobleMul(asPoint(p), x)), ...plus.map(asPoint)]))
+  }
+  const e = engine
+  let acc: Uint8Array | null = null
+  for (const [p, x] of terms) {
+    const s = mod(x)
+    if (s === 0n || isIdentity(p)) continue
+    const sb = numberToBytesLE(s, 32)
+    const prod = p === G ? e.crypto_scalarmult_ristretto255_base(sb) : e.crypto_scalarmult_ristretto255(sb, encodingOf(p))
+    sb.fill(0)
+    acc = acc === null ? prod : addEncoded(e, acc, prod)
+  }
+  for (const q of plus) acc = acc === null ? encodingOf(q) : addEncoded(e, acc, encodingOf(q))
+  return acc ?? pointToBytes(IDENTITY)
+}
+
+/** a + b on encodings; a sum that is the identity (b = −a) is its all-zero encoding. */
+function addEncoded (e: typeof sodium, a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.every(v => v === 0)) return b
+  if (b.every(v => v === 0)) return a
+  return e.crypto_core_ristretto255_add(a, b)
 }
 
 /** Σ xᵢ·Pᵢ over public values (Pippenger). */

@@ -4,7 +4,7 @@
  *   Verify: pk is not the identity; T' = s·G − c·pk; c = H("key", ctx, [pk, T']).
  */
 import { CoreInputError } from '../errors.js'
-import { G, type Point, mod, mulPublic, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex, scalarToHex } from './group.js'
+import { G, type Point, combineToBytes, mod, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex, scalarToHex } from './group.js'
 import { randomScalar, type RandomBytes } from './random.js'
 import { challenge, type ProofContext } from './transcript.js'
 
@@ -28,8 +28,8 @@ export function verifyKey (ctx: ProofContext, pub: string, proof: KeyProof): boo
     if (pk.is0()) return false
     const c = scalarFromHex(proof.c, 'c')
     const s = scalarFromHex(proof.s, 's')
-    const t = mulPublic(G, s).subtract(mulPublic(pk, c))
-    return challenge('key', ctx, [pointToBytes(pk), pointToBytes(t)]) === c
+    const t = combineToBytes([[G, s], [pk, -c]])
+    return challenge('key', ctx, [pointToBytes(pk), t]) === c
   } catch (e) {
     if (e instanceof CoreInputError) return false
     throw e

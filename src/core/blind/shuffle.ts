@@ -9,12 +9,12 @@
  * Generators h, h₀ … h_{n−1} come from hash-to-curve (group.ts), so nobody knows a relation
  * between them and G. docs/dealer-blind.md §5 has the equations.
  */
-import { concatBytes, sha256Hex, utf8 } from '../bytes.js'
+import { concatBytes, sha256Hex, toHex, utf8 } from '../bytes.js'
 import { BoundedSet } from '../bounded-set.js'
 import { CoreInputError } from '../errors.js'
 import { type Ciphertext, deckBytes, reEncrypt } from './elgamal.js'
 import {
-  G, type Point, mod, msm, mulPublic, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex,
+  G, type Point, blindEngine, combineSecretToBytes, combineToBytes, mod, msm, mulPublic, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex,
   scalarToHex, shuffleGenerators, sumPoints
 } from './group.js'
 import { randomPermutation, randomScalar, type RandomBytes } from './random.js'
@@ -66,24 +66,26 @@ export function proveShuffle (
   if (output.length !== n || permutation.length !== n || reencryption.length !== n) throw new CoreInputError('shuffle: input, output, permutation and randomness differ in length')
   if (new Set(permutation).size !== n || permutation.some(j => !Number.isInteger(j) || j < 0 || j >= n)) throw new CoreInputError('shuffle: not a permutation of the input positions')
   const { h, hs } = shuffleGenerators(n)
+  // Every commitment below is computed as an encoding (combineToBytes: on libsodium no decode to
+  // noble's coordinates between products and sums); the transcript and the proof need only bytes.
   // Permutation commitment: c_{π(i)} = r_{π(i)}·G + hᵢ.
   const r = new Array<bigint>(n)
-  const commitments = new Array<Point>(n)
+  const commitments = new Array<Uint8Array>(n)
   for (let i = 0; i < n; i++) {
     const j = permutation[i]
     r[j] = randomScalar(random)
-    commitments[j] = mulSecret(G, r[j]).add(hs[i])
+    commitments[j] = combineSecretToBytes([[G, r[j]]], [hs[i]])
   }
-  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), concatBytes(...commitments.map(pointToBytes))]
+  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), concatBytes(...commitments)]
   const u = linearChallenges(ctx, statement, n)
   const uP = permutation.map(j => u[j])
   // Commitment chain: ĉ_{−1} = h, ĉᵢ = r̂ᵢ·G + u'ᵢ·ĉ_{i−1}.
   const rHat: bigint[] = []
-  const chain: Point[] = []
-  let prev = h
+  const chain: Uint8Array[] = []
+  let prev: Point | Uint8Array = h
   for (let i = 0; i < n; i++) {
     rHat.push(randomScalar(random))
-    prev = mulSecret(G, rHat[i]).add(mulSecret(prev, uP[i]))
+    prev = combineSecretToBytes([[G, rHat[i]], [prev, uP[i]]])
     chain.push(prev)
   }
   const v = new Array<bigint>(n)
@@ -96,20 +98,19 @@ export function proveShuffle (
   const w = [randomScalar(random), randomScalar(random), randomScalar(random), randomScalar(random)]
   const wHat = Array.from({ length: n }, () => randomScalar(random))
   const wPrime = Array.from({ length: n }, () => randomScalar(random))
-  const weighted = (points: readonly Point[]): Point => sumPoints(points.map((p, i) => mulSecret(p, wPrime[i])))
-  const t1 = mulSecret(G, w[0])
-  const t2 = mulSecret(G, w[1])
-  const t3 = mulSecret(G, w[2]).add(weighted(hs))
-  const t41 = weighted(output.map(c => c.a)).subtract(mulSecret(pk, w[3]))
-  const t42 = weighted(output.map(c => c.b)).subtract(mulSecret(G, w[3]))
-  const tHat = chain.map((_, i) => mulSecret(G, wHat[i]).add(mulSecret(i === 0 ? h : chain[i - 1], wPrime[i])))
+  const weighted = (points: readonly Point[]): Array<readonly [Point, bigint]> => points.map((p, i) => [p, wPrime[i]] as const)
+  const t1 = combineSecretToBytes([[G, w[0]]])
+  const t2 = combineSecretToBytes([[G, w[1]]])
+  const t3 = combineSecretToBytes([[G, w[2]], ...weighted(hs)])
+  const t41 = combineSecretToBytes([...weighted(output.map(c => c.a)), [pk, mod(-w[3])]])
+  const t42 = combineSecretToBytes([...weighted(output.map(c => c.b)), [G, mod(-w[3])]])
+  const tHat = chain.map((_, i) => combineSecretToBytes([[G, wHat[i]], [i === 0 ? h : chain[i - 1], wPrime[i]]]))
   const e = challenge('shuffle', ctx, [
-    ...statement, concatBytes(...chain.map(pointToBytes)),
-    ...[t1, t2, t3, t41, t42].map(pointToBytes), concatBytes(...tHat.map(pointToBytes))
+    ...statement, concatBytes(...chain), t1, t2, t3, t41, t42, concatBytes(...tHat)
   ])
   return {
-    commitments: commitments.map(pointToHex),
-    chain: chain.map(pointToHex),
+    commitments: commitments.map(toHex),
+    chain: chain.map(toHex),
     e: scalarToHex(e),
     s1: scalarToHex(mod(w[0] - e * rBar)),
     s2: scalarToHex(mod(w[1] - e * rHatSum)),
@@ -188,19 +189,32 @@ function checkShuffle (ctx: ProofContext, pk: Point, input: readonly Ciphertext[
   let uProd = 1n
   for (const x of u) uProd = mod(uProd * x)
   const cHat = chain[n - 1].subtract(mulPublic(h, uProd))
-  const cTilde = msm(commitments, u)
-  const aIn = msm(input.map(c => c.a), u)
-  const bIn = msm(input.map(c => c.b), u)
-  const t1 = mulPublic(cBar, e).add(mulPublic(G, s1))
-  const t2 = mulPublic(cHat, e).add(mulPublic(G, s2))
-  const t3 = msm([cTilde, G, ...hs], [e, s3, ...sPrime])
-  const t41 = msm([aIn, pk, ...output.map(c => c.a)], [e, mod(-s4), ...sPrime])
-  const t42 = msm([bIn, G, ...output.map(c => c.b)], [e, mod(-s4), ...sPrime])
-  // Three terms: two single multiplications and G's precomputed table beat a tiny Pippenger.
-  const tHat = chain.map((c, i) => mulPublic(c, e).add(mulPublic(G, sHat[i])).add(mulPublic(i === 0 ? h : chain[i - 1], sPrime[i])))
+  const t1 = combineToBytes([[cBar, e], [G, s1]])
+  const t2 = combineToBytes([[cHat, e], [G, s2]])
+  let t3: Uint8Array, t41: Uint8Array, t42: Uint8Array
+  if (blindEngine() === 'libsodium') {
+    // t₃ = e·c̃ + s₃·G + Σ s'ᵢ·hᵢ with c̃ = Σ uᵢ·cᵢ folded in (e·uᵢ per term), likewise t₄₁, t₄₂:
+    // one sum of 2n+1 libsodium products each, in encoded form, beats noble's Pippenger plus the
+    // decodes and encodes of its intermediate points (measured in scripts/bench/blind.ts).
+    const eu = u.map(x => mod(e * x))
+    const terms = (ins: readonly Point[], head: ReadonlyArray<readonly [Point, bigint]>, outs: readonly Point[]): Array<readonly [Point, bigint]> =>
+      [...ins.map((p, i) => [p, eu[i]] as const), ...head, ...outs.map((p, i) => [p, sPrime[i]] as const)]
+    t3 = combineToBytes(terms(commitments, [[G, s3]], hs))
+    t41 = combineToBytes(terms(input.map(c => c.a), [[pk, mod(-s4)]], output.map(c => c.a)))
+    t42 = combineToBytes(terms(input.map(c => c.b), [[G, mod(-s4)]], output.map(c => c.b)))
+  } else {
+    const cTilde = msm(commitments, u)
+    const aIn = msm(input.map(c => c.a), u)
+    const bIn = msm(input.map(c => c.b), u)
+    t3 = pointToBytes(msm([cTilde, G, ...hs], [e, s3, ...sPrime]))
+    t41 = pointToBytes(msm([aIn, pk, ...output.map(c => c.a)], [e, mod(-s4), ...sPrime]))
+    t42 = pointToBytes(msm([bIn, G, ...output.map(c => c.b)], [e, mod(-s4), ...sPrime]))
+  }
+  // Three terms each, hashed as bytes: single multiplications summed in encoded form beat a tiny Pippenger.
+  const tHat = chain.map((c, i) => combineToBytes([[c, e], [G, sHat[i]], [i === 0 ? h : chain[i - 1], sPrime[i]]]))
   const expected = challenge('shuffle', ctx, [
     ...statement, concatBytes(...chain.map(pointToBytes)),
-    ...[t1, t2, t3, t41, t42].map(pointToBytes), concatBytes(...tHat.map(pointToBytes))
+    t1, t2, t3, t41, t42, concatBytes(...tHat)
   ])
   return expected === e
 }

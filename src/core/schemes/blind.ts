@@ -18,6 +18,18 @@ const GAMES = Object.freeze(['coinche', 'belote', 'duo', 'tarot'])
 const SEATS: Record<string, readonly number[]> = { coinche: [4], belote: [4], duo: [2], tarot: [3, 4, 5] }
 const STAGES: Record<string, readonly string[]> = { coinche: ['deal'], belote: ['deal', 'turnUp', 'take'], duo: ['deal', 'faceUp'], tarot: ['deal', 'dog'] }
 
+/**
+ * The stages whose cards every seat sees: belote's turned-up card, duo's face-up packets (each
+ * owned by a seat, shown to both) and tarot's dog. Which stages are public depends on the game
+ * alone, never on the deal's params, so a seat can tell a public delivery's shares from another
+ * seat's private ones before the BDEAL that names the params has reached it.
+ */
+const PUBLIC_STAGES: Record<string, readonly string[]> = { coinche: [], belote: ['turnUp'], duo: ['faceUp'], tarot: ['dog'] }
+
+export function isPublicStage (game: string, stage: string): boolean {
+  return PUBLIC_STAGES[checkGame(game)].includes(stage)
+}
+
 function checkGame (game: string): string {
   if (!GAMES.includes(game)) throw new CoreInputError(`${BLIND_V1} has no game ${preview(game)} (it has ${GAMES.join(', ')})`)
   return game
