@@ -3,6 +3,7 @@ import { analyse, entriesChecked, summaryText, verdictText, InputError, type Ana
 import { bestEngine, pureEngine, type SignatureEngine } from './ed25519.js'
 import { cardRow } from '../cards.js'
 import { el, short } from '../dom.js'
+import { blindEngineReady } from '../../core/blind/index.js'
 
 /**
  * The verifier page: a file in (picked or dropped), every entry checked here by src/core, one
@@ -38,7 +39,12 @@ interface Timing { entries: number, ms: number, engine: string }
 declare global { interface Window { fairdealVerify?: { last?: Timing, running: boolean } } }
 window.fairdealVerify = { running: false }
 
+// The dealer-blind proofs run on libsodium's ristretto255 (WebAssembly) once it has loaded, on
+// noble's until then: the same results, the same engine as the CLI (docs/dealer-blind.md §1).
+const blindEngine = blindEngineReady().catch(() => {})
+
 async function verifyText (text: string, name: string): Promise<void> {
+  await blindEngine
   await ready
   const used = engine()
   window.fairdealVerify = { running: true }
