@@ -13,7 +13,9 @@ import { peerIdFromString } from '@libp2p/peer-id'
 import type { Libp2p, PeerId, Stream, Connection } from '@libp2p/interface'
 import { fromUtf8, utf8 } from '../core/bytes.js'
 import { MAX_HEAD_BYTES } from '../core/log/format.js'
+import type { DocVerifier } from '../core/log/check.js'
 import { checkWitnessLine, MAX_WITNESS_BYTES } from '../core/log/witness.js'
+import { nativeVerifyDocument } from '../crypto/native-crypto.js'
 import type { WitnessStore } from '../store/witness-store.js'
 import { dialAddress } from './addresses.js'
 import { createRejectionLog } from './rejection-log.js'
@@ -76,9 +78,11 @@ export async function registerWitness (node: Libp2p, store: WitnessStore, option
 
 /**
  * Sends `headLine` to `peer` and returns its cosignature, checked: a cosigned head of exactly
- * that head, by that peer.
+ * that head, by that peer. Both signatures in it (the witness's, and the node's own head's) are
+ * checked with `verifyDoc`: Node's own Ed25519 by default; the daemon passes its verify memo, which
+ * knows its own head's signature already (it made it) and so checks only the witness's.
  */
-export async function sendHead (node: Libp2p, peer: string, headLine: string, addresses: string[] = [], signal?: AbortSignal): Promise<string> {
+export async function sendHead (node: Libp2p, peer: string, headLine: string, addresses: string[] = [], signal?: AbortSignal, verifyDoc: DocVerifier = nativeVerifyDocument): Promise<string> {
   const id = peerIdFromString(peer)
   const target = node.getConnections(id).length > 0 || addresses.length === 0 ? id : addresses.map(a => dialAddress(a, peer))
   const timeout = AbortSignal.timeout(WITNESS_LIMITS.timeoutMs)
@@ -91,7 +95,7 @@ export async function sendHead (node: Libp2p, peer: string, headLine: string, ad
     const text = fromUtf8(f.subarray(1))
     if (f[0] === TAG_ERROR) throw new Error(`${peer} refused to witness: ${text.slice(0, 300)}`)
     if (f[0] !== TAG_COSIGNED) throw new Error(`${peer} broke the witness protocol (frame tag ${f[0]})`)
-    const checked = checkWitnessLine(text)
+    const checked = checkWitnessLine(text, verifyDoc)
     if (!checked.ok) throw new Error(`${peer} sent a bad cosignature: ${checked.problem}`)
     if (checked.statement.witness !== peer || checked.statement.headLine !== headLine) {
       // A conflict answer carries the head the witness holds: not a cosignature of this one.
@@ -120,13 +124,15 @@ export function createHeadAnnouncer (node: Libp2p, options: {
   onCosigned?: (peer: string, line: string) => void
   /** The node's current head line (null for an empty log), sent to a member when it connects. */
   current?: () => string | null
+  /** Checks the signatures in the cosignatures that come back (see sendHead). */
+  verifyDoc?: DocVerifier
 }): { announce: (headLine: string) => void, close: () => Promise<void> } {
   const peers = [...new Set(options.members)].filter(p => p !== options.self)
   const busy = new Map<string, Promise<void>>()
   const waiting = new Map<string, string>()
   const stop = new AbortController()
   const run = (peer: string, headLine: string): void => {
-    const p = sendHead(node, peer, headLine, options.addressBook.get(peer) ?? [], stop.signal)
+    const p = sendHead(node, peer, headLine, options.addressBook.get(peer) ?? [], stop.signal, options.verifyDoc)
       .then(line => { options.onCosigned?.(peer, line) })
       .catch((err: unknown) => { if (!stop.signal.aborted) options.logger?.debug({ peer, err: (err as Error).message }, 'head not witnessed') })
       .finally(() => {

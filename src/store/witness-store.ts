@@ -1,8 +1,9 @@
 import type { Level } from 'level'
-import { checkLine } from '../core/log/check.js'
+import { checkLine, type DocVerifier } from '../core/log/check.js'
 import type { LogHead } from '../core/log/format.js'
 import { cosignHead, MAX_CONFLICTS_KEPT, MAX_HISTORY_KEPT } from '../core/log/witness.js'
 import type { Signer } from '../core/identity.js'
+import { nativeVerifyDocument } from '../crypto/native-crypto.js'
 
 export { MAX_CONFLICTS_KEPT, MAX_HISTORY_KEPT }
 
@@ -72,13 +73,14 @@ interface JsonLevel {
  * {@link MAX_CONFLICTS_KEPT} heads that contradicted the latest, and each contradicted latest once
  * it is replaced (both halves of every proof, kept for as long as the store); and up to
  * {@link MAX_HISTORY_KEPT} earlier latest heads. Writes are synced: what a witness has cosigned,
- * it still holds after a crash.
+ * it still holds after a crash. A head's signature is checked with `verifyDoc`: by default Node's own
+ * Ed25519 (OpenSSL, same contract as core verifyDocument); the daemon passes its verify memo.
  */
 export class WitnessStore {
   private readonly store: JsonLevel
   private queue: Promise<unknown> = Promise.resolve()
 
-  constructor (db: Level<string, any>, private readonly signer: Signer, private readonly now: () => number = Date.now) {
+  constructor (db: Level<string, any>, private readonly signer: Signer, private readonly now: () => number = Date.now, private readonly verifyDoc: DocVerifier = nativeVerifyDocument) {
     this.store = db.sublevel<string, unknown>('witness', { keyEncoding: 'utf8', valueEncoding: 'json' }) as unknown as JsonLevel
   }
 
@@ -93,7 +95,7 @@ export class WitnessStore {
   }
 
   private async observeNow (from: string, headLine: string): Promise<Observed> {
-    const check = checkLine(headLine, null)
+    const check = checkLine(headLine, null, this.verifyDoc)
     if (check.type !== 'head' || !check.authentic) throw new WitnessRefusal(`not an authentic log head: ${check.problems.join('; ')}`)
     if (check.owner !== from) throw new WitnessRefusal(`the head is signed by ${check.owner ?? '?'}, not by the peer that sent it (${from})`)
     if (from === this.signer.peerId) throw new WitnessRefusal('a node does not witness its own head')
