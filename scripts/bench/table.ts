@@ -13,7 +13,7 @@
 // core-per-node bound is what the same path costs when each node works on its own core, which the
 // processes variant gets only as far as the machine has cores (the driver takes its share too).
 // FAIRDEAL_BENCH_HANDS changes the number of hands per figure (default 500 in process, 300 with
-// processes).
+// processes); FAIRDEAL_BENCH_PROCESSES=0 runs the in-process variant only.
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -470,7 +470,7 @@ export async function run (): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'fairdeal-bench-table-'))
   try {
     const bounds = await inProcess(join(root, 'in-process'))
-    await inProcesses(join(root, 'processes'), bounds)
+    if (process.env.FAIRDEAL_BENCH_PROCESSES !== '0') await inProcesses(join(root, 'processes'), bounds)
   } finally {
     await rm(root, { recursive: true, force: true })
   }
