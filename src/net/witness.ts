@@ -204,7 +204,10 @@ export function createHeadAnnouncer (node: Libp2p, options: {
       const kept = usable(link)
       if (!kept) {
         if (link !== undefined) drop(peer, link)
-        const stream = await node.dialProtocol(targetOf(node, peer, options.addressBook.get(peer) ?? []), [WITNESS_STREAM_PROTOCOL, WITNESS_PROTOCOL], { signal })
+        // The signal bounds the dial only (as in messenger.ts): handed to newStream it would stay
+        // tied to the kept stream and abort it when it fires.
+        const connection = await node.dial(targetOf(node, peer, options.addressBook.get(peer) ?? []), { signal })
+        const stream = await connection.newStream([WITNESS_STREAM_PROTOCOL, WITNESS_PROTOCOL])
         link = { stream, lp: lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1 }) }
         if (stream.protocol === WITNESS_STREAM_PROTOCOL) links.set(peer, link)
         if (stop.signal.aborted) { drop(peer, link); throw new Error('announcer closed') }
