@@ -13,7 +13,7 @@
 // core-per-node bound is what the same path costs when each node works on its own core, which the
 // processes variant gets only as far as the machine has cores (the driver takes its share too).
 // FAIRDEAL_BENCH_HANDS changes the number of hands per figure (default 500 in process, 300 with
-// processes).
+// processes); FAIRDEAL_BENCH_PROCESSES=0 runs the in-process variant only.
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -29,6 +29,7 @@ import { prepareLocalTable, type LocalTable, type LocalTableInit } from '../../s
 import { nativeSigner, nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 import { createMessenger } from '../../src/net/messenger.js'
 import type { EventSource, NodeEvent } from '../../src/daemon/events.js'
+import { countStreams, formatHandCounts, installHandCounts, takeHandCounts, type HandCounts } from './lib/hand-counts.js'
 
 const HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 500)
 const PROCESS_HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 300)
@@ -52,7 +53,7 @@ const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin
  * Ed25519 operations of one hand, for h human seats, the dealer's node holding seat 0. A node checks
  * each signature made by another node once, and none of its own (verify-memo.ts).
  */
-function cryptoCounts (h: number): Record<'pathVerify' | 'pathSign' | 'coreVerify' | 'coreSign' | 'handVerify' | 'handSign', number> {
+function cryptoCounts (h: number): Record<'pathVerify' | 'pathSign' | 'coreVerify' | 'coreSign' | 'handVerify' | 'handSign' | 'witnessVerify' | 'witnessSign', number> {
   return {
     // Commit → cards, all nodes on one thread: the commit at h-1 seats, h-1 pledges at the dealer,
     // at each of h-1 seats the PLEDGES and the h-1 pledges not its own, h-1 nonces, h-1 cards.
@@ -73,7 +74,13 @@ function cryptoCounts (h: number): Record<'pathVerify' | 'pathSign' | 'coreVerif
     handVerify: (h - 1) * (3 * h + 5) + h * (h - 1) + (h - 1) * (h - 2),
     // commit, pledges, reveal, final; per seat pledge, nonce, cards, ack, its view and h-1 relays;
     // per node a log entry and head.
-    handSign: 4 + 6 * h + h + h * (h - 1)
+    handSign: 4 + 6 * h + h + h * (h - 1),
+    // Witnessing (src/net/witness.ts): each of the h nodes sends its new head to the h-1 others,
+    // which check it and cosign it; the node checks each cosignature's witness signature (its own
+    // head inside is in its verify memo: it signed it). Part of the hand's bound: a node does it
+    // for every hand.
+    witnessVerify: 2 * h * (h - 1),
+    witnessSign: h * (h - 1)
   }
 }
 
@@ -183,6 +190,8 @@ interface BenchTable {
   /** CPU ms used so far by each OS process involved: the nodes' and this driver's. */
   cpuMs: () => Promise<Record<string, number>>
   rejections: () => Promise<number>
+  /** What the hands since the last call did (lib/hand-counts.ts), where the nodes run in this process. */
+  counts?: () => HandCounts
 }
 
 /** The bounds measured in this run, in ms. */
@@ -212,11 +221,15 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
   const latencies: number[] = []
   const legs: number[] = []
   const cpu0 = await t.cpuMs()
+  t.counts?.()
   for (let i = 0; i < hands; i++) latencies.push(await playHand(t, legs))
+  const counted = t.counts?.()
   const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
   latencies.sort((x, y) => x - y)
   legs.sort((x, y) => x - y)
-  console.log(`  commit → every seat holds its cards (one hand at a time, ${hands} hands; cpu per hand ${cpu.text}):`)
+  console.log(`  commit → every seat holds its cards (one hand at a time, ${hands} hands; cpu per hand ${cpu.text},` +
+    ` ×${f2(cpu.total / b.handCrypto)} its signature bound of ${f2(b.handCrypto)} ms):`)
+  if (counted !== undefined) for (const line of formatHandCounts(counted, hands)) console.log(`    per hand: ${line}`)
   for (const [name, p, goal] of [['p50', 0.5, GOALS.p50], ['p99', 0.99, GOALS.p99]] as const) {
     const value = percentile(latencies, p)
     const leg = percentile(legs, p)
@@ -273,7 +286,9 @@ async function inProcess (root: string): Promise<Bounds> {
   let watch: HandWatch | undefined
   try {
     const table = await localTable(root)
+    await installHandCounts()
     for (const config of table.configs) daemons.push(await Daemon.start({ config, logger }))
+    for (const d of daemons) countStreams(d.node)
     const dealer = daemons[0]
     watch = new HandWatch(daemons.map(d => async (after, waitMs) => await d.events.wait(after, waitMs)))
     const t: BenchTable = {
@@ -281,7 +296,8 @@ async function inProcess (root: string): Promise<Bounds> {
       end: async hand => { await dealer.end(hand) },
       watch,
       cpuMs: async () => ({ 'all nodes and the driver': ownCpuMs() }),
-      rejections: async () => daemons.reduce((sum, d) => sum + d.rejections, 0)
+      rejections: async () => daemons.reduce((sum, d) => sum + d.rejections, 0),
+      counts: takeHandCounts
     }
     // Connections up, code warm.
     for (let i = 0; i < WARMUP_HANDS; i++) await playHand(t)
@@ -296,7 +312,7 @@ async function inProcess (root: string): Promise<Bounds> {
       network,
       onePath: network + disk + n.pathVerify * ed.verify + n.pathSign * ed.sign,
       corePath: network + disk + n.coreVerify * ed.verify + n.coreSign * ed.sign,
-      handCrypto: n.handVerify * ed.verify + n.handSign * ed.sign,
+      handCrypto: (n.handVerify + n.witnessVerify) * ed.verify + (n.handSign + n.witnessSign) * ed.sign,
       // The peer check: a VIEW crosses one leg, then the NONCE is saved (synced) before it leaves.
       viewLeg: rtt.p50 / 2 + sync.p50
     }
@@ -305,7 +321,8 @@ async function inProcess (root: string): Promise<Bounds> {
       ` Ed25519 sign ${(ed.sign * 1000).toFixed(0)} µs, verify ${(ed.verify * 1000).toFixed(0)} µs`)
     console.log(`bounds, commit → cards: network ${LEGS} legs ${f2(network)} ms; + ${SYNCED_WRITES} synced writes + ${n.pathVerify} verifications and ${n.pathSign} signatures` +
       ` on one thread = ${f2(b.onePath)} ms; with a core per node (${n.coreVerify} + ${n.coreSign} on the path) = ${f2(b.corePath)} ms`)
-    console.log(`bounds, throughput: ${n.handVerify} verifications + ${n.handSign} signatures per hand = ${f2(b.handCrypto)} ms of one core, at most ${(1000 / b.handCrypto).toFixed(0)} hands/s per core`)
+    console.log(`bounds, throughput: ${n.handVerify} verifications + ${n.handSign} signatures per hand, and witnessing the ${SEATS} nodes' heads ${n.witnessVerify} + ${n.witnessSign},` +
+      ` = ${f2(b.handCrypto)} ms of one core (the signature bound), at most ${(1000 / b.handCrypto).toFixed(0)} hands/s per core`)
     console.log('in one process: the four daemons share one JavaScript thread')
     await measure(t, HANDS, b, 1)
     return b
@@ -453,7 +470,7 @@ export async function run (): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'fairdeal-bench-table-'))
   try {
     const bounds = await inProcess(join(root, 'in-process'))
-    await inProcesses(join(root, 'processes'), bounds)
+    if (process.env.FAIRDEAL_BENCH_PROCESSES !== '0') await inProcesses(join(root, 'processes'), bounds)
   } finally {
     await rm(root, { recursive: true, force: true })
   }

@@ -143,11 +143,16 @@ export class Daemon {
       throw err
     }
     const signer = nativeSigner(identity.seed, identity.peerId)
+    // The machines' signatures and checks and the witnessing share one memo (see verify-memo.ts):
+    // the log's heads are signed through it, so its own head in each cosignature that comes back
+    // costs a hash, not a check.
+    const memo = verifyMemo()
+    const memoSigner = memo.signer(signer)
     const cleanup: Array<() => Promise<void>> = [async () => { await db.close() }]
     try {
       let log: Log
       try {
-        log = await openLog({ db, signer })
+        log = await openLog({ db, signer: memoSigner })
       } catch (err) {
         if (err instanceof LogInUseError) throw new DataDirInUseError(err.message)
         throw err
@@ -183,19 +188,16 @@ export class Daemon {
       cleanup.unshift(async () => { await messenger.close() })
       // Witnessed heads (docs/log.md): this node cosigns the other members' heads and serves them
       // with its log; its own head goes to every other member after each append.
-      const witnessStore = new WitnessStore(db, signer)
+      const witnessStore = new WitnessStore(db, signer, Date.now, memo.verify)
       const stopLogService = await registerLogFetch(node, log, { policy: config.logAccess, members, logger, witnessed: async owner => await witnessStore.heldFor(owner) })
       cleanup.unshift(stopLogService)
       cleanup.unshift(await registerWitness(node, witnessStore, { members, logger }))
-      const announcer = createHeadAnnouncer(node, { self: identity.peerId, members, addressBook, logger, onCosigned: (peer, line) => { log.noteCosignature(peer, line) }, current: () => log.headLine() })
+      const announcer = createHeadAnnouncer(node, { self: identity.peerId, members, addressBook, logger, onCosigned: (peer, line) => { log.noteCosignature(peer, line) }, current: () => log.headLine(), verifyDoc: memo.verify })
       cleanup.unshift(announcer.close)
       log.onAppend(headLine => { announcer.announce(headLine) })
 
       const now = (): number => clock.now()
       const random = (n: number): Uint8Array => new Uint8Array(randomBytes(n))
-      // The machines' signatures and checks share one memo (see verify-memo.ts); the log signs on its own.
-      const memo = verifyMemo()
-      const machineSigner = memo.signer(signer)
       // Tables with the same beacon share its client (one fetch of a round, one cache).
       const beacons = new Map<string, BeaconClient>()
       const beaconFor = (t: TableConfig): BeaconClient | undefined => {
@@ -216,7 +218,7 @@ export class Daemon {
       const hosts = (services: NodeServices): TableHost[] => config.tables.map(t => {
         const { table } = t
         const beaconBinding = t.beacon.kind === 'drand' ? { chain: t.beacon.chain, marginMs: t.beaconMarginMs } : null
-        const common = { table, signer: machineSigner, timeouts: t.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: t.timelock }
+        const common = { table, signer: memoSigner, timeouts: t.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: t.timelock }
         // Each hand family has its own machines; the host uses only their contracts.
         const machines = machinesFor(table.scheme)
         const dealer = identity.peerId === table.dealer ? machines.dealer(common) : undefined

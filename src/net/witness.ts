@@ -5,6 +5,12 @@
  * - request, owner → witness: the owner's signed head line (at most MAX_HEAD_BYTES);
  * - response: 0x01 + the cosigned head line (docs/log.md, "Witnessed heads"), or 0x04 + a UTF-8
  *   reason when it is refused (not a member, not the sender's own authentic head).
+ * `/fairdeal/witness/1.1.0`: the same frames, any number of request/response pairs on one stream,
+ * one at a time (a request is sent only once the previous response came), so a head costs two
+ * frames on a stream that stays open instead of a new stream (multistream-select, a yamux stream's
+ * opening and closing). The witness waits up to {@link WITNESS_LIMITS}.idleMs for the next request,
+ * then closes the stream; the sender opens a new one when it needs it. A sender offers 1.1.0 first
+ * and 1.0.0 second, so a witness that only speaks 1.0.0 is still sent every head, one per stream.
  * The witness holds the heads for anyone allowed to fetch its log (`witnessed` requests of
  * `/fairdeal/log/1.0.0`, src/net/log-fetch.ts).
  */
@@ -13,16 +19,22 @@ import { peerIdFromString } from '@libp2p/peer-id'
 import type { Libp2p, PeerId, Stream, Connection } from '@libp2p/interface'
 import { fromUtf8, utf8 } from '../core/bytes.js'
 import { MAX_HEAD_BYTES } from '../core/log/format.js'
+import type { DocVerifier } from '../core/log/check.js'
 import { checkWitnessLine, MAX_WITNESS_BYTES } from '../core/log/witness.js'
+import { nativeVerifyDocument } from '../crypto/native-crypto.js'
 import type { WitnessStore } from '../store/witness-store.js'
 import { dialAddress } from './addresses.js'
 import { createRejectionLog } from './rejection-log.js'
 
 export const WITNESS_PROTOCOL = '/fairdeal/witness/1.0.0'
+/** One stream per peer for all its heads (see above). */
+export const WITNESS_STREAM_PROTOCOL = '/fairdeal/witness/1.1.0'
 
 export const WITNESS_LIMITS = {
   /** How long either side waits for the other's frame. */
   timeoutMs: 10_000,
+  /** How long a witness keeps a 1.1.0 stream open with no request on it. */
+  idleMs: 120_000,
   maxInboundStreams: 2
 } as const
 
@@ -46,24 +58,45 @@ function frame (tag: number, text: string): Uint8Array {
 export async function registerWitness (node: Libp2p, store: WitnessStore, options: { members: Set<string>, logger?: Logger }): Promise<() => Promise<void>> {
   // A member decides how often it contradicts itself: the warnings are rate-limited summaries.
   const contradiction = options.logger === undefined ? undefined : createRejectionLog(options.logger)
+  const answer = async (peer: string, raw: Uint8Array): Promise<Uint8Array> => {
+    if (!options.members.has(peer)) return frame(TAG_ERROR, 'not a member of this table')
+    try {
+      const observed = await store.observe(peer, fromUtf8(raw))
+      if (observed.status === 'conflict') contradiction?.({ peer, cosigned: observed.line }, 'a peer sent a head that contradicts one it sent before (kept as evidence)')
+      return frame(TAG_COSIGNED, observed.line)
+    } catch (err) {
+      return frame(TAG_ERROR, (err as Error).message)
+    }
+  }
   const handler = async (stream: Stream, connection: Connection): Promise<void> => {
     const peer = connection.remotePeer.toString()
     const lp = lpStream(stream, { maxDataLength: MAX_HEAD_BYTES })
     try {
       const raw = await lp.read({ signal: AbortSignal.timeout(WITNESS_LIMITS.timeoutMs) })
-      let reply: Uint8Array
-      if (!options.members.has(peer)) {
-        reply = frame(TAG_ERROR, 'not a member of this table')
-      } else {
+      await lp.write(await answer(peer, raw.subarray()))
+      await stream.close()
+    } catch (err) {
+      options.logger?.debug({ peer, err: (err as Error).message }, 'witness request failed')
+      stream.abort(err as Error)
+    }
+  }
+  const streamHandler = async (stream: Stream, connection: Connection): Promise<void> => {
+    const peer = connection.remotePeer.toString()
+    // A stranger gets its refusal and the stream closes: it holds no stream open here.
+    const member = options.members.has(peer)
+    const lp = lpStream(stream, { maxDataLength: MAX_HEAD_BYTES })
+    let raw: Uint8Array | undefined
+    try {
+      raw = (await lp.read({ signal: AbortSignal.timeout(WITNESS_LIMITS.timeoutMs) })).subarray()
+      while (true) {
+        await lp.write(await answer(peer, raw))
+        if (!member) break
         try {
-          const observed = await store.observe(peer, fromUtf8(raw.subarray()))
-          if (observed.status === 'conflict') contradiction?.({ peer, cosigned: observed.line }, 'a peer sent a head that contradicts one it sent before (kept as evidence)')
-          reply = frame(TAG_COSIGNED, observed.line)
-        } catch (err) {
-          reply = frame(TAG_ERROR, (err as Error).message)
+          raw = (await lp.read({ signal: AbortSignal.timeout(WITNESS_LIMITS.idleMs) })).subarray()
+        } catch {
+          break // the sender closed the stream, or left it idle: closed here too
         }
       }
-      await lp.write(reply)
       await stream.close()
     } catch (err) {
       options.logger?.debug({ peer, err: (err as Error).message }, 'witness request failed')
@@ -71,36 +104,62 @@ export async function registerWitness (node: Libp2p, store: WitnessStore, option
     }
   }
   await node.handle(WITNESS_PROTOCOL, handler, { maxInboundStreams: WITNESS_LIMITS.maxInboundStreams })
-  return async () => { await node.unhandle(WITNESS_PROTOCOL) }
+  await node.handle(WITNESS_STREAM_PROTOCOL, streamHandler, { maxInboundStreams: WITNESS_LIMITS.maxInboundStreams })
+  return async () => {
+    await node.unhandle(WITNESS_PROTOCOL)
+    await node.unhandle(WITNESS_STREAM_PROTOCOL)
+  }
 }
 
 /**
  * Sends `headLine` to `peer` and returns its cosignature, checked: a cosigned head of exactly
- * that head, by that peer.
+ * that head, by that peer. Both signatures in it (the witness's, and the node's own head's) are
+ * checked with `verifyDoc`: Node's own Ed25519 by default; the daemon passes its verify memo, which
+ * knows its own head's signature already (it made it) and so checks only the witness's.
  */
-export async function sendHead (node: Libp2p, peer: string, headLine: string, addresses: string[] = [], signal?: AbortSignal): Promise<string> {
-  const id = peerIdFromString(peer)
-  const target = node.getConnections(id).length > 0 || addresses.length === 0 ? id : addresses.map(a => dialAddress(a, peer))
-  const timeout = AbortSignal.timeout(WITNESS_LIMITS.timeoutMs)
-  const both = signal === undefined ? timeout : AbortSignal.any([timeout, signal])
-  const stream = await node.dialProtocol(target, WITNESS_PROTOCOL, { signal: both })
+export async function sendHead (node: Libp2p, peer: string, headLine: string, addresses: string[] = [], signal?: AbortSignal, verifyDoc: DocVerifier = nativeVerifyDocument): Promise<string> {
+  const both = withTimeout(signal)
+  const stream = await node.dialProtocol(targetOf(node, peer, addresses), WITNESS_PROTOCOL, { signal: both })
   try {
-    const lp = lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1 })
-    await lp.write(utf8(headLine), { signal: both })
-    const f = (await lp.read({ signal: both })).subarray()
-    const text = fromUtf8(f.subarray(1))
-    if (f[0] === TAG_ERROR) throw new Error(`${peer} refused to witness: ${text.slice(0, 300)}`)
-    if (f[0] !== TAG_COSIGNED) throw new Error(`${peer} broke the witness protocol (frame tag ${f[0]})`)
-    const checked = checkWitnessLine(text)
-    if (!checked.ok) throw new Error(`${peer} sent a bad cosignature: ${checked.problem}`)
-    if (checked.statement.witness !== peer || checked.statement.headLine !== headLine) {
-      // A conflict answer carries the head the witness holds: not a cosignature of this one.
-      throw new Error(`${peer} cosigned another head (seq ${checked.statement.seq}) than the one sent`)
-    }
-    return text
+    return await exchange(lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1 }), peer, headLine, both, verifyDoc)
   } finally {
     await stream.close().catch(() => {})
   }
+}
+
+function withTimeout (signal?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(WITNESS_LIMITS.timeoutMs)
+  return signal === undefined ? timeout : AbortSignal.any([timeout, signal])
+}
+
+function targetOf (node: Libp2p, peer: string, addresses: string[]): PeerId | ReturnType<typeof dialAddress>[] {
+  const id = peerIdFromString(peer)
+  return node.getConnections(id).length > 0 || addresses.length === 0 ? id : addresses.map(a => dialAddress(a, peer))
+}
+
+/** One request and its response on `lp`: the cosignature, checked (see sendHead). */
+async function exchange (lp: ReturnType<typeof lpStream>, peer: string, headLine: string, signal: AbortSignal, verifyDoc: DocVerifier): Promise<string> {
+  await lp.write(utf8(headLine), { signal })
+  const f = (await lp.read({ signal })).subarray()
+  const text = fromUtf8(f.subarray(1))
+  if (f[0] === TAG_ERROR) throw new WitnessRefused(`${peer} refused to witness: ${text.slice(0, 300)}`)
+  if (f[0] !== TAG_COSIGNED) throw new Error(`${peer} broke the witness protocol (frame tag ${f[0]})`)
+  const checked = checkWitnessLine(text, verifyDoc)
+  if (!checked.ok) throw new Error(`${peer} sent a bad cosignature: ${checked.problem}`)
+  if (checked.statement.witness !== peer || checked.statement.headLine !== headLine) {
+    // A conflict answer carries the head the witness holds: not a cosignature of this one.
+    throw new Error(`${peer} cosigned another head (seq ${checked.statement.seq}) than the one sent`)
+  }
+  return text
+}
+
+/** A witness answered, and refused: the stream is still in step (1.1.0 goes on with the next head). */
+class WitnessRefused extends Error {}
+
+interface WitnessLink { stream: Stream, lp: ReturnType<typeof lpStream> }
+
+function usable (link: WitnessLink | undefined): link is WitnessLink {
+  return link !== undefined && link.stream.status === 'open' && link.stream.writeStatus === 'writable' && link.stream.readStatus === 'readable'
 }
 
 /**
@@ -120,13 +179,55 @@ export function createHeadAnnouncer (node: Libp2p, options: {
   onCosigned?: (peer: string, line: string) => void
   /** The node's current head line (null for an empty log), sent to a member when it connects. */
   current?: () => string | null
+  /** Checks the signatures in the cosignatures that come back (see sendHead). */
+  verifyDoc?: DocVerifier
 }): { announce: (headLine: string) => void, close: () => Promise<void> } {
   const peers = [...new Set(options.members)].filter(p => p !== options.self)
   const busy = new Map<string, Promise<void>>()
   const waiting = new Map<string, string>()
   const stop = new AbortController()
+  // Each peer's 1.1.0 stream, kept between heads (one request on it at a time: see `busy`).
+  const links = new Map<string, WitnessLink>()
+  const verifyDoc = options.verifyDoc ?? nativeVerifyDocument
+  const drop = (peer: string, link: WitnessLink, err?: Error): void => {
+    if (links.get(peer) === link) links.delete(peer)
+    if (link.stream.status === 'open') {
+      if (err === undefined) void link.stream.close().catch(() => {})
+      else link.stream.abort(err)
+    }
+  }
+  /** One head to one peer: on its kept stream, or on a new one; a kept stream found dead is replaced once. */
+  const witness = async (peer: string, headLine: string): Promise<string> => {
+    for (let attempt = 1; ; attempt++) {
+      const signal = withTimeout(stop.signal)
+      let link = links.get(peer)
+      const kept = usable(link)
+      if (!kept) {
+        if (link !== undefined) drop(peer, link)
+        // The signal bounds the dial only (as in messenger.ts): handed to newStream it would stay
+        // tied to the kept stream and abort it when it fires.
+        const connection = await node.dial(targetOf(node, peer, options.addressBook.get(peer) ?? []), { signal })
+        const stream = await connection.newStream([WITNESS_STREAM_PROTOCOL, WITNESS_PROTOCOL])
+        link = { stream, lp: lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1 }) }
+        if (stream.protocol === WITNESS_STREAM_PROTOCOL) links.set(peer, link)
+        if (stop.signal.aborted) { drop(peer, link); throw new Error('announcer closed') }
+      }
+      const current = link as WitnessLink
+      try {
+        const line = await exchange(current.lp, peer, headLine, signal, verifyDoc)
+        if (current.stream.protocol !== WITNESS_STREAM_PROTOCOL) drop(peer, current)
+        return line
+      } catch (err) {
+        // A refusal leaves the stream in step; anything else may not: it is not used again.
+        if (err instanceof WitnessRefused && current.stream.protocol === WITNESS_STREAM_PROTOCOL) throw err
+        drop(peer, current, err as Error)
+        // A kept stream may have died while idle (the witness closed it, the connection went): once more on a new one.
+        if (!kept || attempt >= 2 || stop.signal.aborted) throw err
+      }
+    }
+  }
   const run = (peer: string, headLine: string): void => {
-    const p = sendHead(node, peer, headLine, options.addressBook.get(peer) ?? [], stop.signal)
+    const p = witness(peer, headLine)
       .then(line => { options.onCosigned?.(peer, line) })
       .catch((err: unknown) => { if (!stop.signal.aborted) options.logger?.debug({ peer, err: (err as Error).message }, 'head not witnessed') })
       .finally(() => {
@@ -161,6 +262,7 @@ export function createHeadAnnouncer (node: Libp2p, options: {
       stop.abort()
       waiting.clear()
       await Promise.all(busy.values())
+      for (const [peer, link] of links) drop(peer, link)
     }
   }
 }

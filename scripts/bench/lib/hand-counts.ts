@@ -1,0 +1,133 @@
+// What a hand does, counted in this process, so that a regression on the hot path shows as a number
+// beside the CPU it costs: Ed25519 signatures and checks on Node's own Ed25519 (node:crypto) by
+// document type, sockets' writes and bytes, streams opened by protocol, synced LevelDB writes and
+// file syncs. The counters wrap the functions every caller reaches at run time (node:crypto's sign
+// and verify, synced to their ESM bindings; net.Socket's write; LevelDB's _put, _del and _batch; a
+// FileHandle's sync and datasync; each given node's connections' newStream), so
+// nothing in src/ changes for them. Not counted: checks on the pure @noble path (its ed25519 object
+// is frozen), which the daemon no longer uses on a hand's path (verify memo, witnessing: native).
+import { createRequire, syncBuiltinESMExports } from 'node:module'
+import { open } from 'node:fs/promises'
+import { Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Level } from 'level'
+import type { Libp2p } from '@libp2p/interface'
+
+const require = createRequire(import.meta.url)
+
+export interface HandCounts {
+  /** Native Ed25519 signatures by document type (`libp2p` for messages that are not fairdeal documents). */
+  signs: Record<string, number>
+  /** Native Ed25519 checks, likewise. */
+  verifies: Record<string, number>
+  socketWrites: number
+  socketBytes: number
+  /** Outbound streams opened, by protocol. */
+  streams: Record<string, number>
+  /** LevelDB puts and batches written with `sync: true`. */
+  syncedDbWrites: number
+  /** fsync/fdatasync of files (the head file and its directory). */
+  fileSyncs: number
+}
+
+const empty = (): HandCounts => ({ signs: {}, verifies: {}, socketWrites: 0, socketBytes: 0, streams: {}, syncedDbWrites: 0, fileSyncs: 0 })
+let counts = empty()
+let installed = false
+
+const PREFIX = 'fairdeal/v1/'
+/** The document type a signed message is for (signed.ts: `fairdeal/v1/<type>\n<signer>\n<body>`). */
+function kindOf (message: unknown): string {
+  if (!(message instanceof Uint8Array)) return 'libp2p'
+  const head = Buffer.from(message.buffer, message.byteOffset, Math.min(message.length, 64)).toString('latin1')
+  if (!head.startsWith(PREFIX)) return 'libp2p'
+  const end = head.indexOf('\n')
+  return end < 0 ? 'fairdeal' : head.slice(PREFIX.length, end)
+}
+
+const bump = (map: Record<string, number>, key: string): void => { map[key] = (map[key] ?? 0) + 1 }
+
+/** Installs the process-wide counters (once); they count from then on. */
+export async function installHandCounts (): Promise<void> {
+  if (installed) return
+  installed = true
+  const crypto = require('node:crypto') as typeof import('node:crypto')
+  const sign = crypto.sign
+  const verify = crypto.verify
+  crypto.sign = ((alg: unknown, data: unknown, key: unknown, cb?: unknown) => { bump(counts.signs, kindOf(data)); return (sign as any)(alg, data, key, cb) }) as typeof crypto.sign
+  crypto.verify = ((alg: unknown, data: unknown, key: unknown, sig: unknown, cb?: unknown) => { bump(counts.verifies, kindOf(data)); return (verify as any)(alg, data, key, sig, cb) }) as typeof crypto.verify
+  // ESM imports of node:crypto (native-crypto.ts, @libp2p/crypto) see the wrapped functions too.
+  syncBuiltinESMExports()
+
+  const write = Socket.prototype.write
+  Socket.prototype.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    counts.socketWrites++
+    counts.socketBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength ?? 0
+    return (write as any).call(this, chunk, ...rest)
+  } as typeof write
+
+  // Level is ClassicLevel: its prototype holds the calls into LevelDB (sublevels end in them too).
+  const level = Level.prototype as any
+  const put = level._put
+  const del = level._del
+  const batch = level._batch
+  level._put = function (this: unknown, key: unknown, value: unknown, options: { sync?: boolean } | undefined) {
+    if (options?.sync === true) counts.syncedDbWrites++
+    return put.call(this, key, value, options)
+  }
+  level._del = function (this: unknown, key: unknown, options: { sync?: boolean } | undefined) {
+    if (options?.sync === true) counts.syncedDbWrites++
+    return del.call(this, key, options)
+  }
+  level._batch = function (this: unknown, ops: unknown, options: { sync?: boolean } | undefined) {
+    if (options?.sync === true) counts.syncedDbWrites++
+    return batch.call(this, ops, options)
+  }
+
+  // A FileHandle's prototype, from a handle on a file of our own.
+  const probe = await open(join(tmpdir(), `fairdeal-bench-probe-${process.pid}`), 'w')
+  const fileHandle = Object.getPrototypeOf(probe) as { sync: () => Promise<void>, datasync: () => Promise<void> }
+  await probe.close()
+  const fsync = fileHandle.sync
+  const fdatasync = fileHandle.datasync
+  fileHandle.sync = async function (this: unknown) { counts.fileSyncs++; await fsync.call(this) }
+  fileHandle.datasync = async function (this: unknown) { counts.fileSyncs++; await fdatasync.call(this) }
+}
+
+/** Counts the outbound streams `node` opens on its connections (its dials of a protocol among them), by protocol. */
+export function countStreams (node: Libp2p): void {
+  const wrapped = new WeakSet<object>()
+  const wrap = (connection: any): void => {
+    if (wrapped.has(connection)) return
+    wrapped.add(connection)
+    const open = connection.newStream.bind(connection)
+    connection.newStream = async (protocols: any, options?: any) => {
+      bump(counts.streams, [protocols].flat()[0] as string)
+      return await open(protocols, options)
+    }
+  }
+  for (const c of node.getConnections()) wrap(c)
+  node.addEventListener('connection:open', evt => { wrap(evt.detail) })
+}
+
+/** The counts since the last call, and starts again from zero. */
+export function takeHandCounts (): HandCounts {
+  const out = counts
+  counts = empty()
+  return out
+}
+
+/** One line per kind of count, per hand. */
+export function formatHandCounts (c: HandCounts, hands: number): string[] {
+  const per = (n: number): string => (n / hands).toFixed(n / hands >= 10 ? 0 : 1)
+  const byKind = (m: Record<string, number>): string => {
+    const total = Object.values(m).reduce((x, y) => x + y, 0)
+    return `${per(total)} (` + Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${per(n)}`).join(', ') + ')'
+  }
+  return [
+    `Ed25519 (native) signatures ${byKind(c.signs)}`,
+    `Ed25519 (native) verifications ${byKind(c.verifies)}`,
+    `socket writes ${per(c.socketWrites)}, ${per(c.socketBytes)} bytes; streams opened ${byKind(c.streams)}`,
+    `synced writes: LevelDB ${per(c.syncedDbWrites)}, file syncs ${per(c.fileSyncs)}`
+  ]
+}
