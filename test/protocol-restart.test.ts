@@ -226,6 +226,19 @@ describe('seat restarted in every phase', () => {
     expectSameFullReceipt(t, hand)
   })
 
+  test('viewing: it sends its VIEW again asking for the others\', takes the one it lacked, contributes, and the hand finishes', () => {
+    const t = memoryTable()
+    const late = hold(t, (from, to, doc) => doc.type === 'view' && from === peerOf(t, 3) && to === peerOf(t, restarted))
+    const hand = start(t)
+    expect(t.seats.get(peerOf(t, restarted))?.status()).toEqual([{ hand, phase: 'viewing' }])
+    restartSeat(t, restarted)
+    late.release()
+    expect(t.seats.get(peerOf(t, restarted))?.status()).toEqual([{ hand, phase: 'dealt' }])
+    step(t, t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    expectSameFullReceipt(t, hand)
+  })
+
   test('contributed: the seat takes its cards and countersigns', () => {
     const t = memoryTable()
     const late = hold(t, (from, _to, doc) => doc.type === 'nonce' && from === peerOf(t, 3))

@@ -14,17 +14,17 @@ import type {
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
-import { checkMove, type Transitions } from './hand-book.js'
+import { HandBook, type Transitions } from './hand-book.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
-import { checkAsk, checkSeatDoc, handIn } from './hand-lookup.js'
+import { checkAsk, checkSeatDoc } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import type { AskBody, RelayBody } from './wire.js'
 import type { ViewBody } from '../core/hand/view-messages.js'
 
-/** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11). */
-export const ENDED_KEPT = 256
+/** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11): the hand book's memo. */
+export { ENDED_HANDS_KEPT as ENDED_KEPT } from './hand-book.js'
 /** How many times the dealer answers one seat's ASK about one hand. */
 const ANSWERS_PER_SEAT_HAND = 4
 
@@ -38,16 +38,18 @@ export type DealerInit = MachineInit
 type Phase = 'pledging' | 'contributing' | 'beacon' | 'recovering' | 'dealt' | 'revealed' | 'done' | 'aborted'
 
 /**
- * The commit–reveal dealer's legal moves (docs/protocol.md §6, §16.4); the same phase again is a
- * save in place. With no human seat a hand goes from `pledging` straight to its deal.
+ * The commit–reveal dealer's legal moves (docs/protocol.md §6, §16.4). With no human seat a hand
+ * goes from `pledging` straight to its deal. A phase entered again: `dealt` (a later stage dealt),
+ * `revealed` (the same REVEAL sent again after a restart: the seats' time to countersign starts
+ * over), `recovering` (a restart while waiting for R).
  */
 export const DEALER_MOVES: Transitions<Phase> = Object.freeze({
   pledging: ['contributing', 'beacon', 'dealt', 'aborted'],
   contributing: ['beacon', 'recovering', 'dealt', 'aborted'],
   beacon: ['recovering', 'dealt', 'done', 'aborted'],
-  recovering: ['done', 'aborted'],
-  dealt: ['revealed', 'aborted'],
-  revealed: ['done', 'aborted'],
+  recovering: ['recovering', 'done', 'aborted'],
+  dealt: ['dealt', 'revealed', 'aborted'],
+  revealed: ['revealed', 'done', 'aborted'],
   done: [],
   aborted: []
 })
@@ -72,7 +74,8 @@ interface DealerHand extends DealerHandSnapshot {
   deal?: Deal
   reveal?: SignedReveal
   acks: Map<number, SignedAck>
-  ackDeadline: number
+  /** When the hand's phase stops waiting (the hand book's deadline table). */
+  due?: number
   /** docDigest of the PLEDGES this dealer sent (from `contributing` on): every VIEW must name it. */
   pledgesDigest?: string
   /**
@@ -84,6 +87,9 @@ interface DealerHand extends DealerHandSnapshot {
   /** Which views went to which seat (`digest>peer`); once the forwarding time passed, views are forwarded as they come. */
   forwarded?: Set<string>
 }
+
+/** What a seat may ask of the dealer a bounded number of times per hand: ASKs, its one record, relays of its VIEW. */
+type Quota = `ask/${number}` | `record/${number}` | `relay/${string}/${string}`
 
 export interface DealerMeta {
   nextHand: number
@@ -106,18 +112,32 @@ interface Undelivered { docs: Set<Signed<unknown>>, reason: string, retryAt: num
  */
 export class DealerMachine implements DealerSide {
   readonly #init: DealerInit
-  readonly #hands = new Map<number, DealerHand>()
+  readonly #book: HandBook<Phase, DealerHand, DealerHandSnapshot, Quota>
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
   /** Per hand, per seat index: what could not be delivered to a seat still owing its contribution. */
   readonly #undelivered = new Map<number, Map<number, Undelivered>>()
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
-  /** The last ENDED_KEPT hands that ended: the FINAL, or the abort record that ended them. */
-  readonly #ended = new Map<number, { digest: string, doc: Signed<unknown> }>()
-  readonly #answers = new Map<string, number>()
 
   constructor (init: DealerInit) {
     this.#init = init
+    const { contributeMs, ackMs } = init.timeouts
+    this.#book = new HandBook({
+      transitions: DEALER_MOVES,
+      // When each phase stops waiting (tick): pledges and nonces by the COMMIT's deadline,
+      // countersignatures ackMs after the REVEAL, a time-locked hand's bound round asked for again
+      // every contributeMs. `beacon` waits for the host's answer, `dealt` for the host's end.
+      deadlines: {
+        pledging: h => h.commit.body.deadline,
+        contributing: h => h.commit.body.deadline,
+        recovering: (_h, now) => now + contributeMs,
+        revealed: (_h, now) => now + ackMs
+      },
+      final: ['done', 'aborted'],
+      key: hand => dealerHandKey(init.table.id, hand),
+      snapshot,
+      now: init.now
+    })
     this.#humans = humanSeats(init.table.seats)
     this.#verify = init.verifyDoc ?? verifyDocument
     if (init.signer.peerId !== init.table.dealer) throw new Error('the dealer machine must run on the table\'s dealer node')
@@ -144,8 +164,9 @@ export class DealerMachine implements DealerSide {
     for (const e of logged) this.#rememberLogged(e)
     const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), ackDeadline: this.#init.now() + this.#init.timeouts.contributeMs, views: new Map() }
-      this.#hands.set(s.hand, hand)
+      if (s.phase === 'done' || s.phase === 'aborted') continue
+      const hand: DealerHand = { ...s, pledges: [...s.pledges], nonces: [...s.nonces], stages: [...s.stages], digest: docDigest(s.commit), acks: new Map(), views: new Map() }
+      this.#book.open(hand)
       switch (s.phase) {
         case 'contributing':
         case 'beacon':
@@ -172,9 +193,6 @@ export class DealerMachine implements DealerSide {
           hand.deal = this.#recompute(hand)
           effects.push(...this.#reveal(hand))
           break
-        default:
-          // A finished hand's state is deleted in the same list that logs it: nothing to resume.
-          this.#hands.delete(s.hand)
       }
     }
     return effects
@@ -184,19 +202,19 @@ export class DealerMachine implements DealerSide {
 
   /** Joined: PLEDGEs in; contributed: NONCEs in (src/protocol/contracts.ts). */
   status (): DealerHandStatus[] {
-    return [...this.#hands.values()].map(h => ({
+    return this.#book.values().map(h => ({
       hand: h.hand, family: this.family, phase: h.phase, stages: h.stages, joined: h.pledges.length, contributed: h.nonces.length, acks: h.acks.size
     }))
   }
 
-  get inFlight (): number { return this.#hands.size }
+  get inFlight (): number { return this.#book.size }
 
   /**
    * The robot seats' private cards of a hand in play, for the stages delivered so far: the dealer
    * plays those seats, so its own operator may see them (they never leave the dealer node).
    */
   robotCards (handNo: number): Array<{ stage: string, seat: number, cards: string[] }> {
-    const hand = this.#hands.get(handNo)
+    const hand = this.#book.get(handNo)
     if (hand?.deal === undefined) return []
     const { seats } = hand.commit.body
     return hand.deal.deliveries
@@ -234,12 +252,12 @@ export class DealerMachine implements DealerSide {
     const commit = signDocument('commit', body, signer)
     const state: DealerHand = {
       hand, secret, commit, phase: 'pledging', pledges: [], nonces: [], beacon: null, params, stages: [],
-      digest: docDigest(commit), acks: new Map(), ackDeadline: 0, views: new Map()
+      digest: docDigest(commit), acks: new Map(), views: new Map()
     }
-    this.#hands.set(hand, state)
+    this.#book.open(state)
     this.#meta = { nextHand: hand + 1, prevCommit: state.digest }
     const effects: Effect[] = [
-      this.#enter(state, 'pledging'),
+      this.#book.save(state),
       { kind: 'persist', key: dealerMetaKey(table.id), value: { ...this.#meta } },
       { kind: 'event', hand, event: { type: 'committed', commitment: body.commitment, beaconRound: beacon?.round ?? null } },
       ...this.#toHumans(commit)
@@ -273,7 +291,7 @@ export class DealerMachine implements DealerSide {
     try {
       return step()
     } catch (err) {
-      const hand = typeof handNo === 'number' ? this.#hands.get(handNo) : undefined
+      const hand = typeof handNo === 'number' ? this.#book.get(handNo) : undefined
       if (err instanceof Rejection || hand === undefined) throw err
       const effects = this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer failed on hand ${hand.hand} (${String((err as Error).message).slice(0, 200)}); the secret of hand ${hand.hand} was ${hand.secret}`)
       throw new MachineFailure(err, effects)
@@ -286,12 +304,12 @@ export class DealerMachine implements DealerSide {
   }
 
   #onBeacon (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
-    const hand = this.#hands.get(handNo)
+    const hand = this.#book.get(handNo)
     if (hand === undefined || (hand.phase !== 'beacon' && hand.phase !== 'recovering')) return []
     if (hand.phase === 'recovering') {
       // The round will come: a hand finished from its timelocks is never given up, only retried.
       if ('error' in result || result.entry.round !== hand.commit.body.beacon?.round) {
-        hand.ackDeadline = this.#init.now() + this.#init.timeouts.contributeMs
+        this.#book.wait(hand)
         return []
       }
       return this.#recover(hand, result.entry)
@@ -336,9 +354,7 @@ export class DealerMachine implements DealerSide {
 
   /** Waits for R to end a time-locked hand with the dealer's own RECOVERED record. */
   #recoverLater (hand: DealerHand): Effect[] {
-    const save = this.#enter(hand, 'recovering')
-    hand.ackDeadline = this.#init.now() + this.#init.timeouts.contributeMs
-    return [save, { kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round }]
+    return [this.#enter(hand, 'recovering'), { kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round }]
   }
 
   /** Ends a time-locked hand with the dealer's own RECOVERED record (no dealing: see restore). */
@@ -389,7 +405,6 @@ export class DealerMachine implements DealerSide {
     }
     if (hand.recovered !== undefined && hand.recovered.length > 0) body.recovered = hand.recovered
     hand.reveal = signDocument('reveal', body, this.#init.signer)
-    hand.ackDeadline = this.#init.now() + this.#init.timeouts.ackMs
     const effects: Effect[] = [
       this.#enter(hand, 'revealed'),
       { kind: 'event', hand: hand.hand, event: { type: 'revealed' } },
@@ -408,7 +423,7 @@ export class DealerMachine implements DealerSide {
    */
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void {
     if (doc.type !== 'commit' && doc.type !== 'pledges' && doc.type !== 'view') return
-    const hand = this.#hands.get((doc.body as { hand: number }).hand)
+    const hand = this.#book.get((doc.body as { hand: number }).hand)
     const seat = this.#init.table.seats.indexOf(to)
     if (hand === undefined || seat < 0 || (hand.phase !== 'pledging' && hand.phase !== 'contributing')) return
     const pending = this.#undelivered.get(hand.hand) ?? new Map<number, Undelivered>()
@@ -422,30 +437,41 @@ export class DealerMachine implements DealerSide {
     else this.#undelivered.delete(hand.hand)
   }
 
-  /** Deadlines: missing contributions abort the hand; missing countersignatures finalise without them. */
+  /**
+   * Deadlines (the hand book's, one per phase): missing contributions abort the hand; missing
+   * countersignatures finalise without them; a time-locked hand asks for its round again. Before
+   * its deadline a hand still waiting for contributions sends again what did not reach a seat, and
+   * from #forwardAt passes the VIEWs it holds on.
+   */
   tick (now: number): Effect[] {
     const effects: Effect[] = []
-    for (const hand of [...this.#hands.values()]) {
-      const { deadline, seats } = hand.commit.body
-      const contributing = hand.phase === 'pledging' || hand.phase === 'contributing'
-      if (contributing && now <= deadline) effects.push(...this.#redeliver(hand, now))
-      if (hand.phase === 'contributing' && now <= deadline && hand.forwarded === undefined && now >= this.#forwardAt(hand)) {
+    for (const hand of this.#book.values()) {
+      if (hand.due === undefined || now > hand.due || (hand.phase !== 'pledging' && hand.phase !== 'contributing')) continue
+      effects.push(...this.#redeliver(hand, now))
+      if (hand.phase === 'contributing' && hand.forwarded === undefined && now >= this.#forwardAt(hand)) {
         hand.forwarded = new Set()
         effects.push(...this.#forwardViews(hand, [...hand.views.values()]))
       }
-      if (hand.phase === 'pledging' && now > deadline) {
-        const missing = this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s))
-        effects.push(...this.#missing(hand, missing, 'missing-pledge', 'pledge'))
-      } else if (hand.phase === 'recovering' && now > hand.ackDeadline) {
-        hand.ackDeadline = now + this.#init.timeouts.contributeMs
-        effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
-      } else if (hand.phase === 'contributing' && now > deadline) {
-        effects.push(...this.#nonceDeadline(hand))
-      } else if (hand.phase === 'revealed' && now > hand.ackDeadline) {
-        effects.push(...this.#finalize(hand))
-      }
     }
+    for (const hand of this.#book.due(now)) effects.push(...this.#atDeadline(hand))
     return effects
+  }
+
+  /** What a hand does when its phase's deadline passes (the phases the deadline table lists). */
+  #atDeadline (hand: DealerHand): Effect[] {
+    switch (hand.phase) {
+      case 'pledging':
+        return this.#missing(hand, this.#humans.filter(s => !hand.pledges.some(p => p.body.seat === s)), 'missing-pledge', 'pledge')
+      case 'contributing':
+        return this.#nonceDeadline(hand)
+      case 'recovering':
+        this.#book.wait(hand)
+        return [{ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round }]
+      case 'revealed':
+        return this.#finalize(hand)
+      default:
+        throw new Error(`hand ${hand.hand}: no deadline in ${hand.phase}`)
+    }
   }
 
   /** Sends again what did not reach a seat that still owes its contribution, once its retry is due. */
@@ -540,7 +566,7 @@ export class DealerMachine implements DealerSide {
     const body = doc.body
     if (body.table !== table.id) throw new Rejection(`view for another table (${body.table})`)
     if (doc.signer !== from || table.seats[body.seat] !== from) throw new Rejection(`view for seat ${body.seat}, which is not ${from}'s seat`)
-    const hand = this.#hands.get(body.hand)
+    const hand = this.#book.get(body.hand)
     if (hand === undefined || hand.phase !== 'contributing') {
       if (body.hand < this.#meta.nextHand && hand?.phase !== 'pledging') return []
       throw new Rejection(`view for hand ${body.hand}, which is not waiting for nonces`)
@@ -553,13 +579,13 @@ export class DealerMachine implements DealerSide {
     return hand.forwarded === undefined ? [] : this.#forwardViews(hand, [doc])
   }
 
-  /** The earliest time tick() has something to do, for the host's timer. */
+  /** The earliest time tick() has something to do, for the host's timer: a deadline, or a hand's time to pass VIEWs on. */
   nextDeadline (): number | undefined {
-    let next: number | undefined
-    for (const h of this.#hands.values()) {
-      const t = h.phase === 'contributing' && h.forwarded === undefined ? this.#forwardAt(h)
-        : h.phase === 'pledging' || h.phase === 'contributing' ? h.commit.body.deadline : h.phase === 'revealed' || h.phase === 'recovering' ? h.ackDeadline : undefined
-      if (t !== undefined && (next === undefined || t < next)) next = t
+    let next = this.#book.nextDeadline()
+    for (const h of this.#book.values()) {
+      if (h.phase !== 'contributing' || h.forwarded !== undefined) continue
+      const t = this.#forwardAt(h)
+      if (next === undefined || t < next) next = t
     }
     return next
   }
@@ -570,7 +596,7 @@ export class DealerMachine implements DealerSide {
    * published, as after a restart.
    */
   abortHand (handNo: number, detail: string): Effect[] {
-    const hand = this.#hands.get(handNo)
+    const hand = this.#book.get(handNo)
     if (hand === undefined || hand.phase === 'revealed') return []
     if (hand.phase === 'dealt') return this.end(handNo)
     // Time-locked, nonces out: the hand cannot be called off; it stays saved and is finished from
@@ -581,7 +607,7 @@ export class DealerMachine implements DealerSide {
 
   /** Completes every revealed hand now, with the countersignatures it has (the host is stopping). */
   finalizeRevealed (): Effect[] {
-    return [...this.#hands.values()].filter(h => h.phase === 'revealed').flatMap(h => this.#finalize(h))
+    return this.#book.values().filter(h => h.phase === 'revealed').flatMap(h => this.#finalize(h))
   }
 
   #onPledge (from: string, doc: Signed<PledgeBody>): Effect[] {
@@ -671,7 +697,7 @@ export class DealerMachine implements DealerSide {
    * its claim, and the hand goes on to its receipt (without that seat's countersignature).
    */
   #onSeatAbort (from: string, doc: Signed<AbortBody>): Effect[] {
-    const hand = this.#hands.get(doc.body.hand)
+    const hand = this.#book.get(doc.body.hand)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for unknown hand ${doc.body.hand}`)
     const seat = hand.commit.body.seats.indexOf(from)
     if (seat < 0 || doc.signer !== from || !this.#verify(doc)) throw new Rejection('abort not signed by a seat of that hand')
@@ -680,9 +706,7 @@ export class DealerMachine implements DealerSide {
     const verdict = checkAbortRecord(doc, { table: this.#init.table, verifyDoc: this.#verify })
     if (!verdict.ok) throw new Rejection(`abort of seat ${seat} does not verify: ${verdict.problems[0].message}`)
     // One record per seat and hand reaches the log: a seat cannot fill the dealer's log with copies.
-    const filed = `record/${hand.hand}/${seat}`
-    if (this.#answers.has(filed)) throw new Rejection(`seat ${seat} already filed a record for hand ${hand.hand}`)
-    this.#answers.set(filed, 1)
+    this.#book.count(hand.hand, `record/${seat}`, 1, `seat ${seat} already filed a record for hand ${hand.hand}`)
     const record = logAbort(hand.hand, doc)
     if (hand.phase === 'dealt' || hand.phase === 'revealed' || hand.phase === 'recovering') return record
     if (hand.commit.body.timelock !== undefined && (hand.phase === 'contributing' || hand.phase === 'beacon')) {
@@ -704,16 +728,13 @@ export class DealerMachine implements DealerSide {
   #onAsk (from: string, doc: Signed<AskBody>): Effect[] {
     const { table } = this.#init
     const body = doc.body
-    const live = this.#hands.get(body.hand)
-    const ended = this.#ended.get(body.hand)
+    const live = this.#book.get(body.hand)
+    const ended = this.#book.ended(body.hand)
     const ctx = { tableId: table.id, seats: table.seats, verify: (d: Signed<unknown>) => this.#verify(d) }
     // A hand not committed yet: nothing to tell (a seat back from a restart asks about the next hand).
     if (!checkAsk(ctx, from, doc, this.#meta.nextHand, () => live?.digest ?? ended?.digest)) return []
-    const key = `${body.hand}/${body.seat}`
-    const answered = this.#answers.get(key) ?? 0
-    if (answered >= ANSWERS_PER_SEAT_HAND) throw new Rejection(`seat ${body.seat} already asked about hand ${body.hand} ${answered} times`)
-    this.#answers.set(key, answered + 1)
-    if (ended !== undefined) return [{ kind: 'send', to: from, doc: ended.doc }]
+    this.#book.count(body.hand, `ask/${body.seat}`, ANSWERS_PER_SEAT_HAND, `seat ${body.seat} already asked about hand ${body.hand} ${ANSWERS_PER_SEAT_HAND} times`)
+    if (ended !== undefined) return ended.docs.map(d => ({ kind: 'send', to: from, doc: d }))
     const hand = live as DealerHand
     const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
     switch (hand.phase) {
@@ -746,26 +767,18 @@ export class DealerMachine implements DealerSide {
     const { table } = this.#init
     const { to, view } = doc.body
     if (doc.body.table !== table.id || view.body.table !== table.id || view.body.hand !== doc.body.hand) throw new Rejection('relay for another table or hand')
-    const hand = this.#hands.get(doc.body.hand)
+    const hand = this.#book.get(doc.body.hand)
     if (hand === undefined) throw new Rejection(`relay for hand ${doc.body.hand}, which is not in play`)
     const humans = this.#humans.map(s => table.seats[s])
     if (doc.signer !== from || view.signer !== from || !humans.includes(from) || !humans.includes(to) || to === from) throw new Rejection('relay: not a view between two human seats of the table, sent by its author')
     if (to === table.dealer) throw new Rejection('relay to the dealer\'s own seat')
     if (!this.#verify(doc)) throw new Rejection('relay: bad signature')
-    const key = `relay/${hand.hand}/${from}/${to}`
-    const relayed = this.#answers.get(key) ?? 0
-    if (relayed >= 2) throw new Rejection(`relay of ${from}'s view to ${to} for hand ${hand.hand} already done`)
-    this.#answers.set(key, relayed + 1)
+    this.#book.count(hand.hand, `relay/${from}/${to}`, 2, `relay of ${from}'s view to ${to} for hand ${hand.hand} already done`)
     return [{ kind: 'send', to, doc: view }]
   }
 
   #remember (handNo: number, digest: string, doc: Signed<unknown>): void {
-    this.#ended.set(handNo, { digest, doc })
-    for (const old of this.#ended.keys()) {
-      if (this.#ended.size <= ENDED_KEPT) break
-      this.#ended.delete(old)
-    }
-    if (this.#answers.size > 16 * ENDED_KEPT) this.#answers.clear()
+    this.#book.remember(handNo, { digest, docs: [doc] })
   }
 
   /** An ended hand read back from the log: a receipt wins over the records logged for its hand. */
@@ -780,7 +793,7 @@ export class DealerMachine implements DealerSide {
       const commit = record.body.commit
       if (commit === null || commit.body.table !== table.id || commit.signer !== table.dealer) return
       // The first record of a hand is the one that ended it (later ones are seats' claims after the deal).
-      if (!this.#ended.has(commit.body.hand)) this.#remember(commit.body.hand, docDigest(commit), record)
+      if (this.#book.ended(commit.body.hand) === undefined) this.#remember(commit.body.hand, docDigest(commit), record)
     }
   }
 
@@ -801,11 +814,11 @@ export class DealerMachine implements DealerSide {
 
   #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): DealerHand {
     const ctx = { tableId: this.#init.table.id, now: () => this.#init.now(), verify: (d: Signed<unknown>) => this.#verify(d) }
-    return checkSeatDoc(this.#hands, ctx, from, doc, phase, (phase === 'pledging' || phase === 'contributing'))
+    return checkSeatDoc(this.#book, ctx, from, doc, phase, (phase === 'pledging' || phase === 'contributing'))
   }
 
   #handIn (handNo: number, phases: Phase[]): DealerHand {
-    return handIn(this.#hands, handNo, phases)
+    return this.#book.inPhase(handNo, phases)
   }
 
   #finalize (hand: DealerHand): Effect[] {
@@ -843,23 +856,17 @@ export class DealerMachine implements DealerSide {
   }
 
   /**
-   * The one place a hand changes phase (or, staying in `dealt`, gains a stage). It returns the save
-   * that must follow, taken now: what is on disk is always the phase the hand is in, with what that
-   * phase needs to resume (docs/protocol.md §11). The caller puts it before any send the new phase
-   * allows. A hand that is over (`done`, `aborted`) leaves memory, and its saved state is deleted:
-   * the caller puts that after the log entry, so a crash in between finishes the hand again rather
-   * than losing it.
+   * The one place a hand changes phase (the hand book's enter: the move checked against
+   * DEALER_MOVES, the new phase's deadline set). It returns the save that must follow, taken now:
+   * what is on disk is always the phase the hand is in, with what that phase needs to resume
+   * (docs/protocol.md §11). The caller puts it before any send the new phase allows. A hand that is
+   * over (`done`, `aborted`) leaves memory, and its saved state is deleted: the caller puts that
+   * after the log entry, so a crash in between finishes the hand again rather than losing it.
    */
   #enter (hand: DealerHand, phase: Phase): Effect {
-    if (phase !== hand.phase) checkMove(DEALER_MOVES, hand.hand, hand.phase, phase)
-    hand.phase = phase
-    const key = dealerHandKey(this.#init.table.id, hand.hand)
-    if (phase === 'done' || phase === 'aborted') {
-      this.#hands.delete(hand.hand)
-      this.#undelivered.delete(hand.hand)
-      return { kind: 'persist', key, value: null }
-    }
-    return { kind: 'persist', key, value: snapshot(hand) }
+    const save = this.#book.enter(hand, phase)
+    if (phase === 'done' || phase === 'aborted') this.#undelivered.delete(hand.hand)
+    return save
   }
 
   #toHumans (doc: Signed<unknown>): Effect[] {

@@ -94,6 +94,11 @@ export class HandBook<P extends string, H extends BookHand<P>, S, Q extends stri
     return this.save(hand)
   }
 
+  /** Starts the deadline of the hand's phase over, without a move or a save (a request made again). */
+  wait (hand: H): void {
+    hand.due = this.#init.deadlines[hand.phase]?.(hand, this.#init.now())
+  }
+
   /** The save of a hand that stays where it is (something it holds changed). */
   save (hand: H): Effect {
     return { kind: 'persist', key: this.#init.key(hand.hand), value: this.#init.snapshot(hand) }

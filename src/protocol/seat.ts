@@ -14,7 +14,7 @@ import type {
   SignedAck, SignedCommit, SignedNonce, SignedPledge, SignedReveal
 } from '../core/hand/messages.js'
 import type { SeatHandStatus, SeatSide } from './contracts.js'
-import { checkMove, type Transitions } from './hand-book.js'
+import { HandBook, type Transitions } from './hand-book.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
 import type { AskBody, RelayBody, ViewBody } from './wire.js'
@@ -31,8 +31,8 @@ export type SeatInit = MachineInit
 type Phase = 'pledged' | 'viewing' | 'contributed' | 'dealt' | 'acked' | 'recovering' | 'done' | 'aborted'
 
 /**
- * The commit–reveal seat's legal moves (docs/protocol.md §6, §7, §16.4); the same phase again is a
- * save in place. A receipt may reach a seat that lost its cards or the REVEAL (`contributed`, `dealt`).
+ * The commit–reveal seat's legal moves (docs/protocol.md §6, §7, §16.4); the same phase again
+ * (`dealt`, a later stage's cards) is a save in place that keeps the phase's deadline. A receipt may reach a seat that lost its cards or the REVEAL (`contributed`, `dealt`).
  */
 export const SEAT_MOVES: Transitions<Phase> = Object.freeze({
   pledged: ['viewing', 'aborted'],
@@ -65,8 +65,8 @@ export interface SeatHandSnapshot {
 interface SeatHand extends SeatHandSnapshot {
   digest: string
   cards: Array<Signed<CardsBody>>
-  /** When the seat stops waiting for the next step: it asks the dealer once, then records who stopped. */
-  waitUntil: number
+  /** When the seat stops waiting for the next step (the hand book's deadline table, or ackMs after it asked): it asks the dealer once, then records who stopped. */
+  due?: number
   /** It asked the dealer about the hand since it entered this phase (not saved: a restart asks again). */
   asked: boolean
   /** Other seats' views that match this seat's own, by seat (not saved: a restart asks for them again). */
@@ -97,7 +97,7 @@ export const seatMetaKey = (table: string): string => `seat/${table}/meta`
 export class SeatMachine implements SeatSide {
   readonly #init: SeatInit
   readonly #seat: number
-  readonly #hands = new Map<number, SeatHand>()
+  readonly #hands: HandBook<Phase, SeatHand, SeatHandSnapshot>
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: SeatMeta = { lastHand: 0 }
   /** Views that came before this seat's own PLEDGES, by hand then seat. */
@@ -112,6 +112,25 @@ export class SeatMachine implements SeatSide {
     this.#seat = init.table.seats.indexOf(init.signer.peerId)
     if (this.#seat < 0) throw new Error(`${init.signer.peerId} holds no seat at table ${init.table.id}`)
     this.#verify = init.verifyDoc ?? verifyDocument
+    const { revealMs, ackMs, contributeMs } = init.timeouts
+    this.#hands = new HandBook({
+      transitions: SEAT_MOVES,
+      // When a seat in each phase stops waiting for the dealer's next step (docs/protocol.md §7):
+      // the deal deadline before the cards, revealMs for the REVEAL, 2 × ackMs for the FINAL, R's
+      // entry asked for again every contributeMs.
+      deadlines: {
+        pledged: h => this.#dealDeadline(h.commit.body),
+        viewing: h => this.#dealDeadline(h.commit.body),
+        contributed: h => this.#dealDeadline(h.commit.body),
+        dealt: (_h, now) => now + revealMs,
+        acked: (_h, now) => now + 2 * ackMs,
+        recovering: (_h, now) => now + contributeMs
+      },
+      final: ['done', 'aborted'],
+      key: hand => seatHandKey(init.table.id, hand),
+      snapshot,
+      now: init.now
+    })
   }
 
   get seat (): number { return this.#seat }
@@ -128,10 +147,11 @@ export class SeatMachine implements SeatSide {
     if (meta !== undefined) this.#meta = { ...meta }
     const effects: Effect[] = []
     for (const s of snapshots) {
-      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], waitUntil: 0, asked: false, views: new Map(), peerNonces: new Map() }
+      const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], asked: false, views: new Map(), peerNonces: new Map() }
       if (hand.phase === 'acked' && (hand.ack === undefined || hand.reveal === undefined)) continue // cannot be: saved together
-      hand.waitUntil = this.#waitFor(hand)
-      this.#hands.set(s.hand, hand)
+      this.#hands.open(hand)
+      // Recovering: R's entry is asked for at the first tick after the restart.
+      if (hand.phase === 'recovering') hand.due = this.#init.now()
       effects.push(this.#ask(hand.hand, hand.digest))
       // The views it had are gone with the restart: it sends its own again, asking for theirs.
       if (hand.phase === 'viewing') effects.push(...this.#sendView(hand, true))
@@ -145,17 +165,6 @@ export class SeatMachine implements SeatSide {
     return { kind: 'send', to: this.#init.table.dealer, doc: signDocument('ask', body, this.#init.signer) }
   }
 
-  /** When a seat in this phase stops waiting for the dealer's next step (docs/protocol.md §7). */
-  #waitFor (hand: SeatHand): number {
-    switch (hand.phase) {
-      case 'pledged': case 'viewing': case 'contributed': return this.#dealDeadline(hand.commit.body)
-      case 'dealt': return this.#init.now() + this.#init.timeouts.revealMs
-      // Right away after a restart; then again after each failed fetch (beaconResult).
-      case 'recovering': return this.#init.now()
-      default: return this.#init.now() + 2 * this.#init.timeouts.ackMs
-    }
-  }
-
   /** Cards this seat holds in a hand in play, by stage; public cards included. */
   cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
     const hand = this.#hands.get(handNo)
@@ -165,7 +174,7 @@ export class SeatMachine implements SeatSide {
   readonly family = 'commit-reveal' as const
 
   status (): SeatHandStatus[] {
-    return [...this.#hands.values()].map(h => ({ hand: h.hand, phase: h.phase }))
+    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase }))
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
@@ -188,11 +197,10 @@ export class SeatMachine implements SeatSide {
 
   tick (now: number): Effect[] {
     const effects: Effect[] = []
-    for (const hand of [...this.#hands.values()]) {
-      if (now <= hand.waitUntil) continue
+    for (const hand of this.#hands.due(now)) {
       if (hand.phase === 'recovering') {
         // Nothing to ask the dealer: R's entry is all this hand waits for now.
-        hand.waitUntil = now + this.#init.timeouts.contributeMs
+        this.#hands.wait(hand)
         effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
         continue
       }
@@ -200,7 +208,7 @@ export class SeatMachine implements SeatSide {
         // Before recording anything against the dealer, ask it once: the answer may simply have
         // been lost (this seat was down or cut off), and the hand may have ended well.
         hand.asked = true
-        hand.waitUntil = now + this.#init.timeouts.ackMs
+        hand.due = now + this.#init.timeouts.ackMs
         effects.push(this.#ask(hand.hand, hand.digest))
         continue
       }
@@ -241,9 +249,7 @@ export class SeatMachine implements SeatSide {
   }
 
   #startRecovery (hand: SeatHand): Effect[] {
-    const save = this.#enter(hand, 'recovering')
-    hand.waitUntil = this.#init.now() + this.#init.timeouts.contributeMs
-    return [save, { kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round }]
+    return [this.#enter(hand, 'recovering'), { kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round }]
   }
 
   /**
@@ -266,9 +272,7 @@ export class SeatMachine implements SeatSide {
   }
 
   nextDeadline (): number | undefined {
-    let next: number | undefined
-    for (const h of this.#hands.values()) if (next === undefined || h.waitUntil < next) next = h.waitUntil
-    return next
+    return this.#hands.nextDeadline()
   }
 
   #onCommit (doc: SignedCommit): Effect[] {
@@ -285,9 +289,9 @@ export class SeatMachine implements SeatSide {
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const nonce = toHex(this.#init.random(32))
     const hand: SeatHand = {
-      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], waitUntil: 0, asked: false, views: new Map(), peerNonces: new Map()
+      hand: body.hand, commit: doc, nonce, phase: 'pledged', digest: docDigest(doc), cards: [], asked: false, views: new Map(), peerNonces: new Map()
     }
-    this.#hands.set(body.hand, hand)
+    this.#hands.open(hand)
     const missed = this.#noteGap(body)
     this.#meta = { lastHand: body.hand, lastCommit: hand.digest, lastCommitDoc: doc }
     const pledge: PledgeBody = { table: body.table, hand: body.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(nonce) }
@@ -611,7 +615,7 @@ export class SeatMachine implements SeatSide {
   }
 
   #onFinal (doc: Signed<{ table: string, hand: number, commit: string, receipt: Receipt }>): Effect[] {
-    if (!this.#hands.has(doc.body.hand) && doc.body.table === this.#init.table.id) return this.#catchUp(doc, doc.body.receipt.commit)
+    if (this.#hands.get(doc.body.hand) === undefined && doc.body.table === this.#init.table.id) return this.#catchUp(doc, doc.body.receipt.commit)
     // A seat that lost its cards or the REVEAL (down, cut off) still takes the receipt: it verifies
     // alone, and it holds this seat's pledge, so its nonce was the one used.
     const hand = this.#handFor(doc.body, 'contributed', 'dealt', 'acked')
@@ -779,19 +783,9 @@ export class SeatMachine implements SeatSide {
    * caller puts that after the log entry.
    */
   #enter (hand: SeatHand, phase: Phase): Effect {
-    if (phase !== hand.phase) checkMove(SEAT_MOVES, hand.hand, hand.phase, phase)
-    const key = seatHandKey(this.#init.table.id, hand.hand)
-    if (phase === 'done' || phase === 'aborted') {
-      hand.phase = phase
-      this.#hands.delete(hand.hand)
-      return { kind: 'persist', key, value: null }
-    }
-    if (phase !== hand.phase || hand.waitUntil === 0) {
-      hand.phase = phase
-      hand.waitUntil = this.#waitFor(hand)
-      hand.asked = false
-    }
-    return { kind: 'persist', key, value: snapshot(hand) }
+    if (phase === hand.phase) return this.#hands.save(hand)
+    hand.asked = false
+    return this.#hands.enter(hand, phase)
   }
 
   #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): SeatHand {
