@@ -24,8 +24,11 @@ export interface ShareBody { session: string, dealer: number, recipient: number,
  * lacks (`missing`: the dealer must answer by publishing the share) or whose signed share does not
  * match the dealer's commitments (`bad-share`: the signed share is the proof; the dealer is out).
  * An empty list says "no complaint": once all n are in, nobody waits for a deadline.
+ * `view` is every deal the member holds (two for a dealer it saw equivocate), each signed by its
+ * dealer: whoever holds this document holds every deal its signer based its complaints on, so a
+ * dealer that showed two members two deals is caught by everyone holding either's responses.
  */
-export interface ResponsesBody { session: string, member: number, complaints: Complaint[] }
+export interface ResponsesBody { session: string, member: number, complaints: Complaint[], view: Array<Signed<DealBody>> }
 export type Complaint =
   | { dealer: number, kind: 'missing' }
   | { dealer: number, kind: 'bad-share', evidence: Signed<ShareBody> }
@@ -96,7 +99,13 @@ export function parseDkgDocument (value: unknown, params: GroupParams, session: 
         if (eb.dealer !== dealer || eb.recipient !== who) throw new CoreInputError(`complaints[${i}].evidence is not the share of dealer ${dealer} to member ${who}`)
         return { dealer, kind: 'bad-share', evidence: evidence as Signed<ShareBody> }
       })
-      body = { session, member: who, complaints }
+      if (!Array.isArray(b.view) || b.view.length > 2 * n) throw new CoreInputError(`responses: view must list at most ${2 * n} deals`)
+      const view = b.view.map((v, i) => {
+        const deal = parseDkgDocument(v, params, session, verify)
+        if (deal.type !== DKG_DEAL) throw new CoreInputError(`responses.view[${i}] must be a deal document`)
+        return deal as Signed<DealBody>
+      })
+      body = { session, member: who, complaints, view }
       break
     }
     case DKG_RESULT: {

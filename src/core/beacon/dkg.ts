@@ -76,8 +76,11 @@ export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = v
   }
   const deals = new Map<number, Signed<DealBody>>()
   const dq = new Map<number, Disqualification>()
-  for (const raw of transcript.deals) {
-    const d = check<Signed<DealBody>>(raw, DKG_DEAL)
+  const responses = transcript.responses.map(raw => check<Signed<ResponsesBody>>(raw, DKG_RESPONSES))
+  // The deals of the transcript and every deal in a member's view: a dealer that showed two
+  // members two deals is caught wherever either member's responses are held.
+  const allDeals = [...transcript.deals.map(raw => check<Signed<DealBody>>(raw, DKG_DEAL)), ...responses.flatMap(r => r.body.view)]
+  for (const d of allDeals) {
     const prev = deals.get(d.body.dealer)
     if (prev !== undefined && prev.sig !== d.sig) {
       dq.set(d.body.dealer, { dealer: d.body.dealer, reason: 'equivocation', evidence: [prev, d] })
@@ -103,8 +106,7 @@ export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = v
     if (deals.has(a.body.dealer) && shareOk(a)) answered.add(`${a.body.dealer}:${a.body.recipient}`)
   }
   const seenResponses = new Set<number>()
-  for (const raw of transcript.responses) {
-    const r = check<Signed<ResponsesBody>>(raw, DKG_RESPONSES)
+  for (const r of responses) {
     seenResponses.add(r.body.member)
     for (const c of r.body.complaints) {
       if (!deals.has(c.dealer) || dq.has(c.dealer)) continue
@@ -324,9 +326,7 @@ export class DkgMachine {
       case DKG_DEAL: {
         const b = doc.body as DealBody
         if (live && this.phase !== 'deal' && this.phase !== 'idle') return false
-        const prev = this.deals.get(b.dealer)
-        if (prev === undefined) this.deals.set(b.dealer, doc as Signed<DealBody>)
-        else this.extraDeals.push(doc as Signed<DealBody>) // equivocation: both are kept as evidence
+        this.fileDeal(doc as Signed<DealBody>, b)
         return true
       }
       case DKG_SHARE: {
@@ -342,6 +342,8 @@ export class DkgMachine {
         const b = doc.body as ResponsesBody
         if (live && this.phase !== 'idle' && this.phase !== 'deal' && this.phase !== 'complain') return false
         if (!this.responses.has(b.member)) this.responses.set(b.member, doc as Signed<ResponsesBody>)
+        // Its view's deals join ours whatever our phase: they decide the qualified set for all.
+        for (const deal of b.view) this.fileDeal(deal)
         return true
       }
       case DKG_RESULT:
@@ -349,6 +351,13 @@ export class DkgMachine {
         return true
     }
     return false
+  }
+
+  private fileDeal (deal: Signed<DealBody>, b: DealBody = deal.body): void {
+    this.seen.add(deal.sig)
+    const prev = this.deals.get(b.dealer)
+    if (prev === undefined) this.deals.set(b.dealer, deal)
+    else if (prev.sig !== deal.sig && !this.extraDeals.some(x => x.sig === deal.sig)) this.extraDeals.push(deal) // equivocation: both are kept as evidence
   }
 
   tick (now: number): DkgEffect[] {
@@ -384,13 +393,15 @@ export class DkgMachine {
 
   private sendResponses (out: DkgEffect[]): void {
     const complaints: Complaint[] = []
-    for (const [dealer, deal] of this.deals) {
+    // Every dealer whose share we lack, deal or not: its deal may reach us later in another's view.
+    for (let dealer = 1; dealer <= this.params.members.length; dealer++) {
       const share = this.myShares.get(dealer)
+      const deal = this.deals.get(dealer)
       if (share === undefined) { complaints.push({ dealer, kind: 'missing' }); continue }
-      if (!this.shareOk(share, deal)) complaints.push({ dealer, kind: 'bad-share', evidence: share })
+      if (deal !== undefined && !this.shareOk(share, deal)) complaints.push({ dealer, kind: 'bad-share', evidence: share })
     }
-    complaints.sort((a, b) => a.dealer - b.dealer)
-    const doc = signDocument<ResponsesBody>(DKG_RESPONSES, { session: this.session, member: this.index, complaints }, this.signer)
+    const view = [...this.deals.values(), ...this.extraDeals].sort(byIndex<Signed<DealBody>>(b => b.dealer))
+    const doc = signDocument<ResponsesBody>(DKG_RESPONSES, { session: this.session, member: this.index, complaints, view }, this.signer)
     this.accept(this.signer.peerId, doc, false)
     out.push({ kind: 'broadcast', doc })
     this.enter('complain', out)
