@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto'
 import { signAbort } from '../src/protocol/abort.js'
 import { dealerHandKey } from '../src/protocol/dealer.js'
 import { parseNodeConfig } from '../src/daemon/config.js'
+import { seatWaitText } from '../src/cli/commands/hand.js'
 
 const beaconKey = localBeaconSecretKey(new Uint8Array(48).fill(7))
 const chain: ChainInfo = parseChainInfo(localChainInfo({ secretKey: beaconKey, period: 3, genesisTime: 1_690_000_000 }))
@@ -154,6 +155,10 @@ describe('time-locked hands', () => {
     const hand = start(t)
     t.run(t.table.dealer, t.dealer.beaconResult(hand, { entry: signLocalRound(beaconKey, roundOf(t, hand)) }))
     const shown = t.seats.get(peerOf(t, 1))?.cards(hand)
+    // Meanwhile a seat's status says when the hand goes on without the dealer (issue 23).
+    const waiting = t.seats.get(peerOf(t, 1))?.status().find(h => h.hand === hand)
+    expect(waiting).toEqual({ hand, phase: 'dealt', waitUntil: t.clock.now + 60_000, timelocked: true })
+    expect(seatWaitText(waiting as NonNullable<typeof waiting>, t.clock.now)).toMatch(/^ \(time-locked: if the dealer has not revealed by \d\d:\d\d:\d\d UTC, in 60 s, the seats ask it once, then finish the hand from its timelocks\)$/)
     silenceDealer(t)
     seatsRecover(t, hand, t.clock.now + 60_001)
     const record = recoveredOf(t, peerOf(t, 1), hand)

@@ -29,6 +29,10 @@ export interface DealerHandStatus {
 export interface SeatHandStatus {
   hand: number
   phase: string
+  /** When the seat stops waiting for the dealer's next step in this phase (ms since the epoch), if it waits for one. */
+  waitUntil?: number
+  /** The hand is time-locked: a dealer that does not go on is replaced by the timelocks (docs/protocol.md §16.4). */
+  timelocked?: boolean
 }
 
 /** What a seat holds of a hand: each delivery it opened or was shown, in order. */

@@ -174,7 +174,10 @@ export class SeatMachine implements SeatSide {
   readonly family = 'commit-reveal' as const
 
   status (): SeatHandStatus[] {
-    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase }))
+    // A time-locked hand whose cards are dealt says when the seats go on without the dealer.
+    return this.#hands.values().map(h => h.phase === 'dealt' && h.commit.body.timelock !== undefined && h.due !== undefined
+      ? { hand: h.hand, phase: h.phase, waitUntil: h.due, timelocked: true }
+      : { hand: h.hand, phase: h.phase })
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {

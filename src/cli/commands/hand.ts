@@ -210,7 +210,7 @@ interface NodeStatus {
   table: { id: string, game: string, scheme: string }
   peers?: PeerState[]
   dealerHands: Array<{ hand: number, family: string, phase: string, stages: string[], joined: number, contributed: number, acks: number }>
-  seatHands: Array<{ hand: number, phase: string }>
+  seatHands: SeatHandState[]
   log: { entries: number }
   beacon: { name?: string, genesisTime?: number, period?: number, reach?: { reachable: boolean | null, reason?: string } } | null
 }
@@ -263,7 +263,7 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
   if (reach?.reachable === false) lines.push(`beacon ${status.beacon?.name ?? ''}: cannot be reached from this node (${reach.reason ?? 'no answer'}): hands would wait for their round and abort; use a local beacon (fairdeal beacon serve) or your own group`)
   const hands = new Map<number, string[]>()
   for (const h of status.dealerHands) hands.set(h.hand, [`dealer: ${h.phase} (${h.family === 'blind' ? 'keys' : 'pledges'} ${h.joined}, ${h.family === 'blind' ? 'shuffles' : 'nonces'} ${h.contributed}, countersignatures ${h.acks}${h.stages.length > 0 ? `, stages ${h.stages.join(' ')}` : ''})`])
-  for (const h of status.seatHands) hands.set(h.hand, [...(hands.get(h.hand) ?? []), `seat: ${h.phase}`])
+  for (const h of status.seatHands) hands.set(h.hand, [...(hands.get(h.hand) ?? []), `seat: ${h.phase}${seatWaitText(h, Date.now())}`])
   lines.push(hands.size === 0 ? 'no hand in play' : 'hands in play:')
   for (const [hand, parts] of [...hands.entries()].sort((a, b) => a[0] - b[0])) {
     const round = rounds.get(hand)
@@ -306,4 +306,19 @@ async function waitForCards (client: ControlClient, hand: number, table: string,
   const cards = await client.cards(hand, table)
   process.stdout.write((json ? JSON.stringify(cards) : cardLines(cards.cards).join('\n')) + '\n')
   return 0
+}
+
+interface SeatHandState { hand: number, phase: string, waitUntil?: number, timelocked?: boolean }
+
+/**
+ * What a seat waiting for its dealer is told: on a time-locked hand whose cards are dealt, when the
+ * seats finish it from its timelocks if the dealer does not reveal (docs/protocol.md §16.4), so a
+ * player whose dealer is gone knows the hand is not lost, and when.
+ */
+export function seatWaitText (h: SeatHandState, now: number): string {
+  if (h.timelocked !== true || h.waitUntil === undefined || h.phase !== 'dealt') return ''
+  const left = Math.max(0, Math.round((h.waitUntil - now) / 1000))
+  const when = new Date(h.waitUntil).toISOString().slice(11, 19)
+  const inText = left >= 120 ? `${Math.round(left / 60)} min` : `${left} s`
+  return ` (time-locked: if the dealer has not revealed by ${when} UTC, in ${inText}, the seats ask it once, then finish the hand from its timelocks)`
 }
