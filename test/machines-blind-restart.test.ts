@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
+import { localBeaconSecretKey, localChainInfo, parseChainInfo, signLocalRound } from '../src/core/beacon/index.js'
 import { blindTable, ids } from './helpers/blind-memory.js'
 
 type T = ReturnType<typeof blindTable>
@@ -67,6 +68,23 @@ describe('a blind dealer restarted mid-hand', () => {
     expect(t.nodes.get(ids[1])!.frames.filter(f => f.type === 'bdeal')).toHaveLength(2)
     expect(t.nodes.get(ids[0])!.seat!.cards(hand).filter(c => !c.public && c.seat === 0)).toHaveLength(1)
     endWithOneReceipt(t, hand)
+  }, 60_000)
+
+  it('waiting for the bound beacon round: it fetches the round again, deals from it, and the hand finishes with a receipt naming that round', () => {
+    const beaconKey = localBeaconSecretKey(new Uint8Array(48).fill(7))
+    const chain = parseChainInfo(localChainInfo({ secretKey: beaconKey, period: 3, genesisTime: 900 }))
+    const t = blindTable(ids.slice(0, 2), { game: 'duo', beacon: { chain, marginMs: 1_000 } })
+    const hand = t.deal()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'beacon', contributed: 2 }])
+    const key = [...t.dealerNode.saved.keys()].find(k => k.includes('/hand/'))!
+    const round = (t.dealerNode.saved.get(key) as any).commit.body.beacon.round as number
+    expect(t.restartDealer()).toEqual([{ kind: 'fetchBeacon', hand, round }])
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'beacon' }])
+    t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry: signLocalRound(beaconKey, round) }))
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    endWithOneReceipt(t, hand)
+    const receipt = t.dealerNode.log.find(l => l.entry === 'receipt')!.payload
+    expect(verifyReceipt(receipt).summary?.beaconRound).toBe(round)
   }, 60_000)
 
   it('a snapshot of the dealt phase saved before the deal\'s documents were (no deals): the hand is aborted dealer-stopped, as before, a record that verifies', () => {
