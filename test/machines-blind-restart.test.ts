@@ -87,6 +87,17 @@ describe('a blind dealer restarted mid-hand', () => {
     expect(verifyReceipt(receipt).summary?.beaconRound).toBe(round)
   }, 60_000)
 
+  it('in dealt at a table with a robot: its openings of the robot\'s cards come back (from the saved shares and the robot\'s key), and the hand finishes', () => {
+    const t = blindTable([ids[0], 'robot'], { game: 'duo' })
+    const hand = t.deal()
+    const robot = t.dealerNode.dealer!.robotCards(hand)
+    expect(robot.length).toBeGreaterThan(0)
+    t.restartDealer()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    expect(t.dealerNode.dealer!.robotCards(hand)).toEqual(robot)
+    endWithOneReceipt(t, hand)
+  }, 60_000)
+
   it('a snapshot of the dealt phase saved before the deal\'s documents were (no deals): the hand is aborted dealer-stopped, as before, a record that verifies', () => {
     const t = blindTable(ids.slice(0, 2), { game: 'duo' })
     const hand = t.deal()
