@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
+import { verifyRecovered, type SignedRecovered } from '../src/core/hand/recovered.js'
 import { sha256Hex } from '../src/core/bytes.js'
 import { localBeaconSecretKey, localChainInfo, parseChainInfo, signLocalRound, type ChainInfo } from '../src/core/beacon/index.js'
 import type { CommitBody, Receipt, SignedAbort } from '../src/core/hand/messages.js'
@@ -169,6 +170,25 @@ describe('dealer restarted in every phase', () => {
     step(t, t.table.dealer, t.dealer.end(hand))
     expect(t.rejections).toEqual([])
     expect(verifyReceipt(expectSameFullReceipt(t, hand)).summary?.beaconRound).toBe(round)
+  })
+
+  test('recovering (a time-locked hand whose bound round could not be had): it fetches the round again and ends the hand with its RECOVERED record, which verifies', () => {
+    const t = memoryTable({ scheme: 'atout-drand-v1', beacon: { chain, marginMs: 1_000 }, timelock: { rule: 'open' } })
+    const hand = start(t)
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'beacon' }])
+    step(t, t.table.dealer, t.dealer.beaconResult(hand, { error: 'AbortError: This operation was aborted' }))
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'recovering' }])
+    const round = ((t.persisted.get(t.table.dealer)?.get(`dealer/${t.table.id}/hand/${String(hand).padStart(16, '0')}`)) as { commit: Signed<CommitBody> }).commit.body.beacon?.round as number
+    const effects = t.restartDealer()
+    expect(effects.filter(e => e.kind === 'fetchBeacon')).toEqual([{ kind: 'fetchBeacon', hand, round }])
+    step(t, t.table.dealer, effects)
+    expect(t.dealer.status()).toMatchObject([{ hand, phase: 'recovering' }])
+    step(t, t.table.dealer, t.dealer.beaconResult(hand, { entry: signLocalRound(beaconKey, round) }))
+    const logged = logOf(t, t.table.dealer).filter(e => e.hand === hand)
+    expect(logged.map(e => e.entry)).toEqual(['recovered'])
+    expect(verifyRecovered(logged[0].payload as SignedRecovered).problems).toEqual([])
+    expect(t.dealer.status()).toEqual([])
+    expect(t.rejections).toEqual([])
   })
 
   test('dealt: the hand is revealed on request, with the cards the seats were shown', () => {

@@ -42,9 +42,19 @@ export interface BlindDealerSnapshot {
   params: DealParams
   stages: string[]
   secrets: SignedBsecret[]
+  /**
+   * From the deal on (absent in snapshots saved before they were: such a hand is aborted on
+   * restore, as it was then): the BDEALs sent, the BSHARES received from human seats, the BEND,
+   * the BREVEAL and the countersignatures received.
+   */
+  deals?: Array<Signed<BdealBody>>
+  sharesIn?: Array<Signed<BsharesBody>>
+  bend?: Signed<BendBody>
+  reveal?: SignedBreveal
+  acks?: SignedAck[]
 }
 
-interface BlindDealerHand extends BlindDealerSnapshot, BookHand<Phase> {
+interface BlindDealerHand extends Omit<BlindDealerSnapshot, 'deals' | 'sharesIn' | 'acks'>, BookHand<Phase> {
   digest: string
   pubs: Point[]
   pk?: Point
@@ -54,7 +64,6 @@ interface BlindDealerHand extends BlindDealerSnapshot, BookHand<Phase> {
   pending: Set<string>
   /** Shares gathered for the deliveries the dealer opens itself (public cards, robots' cards). */
   gathered: Map<string, Map<number, Point>>
-  reveal?: SignedBreveal
   deliveries?: Delivery[]
   /** The robots' private cards this node opened (it plays them). */
   robotOpened: Array<{ stage: string, seat: number, cards: string[] }>
@@ -62,7 +71,6 @@ interface BlindDealerHand extends BlindDealerSnapshot, BookHand<Phase> {
   /** The BDEALs sent, the BSHARES received and the BEND sent: a missing-shares or missing-secret record carries them. */
   deals: Array<Signed<BdealBody>>
   sharesIn: Array<Signed<BsharesBody>>
-  bend?: Signed<BendBody>
   /** How many shuffles of the chain were checked (each once). */
   verified: number
 }
@@ -137,9 +145,17 @@ export class BlindDealerMachine implements DealerSide {
    *   shuffle was lost sends it again; one that missed a shuffle gets it), robots shuffle if it is
    *   their turn, and the chain is checked again before dealing;
    * - `beacon`: the whole chain was checked before the save: the bound round is fetched again;
-   * - later phases (`dealt`, `ending`, `revealed`): the shares gathered and the seats' answers are not
-   *   saved, so the hand cannot go on: it is aborted, naming the dealer.
-   * Keys and shuffles are still due by the COMMIT's deadline.
+   * - `dealt`: the dealt deck is worked out again from the saved chain and beacon entry, the shares
+   *   still due from the BDEALs and the BSHARES saved, the dealer's own openings (public cards,
+   *   robots' cards) from the saved shares and the robots' keys; each BDEAL with shares still due goes
+   *   again to the seats that owe them (a seat answers a BDEAL it holds with fresh shares of it);
+   * - `ending`: the BEND goes again to each human seat whose hand key is not in;
+   * - `revealed`: the cards are opened again from the saved hand keys, and the BREVEAL goes again
+   *   to each human seat whose countersignature is not in;
+   * - a snapshot in those phases saved before the deal's documents were (no `deals`): the hand
+   *   cannot go on; it is aborted, naming the dealer.
+   * Keys and shuffles are still due by the COMMIT's deadline; shares, hand keys and
+   * countersignatures get their phase's wait again from the restart.
    */
   restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[], _logged: Array<{ kind: string, payload: unknown }> = []): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
@@ -157,8 +173,7 @@ export class BlindDealerMachine implements DealerSide {
           effects.push(...this.#humans.filter(h => !hand.keys.some(k => k.body.seat === h)).map((h): Effect => ({ kind: 'send', to: seats[h], doc: hand.commit })))
           break
         case 'shuffling': {
-          const bkeys = signDocument('bkeys', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, keys: hand.keys }, this.#init.signer)
-          effects.push(...this.#toHumans(bkeys), ...hand.shuffles.flatMap(d => this.#toHumans(d)), ...this.#robotShuffles(hand))
+          effects.push(...this.#toHumans(this.#bkeys(hand)), ...hand.shuffles.flatMap(d => this.#toHumans(d)), ...this.#robotShuffles(hand))
           break
         }
         case 'beacon':
@@ -167,10 +182,70 @@ export class BlindDealerMachine implements DealerSide {
           effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
           break
         default:
-          effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
+          if (s.deals === undefined || s.sharesIn === undefined) {
+            effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
+          } else effects.push(...this.#resume(hand, s))
       }
     }
     return effects
+  }
+
+  /** A hand saved in `dealt`, `ending` or `revealed` goes on (see restore). */
+  #resume (hand: BlindDealerHand, s: BlindDealerSnapshot): Effect[] {
+    const { seats } = hand.commit.body
+    hand.deck = decodeDeck(hand.shuffles[seats.length - 1].body.deck, 'deck')
+    hand.verified = seats.length
+    hand.deals = [...(s.deals ?? [])]
+    hand.sharesIn = [...(s.sharesIn ?? [])]
+    for (const a of s.acks ?? []) hand.acks.set(a.body.seat, a)
+    this.#setDealt(hand)
+    const dealt = hand.dealt as Ciphertext[]
+    const stages = new Set(hand.deals.flatMap(d => d.body.stages))
+    const layout = this.#layout(hand).filter(d => stages.has(d.stage))
+    const owed = new Set<number>()
+    for (const d of layout) {
+      const ownerIsHuman = d.seat !== null && seats[d.seat] !== ROBOT
+      for (let seat = 0; seat < seats.length; seat++) {
+        if (!d.public && d.seat === seat) continue
+        if (seats[seat] === ROBOT) {
+          // The robot's shares the dealer opens itself: x·b for each position (what its BSHARES carried).
+          if (d.public || !ownerIsHuman) {
+            const x = scalarFromHex(hand.robotKeys[seat], 'robot key')
+            const got = hand.gathered.get(deliveryKey(d.stage, d.seat)) ?? new Map<number, Point>()
+            hand.gathered.set(deliveryKey(d.stage, d.seat), got)
+            for (const pos of d.positions) got.set(pos * 16 + seat, mulSecret(dealt[pos].b, x))
+          }
+          continue
+        }
+        const doc = hand.sharesIn.find(x => x.body.seat === seat && x.body.stage === d.stage && x.body.to === d.seat)
+        if (doc === undefined) {
+          hand.pending.add(`${deliveryKey(d.stage, d.seat)}|${seat}`)
+          owed.add(seat)
+        } else if (d.public || !ownerIsHuman) {
+          // Checked when received; read again for their points.
+          const r = checkBshares(hand.commit.body, hand.digest, doc, hand.pubs[seat], dealt, d.positions)
+          if ('problem' in r) throw new Error(`saved shares of seat ${seat} no longer check: ${r.problem}`)
+          const got = hand.gathered.get(deliveryKey(d.stage, d.seat)) ?? new Map<number, Point>()
+          hand.gathered.set(deliveryKey(d.stage, d.seat), got)
+          for (const [pos, point] of r.shares) got.set(pos * 16 + seat, point)
+        }
+      }
+    }
+    // The robots' cards opened again (no event: they were announced before the restart).
+    for (const d of layout) if (!d.public && d.seat !== null && seats[d.seat] === ROBOT) this.#openIfComplete(hand, d)
+    if (hand.phase === 'dealt') {
+      if (hand.pending.size === 0) hand.due = undefined
+      const dueStages = new Set([...hand.pending].map(p => p.split('|')[0]))
+      return hand.deals.filter(d => d.body.stages.some(x => dueStages.has(x)))
+        .flatMap(d => [...owed].map((seat): Effect => ({ kind: 'send', to: seats[seat], doc: d })))
+    }
+    const missing = (has: (seat: number) => boolean, doc: Signed<unknown>): Effect[] =>
+      this.#humans.filter(seat => !has(seat)).map((seat): Effect => ({ kind: 'send', to: seats[seat], doc }))
+    if (hand.phase === 'ending') return missing(seat => hand.secrets.some(x => x.body.seat === seat), hand.bend as Signed<BendBody>)
+    // revealed
+    const cards = openDeckWithKeys(hand.commit.body.game, dealt, hand.secrets.map(x => scalarFromHex(x.body.secret, 'secret')))
+    hand.deliveries = cardDeliveries(this.#layout(hand), cards)
+    return missing(seat => hand.acks.has(seat), hand.reveal as SignedBreveal)
   }
 
   readonly family = 'blind' as const
@@ -380,8 +455,13 @@ export class BlindDealerMachine implements DealerSide {
     if (hand.keys.length < hand.commit.body.seats.length) return []
     hand.pubs = hand.keys.map(k => pointFromHex(k.body.pub, 'public key'))
     hand.pk = blindJointKey(hand.pubs)
+    return [this.#enter(hand, 'shuffling'), ...this.#toHumans(this.#bkeys(hand)), ...this.#robotShuffles(hand)]
+  }
+
+  /** The BKEYS of a hand whose keys are all in (signed again when sent again: the same document, Ed25519 signatures being deterministic). */
+  #bkeys (hand: BlindDealerHand): Signed<BkeysBody> {
     const body: BkeysBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, keys: hand.keys }
-    return [this.#enter(hand, 'shuffling'), ...this.#toHumans(signDocument('bkeys', body, this.#init.signer)), ...this.#robotShuffles(hand)]
+    return signDocument('bkeys', body, this.#init.signer)
   }
 
   // ---- shuffles -------------------------------------------------------------------------------
@@ -443,13 +523,17 @@ export class BlindDealerMachine implements DealerSide {
     return blindLayout(hand.commit.body, hand.params)
   }
 
+  /** The deck the BDEALs deal from: the last shuffle's output, permuted by the beacon (worked out once). */
+  #setDealt (hand: BlindDealerHand): void {
+    if (hand.dealt !== undefined) return
+    const sigma = beaconPermutation(hand.beacon?.randomness ?? null, docDigest(hand.shuffles[hand.commit.body.seats.length - 1]), hand.deck.length)
+    hand.dealt = dealtDeck(hand.deck, sigma)
+  }
+
   /** BDEAL: asks every seat for its decryption shares of these stages; the robots' shares are made here. */
   #dealStages (hand: BlindDealerHand, stages: string[]): Effect[] {
     const { seats } = hand.commit.body
-    if (hand.dealt === undefined) {
-      const sigma = beaconPermutation(hand.beacon?.randomness ?? null, docDigest(hand.shuffles[seats.length - 1]), hand.deck.length)
-      hand.dealt = dealtDeck(hand.deck, sigma)
-    }
+    this.#setDealt(hand)
     hand.stages.push(...stages)
     const deliveries = this.#layout(hand).filter(d => stages.includes(d.stage))
     for (const d of deliveries) {
@@ -467,7 +551,7 @@ export class BlindDealerMachine implements DealerSide {
       for (const [seatText, xHex] of Object.entries(hand.robotKeys)) {
         const seat = Number(seatText)
         if (!d.public && d.seat === seat) continue
-        const doc = makeBshares(href(hand), seat, this.#init.signer, scalarFromHex(xHex, 'robot key'), hand.dealt, d.positions, d.stage, d.seat, this.#init.random)
+        const doc = makeBshares(href(hand), seat, this.#init.signer, scalarFromHex(xHex, 'robot key'), hand.dealt as Ciphertext[], d.positions, d.stage, d.seat, this.#init.random)
         effects.push(...this.#routeShares(hand, d, doc, null))
       }
     }
@@ -484,7 +568,8 @@ export class BlindDealerMachine implements DealerSide {
     // Every share asked for is in: nothing is due until the next request.
     if (hand.pending.size === 0) hand.due = undefined
     hand.sharesIn.push(doc)
-    return this.#routeShares(hand, d, doc, from)
+    // Saved before it is relayed: a restarted dealer knows which shares are still due.
+    return [this.#book.save(hand), ...this.#routeShares(hand, d, doc, from)]
   }
 
   /**
@@ -533,7 +618,7 @@ export class BlindDealerMachine implements DealerSide {
     const r = checkBsecret(hand.commit.body, hand.digest, doc, hand.pubs[doc.body.seat])
     if ('problem' in r) throw new Rejection(`hand key of seat ${doc.body.seat}: ${r.problem}`)
     hand.secrets.push(doc)
-    if (hand.secrets.length < hand.commit.body.seats.length) return []
+    if (hand.secrets.length < hand.commit.body.seats.length) return [this.#book.save(hand)]
     return this.#reveal(hand)
   }
 
@@ -556,7 +641,7 @@ export class BlindDealerMachine implements DealerSide {
     if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection(`countersignature of seat ${doc.body.seat} names another reveal`)
     if (doc.body.cards !== seatCardsDigest(hand.deliveries as Delivery[], doc.body.seat, hand.stages)) throw new Rejection(`countersignature of seat ${doc.body.seat} names cards it was not dealt`)
     hand.acks.set(doc.body.seat, doc)
-    return hand.acks.size === this.#humans.length ? this.#finalize(hand) : []
+    return hand.acks.size === this.#humans.length ? this.#finalize(hand) : [this.#book.save(hand)]
   }
 
   #finalize (hand: BlindDealerHand): Effect[] {
@@ -578,7 +663,8 @@ export class BlindDealerMachine implements DealerSide {
   /**
    * A seat asks how a hand went (it was down or cut off, or is about to record the dealer's
    * silence): an ended hand's BEND, BREVEAL and BFINAL (it assembles the receipt from what it holds),
-   * or the abort record that ended it; a hand in play, the BEND (and the BREVEAL) it may have missed.
+   * or the abort record that ended it; a hand in play, the BKEYS and the shuffles held (while the
+   * seats shuffle), or the BEND (and the BREVEAL) it may have missed.
    * Each seat may ask about a hand ASKS_PER_SEAT_HAND times.
    */
   #onAsk (from: string, doc: Signed<AskBody>): Effect[] {
@@ -592,6 +678,8 @@ export class BlindDealerMachine implements DealerSide {
     const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
     if (ended !== undefined) return ended.docs.map(send)
     const hand = live as BlindDealerHand
+    // A seat that missed the keys (it restarted before them): the BKEYS and every shuffle held.
+    if (hand.phase === 'shuffling') return [send(this.#bkeys(hand)), ...hand.shuffles.map(send)]
     if (hand.phase === 'ending') return [send(hand.bend as Signed<BendBody>)]
     if (hand.phase === 'revealed') return [send(hand.bend as Signed<BendBody>), send(hand.reveal as SignedBreveal)]
     return []
@@ -642,10 +730,16 @@ export class BlindDealerMachine implements DealerSide {
   }
 }
 
-/** What is saved of a blind hand (the stored format: unchanged). */
+/** What is saved of a blind hand (the stored format: the keys of before, and the deal's documents once dealt). */
 function blindDealerSnapshot (hand: BlindDealerHand): BlindDealerSnapshot {
-  return {
+  const s: BlindDealerSnapshot = {
     hand: hand.hand, commit: hand.commit, phase: hand.phase, robotKeys: { ...hand.robotKeys }, keys: [...hand.keys], shuffles: [...hand.shuffles],
     beacon: hand.beacon, params: hand.params, stages: [...hand.stages], secrets: [...hand.secrets]
+  }
+  if (hand.deals.length === 0) return s
+  return {
+    ...s, deals: [...hand.deals], sharesIn: [...hand.sharesIn], acks: [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat),
+    ...(hand.bend === undefined ? {} : { bend: hand.bend }),
+    ...(hand.reveal === undefined ? {} : { reveal: hand.reveal })
   }
 }

@@ -314,6 +314,13 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   #onDeal (doc: Signed<BdealBody>): Effect[] {
+    const held = this.#hands.get(doc.body.hand)
+    // A BDEAL held already (a restarted dealer lacks shares it asked for): fresh shares of its stages go again.
+    if (held !== undefined && held.phase === 'dealt' && doc.body.table === this.#init.table.id && (held.deals ?? []).some(d => docDigest(d) === docDigest(doc))) {
+      return this.#layout(held).filter(d => doc.body.stages.includes(d.stage) && (d.public || d.seat !== this.#seat)).map((d): Effect => ({
+        kind: 'send', to: this.#init.table.dealer, doc: makeBshares(href(held), this.#seat, this.#init.signer, held.x, held.dealt as Ciphertext[], d.positions, d.stage, d.seat, this.#init.random)
+      }))
+    }
     const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
     if (!this.#verify(doc)) throw new Rejection('bdeal: bad signature')
     const { seats, params } = hand.commit.body

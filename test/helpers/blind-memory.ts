@@ -10,7 +10,7 @@ import { handKeyPrefix } from '../../src/protocol/machines.js'
 import { BlindSeatMachine, blindSeatHandKey, blindSeatMetaKey, type BlindSeatSnapshot } from '../../src/protocol/blind-seat.js'
 import type { SeatMeta } from '../../src/protocol/seat.js'
 import { inMemoryTable } from '../../src/protocol/in-memory.js'
-import type { Effect, MachineInit } from '../../src/protocol/types.js'
+import type { BeaconBindingConfig, Effect, MachineInit } from '../../src/protocol/types.js'
 
 export const signers: Signer[] = [0, 1, 2, 3].map(i => signerFromSeed(new Uint8Array(32).fill(40 + i)))
 export const ids = signers.map(s => s.peerId)
@@ -27,11 +27,11 @@ export interface Node {
 }
 
 /** A table of blind machines on one injected clock; `intercept` may change or drop (undefined) any frame. */
-export function blindTable (seats: string[], options: { game?: string, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
+export function blindTable (seats: string[], options: { game?: string, beacon?: BeaconBindingConfig, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
   let now = 1_000_000
   const spec = { id: 'blind-mem', game: options.game ?? 'coinche', scheme: 'blind-v1', seats, dealer: ids[0] }
   const init = (i: number, seed: number): MachineInit => ({
-    table: spec, signer: signers[i], timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 60_000 }, beacon: null,
+    table: spec, signer: signers[i], timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 60_000 }, beacon: options.beacon ?? null,
     now: () => now, random: seededRandom(new Uint8Array(32).fill(seed))
   })
   const nodes = new Map<string, Node>()
@@ -63,12 +63,14 @@ export function blindTable (seats: string[], options: { game?: string, intercept
   return {
     nodes, rejections, dealerNode, run, now: (): number => now,
     deal: (): number => { const { hand, effects } = dealerNode.dealer!.startHand({ dealer: 0 }); run(dealerNode, 'dealer', effects); return hand },
-    /** The dealer machine restarted from what its node saved (a new random stream); its restore effects run. */
-    restartDealer: (): void => {
+    /** The dealer machine restarted from what its node saved (a new random stream); its restore effects run, and are returned. */
+    restartDealer: (): Effect[] => {
       const prefix = handKeyPrefix(blindDealerHandKey, spec.id)
       const saved = [...dealerNode.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindDealerSnapshot)
       dealerNode.dealer = new BlindDealerMachine(init(0, 3))
-      run(dealerNode, 'dealer', dealerNode.dealer.restore(dealerNode.saved.get(blindDealerMetaKey(spec.id)) as DealerMeta | undefined, saved))
+      const effects = dealerNode.dealer.restore(dealerNode.saved.get(blindDealerMetaKey(spec.id)) as DealerMeta | undefined, saved)
+      run(dealerNode, 'dealer', effects)
+      return effects
     },
     /** A seat machine restarted from what its node saved (a new random stream); its restore effects run. */
     restartSeat: (id: string): void => {
