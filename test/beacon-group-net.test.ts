@@ -131,6 +131,16 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     for (const s of seen) for (const [r, at] of s) expect(at).toBeGreaterThanOrEqual((chain.genesis_time + (r - 1) * chain.period) * 1000)
     const next = roundAt(chain, clock.now()) + 1
     for (const relay of relays) expect((await fetch(`${relay}/public/${next}`)).status).toBe(404)
+    // drand's whole v1 API from a member, at its root and under /<chain hash>/, the same answers.
+    for (const base of [group.urls[3], relays[3]]) {
+      expect(await (await fetch(`${base}/info`)).json()).toEqual(chain)
+      expect(await (await fetch(`${base}/chains`)).json()).toEqual([chain.hash])
+      const health = await fetch(`${base}/health`)
+      expect(health.status).toBe(200)
+      expect(await health.json()).toEqual({ status: 200, current: ROUNDS, expected: roundAt(chain, clock.now()) })
+      expect((await (await fetch(`${base}/public/latest`)).json()).round).toBe(ROUNDS)
+      expect(await (await fetch(`${base}/public/2`)).text()).toBe(bodies[0][1])
+    }
   })
 
   it('tlock-js encrypts to a future round of the group and decrypts once it is out', async () => {

@@ -357,7 +357,13 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           return
         }
         const r = rounds
-        handler ??= drandV1Handler({ info: chain, latestRound: latestServable, entry: (round) => round <= latestServable() ? r.entry(round) : undefined })
+        const c = chain
+        handler ??= drandV1Handler({
+          info: c,
+          latestRound: latestServable,
+          expectedRound: () => { const now = clock.now(); return now < c.genesis_time * 1000 ? 0 : roundAt(c, now) },
+          entry: (round) => round <= latestServable() ? r.entry(round) : undefined
+        })
         handler(req, res)
       } catch {
         if (!res.headersSent) res.writeHead(500)
