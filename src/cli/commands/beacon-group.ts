@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { checkDkgAgreement, type AgreementInput, type DkgResult } from '../../core/beacon/index.js'
 import { prepareLocalGroup } from '../../beacon/group/local-group.js'
+import { BEACON_CONFIG_FILE, groupDir } from '../../beacon/group/node.js'
 import { fetchMemberStatus } from '../../beacon/group/observe.js'
 import { RESULTS_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
@@ -12,9 +13,19 @@ import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 const USAGE = `usage: fairdeal beacon group <create|status|verify> [options]
 
   create --out DIR --members N [--threshold T] [--period S] [--start-in S] [--phase-ms MS] [--id ID]
-      Writes a loopback group: DIR/memberI/ (identity key) and DIR/memberI.json (node config with a
-      'group' block). Run each with 'fairdeal node --config DIR/memberI.json': the DKG starts
-      --start-in seconds from now (default 30), round 1 is due a second and a half later.
+         [--listen-host IP] [--announce HOST]... [--base-port P]
+      Writes a group: DIR/memberI/ (identity key) and DIR/memberI.json (node config with a 'group'
+      block). Run each with 'fairdeal node --config DIR/memberI.json' (copy DIR/memberI/ and
+      DIR/memberI.json to member I's machine): the DKG starts --start-in seconds from now (default
+      30), round 1 is due a second and a half later. Once its DKG is done, each member writes
+      DIR/memberI/beacon-group/ID/beacon.json, the group as a beacon for
+      'fairdeal table new --beacon FILE'.
+      --listen-host IP     what every member binds, libp2p and HTTP (default 127.0.0.1; 0.0.0.0
+                           to be reachable from other machines)
+      --announce HOST      how the others reach a member (IP or DNS name): once for all, or once
+                           per member in order (default: the listen host, 127.0.0.1 for 0.0.0.0)
+      --base-port P        member I uses TCP port P+2(I-1) for libp2p and P+2(I-1)+1 for HTTP
+                           (default: free ports of this machine)
   status --url http://127.0.0.1:PORT
       A member's view: DKG phase, chain, latest round, and why a round is not out yet.
   verify PATH [PATH...]
@@ -35,7 +46,10 @@ const OPTIONS = {
   'start-in': { type: 'string' },
   'phase-ms': { type: 'string' },
   id: { type: 'string' },
-  url: { type: 'string' }
+  url: { type: 'string' },
+  'listen-host': { type: 'string' },
+  announce: { type: 'string', multiple: true },
+  'base-port': { type: 'string' }
 } satisfies OptionSpecs
 
 export const command = defineCommand({
@@ -61,13 +75,18 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
         period: parseIntOption(values.period, '--period', 1, 3600),
         startInMs: (parseIntOption(values['start-in'], '--start-in', 1, 86_400) ?? 30) * 1000,
         phaseMs: parseIntOption(values['phase-ms'], '--phase-ms', 100, 3_600_000),
-        id: values.id
+        id: values.id,
+        listenHost: values['listen-host'],
+        announce: values.announce !== undefined && values.announce.length > 0 ? values.announce : undefined,
+        basePort: parseIntOption(values['base-port'], '--base-port', 1, 65535)
       })
       const p = group.configs[0].params
       process.stdout.write([
         `beacon group ${p.id}: ${n} members, threshold ${p.threshold}, period ${p.period} s`,
         `DKG starts at ${new Date(p.dkg.start).toISOString()}, round 1 due at ${new Date(p.genesisTime * 1000).toISOString()}`,
         ...group.files.map((f, i) => `member ${i + 1}: fairdeal node --config ${f}   (drand API ${group.urls[i]})`),
+        `once its DKG is done, each member writes ${join(groupDir(group.dataDirs[0].replace(/member1$/, 'memberI'), p.id), BEACON_CONFIG_FILE)}:`,
+        `  fairdeal table new --beacon ${join(groupDir(group.dataDirs[0], p.id), BEACON_CONFIG_FILE)} …   (the group's chain, its members' URLs as relays)`,
         ''
       ].join('\n'))
       return 0
