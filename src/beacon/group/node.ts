@@ -34,8 +34,7 @@ export const BEACON_CONFIG_FILE = 'beacon.json'
 export function groupTableBeacon (config: GroupConfig, chain: ChainInfo): Record<string, unknown> | undefined {
   const urls = config.params.members.map(p => config.urls.get(p)).filter((u): u is string => u !== undefined).slice(0, MAX_RELAYS)
   if (urls.length === 0) return undefined
-  const json = beaconConfigJson(groupBeaconConfig(chain, config.params, urls))
-  return json
+  return beaconConfigJson(groupBeaconConfig(chain, config.params, urls))
 }
 
 /**
