@@ -17,7 +17,11 @@ import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { createNode } from '../src/net/node.js'
 import { createMessenger } from '../src/net/messenger.js'
 import { nativeSigner, nativeVerifyDocument } from '../src/crypto/native-crypto.js'
-import { groupDir } from '../src/beacon/group/node.js'
+import { BEACON_CONFIG_FILE, groupDir } from '../src/beacon/group/node.js'
+import { resolveBeaconConfig } from '../src/beacon/presets.js'
+import { parseBeaconConfig } from '../src/core/beacon/index.js'
+import { checkDkgAgreement } from '../src/core/beacon/dkg-agreement.js'
+import { RESULTS_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
 
 /**
  * The group's clock, stepped by the test: it stands still until set, so each round is made due
@@ -131,6 +135,31 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     for (const s of seen) for (const [r, at] of s) expect(at).toBeGreaterThanOrEqual((chain.genesis_time + (r - 1) * chain.period) * 1000)
     const next = roundAt(chain, clock.now()) + 1
     for (const relay of relays) expect((await fetch(`${relay}/public/${next}`)).status).toBe(404)
+    // Each member wrote the group as a table beacon config, which `table new --beacon FILE` parses.
+    const beaconFile = join(groupDir(group.dataDirs[4], chain.metadata.beaconID), BEACON_CONFIG_FILE)
+    await until('beacon.json', async () => await readFile(beaconFile, 'utf8').then(() => true, () => false))
+    const beacon = parseBeaconConfig(JSON.parse(await readFile(beaconFile, 'utf8')), beaconFile)
+    expect(beacon).toMatchObject({ kind: 'drand', name: chain.metadata.beaconID, chain, relays })
+    expect(await resolveBeaconConfig(beaconFile)).toEqual(beacon)
+    // Every member kept the others' signed results beside its transcript: all agree.
+    const memberFiles = group.dataDirs.map(d => groupDir(d, chain.metadata.beaconID))
+    await until('results.json with 5 results', async () => await readFile(join(memberFiles[0], RESULTS_FILE), 'utf8').then(t => JSON.parse(t).length === 5, () => false))
+    const agreement = checkDkgAgreement(await Promise.all(memberFiles.map(async (d, i) => ({
+      label: `member ${i + 1}`,
+      result: JSON.parse(await readFile(join(d, TRANSCRIPT_FILE), 'utf8')),
+      results: i === 0 ? JSON.parse(await readFile(join(d, RESULTS_FILE), 'utf8')) : undefined
+    }))), nativeVerifyDocument)
+    expect([agreement.agreeing, agreement.disagreements]).toEqual([[1, 2, 3, 4, 5], []])
+    // drand's whole v1 API from a member, at its root and under /<chain hash>/, the same answers.
+    for (const base of [group.urls[3], relays[3]]) {
+      expect(await (await fetch(`${base}/info`)).json()).toEqual(chain)
+      expect(await (await fetch(`${base}/chains`)).json()).toEqual([chain.hash])
+      const health = await fetch(`${base}/health`)
+      expect(health.status).toBe(200)
+      expect(await health.json()).toEqual({ status: 200, current: ROUNDS, expected: roundAt(chain, clock.now()) })
+      expect(((await (await fetch(`${base}/public/latest`)).json()) as BeaconEntry).round).toBe(ROUNDS)
+      expect(await (await fetch(`${base}/public/2`)).text()).toBe(bodies[0][1])
+    }
   })
 
   it('tlock-js encrypts to a future round of the group and decrypts once it is out', async () => {

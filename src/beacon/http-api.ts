@@ -12,6 +12,8 @@ export interface DrandSource {
   latestRound: () => number
   /** The entry of `round` if it is available, else undefined. */
   entry: (round: number) => BeaconEntry | undefined
+  /** The round due now on the source's clock (`/health`'s `expected`); latestRound() if not given. */
+  expectedRound?: () => number
   /** Extra response headers (a local beacon labels its trust here). */
   headers?: Record<string, string>
 }
@@ -42,8 +44,11 @@ export function drandV1Handler (source: DrandSource): (req: IncomingMessage, res
     if (path === '/info') return send(res, 200, source.info, headers, 'public, max-age=300')
     if (path === '/chains') return send(res, 200, [source.info.hash], headers, 'public, max-age=300')
     if (path === '/health') {
+      // As drand's: 200 when the latest round is at most one behind the one due, else 503.
       const current = source.latestRound()
-      return send(res, 200, { status: 200, current, expected: current }, headers, 'no-store')
+      const expected = source.expectedRound?.() ?? current
+      const status = current + 1 >= expected ? 200 : 503
+      return send(res, status, { status, current, expected }, headers, 'no-store')
     }
     if (path === '/public/latest') {
       const latest = source.latestRound()

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { CoreInputError } from '../../core/errors.js'
-import { defaultThreshold, parseGroupParams, type GroupParams } from '../../core/beacon/index.js'
+import { defaultThreshold, parseGroupParams, type ChainInfo, type DrandBeaconConfig, type GroupParams } from '../../core/beacon/index.js'
 
 // The `group` block of a node config: a beacon group this node is a member of.
 //
@@ -84,4 +84,14 @@ export function groupConfigBlock (c: { params: GroupParams, addresses: ReadonlyM
     listen: c.listen,
     http: c.http
   }
+}
+
+/** What a group's rounds rest on, shown wherever the group is used as a table's beacon. */
+export function groupBeaconTrust (params: Pick<GroupParams, 'id' | 'threshold' | 'members'>): string {
+  return `beacon group ${params.id}: unpredictable unless ${params.threshold} of its ${params.members.length} members collude`
+}
+
+/** A table beacon config naming a group's chain, with every member's HTTP API as a relay. */
+export function groupBeaconConfig (chain: ChainInfo, params: Pick<GroupParams, 'id' | 'threshold' | 'members'>, urls: string[]): DrandBeaconConfig {
+  return { kind: 'drand', name: params.id, chain, relays: urls.map(u => `${u}/${chain.hash}`), trust: groupBeaconTrust(params) }
 }

@@ -1,17 +1,11 @@
 import type { Logger } from 'pino'
-import type { ChainInfo, DrandBeaconConfig, GroupParams } from '../../core/beacon/index.js'
+import type { ChainInfo, DrandBeaconConfig } from '../../core/beacon/index.js'
+import { groupBeaconConfig } from './config.js'
 import { prepareLocalGroup, type LocalGroup } from './local-group.js'
 import { startGroupNode } from './node.js'
 
-/** What a group's rounds rest on, shown wherever the group is used as a table's beacon. */
-export function groupBeaconTrust (params: Pick<GroupParams, 'id' | 'threshold' | 'members'>): string {
-  return `beacon group ${params.id}: unpredictable unless ${params.threshold} of its ${params.members.length} members collude`
-}
-
-/** A table beacon config naming a group's chain, with every member's HTTP API as a relay. */
-export function groupBeaconConfig (chain: ChainInfo, params: Pick<GroupParams, 'id' | 'threshold' | 'members'>, urls: string[]): DrandBeaconConfig {
-  return { kind: 'drand', name: params.id, chain, relays: urls.map(u => `${u}/${chain.hash}`), trust: groupBeaconTrust(params) }
-}
+// Kept here too, where they were first exported.
+export { groupBeaconConfig, groupBeaconTrust } from './config.js'
 
 export interface LocalGroupBeacon {
   group: LocalGroup

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { freeLoopbackPort } from '../../net/ports.js'
 import { defaultThreshold } from '../../core/beacon/index.js'
+import { CoreInputError } from '../../core/errors.js'
 import { groupConfigBlock, parseGroupConfig, type GroupConfig } from './config.js'
 
 export interface LocalGroupInit {
@@ -22,6 +23,19 @@ export interface LocalGroupInit {
   now?: number
   /** Existing data directories to use (their identities), instead of ROOT/member1 … memberN. */
   dataDirs?: string[]
+  /**
+   * The address each member binds, libp2p and HTTP (default 127.0.0.1; 0.0.0.0 or :: for every
+   * interface, so other machines can reach it).
+   */
+  listenHost?: string
+  /**
+   * The host (IP or DNS name) by which the others reach each member: one per member, or one for
+   * all (default: listenHost, or 127.0.0.1 when it is a wildcard). It goes into every config's
+   * `members[].addrs` and `members[].url`, the group's announce addresses.
+   */
+  announce?: string[]
+  /** Member i (1…n) listens on libp2p port basePort + 2(i−1) and HTTP port basePort + 2(i−1) + 1; default free loopback ports. */
+  basePort?: number
 }
 
 export interface LocalGroup {
@@ -49,25 +63,33 @@ export async function prepareLocalGroup (init: LocalGroupInit): Promise<LocalGro
   await mkdir(init.root, { recursive: true })
   const dataDirs: string[] = []
   const peerIds: string[] = []
-  const listens: string[] = []
+  const listenHost = init.listenHost ?? '127.0.0.1'
+  const wildcard = listenHost === '0.0.0.0' || listenHost === '::'
+  const announce = init.announce ?? [wildcard ? '127.0.0.1' : listenHost]
+  if (announce.length !== 1 && announce.length !== n) throw new CoreInputError(`give one announce host for all members or one per member (${n}), not ${announce.length}`)
+  const hostOf = (i: number): string => announce.length === 1 ? announce[0] : announce[i]
+  if (init.basePort !== undefined && (init.basePort < 1 || init.basePort + 2 * n - 1 > 65535)) throw new CoreInputError(`base port ${init.basePort}: member ports must fit between 1 and 65535`)
+  const p2pPorts: number[] = []
   const httpPorts: number[] = []
   for (let i = 1; i <= n; i++) {
     const dir = init.dataDirs?.[i - 1] ?? join(init.root, `member${i}`)
     dataDirs.push(dir)
     peerIds.push((await loadOrCreateIdentity(dir)).peerId)
-    listens.push(`/ip4/127.0.0.1/tcp/${await freeLoopbackPort()}`)
-    httpPorts.push(await freeLoopbackPort())
+    p2pPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) : await freeLoopbackPort())
+    httpPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) + 1 : await freeLoopbackPort())
   }
-  const urls = httpPorts.map(p => `http://127.0.0.1:${p}`)
+  const listens = p2pPorts.map(p => `${ipProtocol(listenHost)}/${listenHost}/tcp/${p}`)
+  const announced = p2pPorts.map((p, i) => `${hostProtocol(hostOf(i))}/${hostOf(i)}/tcp/${p}`)
+  const urls = httpPorts.map((p, i) => `http://${hostOf(i).includes(':') ? `[${hostOf(i)}]` : hostOf(i)}:${p}`)
   const configs: GroupConfig[] = []
   const files: string[] = []
   for (let i = 0; i < n; i++) {
     const block = groupConfigBlock({
       params: { id: init.id ?? 'fairdeal-demo-group', members: peerIds, threshold, period, genesisTime, dkg: { start, phaseMs } },
-      addresses: new Map(peerIds.map((p, j) => [p, [listens[j]]])),
+      addresses: new Map(peerIds.map((p, j) => [p, [announced[j]]])),
       urls: new Map(peerIds.map((p, j) => [p, urls[j]])),
       listen: [listens[i]],
-      http: { host: '127.0.0.1', port: httpPorts[i] }
+      http: { host: listenHost, port: httpPorts[i] }
     })
     const file = join(init.root, `member${i + 1}.json`)
     await writeFile(file, JSON.stringify({ data: relative(init.root, dataDirs[i]), group: block }, null, 2) + '\n')
@@ -75,4 +97,18 @@ export async function prepareLocalGroup (init: LocalGroupInit): Promise<LocalGro
     configs.push(parseGroupConfig(block, file))
   }
   return { configs, files, dataDirs, peerIds, urls }
+}
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/
+const ipProtocol = (host: string): string => {
+  if (IPV4.test(host)) return '/ip4'
+  if (host.includes(':')) return '/ip6'
+  throw new CoreInputError(`listen host ${host} must be an IP address (0.0.0.0 for every interface)`)
+}
+/** An announced host may be a DNS name (dialled as /dns/…). */
+const hostProtocol = (host: string): string => {
+  if (IPV4.test(host)) return '/ip4'
+  if (host.includes(':')) return '/ip6'
+  if (/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(host)) return '/dns'
+  throw new CoreInputError(`announce host ${JSON.stringify(host)} must be an IP address or a DNS name`)
 }

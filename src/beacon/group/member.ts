@@ -25,6 +25,8 @@ export const GROUP_MAX_FRAME_BYTES = 256 * 1024
 export const SHARE_FILE = 'share.json'
 export const DKG_STATE_FILE = 'dkg-state.json'
 export const TRANSCRIPT_FILE = 'transcript.json'
+/** The signed results the other members announced (theirs and ours), kept beside the transcript for `beacon group verify`. */
+export const RESULTS_FILE = 'results.json'
 export const ROUNDS_FILE = 'rounds.jsonl'
 export const RECORDS_FILE = 'records.jsonl'
 export const STATUS_PATH = '/fairdeal/group/status'
@@ -206,6 +208,12 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     }
   }
 
+  // Every signed result we hold, rewritten as more arrive: `beacon group verify` compares them with our transcript.
+  function saveResults (): void {
+    const text = JSON.stringify([...dkg.announcedResults.values()].sort((a, b) => a.body.member - b.body.member)) + '\n'
+    write(async () => { await writeAtomic(path(RESULTS_FILE), text, 0o644) })
+  }
+
   function onDkgEffects (out: DkgEffect[]): void {
     for (const e of out) {
       switch (e.kind) {
@@ -226,6 +234,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
             await writeAtomic(path(SHARE_FILE), JSON.stringify(share) + '\n', 0o600)
             await writeAtomic(path(TRANSCRIPT_FILE), JSON.stringify(transcript) + '\n', 0o644)
           })
+          saveResults()
           log.info({ qual: r.qual, disqualified: r.disqualified.map(d => ({ dealer: d.dealer, reason: d.reason })), dkgMs }, 'DKG done')
           startRounds(r, [])
           break
@@ -259,7 +268,9 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     const type = (doc as { type?: unknown } | null)?.type
     const now = clock.now()
     if (typeof type === 'string' && /^beacon-group\/(deal|share|responses|result)$/.test(type)) {
+      const before = dkg.announcedResults.size
       onDkgEffects(dkg.receive(from, doc, now))
+      if (dkg.announcedResults.size !== before && dkg.outcome !== undefined) saveResults()
     } else if (rounds !== undefined) {
       onRoundEffects(rounds.receive(from, doc, now))
     }
@@ -346,7 +357,13 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           return
         }
         const r = rounds
-        handler ??= drandV1Handler({ info: chain, latestRound: latestServable, entry: (round) => round <= latestServable() ? r.entry(round) : undefined })
+        const c = chain
+        handler ??= drandV1Handler({
+          info: c,
+          latestRound: latestServable,
+          expectedRound: () => { const now = clock.now(); return now < c.genesis_time * 1000 ? 0 : roundAt(c, now) },
+          entry: (round) => round <= latestServable() ? r.entry(round) : undefined
+        })
         handler(req, res)
       } catch {
         if (!res.headersSent) res.writeHead(500)

@@ -1,10 +1,13 @@
 import { join } from 'node:path'
+import { beaconConfigJson, type ChainInfo } from '../../core/beacon/index.js'
+import { MAX_RELAYS } from '../../core/beacon/config.js'
+import { writeAtomic } from '../local-beacon.js'
 import type { Logger } from 'pino'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { createNode } from '../../net/node.js'
 import { nativeSigner } from '../../crypto/native-crypto.js'
 import type { Clock } from '../clock.js'
-import type { GroupConfig } from './config.js'
+import { groupBeaconConfig, type GroupConfig } from './config.js'
 import { startGroupMember, type GroupMember } from './member.js'
 
 export interface GroupNodeInit {
@@ -19,6 +22,19 @@ export interface GroupNodeInit {
 /** Where a member keeps a group's files inside its data directory. */
 export function groupDir (dataDir: string, groupId: string): string {
   return join(dataDir, 'beacon-group', groupId)
+}
+
+/** The table beacon config a member writes once its DKG is done, for `fairdeal table new --beacon FILE`. */
+export const BEACON_CONFIG_FILE = 'beacon.json'
+
+/**
+ * The group as a table's beacon: its chain, and as relays the members' URLs (`members[].url`, in
+ * member order, at most MAX_RELAYS), each with the chain hash. Undefined when no member has a URL.
+ */
+export function groupTableBeacon (config: GroupConfig, chain: ChainInfo): Record<string, unknown> | undefined {
+  const urls = config.params.members.map(p => config.urls.get(p)).filter((u): u is string => u !== undefined).slice(0, MAX_RELAYS)
+  if (urls.length === 0) return undefined
+  return beaconConfigJson(groupBeaconConfig(chain, config.params, urls))
 }
 
 /**
@@ -49,5 +65,10 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
     await node.stop()
     throw err
   }
+  // Once the group has a chain (the DKG done, or reloaded), its table beacon config beside the transcript.
+  member.ready.then(async (chain) => {
+    const beacon = groupTableBeacon(config, chain)
+    if (beacon !== undefined) await writeAtomic(join(groupDir(init.dataDir, config.params.id), BEACON_CONFIG_FILE), JSON.stringify(beacon, null, 2) + '\n', 0o644)
+  }).catch((err: Error) => { logger.debug({ reason: err.message }, 'no table beacon config written') })
   return { ...member, stop: async () => { await member.close(); await node.stop() } }
 }
