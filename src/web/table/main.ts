@@ -289,7 +289,12 @@ async function refresh (): Promise<void> {
   renderHeader()
   renderHands()
   follow()
+  // A blind hand's shuffles and shares raise no event of the page's: while one is under way on
+  // this dealer node, its progress (and when End may be pressed) is fetched every 300 ms.
+  const underWay = isBlind() && status.dealerHands.some(d => ['keys', 'shuffling', 'beacon'].includes(d.phase) || d.owed !== undefined)
+  if (underWay && soon === undefined) soon = setTimeout(() => { soon = undefined; void refresh() }, 300)
 }
+let soon: ReturnType<typeof setTimeout> | undefined
 
 $('#deal').addEventListener('click', () => {
   const seat = Number(($('#deal-seat') as HTMLInputElement).value)
