@@ -3,7 +3,7 @@
 // reveal; the dealer's page deals and ends the hand with its buttons. The API answers nothing
 // without the token or a session, and never serves another seat's cards. Then a blind duo table:
 // no commitment shown, the shuffle's progress, End only once every seat holds its cards. One
-// browser per table.
+// browser.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TestTable } from './helpers/table-nodes.js'
 import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
@@ -11,18 +11,22 @@ import { startTableWeb, type TableWeb } from '../src/daemon/table-web.js'
 
 const skip = skipBrowserTests('test/web-table.test.ts')
 
-/** A live table of real nodes, each serving its table page (token: its letter 64 times), and one browser; set up and torn down around the describe that calls it. */
+/** The one browser of this file: launched by the first table that needs it, closed after the last. */
+let shared: Promise<Browser> | undefined
+afterAll(async () => { await (await shared)?.close() })
+
+/** A live table of real nodes, each serving its table page (token: its letter 64 times); set up and torn down around the describe that calls it. */
 function liveTable (init: Parameters<typeof TestTable.prepare>[0], letters: string[]): { table: TestTable, browser: Browser, webs: TableWeb[], tokens: string[] } {
   const t = { table: undefined as unknown as TestTable, browser: undefined as unknown as Browser, webs: [] as TableWeb[], tokens: letters.map(c => c.repeat(64)) }
   beforeAll(async () => {
     t.table = await TestTable.prepare(init)
-    const [launched] = await Promise.all([launchBrowser(), t.table.startAll()])
+    shared ??= launchBrowser()
+    const [launched] = await Promise.all([shared, t.table.startAll()])
     t.browser = launched
     for (const [i, n] of t.table.nodes.entries()) t.webs.push(await startTableWeb(n!.daemon, { port: 0, token: t.tokens[i] }))
   })
   afterAll(async () => {
     for (const w of t.webs) await w.close()
-    await t.browser?.close()
     await t.table?.cleanup()
   })
   return t
