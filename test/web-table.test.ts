@@ -1,7 +1,9 @@
 // The table page of a live 4-node table in a real headless Chromium: each node's page (logged in
 // through its one-time link) shows exactly that seat's own cards, then the shield after the
 // reveal; the dealer's page deals and ends the hand with its buttons. The API answers nothing
-// without the token or a session, and never serves another seat's cards. One browser.
+// without the token or a session, and never serves another seat's cards. Then a blind duo table:
+// no commitment shown, the shuffle's progress, End only once every seat holds its cards. One
+// browser.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TestTable } from './helpers/table-nodes.js'
 import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
@@ -9,25 +11,43 @@ import { startTableWeb, type TableWeb } from '../src/daemon/table-web.js'
 
 const skip = skipBrowserTests('test/web-table.test.ts')
 
-describe.skipIf(skip)('the table page of a live table', () => {
-  let table: TestTable
-  let browser: Browser
-  const webs: TableWeb[] = []
-  const tokens = ['a', 'b', 'c', 'd'].map(c => c.repeat(64))
+/** The one browser of this file: launched by the first table that needs it, closed after the last. */
+let shared: Promise<Browser> | undefined
+afterAll(async () => { await (await shared)?.close() })
 
+/** A live table of real nodes, each serving its table page (token: its letter 64 times); set up and torn down around the describe that calls it. */
+function liveTable (init: Parameters<typeof TestTable.prepare>[0], letters: string[]): { table: TestTable, browser: Browser, webs: TableWeb[], tokens: string[] } {
+  const t = { table: undefined as unknown as TestTable, browser: undefined as unknown as Browser, webs: [] as TableWeb[], tokens: letters.map(c => c.repeat(64)) }
   beforeAll(async () => {
-    // Seats behind NAT, as the README's setup: each is connected to the dealer only.
-    table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, seatsListenNowhere: true })
-    const [launched] = await Promise.all([launchBrowser(), table.startAll()])
-    browser = launched
-    for (const [i, n] of table.nodes.entries()) webs.push(await startTableWeb(n!.daemon, { port: 0, token: tokens[i] }))
+    t.table = await TestTable.prepare(init)
+    shared ??= launchBrowser()
+    const [launched] = await Promise.all([shared, t.table.startAll()])
+    t.browser = launched
+    for (const [i, n] of t.table.nodes.entries()) t.webs.push(await startTableWeb(n!.daemon, { port: 0, token: t.tokens[i] }))
   })
-
   afterAll(async () => {
-    for (const w of webs) await w.close()
-    await browser?.close()
-    await table?.cleanup()
+    for (const w of t.webs) await w.close()
+    await t.table?.cleanup()
   })
+  return t
+}
+
+/** Each node's page, logged in and showing its peers; and which of them is the dealer's. */
+async function openPages (t: ReturnType<typeof liveTable>): Promise<{ pages: Array<Awaited<ReturnType<Browser['context']['newPage']>>>, dealerIndex: number }> {
+  const pages = []
+  for (const w of t.webs) {
+    const page = await t.browser.context.newPage()
+    await page.goto(w.loginLink())
+    await page.waitForSelector('#peers li[data-connected]')
+    pages.push(page)
+  }
+  return { pages, dealerIndex: t.table.nodes.findIndex(n => n?.peerId === t.table.local.configs[0].table.dealer) }
+}
+
+describe.skipIf(skip)('the table page of a live table', () => {
+  // Seats behind NAT, as the README's setup: each is connected to the dealer only.
+  const live = liveTable({ game: 'coinche', scheme: 'atout-v1', seats: 4, seatsListenNowhere: true }, ['a', 'b', 'c', 'd'])
+  const { webs, tokens } = live
 
   it('refuses everything without the token or a session; a login link works once', async () => {
     const w = webs[1]
@@ -38,7 +58,7 @@ describe.skipIf(skip)('the table page of a live table', () => {
     expect((await fetch(w.url + '/api/deal', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401)
     const status = await fetch(w.url + '/api/status', { headers: { authorization: `Bearer ${tokens[1]}` } })
     expect(status.status).toBe(200)
-    expect((await status.json() as { seat: number }).seat).toBe(table.seatOf(1))
+    expect((await status.json() as { seat: number }).seat).toBe(live.table.seatOf(1))
     const link = w.loginLink()
     const first = await fetch(link, { redirect: 'manual' })
     expect(first.status).toBe(303)
@@ -47,14 +67,8 @@ describe.skipIf(skip)('the table page of a live table', () => {
   })
 
   it('each seat\'s page shows exactly its own cards, then the shield; the dealer deals and ends from its page', async () => {
-    const pages = []
-    for (const w of webs) {
-      const page = await browser.context.newPage()
-      await page.goto(w.loginLink())
-      await page.waitForSelector('#peers li[data-connected]')
-      pages.push(page)
-    }
-    const dealerIndex = table.nodes.findIndex(n => n?.peerId === table.local.configs[0].table.dealer)
+    const { table } = live
+    const { pages, dealerIndex } = await openPages(live)
     const dealerPage = pages[dealerIndex]
     await dealerPage.click('[data-testid=deal]')
     await dealerPage.waitForSelector('[data-testid=hand]')
@@ -87,6 +101,55 @@ describe.skipIf(skip)('the table page of a live table', () => {
       expect(states.length).toBe(3)
       expect(states.map(([state]) => state).sort()).toEqual(['online', 'through-dealer', 'through-dealer'])
       for (const [state, text] of states) if (state === 'through-dealer') expect(text).toMatch(/no direct connection \(this node reaches it through the dealer\)$/)
+    }
+    for (const page of pages) await page.close()
+  })
+})
+
+// Issue 19: a dealer-blind hand on the page. Its COMMIT has no commitment (all zeros), so no page
+// shows one; the dealer's page shows the seats' progress and keeps End disabled, with the reason,
+// until every seat holds its cards. Every render of the dealer's page is recorded to check that.
+describe.skipIf(skip)('the table page of a blind duo table', () => {
+  const live = liveTable({ game: 'duo', scheme: 'blind-v1', seats: 2, robots: [] }, ['e', 'f'])
+
+  it('shows no commitment, the shuffle in progress, and End only once every seat holds its cards', async () => {
+    const { table } = live
+    const { pages, dealerIndex } = await openPages(live)
+    const dealerPage = pages[dealerIndex]
+    // Browser code as a string: the tests are type-checked without the DOM's types.
+    await dealerPage.evaluate(`
+      window.seen = []
+      new MutationObserver(() => {
+        const hand = document.querySelector('[data-testid=hand]')
+        if (hand === null) return
+        const end = hand.querySelector('[data-testid=end]')
+        window.seen.push({ text: hand.textContent, end: end === null ? 'none' : end.disabled ? 'disabled' : 'enabled', reason: hand.querySelector('[data-testid=end-reason]')?.textContent ?? null })
+      }).observe(document.querySelector('#hands'), { childList: true, subtree: true, characterData: true })
+    `)
+    await dealerPage.click('[data-testid=deal]')
+    await dealerPage.waitForSelector('[data-testid=hand]')
+    const hand = Number(await dealerPage.locator('[data-testid=hand]').first().getAttribute('data-hand'))
+    const end = dealerPage.locator(`[data-testid=hand][data-hand="${hand}"] [data-testid=end]`)
+    await expect.poll(async () => await end.isEnabled(), { timeout: 20_000 }).toBe(true)
+    // End is enabled only when the dealer would accept it: every seat holds its cards.
+    for (const [i] of pages.entries()) expect(table.node(i).daemon.cards(hand).filter(c => !c.public).flatMap(c => c.cards).length, `seat node ${i}`).toBeGreaterThan(0)
+
+    const seen = await dealerPage.evaluate('window.seen') as Array<{ text: string, end: 'none' | 'enabled' | 'disabled', reason: string | null }>
+    expect(seen.filter(s => /0{16}|commitment/.test(s.text))).toEqual([])
+    for (const s of seen.filter(s => s.end === 'enabled')) expect(s.text).toContain('every seat holds its cards')
+    const disabled = seen.filter(s => s.end === 'disabled')
+    expect(disabled.length).toBeGreaterThan(0)
+    for (const s of disabled) {
+      expect(s.reason).toMatch(/^ not yet: (the seats' hand keys are not all in|the deck is still being shuffled \([0-2] of 2 seats\)|not every seat holds its cards: .*)$/)
+    }
+    expect(seen.some(s => /waiting for the seats' hand keys|shuffling: [0-2] of 2 seats/.test(s.text))).toBe(true)
+
+    await end.click()
+    for (const page of pages) {
+      const shield = page.locator(`[data-testid=hand][data-hand="${hand}"] [data-testid=shield]`)
+      await shield.waitFor({ timeout: 20_000 })
+      expect(await shield.innerText()).toMatch(/^✓ shield/)
+      expect(await page.locator(`[data-testid=hand][data-hand="${hand}"]`).innerText()).not.toMatch(/0{16}|commitment/)
     }
     for (const page of pages) await page.close()
   })

@@ -250,9 +250,15 @@ export class BlindDealerMachine implements DealerSide {
 
   readonly family = 'blind' as const
 
-  /** Joined: hand keys (BKEY) in; contributed: shuffles in (src/protocol/contracts.ts). */
-  status (): DealerHandStatus[] {
-    return this.#book.values().map(h => ({ hand: h.hand, family: this.family, phase: h.phase, stages: h.stages, joined: h.keys.length, contributed: h.shuffles.length, acks: h.acks.size }))
+  /**
+   * Joined: hand keys (BKEY) in; contributed: shuffles in (src/protocol/contracts.ts); `owed`, in the
+   * `dealt` phase only while some shares are still due: why `end` refuses the hand (not every seat holds its cards).
+   */
+  status (): Array<DealerHandStatus & { owed?: string }> {
+    return this.#book.values().map(h => ({
+      hand: h.hand, family: this.family, phase: h.phase, stages: h.stages, joined: h.keys.length, contributed: h.shuffles.length, acks: h.acks.size,
+      ...(h.phase === 'dealt' && h.pending.size > 0 ? { owed: this.#owed(h) } : {})
+    }))
   }
 
   /** A blind dealer does not resend what failed to arrive: a seat that missed a document times out and records it. */

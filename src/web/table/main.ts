@@ -1,12 +1,15 @@
 import '../style.css'
 import { cardRow } from '../cards.js'
 import { el, short } from '../dom.js'
-import { getScheme } from '../../core/schemes/registry.js'
+import { familyOfScheme, getScheme } from '../../core/schemes/registry.js'
 
 /**
  * The table page of a running node: the table, who is online, each hand as it happens (the
  * commitment first, then this seat's own cards, the public cards stage by stage, then the shield
- * after the reveal) and, on the dealer's node, the buttons that drive the hand. Everything comes
+ * after the reveal) and, on the dealer's node, the buttons that drive the hand. A dealer-blind hand
+ * has no commitment (its COMMIT carries none: the deck is the seats' shuffles), so it shows how far
+ * the seats are instead, and its End button is enabled only once every seat holds its cards (the
+ * dealer refuses an earlier End). Everything comes
  * from the node's API (same origin, session cookie) and its server-sent events.
  */
 
@@ -17,7 +20,8 @@ interface Status {
   seat: number | null
   table: { id: string, game: string, scheme: string, seats: string[], dealer: string }
   peers: Peer[]
-  dealerHands: Array<{ hand: number, phase: string, stages: string[] }>
+  /** `owed`: a blind hand in `dealt` whose shares are not all in, why End is refused (src/protocol/blind-dealer.ts status). */
+  dealerHands: Array<{ hand: number, family: string, phase: string, stages: string[], joined: number, contributed: number, acks: number, owed?: string }>
   seatHands: Array<{ hand: number, phase: string }>
   beacon: { name?: string, trust?: string } | null
 }
@@ -106,6 +110,41 @@ function phaseOf (hand: number): string {
   return [d !== undefined ? `dealer: ${d}` : '', s !== undefined ? `seat: ${s}` : ''].filter(x => x !== '').join(' · ')
 }
 
+/** The table deals dealer-blind hands (blind-v1): no commitment, seats shuffle in turn. */
+const isBlind = (): boolean => status !== undefined && familyOfScheme(status.table.scheme) === 'blind'
+
+/** Where a blind hand stands, in a player's words: the dealer node knows how many seats have shuffled, a seat's node only its phase. */
+function blindProgress (hand: number): string | null {
+  const n = status?.table.seats.length ?? 0
+  const d = status?.dealerHands.find(h => h.hand === hand)
+  if (d !== undefined) {
+    switch (d.phase) {
+      case 'keys': return 'waiting for the seats\' hand keys'
+      case 'shuffling': return `shuffling: ${d.contributed} of ${n} seats`
+      case 'beacon': return `shuffled by all ${n} seats; waiting for the beacon round`
+      case 'dealt': return d.owed === undefined ? 'every seat holds its cards' : 'dealing: decryption shares still due'
+      default: return null
+    }
+  }
+  switch (status?.seatHands.find(h => h.hand === hand)?.phase) {
+    case 'keyed': return 'waiting for the seats\' hand keys'
+    case 'shuffling': return `the ${n} seats are shuffling the deck in turn`
+    default: return null
+  }
+}
+
+/** Why the dealer would refuse to end this blind hand now, or null when it may (every seat holds its cards). */
+function blindEndRefusal (d: Status['dealerHands'][number]): string | null {
+  const n = status?.table.seats.length ?? 0
+  switch (d.phase) {
+    case 'keys': return 'the seats\' hand keys are not all in'
+    case 'shuffling': return `the deck is still being shuffled (${d.contributed} of ${n} seats)`
+    case 'beacon': return 'the deck is shuffled; the beacon round that orders the deal is not out yet'
+    case 'dealt': return d.owed ?? null
+    default: return `the hand is already ${d.phase}`
+  }
+}
+
 function renderHeader (): void {
   if (status === undefined) return
   const t = status.table
@@ -146,8 +185,18 @@ function renderHands (): void {
     sec.dataset.testid = 'hand'
     sec.dataset.hand = String(h.hand)
     sec.append(el('h2', undefined, `Hand ${h.hand}`), el('p', 'hint', phaseOf(h.hand)))
-    if (h.commitment !== undefined) {
-      sec.append(el('p', 'facts', `commitment ${h.commitment}` + (h.beaconRound !== undefined && h.beaconRound !== null ? ` · bound to drand round ${h.beaconRound}` : '')))
+    const round = h.beaconRound !== undefined && h.beaconRound !== null ? `bound to drand round ${h.beaconRound}` : null
+    if (isBlind()) {
+      // A blind COMMIT's commitment field is all zeros by design: nothing to check there.
+      const progress = blindProgress(h.hand)
+      if (progress !== null) {
+        const p = el('p', 'facts', progress)
+        p.dataset.testid = 'blind-progress'
+        sec.append(p)
+      }
+      if (round !== null && h.commitment !== undefined) sec.append(el('p', 'facts', round))
+    } else if (h.commitment !== undefined) {
+      sec.append(el('p', 'facts', `commitment ${h.commitment}` + (round !== null ? ` · ${round}` : '')))
     }
     const own = h.cards.filter(c => !c.public && c.seat === mySeat)
     if (mySeat !== null) {
@@ -207,6 +256,14 @@ function dealerButtons (hand: number): HTMLElement {
   end.dataset.testid = 'end'
   end.addEventListener('click', () => { void act('/api/end', { hand }, `hand ${hand} revealed`) })
   box.append(end)
+  const refusal = d !== undefined && isBlind() ? blindEndRefusal(d) : null
+  if (refusal !== null) {
+    end.disabled = true
+    end.title = refusal
+    const why = el('span', 'hint', ` not yet: ${refusal}`)
+    why.dataset.testid = 'end-reason'
+    box.append(why)
+  }
   return box
 }
 
@@ -232,7 +289,12 @@ async function refresh (): Promise<void> {
   renderHeader()
   renderHands()
   follow()
+  // A blind hand's shuffles and shares raise no event of the page's: while one is under way on
+  // this dealer node, its progress (and when End may be pressed) is fetched every 300 ms.
+  const underWay = isBlind() && status.dealerHands.some(d => ['keys', 'shuffling', 'beacon'].includes(d.phase) || d.owed !== undefined)
+  if (underWay && soon === undefined) soon = setTimeout(() => { soon = undefined; void refresh() }, 300)
 }
+let soon: ReturnType<typeof setTimeout> | undefined
 
 $('#deal').addEventListener('click', () => {
   const seat = Number(($('#deal-seat') as HTMLInputElement).value)
