@@ -38,16 +38,16 @@ export interface AbortRule {
  * table each). Dealer-blind hands have their own table (src/core/hand/blind-abort-rules.ts).
  */
 export const COMMIT_REVEAL_RULES: Readonly<Partial<Record<AbortReason, AbortRule>>> = {
-  'missing-pledge': { signer: 'dealer', blame: 'no-pledge', evidence: ['pledge'], check: ctx => { dealerRecord(ctx) } },
-  'missing-nonce': { signer: 'dealer', blame: 'no-nonce', evidence: ['pledge', 'nonce', 'view'], check: ctx => { dealerRecord(ctx) } },
+  'missing-pledge': { signer: 'dealer', blame: 'no-pledge', evidence: ['pledge'], check: ctx => { missingPledge(ctx) } },
+  'missing-nonce': { signer: 'dealer', blame: 'no-nonce', evidence: ['pledge', 'nonce', 'view'], check: ctx => { missingNonce(ctx) } },
   // The dealer at its deadline, or a seat still waiting for VIEWs at its own (docs/protocol.md §7).
   'missing-view': {
     signer: 'either', blame: 'no-view', evidence: ['pledge', 'pledges', 'nonce', 'view'],
-    check: ctx => { if (ctx.signer === ctx.commit.dealer) dealerRecord(ctx); else seatMissingView(ctx) }
+    check: ctx => { if (ctx.signer === ctx.commit.dealer) dealerMissingView(ctx); else seatMissingView(ctx) }
   },
-  'beacon-unavailable': { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce'], check: ctx => { dealerRecord(ctx) } },
-  'dealer-stopped': { signer: 'dealer', blame: 'dealer', evidence: ['pledge', 'nonce'], check: ctx => { dealerRecord(ctx) } },
-  unreachable: { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce', 'view'], check: ctx => { dealerRecord(ctx) } },
+  'beacon-unavailable': { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce'], check: ctx => { beaconUnavailable(ctx) } },
+  'dealer-stopped': { signer: 'dealer', blame: 'dealer', evidence: ['pledge', 'nonce'], check: ctx => { dealerStopped(ctx) } },
+  unreachable: { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce', 'view'], check: ctx => { unreachable(ctx) } },
   'missing-deal': { signer: 'seat', blame: 'dealer', evidence: ['pledge', 'pledges', 'nonce'], check: ctx => { missingDeal(ctx) } },
   'missing-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards'], check: ctx => { missingReveal(ctx) } },
   'invalid-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards', 'reveal'], check: ctx => { invalidReveal(ctx) } },
@@ -287,17 +287,23 @@ function checkNoncesAgainst (ctx: Ctx, nonces: ReadonlyMap<number, SignedNonce>,
   }
 }
 
+/** What a dealer's record holds, by seat: the pledges and nonces it received, the VIEWs it relays. */
+interface DealerHeld {
+  pledges: Map<number, SignedPledge>
+  nonces: Map<number, SignedNonce>
+  views: Map<number, Signed<ViewBody>>
+}
+
 /**
- * The dealer's records: the pledges (and nonces) it received. Nonces come only after every pledge;
- * a missing-pledge or missing-nonce record blames exactly the seats whose contribution is absent
- * from its own evidence, in seat order; beacon-unavailable carries every pledge and nonce.
+ * What every dealer's record keeps: the pledges (and nonces) it received, one per seat, each nonce
+ * matching its pledge; no PLEDGES document; its pledges are the ones in the PLEDGES its VIEWs carry.
+ * Each reason's own checks follow in its row.
  */
-function dealerRecord (ctx: Ctx): void {
-  const { body, commit, humans, ev, add } = ctx
+function dealerEvidence (ctx: Ctx): DealerHeld {
+  const { ev, add } = ctx
   const pledges = bySeat(ctx, ev.pledges, 'pledge')
   const nonces = bySeat(ctx, ev.nonces, 'nonce')
   checkNoncesAgainst(ctx, nonces, pledges)
-  const reason = body.reason
   const { views, pledgesDoc } = viewsBySeat(ctx)
   if (ev.pledgesDocs.length > 0) add(Reason.ABORT_EVIDENCE, 'abort: the dealer\'s record carries the pledges themselves, not a PLEDGES document')
   if (pledgesDoc !== undefined) {
@@ -307,47 +313,96 @@ function dealerRecord (ctx: Ctx): void {
       if (sent === undefined || docDigest(sent) !== docDigest(p)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${seat} is not the one in the PLEDGES its views carry`)
     }
   }
-  // A seat sends its nonce once every other seat's VIEW has reached it, and the dealer passes on
-  // the VIEWs it holds: only a dealer that holds the VIEW of every other seat than a blamed one
-  // knows that seat could have sent its nonce. Otherwise a seat still waiting for a VIEW would be
-  // blamed for another's silence. A table with one human seat has no VIEW.
-  // A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
-  // dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
-  if ((reason === 'missing-nonce' || reason === 'missing-view') && commit.timelock !== undefined) {
-    add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
+  return { pledges, nonces, views }
+}
+
+/**
+ * A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
+ * dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
+ */
+function notTimelocked (ctx: Ctx): void {
+  if (ctx.commit.timelock !== undefined) {
+    ctx.add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${ctx.body.reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
   }
-  if (reason === 'missing-nonce' && humans.length > 1) {
+}
+
+/** Every human seat's pledge is in the evidence (`why` says which rule asks it). */
+function everyPledge (ctx: Ctx, held: DealerHeld, why: string): void {
+  for (const s of ctx.humans) if (!held.pledges.has(s)) ctx.add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${s} is missing from the evidence (${why})`)
+}
+
+/** Nonces are sent only once every seat has pledged: a dealer's record holding a nonce holds every pledge. */
+function pledgesBeforeNonces (ctx: Ctx, held: DealerHeld): void {
+  if (held.nonces.size > 0) everyPledge(ctx, held, 'nonces are sent only once every seat has pledged')
+}
+
+/** missing-pledge (dealer): the pledges it received; blames exactly seats whose pledge is absent. */
+function missingPledge (ctx: Ctx): void {
+  const held = dealerEvidence(ctx)
+  pledgesBeforeNonces(ctx, held)
+  blameAmongAbsent(ctx, new Set(held.pledges.keys()), 'pledge')
+}
+
+/**
+ * missing-nonce (dealer): every pledge, the nonces it received, and the VIEW of every seat but the
+ * ones it blames. A seat sends its nonce once every other seat's VIEW has reached it, and the dealer
+ * passes on the VIEWs it holds: only a dealer that holds the VIEW of every other seat than a blamed
+ * one knows that seat could have sent its nonce. Otherwise a seat still waiting for a VIEW would be
+ * blamed for another's silence. A table with one human seat has no VIEW.
+ */
+function missingNonce (ctx: Ctx): void {
+  const { body, commit, humans, add } = ctx
+  const held = dealerEvidence(ctx)
+  notTimelocked(ctx)
+  if (humans.length > 1) {
     const needed = new Set<number>()
     for (const b of body.blame) for (const s of humans) if (s !== commit.seats.indexOf(b)) needed.add(s)
     for (const s of [...needed].sort((x, y) => x - y)) {
-      if (!views.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${s} is missing from the evidence (a missing-nonce record carries the VIEW of every seat but the one it blames; without it, it is missing-view)`)
+      if (!held.views.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${s} is missing from the evidence (a missing-nonce record carries the VIEW of every seat but the one it blames; without it, it is missing-view)`)
     }
   }
-  const everyPledge = reason === 'missing-nonce' || reason === 'missing-view' || reason === 'beacon-unavailable' || nonces.size > 0
-  if (everyPledge) {
-    for (const s of humans) if (!pledges.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${s} is missing from the evidence (${reason === 'missing-nonce' || reason === 'beacon-unavailable' ? `a ${reason} record carries every pledge` : 'nonces are sent only once every seat has pledged'})`)
+  everyPledge(ctx, held, 'a missing-nonce record carries every pledge')
+  blameAmongAbsent(ctx, new Set(held.nonces.keys()), 'nonce')
+}
+
+/** missing-view signed by the dealer at its deadline: every pledge, the VIEWs it holds; blames seats with none. */
+function dealerMissingView (ctx: Ctx): void {
+  const held = dealerEvidence(ctx)
+  notTimelocked(ctx)
+  everyPledge(ctx, held, 'nonces are sent only once every seat has pledged')
+  blameAmongAbsent(ctx, new Set(held.views.keys()), 'VIEW')
+}
+
+/** beacon-unavailable (dealer, blaming nobody): every pledge and every nonce, on a hand that bound a beacon round. */
+function beaconUnavailable (ctx: Ctx): void {
+  const { humans, commit, add } = ctx
+  const held = dealerEvidence(ctx)
+  everyPledge(ctx, held, 'a beacon-unavailable record carries every pledge')
+  for (const s of humans) if (!held.nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
+  if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
+}
+
+/** unreachable (dealer, blaming nobody): what it received, with at least one seat's pledge or nonce absent. */
+function unreachable (ctx: Ctx): void {
+  const held = dealerEvidence(ctx)
+  pledgesBeforeNonces(ctx, held)
+  if (ctx.humans.every(s => held.pledges.has(s) && held.nonces.has(s))) {
+    ctx.add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
   }
-  if (reason === 'beacon-unavailable') {
-    for (const s of humans) if (!nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
-    if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
-  }
-  if (reason === 'missing-pledge' || reason === 'missing-nonce' || reason === 'missing-view') {
-    const held: ReadonlySet<number> = new Set(reason === 'missing-pledge' ? pledges.keys() : reason === 'missing-nonce' ? nonces.keys() : views.keys())
-    const what = reason === 'missing-pledge' ? 'pledge' : reason === 'missing-nonce' ? 'nonce' : 'VIEW'
-    blameAmongAbsent(ctx, held, what)
-  }
-  if (reason === 'unreachable' && humans.every(s => pledges.has(s) && nonces.has(s))) {
-    add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
-  }
-  if (reason === 'dealer-stopped') {
-    const secret = body.secret
-    if (secret === undefined) add(Reason.ABORT_SECRET, 'abort: a dealer-stopped record publishes the hand\'s secret')
-    else {
-      try {
-        if (cardSchemeFor(commit).commitment(secret) !== commit.commitment) add(Reason.ABORT_SECRET, 'abort: the published secret does not open the commitment')
-      } catch (err) {
-        add(Reason.SCHEME, `abort: ${(err as Error).message}`)
-      }
+}
+
+/** dealer-stopped (dealer, blaming itself): what it received, and the hand's secret, which opens the commitment. */
+function dealerStopped (ctx: Ctx): void {
+  const { body, commit, add } = ctx
+  const held = dealerEvidence(ctx)
+  pledgesBeforeNonces(ctx, held)
+  const secret = body.secret
+  if (secret === undefined) add(Reason.ABORT_SECRET, 'abort: a dealer-stopped record publishes the hand\'s secret')
+  else {
+    try {
+      if (cardSchemeFor(commit).commitment(secret) !== commit.commitment) add(Reason.ABORT_SECRET, 'abort: the published secret does not open the commitment')
+    } catch (err) {
+      add(Reason.SCHEME, `abort: ${(err as Error).message}`)
     }
   }
 }
