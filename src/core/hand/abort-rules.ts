@@ -7,6 +7,7 @@ import { familyOfScheme } from '../schemes/registry.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
 import { checkBlindAbort } from './blind-abort-rules.js'
+import { sortEvidence, type EvidenceDocs, type EvidenceRow, type RawEvidence, type VerifyDoc } from './evidence.js'
 import { zodProblems, type Verdict, type VerifyOptions } from './verdict.js'
 import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
@@ -24,11 +25,9 @@ import {
  */
 
 /** Who may sign a record, whom it may blame, which evidence types it may carry, and its own check. */
-export interface AbortRule {
+export interface AbortRule extends EvidenceRow {
   signer: 'dealer' | 'seat' | 'either'
   blame: 'no-pledge' | 'no-nonce' | 'no-view' | 'nobody' | 'dealer'
-  /** The evidence types the reason may carry (docs/protocol.md §10, the table's evidence column). */
-  evidence: readonly string[]
   /** The reason's own checks, on the evidence that kept the rules for every piece (sortEvidence). */
   check: (ctx: Ctx) => void
 }
@@ -51,8 +50,15 @@ export const COMMIT_REVEAL_RULES: Readonly<Partial<Record<AbortReason, AbortRule
   'missing-deal': { signer: 'seat', blame: 'dealer', evidence: ['pledge', 'pledges', 'nonce'], check: ctx => { missingDeal(ctx) } },
   'missing-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards'], check: ctx => { missingReveal(ctx) } },
   'invalid-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards', 'reveal'], check: ctx => { invalidReveal(ctx) } },
-  equivocation: { signer: 'seat', blame: 'dealer', evidence: ['commit', 'pledges', 'pledge'], check: ctx => { equivocation(ctx) } },
-  'broken-chain': { signer: 'seat', blame: 'dealer', evidence: ['commit'], check: ctx => { brokenChain(ctx) } },
+  // Its pieces may answer another COMMIT (that is what they show); it may also carry what showed its
+  // author the conflict (a seat's signed view of the hand): any document of this hand signed by one
+  // of its parties, passed over (it proves nothing alone).
+  equivocation: {
+    signer: 'seat', blame: 'dealer', evidence: ['commit', 'pledges', 'pledge'], otherCommit: ['commit', 'pledges', 'pledge'], passes: otherDocOfHand,
+    check: ctx => { equivocation(ctx) }
+  },
+  // It shows a COMMIT of the hand before: of this table, another hand and COMMIT (brokenChain checks which).
+  'broken-chain': { signer: 'seat', blame: 'dealer', evidence: ['commit'], otherHand: ['commit'], otherCommit: ['commit'], check: ctx => { brokenChain(ctx) } },
   // A seat holds the NONCE (VIEW) of a seat the dealer's missing-nonce (missing-view) blames (log rule: docs/protocol.md §10).
   released: { signer: 'seat', blame: 'nobody', evidence: ['pledges', 'nonce', 'view'], check: ctx => { released(ctx) } }
 }
@@ -156,7 +162,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   if (rule.signer === 'either' && doc.signer !== commit.dealer && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only the dealer or a seat of the hand signs ${reason}`)
 
   const digest = docDigest(commitDoc)
-  const ev = sortEvidence(body, commit, digest, reason, rule.evidence, verifyDoc, add)
+  const ev = sortEvidence(COMMIT_REVEAL_DOCS, rule, body, commit, digest, verifyDoc, add)
   const ctx: Ctx = { body, signer: doc.signer, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }
   rule.check(ctx)
   if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
@@ -178,48 +184,25 @@ interface Ctx {
   verifyDoc: (doc: Signed<unknown>) => boolean
 }
 
-/**
- * Parses each piece of evidence, checks its signer and signature, and that it is for this table,
- * hand and COMMIT (equivocation's pieces may name another COMMIT: that is what they show).
- */
-function sortEvidence (
-  body: SignedAbort['body'], commit: CommitBody, digest: string, reason: AbortReason, allowed: readonly string[],
-  verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void
-): Evidence {
-  const ev: Evidence = { pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [], views: [] }
-  for (const [i, raw] of body.evidence.entries()) {
-    const what = `abort: evidence ${i} (${raw.type})`
-    if (!allowed.includes(raw.type)) {
-      // An equivocation record may also carry what showed its author the conflict (a seat's signed
-      // view of the hand): any document of this hand signed by one of its parties; it proves nothing alone.
-      if (reason === 'equivocation' && otherDocOfHand(raw, body, commit, verifyDoc)) continue
-      add(Reason.ABORT_EVIDENCE, `${what}: a ${reason} record carries no ${raw.type}`)
-      continue
-    }
-    const parsed = (SCHEMAS[raw.type] as z.ZodType).safeParse(raw)
-    if (!parsed.success) { for (const p of zodProblems(parsed.error)) add(p.code, `${what}: ${p.message}`); continue }
-    const doc = parsed.data as Signed<{ table: string, hand: number, commit?: string, seat?: number | null }>
-    const bySeat = raw.type === 'pledge' || raw.type === 'nonce' || raw.type === 'view'
-    const seat = doc.body.seat
-    const signer = bySeat ? (typeof seat === 'number' && commit.seats[seat] !== ROBOT ? commit.seats[seat] : undefined) : commit.dealer
-    if (signer === undefined || doc.signer !== signer) { add(Reason.WRONG_SIGNER, `${what}: not signed by ${bySeat ? 'the seat it names' : 'the dealer'}`); continue }
-    if (!verifyDoc(doc)) { add(Reason.BAD_SIGNATURE, `${what}: bad signature`); continue }
-    // broken-chain shows a COMMIT of the hand before: of this table, another hand (brokenChain checks which).
-    const earlierHand = reason === 'broken-chain' && raw.type === 'commit'
-    if (doc.body.table !== body.table || (doc.body.hand !== body.hand && !earlierHand)) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another table or hand`); continue }
-    const itsCommit = raw.type === 'commit' ? docDigest(doc) : doc.body.commit
-    if (itsCommit !== digest && reason !== 'equivocation' && !earlierHand) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another COMMIT`); continue }
-    switch (raw.type) {
-      case 'pledge': ev.pledges.push(doc as unknown as SignedPledge); break
-      case 'nonce': ev.nonces.push(doc as unknown as SignedNonce); break
-      case 'pledges': ev.pledgesDocs.push(doc as unknown as Signed<PledgesBody>); break
-      case 'cards': ev.cards.push(doc as unknown as Signed<CardsBody>); break
-      case 'reveal': ev.reveals.push(doc as unknown as SignedReveal); break
-      case 'commit': ev.commits.push(doc as unknown as SignedCommit); break
-      case 'view': if (viewHolds(doc as unknown as Signed<ViewBody>, commit, digest, what, verifyDoc, add)) ev.views.push(doc as unknown as Signed<ViewBody>); break
+/** The commit–reveal family's documents, for the one evidence sorter (src/core/hand/evidence.ts). */
+const COMMIT_REVEAL_DOCS: EvidenceDocs<Evidence> = {
+  schemas: SCHEMAS,
+  seatTypes: new Set(['pledge', 'nonce', 'view']),
+  seatSigner: (commit, seat) => typeof seat === 'number' && commit.seats[seat] !== ROBOT ? commit.seats[seat] : undefined,
+  seatSignerName: 'the seat it names',
+  notListed: (reason, type) => `a ${reason} record carries no ${type}`,
+  empty: () => ({ pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [], views: [] }),
+  file: (ev, type, doc, { commit, digest, what, verifyDoc, add }) => {
+    switch (type) {
+      case 'pledge': ev.pledges.push(doc as SignedPledge); break
+      case 'nonce': ev.nonces.push(doc as SignedNonce); break
+      case 'pledges': ev.pledgesDocs.push(doc as Signed<PledgesBody>); break
+      case 'cards': ev.cards.push(doc as Signed<CardsBody>); break
+      case 'reveal': ev.reveals.push(doc as SignedReveal); break
+      case 'commit': ev.commits.push(doc as SignedCommit); break
+      case 'view': if (viewHolds(doc as Signed<ViewBody>, commit, digest, what, verifyDoc, add)) ev.views.push(doc as Signed<ViewBody>); break
     }
   }
-  return ev
 }
 
 /**
@@ -255,7 +238,7 @@ function viewsBySeat (ctx: Ctx): { views: Map<number, Signed<ViewBody>>, pledges
   return { views, pledgesDoc: [...views.values()][0]?.body.pledgesDoc }
 }
 
-function otherDocOfHand (raw: SignedAbort['body']['evidence'][number], body: SignedAbort['body'], commit: CommitBody, verifyDoc: (doc: Signed<unknown>) => boolean): boolean {
+function otherDocOfHand (raw: RawEvidence, body: SignedAbort['body'], commit: CommitBody, verifyDoc: VerifyDoc): boolean {
   const b = raw.body as { table?: unknown, hand?: unknown } | null
   const parties = [commit.dealer, ...commit.seats.filter(s => s !== ROBOT)]
   return SCHEMAS[raw.type] === undefined && typeof b === 'object' && b !== null && b.table === body.table && b.hand === body.hand &&

@@ -6,7 +6,8 @@ import { getCardScheme } from '../schemes/registry.js'
 import { docDigest } from './digest.js'
 import { humanSeats } from './recompute.js'
 import { Reason, type ReasonCode } from './reasons.js'
-import { checkBeaconEntry, zodProblems } from './verdict.js'
+import { checkBeaconEntry } from './verdict.js'
+import { sortEvidence, type AddProblem, type EvidenceDocs, type EvidenceRow, type VerifyDoc } from './evidence.js'
 import { signedCommitSchema, type AbortReason, type CommitBody, type SignedAbort, type SignedCommit } from './messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema, signedBsecretSchema,
@@ -30,13 +31,11 @@ import {
  * step and never blames a party whose contribution is in it.
  */
 
-type Add = (code: ReasonCode, message: string) => void
-type VerifyDoc = (doc: Signed<unknown>) => boolean
+type Add = AddProblem
 
 /** Who may sign a blind record, which evidence types it may carry, and its check (whom it blames is part of the check). */
-interface BlindRule {
+interface BlindRule extends EvidenceRow {
   signers: ReadonlyArray<'dealer' | 'seat'>
-  evidence: readonly string[]
   check: (ctx: Ctx) => void
 }
 
@@ -55,7 +54,8 @@ const BLIND_RULES: Readonly<Partial<Record<AbortReason, BlindRule>>> = {
   'missing-deal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingDeal(ctx) } },
   'missing-reveal': { signers: ['seat'], evidence: ['bdeal', 'bend', 'bsecret'], check: ctx => { missingReveal(ctx) } },
   'invalid-reveal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bdeal', 'breveal'], check: ctx => { invalidReveal(ctx) } },
-  equivocation: { signers: ['seat'], evidence: ['commit', 'bkeys', 'bdeal', 'breveal'], check: ctx => { equivocation(ctx) } },
+  // Its COMMIT may be another (that is what it shows).
+  equivocation: { signers: ['seat'], evidence: ['commit', 'bkeys', 'bdeal', 'breveal'], otherCommit: ['commit'], check: ctx => { equivocation(ctx) } },
   'dealer-stopped': {
     signers: ['dealer'], evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares', 'bend', 'bsecret'],
     check: ctx => { expectBlame(ctx, [ctx.commit.dealer], 'the dealer') }
@@ -136,7 +136,7 @@ export function checkBlindAbort (doc: SignedAbort, commitDoc: SignedCommit, veri
   }
   if (body.secret !== undefined) add(Reason.ABORT_SECRET, `abort: a ${commit.scheme} hand has no dealer secret to publish`)
   const digest = docDigest(commitDoc)
-  const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(body, commit, digest, rule.evidence, verifyDoc, add), add, verifyDoc }
+  const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(BLIND_DOCS, rule, body, commit, digest, verifyDoc, add), add, verifyDoc }
   rule.check(ctx)
 }
 
@@ -146,48 +146,39 @@ function seatProver (commit: CommitBody, seat: unknown): string | undefined {
 }
 
 /**
- * Parses each piece, checks its signer and signature, and that it is for this table, hand and
- * COMMIT (an equivocation record's COMMIT may be another: that is what it shows). One document per
- * seat and step: two keys, shuffles or hand keys of one seat are refused.
+ * The blind family's documents, for the one evidence sorter (src/core/hand/evidence.ts). One
+ * document per seat and step: two different keys, shuffles or hand keys of one seat are refused.
  */
-function sortEvidence (body: SignedAbort['body'], commit: CommitBody, digest: string, allowed: readonly string[], verifyDoc: VerifyDoc, add: Add): Ev {
-  const ev: Ev = { keys: new Map(), keysDocs: [], shuffles: new Map(), deals: [], shares: [], ends: [], secrets: new Map(), reveals: [], commits: [] }
-  const reason = body.reason
-  const once = <T extends { body: { seat: number } }>(map: Map<number, T>, doc: T, what: string): void => {
-    const had = map.get(doc.body.seat)
-    if (had !== undefined && docDigest(had) !== docDigest(doc)) add(Reason.SEAT_SET, `abort: two different ${what}s of seat ${doc.body.seat} in the evidence`)
-    else map.set(doc.body.seat, doc)
-  }
-  for (const [i, raw] of body.evidence.entries()) {
-    const what = `abort: evidence ${i} (${raw.type})`
-    if (!allowed.includes(raw.type)) { add(Reason.ABORT_EVIDENCE, `${what}: a ${reason} record of a ${commit.scheme} hand carries no ${raw.type}`); continue }
-    const parsed = (SCHEMAS[raw.type] as z.ZodType).safeParse(raw)
-    if (!parsed.success) { for (const p of zodProblems(parsed.error)) add(p.code, `${what}: ${p.message}`); continue }
-    const d = parsed.data as Signed<{ table: string, hand: number, commit?: string, seat?: number }>
-    const signer = SEAT_DOCS.has(raw.type) ? seatProver(commit, d.body.seat) : commit.dealer
-    if (signer === undefined || d.signer !== signer) { add(Reason.WRONG_SIGNER, `${what}: not signed by ${SEAT_DOCS.has(raw.type) ? 'the seat it names (the dealer for a robot)' : 'the dealer'}`); continue }
-    if (!verifyDoc(d)) { add(Reason.BAD_SIGNATURE, `${what}: bad signature`); continue }
-    if (d.body.table !== body.table || d.body.hand !== body.hand) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another table or hand`); continue }
-    const itsCommit = raw.type === 'commit' ? docDigest(d) : d.body.commit
-    if (itsCommit !== digest && raw.type !== 'commit') { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another COMMIT`); continue }
-    switch (raw.type) {
-      case 'commit': ev.commits.push(d as unknown as SignedCommit); break
-      case 'bkey': once(ev.keys, d as unknown as SignedBkey, 'key'); break
+const BLIND_DOCS: EvidenceDocs<Ev> = {
+  schemas: SCHEMAS,
+  seatTypes: SEAT_DOCS,
+  seatSigner: seatProver,
+  seatSignerName: 'the seat it names (the dealer for a robot)',
+  notListed: (reason, type, commit) => `a ${reason} record of a ${commit.scheme} hand carries no ${type}`,
+  empty: () => ({ keys: new Map(), keysDocs: [], shuffles: new Map(), deals: [], shares: [], ends: [], secrets: new Map(), reveals: [], commits: [] }),
+  file: (ev, type, d, { commit, digest, verifyDoc, add }) => {
+    const once = <T extends { body: { seat: number } }>(map: Map<number, T>, doc: T, what: string): void => {
+      const had = map.get(doc.body.seat)
+      if (had !== undefined && docDigest(had) !== docDigest(doc)) add(Reason.SEAT_SET, `abort: two different ${what}s of seat ${doc.body.seat} in the evidence`)
+      else map.set(doc.body.seat, doc)
+    }
+    switch (type) {
+      case 'commit': ev.commits.push(d as SignedCommit); break
+      case 'bkey': once(ev.keys, d as SignedBkey, 'key'); break
       case 'bkeys': {
-        const keys = d as unknown as Signed<BkeysBody>
+        const keys = d as Signed<BkeysBody>
         ev.keysDocs.push(keys)
         for (const k of keys.body.keys) if (keyFault(commit, digest, k, verifyDoc) === null) once(ev.keys, k, 'key')
         break
       }
-      case 'bshuffle': once(ev.shuffles, d as unknown as SignedBshuffle, 'shuffle'); break
-      case 'bdeal': ev.deals.push(d as unknown as Signed<BdealBody>); break
-      case 'bshares': ev.shares.push(d as unknown as SignedBshares); break
-      case 'bend': ev.ends.push(d as unknown as Signed<BendBody>); break
-      case 'bsecret': once(ev.secrets, d as unknown as SignedBsecret, 'hand key'); break
-      case 'breveal': ev.reveals.push(d as unknown as SignedBreveal); break
+      case 'bshuffle': once(ev.shuffles, d as SignedBshuffle, 'shuffle'); break
+      case 'bdeal': ev.deals.push(d as Signed<BdealBody>); break
+      case 'bshares': ev.shares.push(d as SignedBshares); break
+      case 'bend': ev.ends.push(d as Signed<BendBody>); break
+      case 'bsecret': once(ev.secrets, d as SignedBsecret, 'hand key'); break
+      case 'breveal': ev.reveals.push(d as SignedBreveal); break
     }
   }
-  return ev
 }
 
 /** Why a key relayed inside a BKEYS is not that seat's key for this hand and COMMIT; null when it is. */
