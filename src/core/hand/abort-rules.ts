@@ -3,7 +3,7 @@ import { sha256Hex } from '../bytes.js'
 import { verifyDocument, type Signed } from '../signed.js'
 import { docDigest } from './digest.js'
 import { cardSchemeFor, humanSeats } from './recompute.js'
-import { familyOfScheme } from '../schemes/registry.js'
+import { rulesFamilyOf } from './family-of.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
 import { checkBlindAbort } from './blind-abort-rules.js'
@@ -148,7 +148,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   const rule = COMMIT_REVEAL_RULES[reason]
   const humans = humanSeats(commit.seats)
   const author = commit.seats.indexOf(doc.signer)
-  if (familyOfScheme(commit.scheme) === 'blind') {
+  if (rulesFamilyOf({ commit }) === 'blind') {
     // Dealer-blind hands have their own documents and rules (docs/dealer-blind.md §13).
     checkBlindAbort(doc, commitDoc, verifyDoc, add)
     return { ok: problems.length === 0, problems, summary }
