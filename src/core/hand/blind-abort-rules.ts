@@ -33,9 +33,15 @@ import {
 
 type Add = AddProblem
 
-/** Who may sign a blind record, which evidence types it may carry, and its check (whom it blames is part of the check). */
+/** Who may sign a blind record, whom it may blame, which evidence types it may carry, and its own check. */
 interface BlindRule extends EvidenceRow {
   signers: ReadonlyArray<'dealer' | 'seat'>
+  /**
+   * `dealer` and `nobody` are checked before the row's check; the others by it: `absent` = exactly
+   * the human seats whose contribution is absent from its evidence, in seat order; `turn` = the
+   * prover whose shuffle was next; `accused` = the author of the faulty document in its evidence.
+   */
+  blame: 'dealer' | 'nobody' | 'absent' | 'turn' | 'accused'
   check: (ctx: Ctx) => void
 }
 
@@ -44,28 +50,22 @@ interface BlindRule extends EvidenceRow {
  * each). Reasons not listed do not occur in a blind hand.
  */
 const BLIND_RULES: Readonly<Partial<Record<AbortReason, BlindRule>>> = {
-  'missing-key': { signers: ['dealer'], evidence: ['bkey'], check: ctx => { missingKey(ctx) } },
-  'missing-shuffle': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingShuffle(ctx) } },
-  'missing-shares': { signers: ['dealer'], evidence: ['bdeal', 'bshares'], check: ctx => { missingShares(ctx) } },
-  'missing-secret': { signers: ['dealer'], evidence: ['bend', 'bsecret'], check: ctx => { missingSecret(ctx) } },
-  'invalid-key': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys'], check: ctx => { invalidKey(ctx) } },
-  'invalid-shuffle': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { invalidShuffle(ctx) } },
-  'invalid-shares': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares'], check: ctx => { invalidShares(ctx) } },
-  'missing-deal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingDeal(ctx) } },
-  'missing-reveal': { signers: ['seat'], evidence: ['bdeal', 'bend', 'bsecret'], check: ctx => { missingReveal(ctx) } },
-  'invalid-reveal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bdeal', 'breveal'], check: ctx => { invalidReveal(ctx) } },
+  'missing-key': { signers: ['dealer'], blame: 'absent', evidence: ['bkey'], check: ctx => { missingKey(ctx) } },
+  'missing-shuffle': { signers: ['dealer', 'seat'], blame: 'turn', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingShuffle(ctx) } },
+  'missing-shares': { signers: ['dealer'], blame: 'absent', evidence: ['bdeal', 'bshares'], check: ctx => { missingShares(ctx) } },
+  'missing-secret': { signers: ['dealer'], blame: 'absent', evidence: ['bend', 'bsecret'], check: ctx => { missingSecret(ctx) } },
+  'invalid-key': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys'], check: ctx => { invalidKey(ctx) } },
+  'invalid-shuffle': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { invalidShuffle(ctx) } },
+  'invalid-shares': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares'], check: ctx => { invalidShares(ctx) } },
+  'missing-deal': { signers: ['seat'], blame: 'dealer', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingDeal(ctx) } },
+  'missing-reveal': { signers: ['seat'], blame: 'dealer', evidence: ['bdeal', 'bend', 'bsecret'], check: ctx => { missingReveal(ctx) } },
+  'invalid-reveal': { signers: ['seat'], blame: 'dealer', evidence: ['bkey', 'bkeys', 'bdeal', 'breveal'], check: ctx => { invalidReveal(ctx) } },
   // Its COMMIT may be another (that is what it shows).
-  equivocation: { signers: ['seat'], evidence: ['commit', 'bkeys', 'bdeal', 'breveal'], otherCommit: ['commit'], check: ctx => { equivocation(ctx) } },
-  'dealer-stopped': {
-    signers: ['dealer'], evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares', 'bend', 'bsecret'],
-    check: ctx => { expectBlame(ctx, [ctx.commit.dealer], 'the dealer') }
-  },
+  equivocation: { signers: ['seat'], blame: 'dealer', evidence: ['commit', 'bkeys', 'bdeal', 'breveal'], otherCommit: ['commit'], check: ctx => { equivocation(ctx) } },
+  'dealer-stopped': { signers: ['dealer'], blame: 'dealer', evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares', 'bend', 'bsecret'], check: () => {} },
   'beacon-unavailable': {
-    signers: ['dealer'], evidence: ['bkey', 'bkeys', 'bshuffle'],
-    check: ctx => {
-      expectBlame(ctx, [], 'nobody')
-      if (ctx.commit.beacon === null) ctx.add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
-    }
+    signers: ['dealer'], blame: 'nobody', evidence: ['bkey', 'bkeys', 'bshuffle'],
+    check: ctx => { if (ctx.commit.beacon === null) ctx.add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round') }
   }
 }
 
@@ -137,6 +137,8 @@ export function checkBlindAbort (doc: SignedAbort, commitDoc: SignedCommit, veri
   if (body.secret !== undefined) add(Reason.ABORT_SECRET, `abort: a ${commit.scheme} hand has no dealer secret to publish`)
   const digest = docDigest(commitDoc)
   const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(BLIND_DOCS, rule, body, commit, digest, verifyDoc, add), add, verifyDoc }
+  if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
+  if (rule.blame === 'nobody') expectBlame(ctx, [], 'nobody')
   rule.check(ctx)
 }
 
@@ -292,7 +294,6 @@ function missingSecret (ctx: Ctx): void {
  */
 function missingDeal (ctx: Ctx): void {
   const { commit, ev, add, n } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const author = commit.seats.indexOf(ctx.signer)
   if (!ev.keys.has(author)) add(Reason.ABORT_EVIDENCE, 'abort: a missing-deal record carries its author\'s own key')
   if (ev.shuffles.size > 0 || ev.keysDocs.length > 0) {
@@ -307,7 +308,6 @@ function missingDeal (ctx: Ctx): void {
  */
 function missingReveal (ctx: Ctx): void {
   const { commit, ev, add } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const author = commit.seats.indexOf(ctx.signer)
   if (ev.deals.length === 0) add(Reason.ABORT_EVIDENCE, 'abort: a missing-reveal record carries the BDEAL its author received')
   for (const s of ev.secrets.keys()) if (s !== author) add(Reason.ABORT_EVIDENCE, `abort: carries the hand key of seat ${s}, which its author never holds before the reveal`)
@@ -409,7 +409,6 @@ function invalidShares (ctx: Ctx): void {
  */
 function invalidReveal (ctx: Ctx): void {
   const { commit, ev, add, verifyDoc, digest } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const reveal = ev.reveals[0]
   if (ev.reveals.length > 1) { add(Reason.ABORT_EVIDENCE, 'abort: two BREVEALs (that is equivocation)'); return }
   if (reveal === undefined && ev.deals.length !== 1) { add(Reason.ABORT_EVIDENCE, 'abort: an invalid-reveal record carries the BREVEAL, or the one BDEAL, it blames'); return }
@@ -451,7 +450,6 @@ function invalidReveal (ctx: Ctx): void {
  */
 function equivocation (ctx: Ctx): void {
   const { commit, digest, ev, verifyDoc } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const distinct = (docs: ReadonlyArray<Signed<unknown>>): boolean => new Set(docs.map(d => docDigest(d))).size > 1
   const conflict =
     ev.commits.some(c => docDigest(c) !== digest) ||
