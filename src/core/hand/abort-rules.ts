@@ -7,7 +7,7 @@ import { rulesFamilyOf } from './family-of.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
 import { checkBlindAbort } from './blind-abort-rules.js'
-import { sortEvidence, type EvidenceDocs, type EvidenceRow, type RawEvidence, type VerifyDoc } from './evidence.js'
+import { expectBlame, sortEvidence, type EvidenceDocs, type EvidenceRow, type RawEvidence, type VerifyDoc } from './evidence.js'
 import { zodProblems, type Verdict, type VerifyOptions } from './verdict.js'
 import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
@@ -243,13 +243,6 @@ function otherDocOfHand (raw: RawEvidence, body: SignedAbort['body'], commit: Co
   const parties = [commit.dealer, ...commit.seats.filter(s => s !== ROBOT)]
   return SCHEMAS[raw.type] === undefined && typeof b === 'object' && b !== null && b.table === body.table && b.hand === body.hand &&
     parties.includes(raw.signer) && verifyDoc(raw as Signed<unknown>)
-}
-
-function expectBlame (ctx: Ctx, want: readonly string[], who: string): void {
-  const got = ctx.body.blame
-  if (got.length !== want.length || got.some((b, i) => b !== want[i])) {
-    ctx.add(Reason.ABORT_BLAME, `abort: a ${ctx.body.reason} record blames ${who}, not ${got.length === 0 ? 'nobody' : got.join(', ')}`)
-  }
 }
 
 /** One document per seat, none twice. */

@@ -7,7 +7,7 @@ import { docDigest } from './digest.js'
 import { humanSeats } from './recompute.js'
 import { Reason, type ReasonCode } from './reasons.js'
 import { checkBeaconEntry } from './verdict.js'
-import { sortEvidence, type AddProblem, type EvidenceDocs, type EvidenceRow, type VerifyDoc } from './evidence.js'
+import { expectBlame, sortEvidence, type AddProblem, type EvidenceDocs, type EvidenceRow, type VerifyDoc } from './evidence.js'
 import { signedCommitSchema, type AbortReason, type CommitBody, type SignedAbort, type SignedCommit } from './messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema, signedBsecretSchema,
@@ -190,13 +190,6 @@ function keyFault (commit: CommitBody, digest: string, k: SignedBkey, verifyDoc:
   if (k.body.table !== commit.table || k.body.hand !== commit.hand) return `the key of seat ${k.body.seat} names another table or hand`
   if (k.body.commit !== digest) return `the key of seat ${k.body.seat} answers another COMMIT`
   return null
-}
-
-function expectBlame (ctx: Ctx, want: readonly string[], who: string): void {
-  const got = ctx.body.blame
-  if (got.length !== want.length || got.some((b, i) => b !== want[i])) {
-    ctx.add(Reason.ABORT_BLAME, `abort: a ${ctx.body.reason} record blames ${who}, not ${got.length === 0 ? 'nobody' : got.join(', ')}`)
-  }
 }
 
 /** Blame = exactly the human seats in `absent`, in seat order, at least one. */

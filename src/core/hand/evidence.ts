@@ -89,3 +89,11 @@ export function sortEvidence<Ev> (
   }
   return ev
 }
+
+/** A record's blame is exactly `want` (`who` names it in the problem): the blame column of a row that names its party. */
+export function expectBlame (ctx: { body: SignedAbort['body'], add: AddProblem }, want: readonly string[], who: string): void {
+  const got = ctx.body.blame
+  if (got.length !== want.length || got.some((b, i) => b !== want[i])) {
+    ctx.add(Reason.ABORT_BLAME, `abort: a ${ctx.body.reason} record blames ${who}, not ${got.length === 0 ? 'nobody' : got.join(', ')}`)
+  }
+}
