@@ -5,6 +5,8 @@
 import { describe, expect, test } from 'vitest'
 import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
 import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
+import { rulesFamilyOf } from '../src/core/hand/family-of.js'
+import { BLIND_V1 } from '../src/core/schemes/blind.js'
 import { Reason, type ReasonCode } from '../src/core/hand/reasons.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
@@ -319,5 +321,17 @@ describe('invalid-reveal: own private cards per stage (docs/protocol.md §8)', (
     const withoutTake = cards.filter(c => !(c.body.stage === 'take' && c.body.seat === 1))
     expect(withoutTake.length).toBeLessThan(cards.length)
     expectValid(record(withoutTake))
+  })
+})
+
+describe('the family whose rules check a document is picked in one place (src/core/hand/family-of.ts)', () => {
+  test('a receipt by its v, a COMMIT by its scheme; one naming no known family goes to commit-reveal', () => {
+    expect(rulesFamilyOf({ receipt: { v: 1 } })).toBe('commit-reveal')
+    expect(rulesFamilyOf({ receipt: { v: 2 } })).toBe('blind')
+    expect(rulesFamilyOf({ receipt: { v: 7 } })).toBe('commit-reveal')
+    expect(rulesFamilyOf({ receipt: null })).toBe('commit-reveal')
+    expect(rulesFamilyOf({ commit: { scheme: BLIND_V1 } })).toBe('blind')
+    expect(rulesFamilyOf({ commit: { scheme: 'tarot-v1' } })).toBe('commit-reveal')
+    expect(rulesFamilyOf({ commit: { scheme: 'no-such-scheme' } })).toBe('commit-reveal')
   })
 })

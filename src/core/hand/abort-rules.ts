@@ -3,10 +3,11 @@ import { sha256Hex } from '../bytes.js'
 import { verifyDocument, type Signed } from '../signed.js'
 import { docDigest } from './digest.js'
 import { cardSchemeFor, humanSeats } from './recompute.js'
-import { familyOfScheme } from '../schemes/registry.js'
+import { rulesFamilyOf } from './family-of.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
 import { checkBlindAbort } from './blind-abort-rules.js'
+import { expectBlame, sortEvidence, type EvidenceDocs, type EvidenceRow, type RawEvidence, type VerifyDoc } from './evidence.js'
 import { zodProblems, type Verdict, type VerifyOptions } from './verdict.js'
 import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
@@ -24,11 +25,9 @@ import {
  */
 
 /** Who may sign a record, whom it may blame, which evidence types it may carry, and its own check. */
-export interface AbortRule {
+export interface AbortRule extends EvidenceRow {
   signer: 'dealer' | 'seat' | 'either'
   blame: 'no-pledge' | 'no-nonce' | 'no-view' | 'nobody' | 'dealer'
-  /** The evidence types the reason may carry (docs/protocol.md §10, the table's evidence column). */
-  evidence: readonly string[]
   /** The reason's own checks, on the evidence that kept the rules for every piece (sortEvidence). */
   check: (ctx: Ctx) => void
 }
@@ -38,21 +37,28 @@ export interface AbortRule {
  * table each). Dealer-blind hands have their own table (src/core/hand/blind-abort-rules.ts).
  */
 export const COMMIT_REVEAL_RULES: Readonly<Partial<Record<AbortReason, AbortRule>>> = {
-  'missing-pledge': { signer: 'dealer', blame: 'no-pledge', evidence: ['pledge'], check: ctx => { dealerRecord(ctx) } },
-  'missing-nonce': { signer: 'dealer', blame: 'no-nonce', evidence: ['pledge', 'nonce', 'view'], check: ctx => { dealerRecord(ctx) } },
+  'missing-pledge': { signer: 'dealer', blame: 'no-pledge', evidence: ['pledge'], check: ctx => { missingPledge(ctx) } },
+  'missing-nonce': { signer: 'dealer', blame: 'no-nonce', evidence: ['pledge', 'nonce', 'view'], check: ctx => { missingNonce(ctx) } },
   // The dealer at its deadline, or a seat still waiting for VIEWs at its own (docs/protocol.md §7).
   'missing-view': {
     signer: 'either', blame: 'no-view', evidence: ['pledge', 'pledges', 'nonce', 'view'],
-    check: ctx => { if (ctx.signer === ctx.commit.dealer) dealerRecord(ctx); else seatMissingView(ctx) }
+    check: ctx => { if (ctx.signer === ctx.commit.dealer) dealerMissingView(ctx); else seatMissingView(ctx) }
   },
-  'beacon-unavailable': { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce'], check: ctx => { dealerRecord(ctx) } },
-  'dealer-stopped': { signer: 'dealer', blame: 'dealer', evidence: ['pledge', 'nonce'], check: ctx => { dealerRecord(ctx) } },
-  unreachable: { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce', 'view'], check: ctx => { dealerRecord(ctx) } },
+  'beacon-unavailable': { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce'], check: ctx => { beaconUnavailable(ctx) } },
+  'dealer-stopped': { signer: 'dealer', blame: 'dealer', evidence: ['pledge', 'nonce'], check: ctx => { dealerStopped(ctx) } },
+  unreachable: { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce', 'view'], check: ctx => { unreachable(ctx) } },
   'missing-deal': { signer: 'seat', blame: 'dealer', evidence: ['pledge', 'pledges', 'nonce'], check: ctx => { missingDeal(ctx) } },
   'missing-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards'], check: ctx => { missingReveal(ctx) } },
   'invalid-reveal': { signer: 'seat', blame: 'dealer', evidence: ['pledges', 'nonce', 'cards', 'reveal'], check: ctx => { invalidReveal(ctx) } },
-  equivocation: { signer: 'seat', blame: 'dealer', evidence: ['commit', 'pledges', 'pledge'], check: ctx => { equivocation(ctx) } },
-  'broken-chain': { signer: 'seat', blame: 'dealer', evidence: ['commit'], check: ctx => { brokenChain(ctx) } },
+  // Its pieces may answer another COMMIT (that is what they show); it may also carry what showed its
+  // author the conflict (a seat's signed view of the hand): any document of this hand signed by one
+  // of its parties, passed over (it proves nothing alone).
+  equivocation: {
+    signer: 'seat', blame: 'dealer', evidence: ['commit', 'pledges', 'pledge'], otherCommit: ['commit', 'pledges', 'pledge'], passes: otherDocOfHand,
+    check: ctx => { equivocation(ctx) }
+  },
+  // It shows a COMMIT of the hand before: of this table, another hand and COMMIT (brokenChain checks which).
+  'broken-chain': { signer: 'seat', blame: 'dealer', evidence: ['commit'], otherHand: ['commit'], otherCommit: ['commit'], check: ctx => { brokenChain(ctx) } },
   // A seat holds the NONCE (VIEW) of a seat the dealer's missing-nonce (missing-view) blames (log rule: docs/protocol.md §10).
   released: { signer: 'seat', blame: 'nobody', evidence: ['pledges', 'nonce', 'view'], check: ctx => { released(ctx) } }
 }
@@ -142,7 +148,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   const rule = COMMIT_REVEAL_RULES[reason]
   const humans = humanSeats(commit.seats)
   const author = commit.seats.indexOf(doc.signer)
-  if (familyOfScheme(commit.scheme) === 'blind') {
+  if (rulesFamilyOf({ commit }) === 'blind') {
     // Dealer-blind hands have their own documents and rules (docs/dealer-blind.md §13).
     checkBlindAbort(doc, commitDoc, verifyDoc, add)
     return { ok: problems.length === 0, problems, summary }
@@ -156,7 +162,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   if (rule.signer === 'either' && doc.signer !== commit.dealer && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only the dealer or a seat of the hand signs ${reason}`)
 
   const digest = docDigest(commitDoc)
-  const ev = sortEvidence(body, commit, digest, reason, rule.evidence, verifyDoc, add)
+  const ev = sortEvidence(COMMIT_REVEAL_DOCS, rule, body, commit, digest, verifyDoc, add)
   const ctx: Ctx = { body, signer: doc.signer, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }
   rule.check(ctx)
   if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
@@ -178,48 +184,25 @@ interface Ctx {
   verifyDoc: (doc: Signed<unknown>) => boolean
 }
 
-/**
- * Parses each piece of evidence, checks its signer and signature, and that it is for this table,
- * hand and COMMIT (equivocation's pieces may name another COMMIT: that is what they show).
- */
-function sortEvidence (
-  body: SignedAbort['body'], commit: CommitBody, digest: string, reason: AbortReason, allowed: readonly string[],
-  verifyDoc: (doc: Signed<unknown>) => boolean, add: (code: ReasonCode, message: string) => void
-): Evidence {
-  const ev: Evidence = { pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [], views: [] }
-  for (const [i, raw] of body.evidence.entries()) {
-    const what = `abort: evidence ${i} (${raw.type})`
-    if (!allowed.includes(raw.type)) {
-      // An equivocation record may also carry what showed its author the conflict (a seat's signed
-      // view of the hand): any document of this hand signed by one of its parties; it proves nothing alone.
-      if (reason === 'equivocation' && otherDocOfHand(raw, body, commit, verifyDoc)) continue
-      add(Reason.ABORT_EVIDENCE, `${what}: a ${reason} record carries no ${raw.type}`)
-      continue
-    }
-    const parsed = (SCHEMAS[raw.type] as z.ZodType).safeParse(raw)
-    if (!parsed.success) { for (const p of zodProblems(parsed.error)) add(p.code, `${what}: ${p.message}`); continue }
-    const doc = parsed.data as Signed<{ table: string, hand: number, commit?: string, seat?: number | null }>
-    const bySeat = raw.type === 'pledge' || raw.type === 'nonce' || raw.type === 'view'
-    const seat = doc.body.seat
-    const signer = bySeat ? (typeof seat === 'number' && commit.seats[seat] !== ROBOT ? commit.seats[seat] : undefined) : commit.dealer
-    if (signer === undefined || doc.signer !== signer) { add(Reason.WRONG_SIGNER, `${what}: not signed by ${bySeat ? 'the seat it names' : 'the dealer'}`); continue }
-    if (!verifyDoc(doc)) { add(Reason.BAD_SIGNATURE, `${what}: bad signature`); continue }
-    // broken-chain shows a COMMIT of the hand before: of this table, another hand (brokenChain checks which).
-    const earlierHand = reason === 'broken-chain' && raw.type === 'commit'
-    if (doc.body.table !== body.table || (doc.body.hand !== body.hand && !earlierHand)) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another table or hand`); continue }
-    const itsCommit = raw.type === 'commit' ? docDigest(doc) : doc.body.commit
-    if (itsCommit !== digest && reason !== 'equivocation' && !earlierHand) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another COMMIT`); continue }
-    switch (raw.type) {
-      case 'pledge': ev.pledges.push(doc as unknown as SignedPledge); break
-      case 'nonce': ev.nonces.push(doc as unknown as SignedNonce); break
-      case 'pledges': ev.pledgesDocs.push(doc as unknown as Signed<PledgesBody>); break
-      case 'cards': ev.cards.push(doc as unknown as Signed<CardsBody>); break
-      case 'reveal': ev.reveals.push(doc as unknown as SignedReveal); break
-      case 'commit': ev.commits.push(doc as unknown as SignedCommit); break
-      case 'view': if (viewHolds(doc as unknown as Signed<ViewBody>, commit, digest, what, verifyDoc, add)) ev.views.push(doc as unknown as Signed<ViewBody>); break
+/** The commit–reveal family's documents, for the one evidence sorter (src/core/hand/evidence.ts). */
+const COMMIT_REVEAL_DOCS: EvidenceDocs<Evidence> = {
+  schemas: SCHEMAS,
+  seatTypes: new Set(['pledge', 'nonce', 'view']),
+  seatSigner: (commit, seat) => typeof seat === 'number' && commit.seats[seat] !== ROBOT ? commit.seats[seat] : undefined,
+  seatSignerName: 'the seat it names',
+  notListed: (reason, type) => `a ${reason} record carries no ${type}`,
+  empty: () => ({ pledges: [], nonces: [], pledgesDocs: [], cards: [], reveals: [], commits: [], views: [] }),
+  file: (ev, type, doc, { commit, digest, what, verifyDoc, add }) => {
+    switch (type) {
+      case 'pledge': ev.pledges.push(doc as SignedPledge); break
+      case 'nonce': ev.nonces.push(doc as SignedNonce); break
+      case 'pledges': ev.pledgesDocs.push(doc as Signed<PledgesBody>); break
+      case 'cards': ev.cards.push(doc as Signed<CardsBody>); break
+      case 'reveal': ev.reveals.push(doc as SignedReveal); break
+      case 'commit': ev.commits.push(doc as SignedCommit); break
+      case 'view': if (viewHolds(doc as Signed<ViewBody>, commit, digest, what, verifyDoc, add)) ev.views.push(doc as Signed<ViewBody>); break
     }
   }
-  return ev
 }
 
 /**
@@ -255,18 +238,11 @@ function viewsBySeat (ctx: Ctx): { views: Map<number, Signed<ViewBody>>, pledges
   return { views, pledgesDoc: [...views.values()][0]?.body.pledgesDoc }
 }
 
-function otherDocOfHand (raw: SignedAbort['body']['evidence'][number], body: SignedAbort['body'], commit: CommitBody, verifyDoc: (doc: Signed<unknown>) => boolean): boolean {
+function otherDocOfHand (raw: RawEvidence, body: SignedAbort['body'], commit: CommitBody, verifyDoc: VerifyDoc): boolean {
   const b = raw.body as { table?: unknown, hand?: unknown } | null
   const parties = [commit.dealer, ...commit.seats.filter(s => s !== ROBOT)]
   return SCHEMAS[raw.type] === undefined && typeof b === 'object' && b !== null && b.table === body.table && b.hand === body.hand &&
     parties.includes(raw.signer) && verifyDoc(raw as Signed<unknown>)
-}
-
-function expectBlame (ctx: Ctx, want: readonly string[], who: string): void {
-  const got = ctx.body.blame
-  if (got.length !== want.length || got.some((b, i) => b !== want[i])) {
-    ctx.add(Reason.ABORT_BLAME, `abort: a ${ctx.body.reason} record blames ${who}, not ${got.length === 0 ? 'nobody' : got.join(', ')}`)
-  }
 }
 
 /** One document per seat, none twice. */
@@ -287,17 +263,23 @@ function checkNoncesAgainst (ctx: Ctx, nonces: ReadonlyMap<number, SignedNonce>,
   }
 }
 
+/** What a dealer's record holds, by seat: the pledges and nonces it received, the VIEWs it relays. */
+interface DealerHeld {
+  pledges: Map<number, SignedPledge>
+  nonces: Map<number, SignedNonce>
+  views: Map<number, Signed<ViewBody>>
+}
+
 /**
- * The dealer's records: the pledges (and nonces) it received. Nonces come only after every pledge;
- * a missing-pledge or missing-nonce record blames exactly the seats whose contribution is absent
- * from its own evidence, in seat order; beacon-unavailable carries every pledge and nonce.
+ * What every dealer's record keeps: the pledges (and nonces) it received, one per seat, each nonce
+ * matching its pledge; no PLEDGES document; its pledges are the ones in the PLEDGES its VIEWs carry.
+ * Each reason's own checks follow in its row.
  */
-function dealerRecord (ctx: Ctx): void {
-  const { body, commit, humans, ev, add } = ctx
+function dealerEvidence (ctx: Ctx): DealerHeld {
+  const { ev, add } = ctx
   const pledges = bySeat(ctx, ev.pledges, 'pledge')
   const nonces = bySeat(ctx, ev.nonces, 'nonce')
   checkNoncesAgainst(ctx, nonces, pledges)
-  const reason = body.reason
   const { views, pledgesDoc } = viewsBySeat(ctx)
   if (ev.pledgesDocs.length > 0) add(Reason.ABORT_EVIDENCE, 'abort: the dealer\'s record carries the pledges themselves, not a PLEDGES document')
   if (pledgesDoc !== undefined) {
@@ -307,47 +289,96 @@ function dealerRecord (ctx: Ctx): void {
       if (sent === undefined || docDigest(sent) !== docDigest(p)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${seat} is not the one in the PLEDGES its views carry`)
     }
   }
-  // A seat sends its nonce once every other seat's VIEW has reached it, and the dealer passes on
-  // the VIEWs it holds: only a dealer that holds the VIEW of every other seat than a blamed one
-  // knows that seat could have sent its nonce. Otherwise a seat still waiting for a VIEW would be
-  // blamed for another's silence. A table with one human seat has no VIEW.
-  // A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
-  // dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
-  if ((reason === 'missing-nonce' || reason === 'missing-view') && commit.timelock !== undefined) {
-    add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
+  return { pledges, nonces, views }
+}
+
+/**
+ * A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
+ * dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
+ */
+function notTimelocked (ctx: Ctx): void {
+  if (ctx.commit.timelock !== undefined) {
+    ctx.add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${ctx.body.reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
   }
-  if (reason === 'missing-nonce' && humans.length > 1) {
+}
+
+/** Every human seat's pledge is in the evidence (`why` says which rule asks it). */
+function everyPledge (ctx: Ctx, held: DealerHeld, why: string): void {
+  for (const s of ctx.humans) if (!held.pledges.has(s)) ctx.add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${s} is missing from the evidence (${why})`)
+}
+
+/** Nonces are sent only once every seat has pledged: a dealer's record holding a nonce holds every pledge. */
+function pledgesBeforeNonces (ctx: Ctx, held: DealerHeld): void {
+  if (held.nonces.size > 0) everyPledge(ctx, held, 'nonces are sent only once every seat has pledged')
+}
+
+/** missing-pledge (dealer): the pledges it received; blames exactly seats whose pledge is absent. */
+function missingPledge (ctx: Ctx): void {
+  const held = dealerEvidence(ctx)
+  pledgesBeforeNonces(ctx, held)
+  blameAmongAbsent(ctx, new Set(held.pledges.keys()), 'pledge')
+}
+
+/**
+ * missing-nonce (dealer): every pledge, the nonces it received, and the VIEW of every seat but the
+ * ones it blames. A seat sends its nonce once every other seat's VIEW has reached it, and the dealer
+ * passes on the VIEWs it holds: only a dealer that holds the VIEW of every other seat than a blamed
+ * one knows that seat could have sent its nonce. Otherwise a seat still waiting for a VIEW would be
+ * blamed for another's silence. A table with one human seat has no VIEW.
+ */
+function missingNonce (ctx: Ctx): void {
+  const { body, commit, humans, add } = ctx
+  const held = dealerEvidence(ctx)
+  notTimelocked(ctx)
+  if (humans.length > 1) {
     const needed = new Set<number>()
     for (const b of body.blame) for (const s of humans) if (s !== commit.seats.indexOf(b)) needed.add(s)
     for (const s of [...needed].sort((x, y) => x - y)) {
-      if (!views.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${s} is missing from the evidence (a missing-nonce record carries the VIEW of every seat but the one it blames; without it, it is missing-view)`)
+      if (!held.views.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the VIEW of seat ${s} is missing from the evidence (a missing-nonce record carries the VIEW of every seat but the one it blames; without it, it is missing-view)`)
     }
   }
-  const everyPledge = reason === 'missing-nonce' || reason === 'missing-view' || reason === 'beacon-unavailable' || nonces.size > 0
-  if (everyPledge) {
-    for (const s of humans) if (!pledges.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the pledge of seat ${s} is missing from the evidence (${reason === 'missing-nonce' || reason === 'beacon-unavailable' ? `a ${reason} record carries every pledge` : 'nonces are sent only once every seat has pledged'})`)
+  everyPledge(ctx, held, 'a missing-nonce record carries every pledge')
+  blameAmongAbsent(ctx, new Set(held.nonces.keys()), 'nonce')
+}
+
+/** missing-view signed by the dealer at its deadline: every pledge, the VIEWs it holds; blames seats with none. */
+function dealerMissingView (ctx: Ctx): void {
+  const held = dealerEvidence(ctx)
+  notTimelocked(ctx)
+  everyPledge(ctx, held, 'nonces are sent only once every seat has pledged')
+  blameAmongAbsent(ctx, new Set(held.views.keys()), 'VIEW')
+}
+
+/** beacon-unavailable (dealer, blaming nobody): every pledge and every nonce, on a hand that bound a beacon round. */
+function beaconUnavailable (ctx: Ctx): void {
+  const { humans, commit, add } = ctx
+  const held = dealerEvidence(ctx)
+  everyPledge(ctx, held, 'a beacon-unavailable record carries every pledge')
+  for (const s of humans) if (!held.nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
+  if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
+}
+
+/** unreachable (dealer, blaming nobody): what it received, with at least one seat's pledge or nonce absent. */
+function unreachable (ctx: Ctx): void {
+  const held = dealerEvidence(ctx)
+  pledgesBeforeNonces(ctx, held)
+  if (ctx.humans.every(s => held.pledges.has(s) && held.nonces.has(s))) {
+    ctx.add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
   }
-  if (reason === 'beacon-unavailable') {
-    for (const s of humans) if (!nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
-    if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
-  }
-  if (reason === 'missing-pledge' || reason === 'missing-nonce' || reason === 'missing-view') {
-    const held: ReadonlySet<number> = new Set(reason === 'missing-pledge' ? pledges.keys() : reason === 'missing-nonce' ? nonces.keys() : views.keys())
-    const what = reason === 'missing-pledge' ? 'pledge' : reason === 'missing-nonce' ? 'nonce' : 'VIEW'
-    blameAmongAbsent(ctx, held, what)
-  }
-  if (reason === 'unreachable' && humans.every(s => pledges.has(s) && nonces.has(s))) {
-    add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
-  }
-  if (reason === 'dealer-stopped') {
-    const secret = body.secret
-    if (secret === undefined) add(Reason.ABORT_SECRET, 'abort: a dealer-stopped record publishes the hand\'s secret')
-    else {
-      try {
-        if (cardSchemeFor(commit).commitment(secret) !== commit.commitment) add(Reason.ABORT_SECRET, 'abort: the published secret does not open the commitment')
-      } catch (err) {
-        add(Reason.SCHEME, `abort: ${(err as Error).message}`)
-      }
+}
+
+/** dealer-stopped (dealer, blaming itself): what it received, and the hand's secret, which opens the commitment. */
+function dealerStopped (ctx: Ctx): void {
+  const { body, commit, add } = ctx
+  const held = dealerEvidence(ctx)
+  pledgesBeforeNonces(ctx, held)
+  const secret = body.secret
+  if (secret === undefined) add(Reason.ABORT_SECRET, 'abort: a dealer-stopped record publishes the hand\'s secret')
+  else {
+    try {
+      if (cardSchemeFor(commit).commitment(secret) !== commit.commitment) add(Reason.ABORT_SECRET, 'abort: the published secret does not open the commitment')
+    } catch (err) {
+      add(Reason.SCHEME, `abort: ${(err as Error).message}`)
     }
   }
 }

@@ -6,7 +6,8 @@ import { getCardScheme } from '../schemes/registry.js'
 import { docDigest } from './digest.js'
 import { humanSeats } from './recompute.js'
 import { Reason, type ReasonCode } from './reasons.js'
-import { checkBeaconEntry, zodProblems } from './verdict.js'
+import { checkBeaconEntry } from './verdict.js'
+import { expectBlame, sortEvidence, type AddProblem, type EvidenceDocs, type EvidenceRow, type VerifyDoc } from './evidence.js'
 import { signedCommitSchema, type AbortReason, type CommitBody, type SignedAbort, type SignedCommit } from './messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema, signedBsecretSchema,
@@ -30,13 +31,17 @@ import {
  * step and never blames a party whose contribution is in it.
  */
 
-type Add = (code: ReasonCode, message: string) => void
-type VerifyDoc = (doc: Signed<unknown>) => boolean
+type Add = AddProblem
 
-/** Who may sign a blind record, which evidence types it may carry, and its check (whom it blames is part of the check). */
-interface BlindRule {
+/** Who may sign a blind record, whom it may blame, which evidence types it may carry, and its own check. */
+interface BlindRule extends EvidenceRow {
   signers: ReadonlyArray<'dealer' | 'seat'>
-  evidence: readonly string[]
+  /**
+   * `dealer` and `nobody` are checked before the row's check; the others by it: `absent` = exactly
+   * the human seats whose contribution is absent from its evidence, in seat order; `turn` = the
+   * prover whose shuffle was next; `accused` = the author of the faulty document in its evidence.
+   */
+  blame: 'dealer' | 'nobody' | 'absent' | 'turn' | 'accused'
   check: (ctx: Ctx) => void
 }
 
@@ -45,27 +50,22 @@ interface BlindRule {
  * each). Reasons not listed do not occur in a blind hand.
  */
 const BLIND_RULES: Readonly<Partial<Record<AbortReason, BlindRule>>> = {
-  'missing-key': { signers: ['dealer'], evidence: ['bkey'], check: ctx => { missingKey(ctx) } },
-  'missing-shuffle': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingShuffle(ctx) } },
-  'missing-shares': { signers: ['dealer'], evidence: ['bdeal', 'bshares'], check: ctx => { missingShares(ctx) } },
-  'missing-secret': { signers: ['dealer'], evidence: ['bend', 'bsecret'], check: ctx => { missingSecret(ctx) } },
-  'invalid-key': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys'], check: ctx => { invalidKey(ctx) } },
-  'invalid-shuffle': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { invalidShuffle(ctx) } },
-  'invalid-shares': { signers: ['dealer', 'seat'], evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares'], check: ctx => { invalidShares(ctx) } },
-  'missing-deal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingDeal(ctx) } },
-  'missing-reveal': { signers: ['seat'], evidence: ['bdeal', 'bend', 'bsecret'], check: ctx => { missingReveal(ctx) } },
-  'invalid-reveal': { signers: ['seat'], evidence: ['bkey', 'bkeys', 'bdeal', 'breveal'], check: ctx => { invalidReveal(ctx) } },
-  equivocation: { signers: ['seat'], evidence: ['commit', 'bkeys', 'bdeal', 'breveal'], check: ctx => { equivocation(ctx) } },
-  'dealer-stopped': {
-    signers: ['dealer'], evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares', 'bend', 'bsecret'],
-    check: ctx => { expectBlame(ctx, [ctx.commit.dealer], 'the dealer') }
-  },
+  'missing-key': { signers: ['dealer'], blame: 'absent', evidence: ['bkey'], check: ctx => { missingKey(ctx) } },
+  'missing-shuffle': { signers: ['dealer', 'seat'], blame: 'turn', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingShuffle(ctx) } },
+  'missing-shares': { signers: ['dealer'], blame: 'absent', evidence: ['bdeal', 'bshares'], check: ctx => { missingShares(ctx) } },
+  'missing-secret': { signers: ['dealer'], blame: 'absent', evidence: ['bend', 'bsecret'], check: ctx => { missingSecret(ctx) } },
+  'invalid-key': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys'], check: ctx => { invalidKey(ctx) } },
+  'invalid-shuffle': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { invalidShuffle(ctx) } },
+  'invalid-shares': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares'], check: ctx => { invalidShares(ctx) } },
+  'missing-deal': { signers: ['seat'], blame: 'dealer', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingDeal(ctx) } },
+  'missing-reveal': { signers: ['seat'], blame: 'dealer', evidence: ['bdeal', 'bend', 'bsecret'], check: ctx => { missingReveal(ctx) } },
+  'invalid-reveal': { signers: ['seat'], blame: 'dealer', evidence: ['bkey', 'bkeys', 'bdeal', 'breveal'], check: ctx => { invalidReveal(ctx) } },
+  // Its COMMIT may be another (that is what it shows).
+  equivocation: { signers: ['seat'], blame: 'dealer', evidence: ['commit', 'bkeys', 'bdeal', 'breveal'], otherCommit: ['commit'], check: ctx => { equivocation(ctx) } },
+  'dealer-stopped': { signers: ['dealer'], blame: 'dealer', evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares', 'bend', 'bsecret'], check: () => {} },
   'beacon-unavailable': {
-    signers: ['dealer'], evidence: ['bkey', 'bkeys', 'bshuffle'],
-    check: ctx => {
-      expectBlame(ctx, [], 'nobody')
-      if (ctx.commit.beacon === null) ctx.add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
-    }
+    signers: ['dealer'], blame: 'nobody', evidence: ['bkey', 'bkeys', 'bshuffle'],
+    check: ctx => { if (ctx.commit.beacon === null) ctx.add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round') }
   }
 }
 
@@ -136,7 +136,9 @@ export function checkBlindAbort (doc: SignedAbort, commitDoc: SignedCommit, veri
   }
   if (body.secret !== undefined) add(Reason.ABORT_SECRET, `abort: a ${commit.scheme} hand has no dealer secret to publish`)
   const digest = docDigest(commitDoc)
-  const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(body, commit, digest, rule.evidence, verifyDoc, add), add, verifyDoc }
+  const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(BLIND_DOCS, rule, body, commit, digest, verifyDoc, add), add, verifyDoc }
+  if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
+  if (rule.blame === 'nobody') expectBlame(ctx, [], 'nobody')
   rule.check(ctx)
 }
 
@@ -146,48 +148,39 @@ function seatProver (commit: CommitBody, seat: unknown): string | undefined {
 }
 
 /**
- * Parses each piece, checks its signer and signature, and that it is for this table, hand and
- * COMMIT (an equivocation record's COMMIT may be another: that is what it shows). One document per
- * seat and step: two keys, shuffles or hand keys of one seat are refused.
+ * The blind family's documents, for the one evidence sorter (src/core/hand/evidence.ts). One
+ * document per seat and step: two different keys, shuffles or hand keys of one seat are refused.
  */
-function sortEvidence (body: SignedAbort['body'], commit: CommitBody, digest: string, allowed: readonly string[], verifyDoc: VerifyDoc, add: Add): Ev {
-  const ev: Ev = { keys: new Map(), keysDocs: [], shuffles: new Map(), deals: [], shares: [], ends: [], secrets: new Map(), reveals: [], commits: [] }
-  const reason = body.reason
-  const once = <T extends { body: { seat: number } }>(map: Map<number, T>, doc: T, what: string): void => {
-    const had = map.get(doc.body.seat)
-    if (had !== undefined && docDigest(had) !== docDigest(doc)) add(Reason.SEAT_SET, `abort: two different ${what}s of seat ${doc.body.seat} in the evidence`)
-    else map.set(doc.body.seat, doc)
-  }
-  for (const [i, raw] of body.evidence.entries()) {
-    const what = `abort: evidence ${i} (${raw.type})`
-    if (!allowed.includes(raw.type)) { add(Reason.ABORT_EVIDENCE, `${what}: a ${reason} record of a ${commit.scheme} hand carries no ${raw.type}`); continue }
-    const parsed = (SCHEMAS[raw.type] as z.ZodType).safeParse(raw)
-    if (!parsed.success) { for (const p of zodProblems(parsed.error)) add(p.code, `${what}: ${p.message}`); continue }
-    const d = parsed.data as Signed<{ table: string, hand: number, commit?: string, seat?: number }>
-    const signer = SEAT_DOCS.has(raw.type) ? seatProver(commit, d.body.seat) : commit.dealer
-    if (signer === undefined || d.signer !== signer) { add(Reason.WRONG_SIGNER, `${what}: not signed by ${SEAT_DOCS.has(raw.type) ? 'the seat it names (the dealer for a robot)' : 'the dealer'}`); continue }
-    if (!verifyDoc(d)) { add(Reason.BAD_SIGNATURE, `${what}: bad signature`); continue }
-    if (d.body.table !== body.table || d.body.hand !== body.hand) { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another table or hand`); continue }
-    const itsCommit = raw.type === 'commit' ? docDigest(d) : d.body.commit
-    if (itsCommit !== digest && raw.type !== 'commit') { add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: belongs to another COMMIT`); continue }
-    switch (raw.type) {
-      case 'commit': ev.commits.push(d as unknown as SignedCommit); break
-      case 'bkey': once(ev.keys, d as unknown as SignedBkey, 'key'); break
+const BLIND_DOCS: EvidenceDocs<Ev> = {
+  schemas: SCHEMAS,
+  seatTypes: SEAT_DOCS,
+  seatSigner: seatProver,
+  seatSignerName: 'the seat it names (the dealer for a robot)',
+  notListed: (reason, type, commit) => `a ${reason} record of a ${commit.scheme} hand carries no ${type}`,
+  empty: () => ({ keys: new Map(), keysDocs: [], shuffles: new Map(), deals: [], shares: [], ends: [], secrets: new Map(), reveals: [], commits: [] }),
+  file: (ev, type, d, { commit, digest, verifyDoc, add }) => {
+    const once = <T extends { body: { seat: number } }>(map: Map<number, T>, doc: T, what: string): void => {
+      const had = map.get(doc.body.seat)
+      if (had !== undefined && docDigest(had) !== docDigest(doc)) add(Reason.SEAT_SET, `abort: two different ${what}s of seat ${doc.body.seat} in the evidence`)
+      else map.set(doc.body.seat, doc)
+    }
+    switch (type) {
+      case 'commit': ev.commits.push(d as SignedCommit); break
+      case 'bkey': once(ev.keys, d as SignedBkey, 'key'); break
       case 'bkeys': {
-        const keys = d as unknown as Signed<BkeysBody>
+        const keys = d as Signed<BkeysBody>
         ev.keysDocs.push(keys)
         for (const k of keys.body.keys) if (keyFault(commit, digest, k, verifyDoc) === null) once(ev.keys, k, 'key')
         break
       }
-      case 'bshuffle': once(ev.shuffles, d as unknown as SignedBshuffle, 'shuffle'); break
-      case 'bdeal': ev.deals.push(d as unknown as Signed<BdealBody>); break
-      case 'bshares': ev.shares.push(d as unknown as SignedBshares); break
-      case 'bend': ev.ends.push(d as unknown as Signed<BendBody>); break
-      case 'bsecret': once(ev.secrets, d as unknown as SignedBsecret, 'hand key'); break
-      case 'breveal': ev.reveals.push(d as unknown as SignedBreveal); break
+      case 'bshuffle': once(ev.shuffles, d as SignedBshuffle, 'shuffle'); break
+      case 'bdeal': ev.deals.push(d as Signed<BdealBody>); break
+      case 'bshares': ev.shares.push(d as SignedBshares); break
+      case 'bend': ev.ends.push(d as Signed<BendBody>); break
+      case 'bsecret': once(ev.secrets, d as SignedBsecret, 'hand key'); break
+      case 'breveal': ev.reveals.push(d as SignedBreveal); break
     }
   }
-  return ev
 }
 
 /** Why a key relayed inside a BKEYS is not that seat's key for this hand and COMMIT; null when it is. */
@@ -197,13 +190,6 @@ function keyFault (commit: CommitBody, digest: string, k: SignedBkey, verifyDoc:
   if (k.body.table !== commit.table || k.body.hand !== commit.hand) return `the key of seat ${k.body.seat} names another table or hand`
   if (k.body.commit !== digest) return `the key of seat ${k.body.seat} answers another COMMIT`
   return null
-}
-
-function expectBlame (ctx: Ctx, want: readonly string[], who: string): void {
-  const got = ctx.body.blame
-  if (got.length !== want.length || got.some((b, i) => b !== want[i])) {
-    ctx.add(Reason.ABORT_BLAME, `abort: a ${ctx.body.reason} record blames ${who}, not ${got.length === 0 ? 'nobody' : got.join(', ')}`)
-  }
 }
 
 /** Blame = exactly the human seats in `absent`, in seat order, at least one. */
@@ -301,7 +287,6 @@ function missingSecret (ctx: Ctx): void {
  */
 function missingDeal (ctx: Ctx): void {
   const { commit, ev, add, n } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const author = commit.seats.indexOf(ctx.signer)
   if (!ev.keys.has(author)) add(Reason.ABORT_EVIDENCE, 'abort: a missing-deal record carries its author\'s own key')
   if (ev.shuffles.size > 0 || ev.keysDocs.length > 0) {
@@ -316,7 +301,6 @@ function missingDeal (ctx: Ctx): void {
  */
 function missingReveal (ctx: Ctx): void {
   const { commit, ev, add } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const author = commit.seats.indexOf(ctx.signer)
   if (ev.deals.length === 0) add(Reason.ABORT_EVIDENCE, 'abort: a missing-reveal record carries the BDEAL its author received')
   for (const s of ev.secrets.keys()) if (s !== author) add(Reason.ABORT_EVIDENCE, `abort: carries the hand key of seat ${s}, which its author never holds before the reveal`)
@@ -418,7 +402,6 @@ function invalidShares (ctx: Ctx): void {
  */
 function invalidReveal (ctx: Ctx): void {
   const { commit, ev, add, verifyDoc, digest } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const reveal = ev.reveals[0]
   if (ev.reveals.length > 1) { add(Reason.ABORT_EVIDENCE, 'abort: two BREVEALs (that is equivocation)'); return }
   if (reveal === undefined && ev.deals.length !== 1) { add(Reason.ABORT_EVIDENCE, 'abort: an invalid-reveal record carries the BREVEAL, or the one BDEAL, it blames'); return }
@@ -460,7 +443,6 @@ function invalidReveal (ctx: Ctx): void {
  */
 function equivocation (ctx: Ctx): void {
   const { commit, digest, ev, verifyDoc } = ctx
-  expectBlame(ctx, [commit.dealer], 'the dealer')
   const distinct = (docs: ReadonlyArray<Signed<unknown>>): boolean => new Set(docs.map(d => docDigest(d))).size > 1
   const conflict =
     ev.commits.some(c => docDigest(c) !== digest) ||

@@ -1,7 +1,9 @@
 /**
  * The hand families: how a scheme's hands are played and proven. Every scheme names exactly one
  * family; machines, receipt verification, abort rules and log checks ask this module (never a
- * scheme id's prefix, a flag or a receipt's version number on their own).
+ * scheme id's prefix, a flag or a receipt's version number on their own). Receipt verification and
+ * the abort-record rules pick the family whose rules check a document in one place, rulesFamilyOf
+ * (src/core/hand/family-of.ts, apart so that this module imports nothing).
  *
  * - `commit-reveal`: the dealer commits to a secret, the seats pledge and reveal nonces, the key
  *   shuffles the deck (docs/protocol.md). Receipts are version 1.

@@ -4,7 +4,7 @@ import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { docDigest, seatCardsDigest } from './digest.js'
 import { cardSchemeFor, noncesBySeat, recomputeDeal } from './recompute.js'
 import { checkBlindReceipt } from './blind-verify.js'
-import { familyOfReceiptVersion } from './family.js'
+import { rulesFamilyOf } from './family-of.js'
 import {
   receiptSchema, signedAbortSchema, ROBOT,
   type BeaconEntry, type CommitBody, type Receipt, type RevealBody, type SignedAbort, type SignedAck
@@ -27,7 +27,7 @@ export {
  * each countersigning seat's cards. Returns every problem found, not just the first.
  */
 export function verifyReceipt (value: unknown, options: VerifyOptions = {}): ReceiptVerdict {
-  if (typeof value === 'object' && value !== null && familyOfReceiptVersion((value as { v?: unknown }).v) === 'blind') return checkBlindReceipt(value, options)
+  if (rulesFamilyOf({ receipt: value }) === 'blind') return checkBlindReceipt(value, options)
   const parsed = receiptSchema.safeParse(value)
   if (!parsed.success) return { ok: false, status: 'failed', problems: zodProblems(parsed.error) }
   const receipt: Receipt = parsed.data
