@@ -1,6 +1,6 @@
 import type { LineCheck } from './check.js'
 import { HandChains } from './hand-chain.js'
-import type { LogFailure } from './types.js'
+import type { AcksDue, LateAck, LogFailure } from './types.js'
 
 export type { LogFailure } from './types.js'
 
@@ -73,6 +73,12 @@ export class ChainVerifier {
    * chain problem of the same entry joins its failure: each entry is reported once (rare: failures only).
    */
   private readonly held = new Map<number, LogFailure>()
+  /**
+   * Incomplete receipts by COMMIT digest: the acks still due, the seats acked late, and the
+   * incomplete row, reported at the end (late-ack entries after it may complete it). Rare: only
+   * receipts that lack an ack are kept.
+   */
+  private readonly due = new Map<string, { seq: number, failure: LogFailure, due: AcksDue, late: Set<string> }>()
   /** An entry could not be read (or is missing): the hand it held is unknown, so no hand-chain gap is reported. */
   private blind = false
 
@@ -141,8 +147,11 @@ export class ChainVerifier {
       problems.push('its hash does not match the signed head')
     }
     problems.push(...check.problems)
+    const lateCodes: string[] = []
+    if (problems.length === 0 && check.lateAck !== undefined) this.matchLateAck(check.lateAck, problems, lateCodes)
     this.firstSeq ??= seq
-    const codes = check.codes === undefined ? {} : { codes: check.codes }
+    const allCodes = [...(check.codes ?? []), ...lateCodes.filter(c => check.codes?.includes(c) !== true)]
+    const codes = allCodes.length === 0 ? {} : { codes: allCodes }
     // Problems of the log itself (order, prev, head) are its owner's; a payload's are its signers'.
     const fault = problems.length > check.problems.length ? { fault: 'owner' } : {}
     // Said at once, in seq order (the terminal and the page show each entry's row as it comes);
@@ -154,10 +163,40 @@ export class ChainVerifier {
       report({ seq, line, problems, ...codes, ...fault, count: 1 })
     } else if (check.incomplete !== undefined && check.incomplete.length > 0) {
       this.incomplete++
-      report({ seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 })
+      const failure: LogFailure = { seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 }
+      if (check.due !== undefined && !this.due.has(check.due.commit)) {
+        // Said at the end: a late-ack entry after it may complete it (docs/log.md, "Late acks").
+        if (check.link !== undefined) this.held.set(seq, failure)
+        this.due.set(check.due.commit, { seq, failure, due: check.due, late: new Set() })
+      } else report(failure)
     } else this.passed++
     if (check.link !== undefined) this.hands.add(check.link, seq, line, problems.length > 0 ? 'failed' : check.incomplete !== undefined && check.incomplete.length > 0 ? 'incomplete' : 'passed')
     this.anchor = { seq, hash: check.hash ?? null }
+  }
+
+  /**
+   * A late-ack entry whose ACK verified, checked against the incomplete receipt of its COMMIT
+   * earlier in this log exactly as an ack of that receipt (docs/log.md, "Late acks"); when it
+   * holds, that seat's ack is no longer due.
+   */
+  private matchLateAck (ack: LateAck, problems: string[], codes: string[]): void {
+    const add = (code: string, message: string): void => { problems.push(message); if (!codes.includes(code)) codes.push(code) }
+    const held = this.due.get(ack.commit)
+    const what = `late ack of seat ${ack.seat}`
+    if (held === undefined) {
+      // A partial range may not hold the receipt: nothing to match it with, nothing against it.
+      if (this.from === 0) add('late-ack-unmatched', `${what}: no incomplete receipt of its COMMIT (${ack.commit.slice(0, 12)}…) earlier in this log`)
+      return
+    }
+    const key = String(ack.seat)
+    const expected = held.due.seats[key]
+    if (held.late.has(key)) add('late-ack-acked', `${what}: an earlier late-ack entry already countersigns seat ${ack.seat}'s cards (receipt at seq ${held.seq})`)
+    else if (expected === undefined) add('late-ack-acked', `${what}: the receipt at seq ${held.seq} already holds seat ${ack.seat}'s countersignature, or the seat is not a human seat`)
+    if (expected !== undefined && ack.signer !== expected.signer) add('wrong-signer', `${what}: not signed by that seat`)
+    if (ack.table !== held.due.table || ack.hand !== held.due.hand) add('other-hand', `${what}: names another table or hand`)
+    if (ack.reveal !== held.due.reveal) add('ack-reveal', `${what}: countersigns another reveal than the receipt's at seq ${held.seq}`)
+    if (expected !== undefined && ack.cards !== expected.cards) add('ack-cards', `${what}: the cards it held are not that seat's cards of this deck`)
+    if (problems.length === 0) held.late.add(key)
   }
 
   private pushHead (check: LineCheck, line: number): void {
@@ -188,7 +227,28 @@ export class ChainVerifier {
     // entry that breaks a link becomes a failed one; missing hands count as failed entries.
     // A chain problem of an entry that failed or is incomplete joins that entry's one failure.
     const extra: LogFailure[] = []
-    for (const { failure, status } of this.hands.finish(this.from === 0, !this.blind)) {
+    // Incomplete receipts: complete once a late-ack entry brought every ack they lacked, else
+    // said now, naming the seats whose ack is still missing.
+    const completed = new Set<number>()
+    for (const { seq, failure, due, late } of this.due.values()) {
+      const missing = Object.keys(due.seats).filter(s => !late.has(s)).map(Number).sort((a, b) => a - b)
+      if (missing.length === 0) {
+        completed.add(seq)
+        this.held.delete(seq)
+        this.incomplete--
+        this.passed++
+        continue
+      }
+      if (late.size > 0) {
+        const who = missing.map(s => `${s} (${due.seats[String(s)].signer})`).join(', ')
+        failure.problems = [`incomplete: no countersignature from seat${missing.length > 1 ? 's' : ''} ${who} (late acks of seat${late.size > 1 ? 's' : ''} ${[...late].join(', ')} in this log)`]
+      }
+      extra.push(failure)
+    }
+    this.due.clear()
+    for (const found of this.hands.finish(this.from === 0, !this.blind)) {
+      const failure = found.failure
+      const status = found.status === 'incomplete' && failure.seq !== null && completed.has(failure.seq) ? 'passed' : found.status
       const held = failure.seq === null || status === 'missing' ? undefined : this.held.get(failure.seq)
       if (held !== undefined) {
         // An entry that failed already was said once, where it is: a chain problem it causes is not
