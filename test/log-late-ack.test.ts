@@ -86,6 +86,7 @@ describe('a late ack that does not hold fails with its code, and completes nothi
     const inReceipt = await check(signedLog(dealer, [rcpt(without(2)), late(ackOf(1)), late(ackOf(2))]))
     expect(inReceipt.verdict).toMatchObject({ passed: 2, failed: 1, incomplete: 0 })
     expect(inReceipt.failures).toMatchObject([{ seq: 1, codes: [Reason.LATE_ACK_ACKED] }])
+    expect(inReceipt.failures[0].fault).toBeUndefined()
     const twice = await check(signedLog(dealer, [rcpt(without(2)), late(ackOf(2)), late(ackOf(2))]))
     expect(twice.verdict).toMatchObject({ passed: 2, failed: 1, incomplete: 0 })
     expect(twice.failures).toMatchObject([{ seq: 2, codes: [Reason.LATE_ACK_ACKED] }])

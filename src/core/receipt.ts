@@ -59,7 +59,7 @@ function checkLateAck (payload: unknown, options?: VerifyOptions): PayloadCheck 
 }
 
 /** An incomplete receipt's missing acks and what each must say, when its deal was recomputed. */
-function acksDue (summary: ReceiptSummary | undefined): AcksDue | undefined {
+export function acksDue (summary: ReceiptSummary | undefined): AcksDue | undefined {
   if (summary?.commitDigest === undefined || summary.revealDigest === undefined || summary.seatCards === undefined) return undefined
   const seats: AcksDue['seats'] = {}
   for (const s of summary.missingAcks) seats[String(s)] = { signer: summary.seats[s], cards: summary.seatCards[s] }

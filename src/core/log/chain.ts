@@ -1,5 +1,6 @@
 import type { LineCheck } from './check.js'
 import { HandChains } from './hand-chain.js'
+import { lateAckProblems } from './late-ack.js'
 import type { AcksDue, LateAck, LogFailure } from './types.js'
 
 export type { LogFailure } from './types.js'
@@ -147,13 +148,13 @@ export class ChainVerifier {
       problems.push('its hash does not match the signed head')
     }
     problems.push(...check.problems)
+    // Problems of the log itself (order, prev, head) are its owner's; a payload's are its signers'.
+    const fault = problems.length > check.problems.length ? { fault: 'owner' } : {}
     const lateCodes: string[] = []
     if (problems.length === 0 && check.lateAck !== undefined) this.matchLateAck(check.lateAck, problems, lateCodes)
     this.firstSeq ??= seq
     const allCodes = [...(check.codes ?? []), ...lateCodes.filter(c => check.codes?.includes(c) !== true)]
     const codes = allCodes.length === 0 ? {} : { codes: allCodes }
-    // Problems of the log itself (order, prev, head) are its owner's; a payload's are its signers'.
-    const fault = problems.length > check.problems.length ? { fault: 'owner' } : {}
     // Said at once, in seq order (the terminal and the page show each entry's row as it comes);
     // remembered for an entry that holds a hand, so that a hand-chain problem found at the end for
     // that same entry is not said a second time (finish).
@@ -188,15 +189,8 @@ export class ChainVerifier {
       if (this.from === 0) add('late-ack-unmatched', `${what}: no incomplete receipt of its COMMIT (${ack.commit.slice(0, 12)}…) earlier in this log`)
       return
     }
-    const key = String(ack.seat)
-    const expected = held.due.seats[key]
-    if (held.late.has(key)) add('late-ack-acked', `${what}: an earlier late-ack entry already countersigns seat ${ack.seat}'s cards (receipt at seq ${held.seq})`)
-    else if (expected === undefined) add('late-ack-acked', `${what}: the receipt at seq ${held.seq} already holds seat ${ack.seat}'s countersignature, or the seat is not a human seat`)
-    if (expected !== undefined && ack.signer !== expected.signer) add('wrong-signer', `${what}: not signed by that seat`)
-    if (ack.table !== held.due.table || ack.hand !== held.due.hand) add('other-hand', `${what}: names another table or hand`)
-    if (ack.reveal !== held.due.reveal) add('ack-reveal', `${what}: countersigns another reveal than the receipt's at seq ${held.seq}`)
-    if (expected !== undefined && ack.cards !== expected.cards) add('ack-cards', `${what}: the cards it held are not that seat's cards of this deck`)
-    if (problems.length === 0) held.late.add(key)
+    for (const p of lateAckProblems(held.due, held.late, ack, `the receipt at seq ${held.seq}`)) add(p.code, p.message)
+    if (problems.length === 0) held.late.add(String(ack.seat))
   }
 
   private pushHead (check: LineCheck, line: number): void {
