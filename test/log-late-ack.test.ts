@@ -50,7 +50,8 @@ describe('a late ack completes the receipt it countersigns', () => {
   test('the receipt lacks seat 2\'s ack, a late-ack entry brings it: every entry passes', async () => {
     expect(receipt.acks.map(a => a.body.seat)).toEqual([0, 1, 2, 3])
     const { verdict, failures } = await check(signedLog(dealer, [rcpt(without(2)), late(ackOf(2))]))
-    expect(failures).toEqual([])
+    // Reported as read (what the receipt alone holds), in reading order; counted passed at the end.
+    expect(failures).toMatchObject([{ seq: 0, incomplete: true, codes: [Reason.INCOMPLETE] }])
     expect(verdict).toMatchObject({ passed: 2, failed: 0, incomplete: 0 })
   })
 
@@ -65,9 +66,8 @@ describe('a late ack completes the receipt it countersigns', () => {
     expect(verdict).toMatchObject({ passed: 1, failed: 0, incomplete: 1 })
     expect(failures).toHaveLength(1)
     expect(failures[0]).toMatchObject({ seq: 0, incomplete: true, codes: [Reason.INCOMPLETE] })
-    expect(failures[0].problems[0]).toBe(`incomplete: no countersignature from seat 1 (${t.signers[1].peerId}) (late acks of seat 2 in this log)`)
     const both = await check(signedLog(dealer, [rcpt(without(1, 2)), late(ackOf(2)), late(ackOf(1))]))
-    expect(both.failures).toEqual([])
+    expect(both.failures).toMatchObject([{ seq: 0, incomplete: true }])
     expect(both.verdict).toMatchObject({ passed: 3, failed: 0, incomplete: 0 })
   })
 })
@@ -79,17 +79,17 @@ describe('a late ack that does not hold fails with its code, and completes nothi
     expect(codes(alone.failures)).toEqual([Reason.LATE_ACK_UNMATCHED])
     const before = await check(signedLog(dealer, [late(ackOf(2)), rcpt(without(2))]))
     expect(before.verdict).toMatchObject({ passed: 0, failed: 1, incomplete: 1 })
-    expect(codes(before.failures).sort()).toEqual([Reason.LATE_ACK_UNMATCHED, Reason.INCOMPLETE].sort())
+    expect(codes(before.failures)).toEqual([Reason.LATE_ACK_UNMATCHED, Reason.INCOMPLETE])
   })
 
   test('a seat that already acked, in the receipt or late: late-ack-acked', async () => {
     const inReceipt = await check(signedLog(dealer, [rcpt(without(2)), late(ackOf(1)), late(ackOf(2))]))
     expect(inReceipt.verdict).toMatchObject({ passed: 2, failed: 1, incomplete: 0 })
-    expect(inReceipt.failures).toMatchObject([{ seq: 1, codes: [Reason.LATE_ACK_ACKED] }])
-    expect(inReceipt.failures[0].fault).toBeUndefined()
+    expect(inReceipt.failures).toMatchObject([{ seq: 0, incomplete: true }, { seq: 1, codes: [Reason.LATE_ACK_ACKED] }])
+    expect(inReceipt.failures[1].fault).toBeUndefined()
     const twice = await check(signedLog(dealer, [rcpt(without(2)), late(ackOf(2)), late(ackOf(2))]))
     expect(twice.verdict).toMatchObject({ passed: 2, failed: 1, incomplete: 0 })
-    expect(twice.failures).toMatchObject([{ seq: 2, codes: [Reason.LATE_ACK_ACKED] }])
+    expect(twice.failures).toMatchObject([{ seq: 0, incomplete: true }, { seq: 2, codes: [Reason.LATE_ACK_ACKED] }])
   })
 
   test('a bad signature, another signer, a wrong cards digest, another reveal: each its code, the receipt stays incomplete', async () => {

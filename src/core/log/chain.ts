@@ -75,11 +75,10 @@ export class ChainVerifier {
    */
   private readonly held = new Map<number, LogFailure>()
   /**
-   * Incomplete receipts by COMMIT digest: the acks still due, the seats acked late, and the
-   * incomplete row, reported at the end (late-ack entries after it may complete it). Rare: only
-   * receipts that lack an ack are kept.
+   * Incomplete receipts by COMMIT digest: the acks still due and the seats acked late (late-ack
+   * entries after it may complete it). Rare: only receipts that lack an ack are kept.
    */
-  private readonly due = new Map<string, { seq: number, failure: LogFailure, due: AcksDue, late: Set<string> }>()
+  private readonly due = new Map<string, { seq: number, due: AcksDue, late: Set<string> }>()
   /** An entry could not be read (or is missing): the hand it held is unknown, so no hand-chain gap is reported. */
   private blind = false
 
@@ -164,12 +163,9 @@ export class ChainVerifier {
       report({ seq, line, problems, ...codes, ...fault, count: 1 })
     } else if (check.incomplete !== undefined && check.incomplete.length > 0) {
       this.incomplete++
-      const failure: LogFailure = { seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 }
-      if (check.due !== undefined && !this.due.has(check.due.commit)) {
-        // Said at the end: a late-ack entry after it may complete it (docs/log.md, "Late acks").
-        if (check.link !== undefined) this.held.set(seq, failure)
-        this.due.set(check.due.commit, { seq, failure, due: check.due, late: new Set() })
-      } else report(failure)
+      report({ seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 })
+      // Late-ack entries after it may still bring the acks it lacks (docs/log.md, "Late acks").
+      if (check.due !== undefined && !this.due.has(check.due.commit)) this.due.set(check.due.commit, { seq, due: check.due, late: new Set() })
     } else this.passed++
     if (check.link !== undefined) this.hands.add(check.link, seq, line, problems.length > 0 ? 'failed' : check.incomplete !== undefined && check.incomplete.length > 0 ? 'incomplete' : 'passed')
     this.anchor = { seq, hash: check.hash ?? null }
@@ -221,23 +217,15 @@ export class ChainVerifier {
     // entry that breaks a link becomes a failed one; missing hands count as failed entries.
     // A chain problem of an entry that failed or is incomplete joins that entry's one failure.
     const extra: LogFailure[] = []
-    // Incomplete receipts: complete once a late-ack entry brought every ack they lacked, else
-    // said now, naming the seats whose ack is still missing.
+    // An incomplete receipt whose every missing ack came in a late-ack entry after it counts as
+    // passed (it was reported as read, incomplete: what that entry alone holds).
     const completed = new Set<number>()
-    for (const { seq, failure, due, late } of this.due.values()) {
-      const missing = Object.keys(due.seats).filter(s => !late.has(s)).map(Number).sort((a, b) => a - b)
-      if (missing.length === 0) {
-        completed.add(seq)
-        this.held.delete(seq)
-        this.incomplete--
-        this.passed++
-        continue
-      }
-      if (late.size > 0) {
-        const who = missing.map(s => `${s} (${due.seats[String(s)].signer})`).join(', ')
-        failure.problems = [`incomplete: no countersignature from seat${missing.length > 1 ? 's' : ''} ${who} (late acks of seat${late.size > 1 ? 's' : ''} ${[...late].join(', ')} in this log)`]
-      }
-      extra.push(failure)
+    for (const { seq, due, late } of this.due.values()) {
+      if (Object.keys(due.seats).some(s => !late.has(s))) continue
+      completed.add(seq)
+      this.held.delete(seq)
+      this.incomplete--
+      this.passed++
     }
     this.due.clear()
     for (const found of this.hands.finish(this.from === 0, !this.blind)) {
