@@ -7,7 +7,8 @@ import { Reason } from '../src/core/hand/reasons.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { signDocument } from '../src/core/signed.js'
-import { GENESIS_PREV, inThreadChecker, makeEntry, makeHead, verifyLog, type LogFailure, type LogVerdict } from '../src/core/log/index.js'
+import { inThreadChecker, verifyLog, type LogFailure, type LogVerdict } from '../src/core/log/index.js'
+import { signedLogLines as signedLog } from './helpers/verify-as-log.js'
 import type { AckBody, Receipt, SignedAck } from '../src/core/hand/messages.js'
 import type { Signer } from '../src/core/identity.js'
 
@@ -18,17 +19,6 @@ function playOne (): { t: MemoryTable, receipt: Receipt } {
   t.run(t.table.dealer, t.dealer.end(hand))
   const entry = (t.appended.get(t.table.dealer) ?? []).find(e => e.entry === 'receipt')
   return { t, receipt: entry?.payload as Receipt }
-}
-
-function signedLog (owner: Signer, entries: Array<{ kind: string, payload: unknown }>): string[] {
-  const lines: string[] = []
-  let prev = GENESIS_PREV
-  entries.forEach((e, seq) => {
-    const made = makeEntry(owner, { seq, prev, kind: e.kind, payload: e.payload, time: 1_700_000_000_000 + seq })
-    lines.push(made.line)
-    prev = made.hash
-  })
-  return [makeHead(owner, entries.length - 1, prev).line, ...lines]
 }
 
 async function check (lines: string[], from?: number): Promise<{ verdict: LogVerdict, failures: LogFailure[] }> {

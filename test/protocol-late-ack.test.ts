@@ -7,7 +7,8 @@ import { memoryTable, type MemoryTable } from './helpers/memory-table.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
-import { GENESIS_PREV, inThreadChecker, makeEntry, makeHead, verifyLog, type LogVerdict } from '../src/core/log/index.js'
+import { inThreadChecker, verifyLog, type LogVerdict } from '../src/core/log/index.js'
+import { signedLogLines } from './helpers/verify-as-log.js'
 import type { AckBody, Receipt } from '../src/core/hand/messages.js'
 import type { Signer } from '../src/core/identity.js'
 
@@ -21,14 +22,8 @@ const logOf = (t: MemoryTable, peer: string): Array<{ entry: string, hand: numbe
 
 async function verdictOf (t: MemoryTable, peer: string): Promise<LogVerdict> {
   const owner = t.signers.find(s => s.peerId === peer) as Signer
-  const lines: string[] = []
-  let prev = GENESIS_PREV
-  logOf(t, peer).forEach((e, seq) => {
-    const made = makeEntry(owner, { seq, prev, kind: e.entry, payload: e.payload, time: 1_700_000_000_000 + seq })
-    lines.push(made.line)
-    prev = made.hash
-  })
-  return await verifyLog([makeHead(owner, lines.length - 1, prev).line, ...lines], { verifyPayload: verifyLogPayload, checker: inThreadChecker(verifyLogPayload) })
+  const lines = signedLogLines(owner, logOf(t, peer).map(e => ({ kind: e.entry, payload: e.payload })))
+  return await verifyLog(lines, { verifyPayload: verifyLogPayload, checker: inThreadChecker(verifyLogPayload) })
 }
 
 /** Seat `down` gets its cards, then is cut off (Ctrl-C) until the dealer has logged the receipt without it. */
