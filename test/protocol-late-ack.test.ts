@@ -101,3 +101,25 @@ describe('a seat back from Ctrl-C countersigns the receipt late', () => {
     expect(() => seat?.receive(t.table.dealer, final)).toThrow(/does not verify/)
   })
 })
+
+describe('a seat whose saved ACK was lost as it went down sends that ACK late', () => {
+  test('the ACK never reaches the dealer; back, the seat takes the receipt without it and its saved ACK completes every log', async () => {
+    const t = memoryTable()
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    const peer = peerOf(t, down)
+    // Its ACK is signed and saved, then lost with the crash; nothing reaches it after.
+    t.intercept = (from, to, doc) => (from === peer || to === peer ? (to === peer && doc.type === 'reveal' ? doc : undefined) : doc)
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.seats.get(peer)?.status()).toMatchObject([{ hand, phase: 'acked' }])
+    t.clock.now += 6_000
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    t.intercept = undefined
+    t.run(peer, t.restartSeat(peer))
+    expect(t.rejections).toEqual([])
+    for (let s = 0; s < 4; s++) {
+      expect(logOf(t, peerOf(t, s)).map(e => e.entry), `seat ${s}`).toEqual(['receipt', 'late-ack'])
+      expect(await verdictOf(t, peerOf(t, s)), `seat ${s}`).toMatchObject({ passed: 2, failed: 0, incomplete: 0 })
+    }
+  })
+})

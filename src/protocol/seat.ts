@@ -637,12 +637,19 @@ export class SeatMachine implements SeatSide {
     const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
     // An incomplete receipt (a seat did not countersign in time) is still this hand's: it is logged, and verifies as incomplete.
     if (verdict.status === 'failed') throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0].message}`)
-    if (hand.ack !== undefined && !receipt.acks.some(a => docDigest(a) === docDigest(hand.ack))) {
+    const mineIn = receipt.acks.some(a => a.body.seat === this.#seat)
+    // My ACK was saved but never reached the dealer (down right after countersigning): the receipt
+    // without any ack of mine is taken, and that same ACK sent again, late. One that holds
+    // another ack of mine, or answers another REVEAL, is refused.
+    const lost = hand.ack !== undefined && !mineIn && hand.ack.body.reveal === docDigest(receipt.reveal)
+    if (hand.ack !== undefined && !lost && !receipt.acks.some(a => docDigest(a) === docDigest(hand.ack))) {
       throw new Rejection('final: the receipt leaves out my countersignature')
     }
     this.#noteIncomplete(verdict)
     // Away when the hand ended (no ACK of mine in it, none sent): countersigned now, late, if my own check holds.
-    const late = hand.ack === undefined && !receipt.acks.some(a => a.body.seat === this.#seat) ? this.#lateAck(hand, receipt) : []
+    const late: Effect[] = lost
+      ? [{ kind: 'send', to: this.#init.table.dealer, doc: hand.ack as SignedAck }]
+      : hand.ack === undefined && !mineIn ? this.#lateAck(hand, receipt) : []
     return [...this.#done(hand, receipt), ...late]
   }
 
