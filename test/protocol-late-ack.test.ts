@@ -56,6 +56,8 @@ describe('a seat back from Ctrl-C countersigns the receipt late', () => {
       const ack = (log[1].payload as { ack: Signed<AckBody> }).ack
       expect(ack).toMatchObject({ signer: peerOf(t, down), body: { hand, seat: down, commit: docDigest(receipt.commit) } })
       expect(await verdictOf(t, peerOf(t, s)), `seat ${s}`).toMatchObject({ passed: 2, failed: 0, incomplete: 0 })
+      // The receipt event again, every seat now countersigned.
+      expect(t.events.get(peerOf(t, s))?.filter(e => e.event.type === 'receipt').at(-1)?.event, `seat ${s}`).toEqual({ type: 'receipt', acked: [0, 1, 2, 3] })
     }
   })
 

@@ -723,8 +723,11 @@ export class DealerMachine implements DealerSide {
     const lateack = signDocument('lateack', body, this.#init.signer)
     // Remembered with the receipt: a seat that asks about the hand later gets both.
     ended.docs.push(lateack)
+    const acked = [...receipt.acks.map(a => a.body.seat), ...late, seat].map(Number).sort((a, b) => a - b)
     return [
       { kind: 'append', entry: 'late-ack', hand, payload: { ack: doc } },
+      // The receipt event again, with the seats that have now countersigned.
+      { kind: 'event', hand, event: { type: 'receipt', acked } },
       ...this.#toHumans(lateack)
     ]
   }

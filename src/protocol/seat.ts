@@ -706,7 +706,12 @@ export class SeatMachine implements SeatSide {
     const problems = lateAckProblems(held.due, held.late, { ...ack.body, signer: ack.signer })
     if (problems.length > 0) throw new Rejection(`lateack: ${problems[0].message}`)
     held.late.add(String(ack.body.seat))
-    return [{ kind: 'append', entry: 'late-ack', hand: ack.body.hand, payload: { ack } }]
+    // The receipt event again, with the seats that have now countersigned.
+    const acked = humanSeats(this.#init.table.seats).filter(s => !Object.hasOwn(held.due.seats, String(s)) || held.late.has(String(s)))
+    return [
+      { kind: 'append', entry: 'late-ack', hand: ack.body.hand, payload: { ack } },
+      { kind: 'event', hand: ack.body.hand, event: { type: 'receipt', acked } }
+    ]
   }
 
   /**
