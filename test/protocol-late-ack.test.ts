@@ -125,3 +125,16 @@ describe('a seat whose saved ACK was lost as it went down sends that ACK late', 
     }
   })
 })
+
+describe('a dealer restarted after a late ack', () => {
+  test('reads it back from its log: the same ACK is refused again, and a seat that asks gets the FINAL and the LATEACK', () => {
+    const { t, hand } = handWithSeatAway()
+    t.run(peerOf(t, down), t.restartSeat(peerOf(t, down)))
+    const ack = (logOf(t, t.table.dealer)[1].payload as { ack: Signed<AckBody> }).ack
+    t.run(t.table.dealer, t.restartDealer())
+    expect(() => t.dealer.receive(peerOf(t, down), ack)).toThrow(/already countersigns/)
+    const ask = signDocument('ask', { table: t.table.id, hand, commit: ack.body.commit, seat: 1 }, t.signers[1])
+    const answer = t.dealer.receive(peerOf(t, 1), ask)
+    expect(answer.map(e => e.kind === 'send' ? e.doc.type : e.kind)).toEqual(['final', 'lateack'])
+  })
+})

@@ -836,6 +836,7 @@ export class DealerMachine implements DealerSide {
       const ack = (e.payload as { ack: Signed<AckBody> }).ack
       const ended = this.#book.ended(ack.body.hand)
       if (ended === undefined || ended.digest !== ack.body.commit) return
+      if (ended.docs.some(d => d.type === 'lateack' && (d.body as LateAckWireBody).ack.body.seat === ack.body.seat)) return
       ended.docs.push(signDocument('lateack', { table: table.id, hand: ack.body.hand, commit: ack.body.commit, ack } satisfies LateAckWireBody, this.#init.signer))
     } else if (e.kind === 'abort') {
       const record = e.payload as Signed<AbortBody>
