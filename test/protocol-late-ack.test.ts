@@ -9,7 +9,7 @@ import { verifyLogPayload } from '../src/core/receipt.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import { inThreadChecker, verifyLog, type LogVerdict } from '../src/core/log/index.js'
 import { signedLogLines } from './helpers/verify-as-log.js'
-import type { AckBody, Receipt } from '../src/core/hand/messages.js'
+import type { AckBody, CardsBody, Receipt } from '../src/core/hand/messages.js'
 import type { Signer } from '../src/core/identity.js'
 
 const down = 2
@@ -91,7 +91,7 @@ describe('a seat back from Ctrl-C countersigns the receipt late', () => {
     expect(logOf(t, peerOf(t, 1)).map(e => e.entry)).toEqual(['receipt'])
   })
 
-  test('an honest seat does not countersign a receipt its shield refuses', () => {
+  test('an honest seat does not countersign a receipt that fails, nor one its shield refuses (cards not the deal\'s)', () => {
     const { t, receipt } = handWithSeatAway()
     const dealer = t.signers.find(s => s.peerId === t.table.dealer) as Signer
     // The dealer's FINAL with a REVEAL whose secret was changed (re-signed): the receipt fails, the
@@ -101,6 +101,32 @@ describe('a seat back from Ctrl-C countersigns the receipt late', () => {
     const final = signDocument('final', { table: t.table.id, hand: 1, commit: docDigest(receipt.commit), receipt: bad }, dealer)
     const seat = t.seats.get(peerOf(t, down))
     expect(() => seat?.receive(t.table.dealer, final)).toThrow(/does not verify/)
+
+    // A receipt that verifies, but the dealer had sent seat 2 another seat's cards: its shield refuses.
+    const r = memoryTable()
+    const peer = peerOf(r, down)
+    const rogue = r.signers.find(s => s.peerId === r.table.dealer) as Signer
+    let swapped = false
+    r.intercept = (from, to, doc) => {
+      const body = doc.body as CardsBody
+      if (doc.type === 'cards' && to === peer && !body.public) {
+        swapped = true
+        return signDocument('cards', { ...body, cards: [...body.cards].reverse() }, rogue)
+      }
+      return doc
+    }
+    const { hand, effects } = r.dealer.startHand({ dealer: 0 })
+    r.run(r.table.dealer, effects)
+    expect(swapped).toBe(true)
+    r.intercept = (from, to, doc) => (from === peer || to === peer ? undefined : doc)
+    r.run(r.table.dealer, r.dealer.end(hand))
+    r.clock.now += 6_000
+    r.run(r.table.dealer, r.dealer.tick(r.clock.now))
+    r.intercept = undefined
+    r.run(peer, r.restartSeat(peer))
+    expect(logOf(r, peer).map(e => e.entry)).toEqual(['receipt'])
+    expect(logOf(r, r.table.dealer).map(e => e.entry)).toEqual(['receipt'])
+    expect(r.events.get(peer)?.filter(e => e.event.type === 'shield').at(-1)?.event).toMatchObject({ type: 'shield', ok: false })
   })
 })
 
