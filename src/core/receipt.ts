@@ -1,12 +1,13 @@
 import { verifyDocument } from './signed.js'
-import { incompleteMessage, verifyReceipt, type VerifyOptions } from './hand/verify.js'
+import { incompleteMessage, verifyReceipt, type ReceiptSummary, type VerifyOptions } from './hand/verify.js'
 import { verifyAbort } from './hand/abort-rules.js'
 import { verifyRecovered } from './hand/recovered.js'
 import { docDigest } from './hand/digest.js'
 import { Reason, type Problem } from './hand/reasons.js'
-import { signedCommitSchema, type SignedAbort, type SignedCommit } from './hand/messages.js'
+import * as z from 'zod'
+import { signedAckSchema, signedCommitSchema, type SignedAbort, type SignedCommit } from './hand/messages.js'
 import type { PayloadCheck } from './log/check.js'
-import type { PayloadLink } from './log/types.js'
+import type { AcksDue, PayloadLink } from './log/types.js'
 
 /**
  * The semantic check of one log entry's payload, used by the log verifier: a 'receipt' is a whole
@@ -22,8 +23,11 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
     if (verdict.status === 'incomplete' && verdict.summary !== undefined) {
       problems.push({ code: Reason.INCOMPLETE, message: incompleteMessage(verdict.summary), incomplete: true })
     }
-    return { problems, link: linkOf((payload as { commit?: unknown } | null)?.commit, verdict.summary?.commitDigest, options) }
+    const link = linkOf((payload as { commit?: unknown } | null)?.commit, verdict.summary?.commitDigest, options)
+    const due = verdict.status === 'incomplete' ? acksDue(verdict.summary) : undefined
+    return { problems, link, ...(due === undefined ? {} : { due }) }
   }
+  if (kind === 'late-ack') return checkLateAck(payload, options)
   if (kind === 'abort') {
     const verdict = verifyAbort(payload, options)
     const link = linkOf(commitOfRecord(payload), verdict.summary?.commitDigest, options)
@@ -35,6 +39,31 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
     return { problems: verdict.problems, link: linkOf(commitOfRecord(payload), undefined, options) }
   }
   return { problems: [{ code: Reason.UNKNOWN_KIND, message: `unknown entry kind ${JSON.stringify(kind)}` }] }
+}
+
+/** A late-ack entry's payload (docs/log.md, "Late acks"): the seat's signed ACK, nothing else. */
+export const lateAckPayloadSchema = z.object({ ack: signedAckSchema }).strict()
+
+/**
+ * The part of a late-ack entry's check that needs no other entry: its form and its ACK's signature
+ * (by the signer it names). Whether that signer is the seat, and the ACK what the receipt of its
+ * hand earlier in the log needs, is decided in order by the chain checks (src/core/log/chain.ts).
+ */
+function checkLateAck (payload: unknown, options?: VerifyOptions): PayloadCheck {
+  const parsed = lateAckPayloadSchema.safeParse(payload)
+  if (!parsed.success) return { problems: [{ code: Reason.LATE_ACK_FORM, message: `late ack: not of the form { ack: ACK } (${parsed.error.issues[0]?.message ?? 'malformed'})` }] }
+  const { ack } = parsed.data
+  if (!(options?.verifyDoc ?? verifyDocument)(ack)) return { problems: [{ code: Reason.BAD_SIGNATURE, message: `late ack of seat ${ack.body.seat}: bad signature` }] }
+  const { table, hand, commit, reveal, seat, cards } = ack.body
+  return { problems: [], lateAck: { commit, table, hand, reveal, seat, cards, signer: ack.signer } }
+}
+
+/** An incomplete receipt's missing acks and what each must say, when its deal was recomputed. */
+export function acksDue (summary: ReceiptSummary | undefined): AcksDue | undefined {
+  if (summary?.commitDigest === undefined || summary.revealDigest === undefined || summary.seatCards === undefined) return undefined
+  const seats: AcksDue['seats'] = {}
+  for (const s of summary.missingAcks) seats[String(s)] = { signer: summary.seats[s], cards: summary.seatCards[s] }
+  return { commit: summary.commitDigest, table: summary.table, hand: summary.hand, reveal: summary.revealDigest, seats }
 }
 
 /**

@@ -20,7 +20,10 @@ import { checkAsk, checkSeatDoc } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
-import type { AskBody, RelayBody } from './wire.js'
+import type { AskBody, LateAckWireBody, RelayBody } from './wire.js'
+import { verifyReceipt } from '../core/hand/verify.js'
+import { acksDue } from '../core/receipt.js'
+import { lateAckProblems } from '../core/log/late-ack.js'
 import type { ViewBody } from '../core/hand/view-messages.js'
 
 /** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11): the hand book's memo. */
@@ -89,7 +92,7 @@ interface DealerHand extends DealerHandSnapshot {
 }
 
 /** What a seat may ask of the dealer a bounded number of times per hand: ASKs, its one record, relays of its VIEW. */
-type Quota = `ask/${number}` | `record/${number}` | `relay/${string}/${string}`
+type Quota = `ask/${number}` | `record/${number}` | `relay/${string}/${string}` | `late-ack/${number}`
 
 export interface DealerMeta {
   nextHand: number
@@ -677,6 +680,8 @@ export class DealerMachine implements DealerSide {
   }
 
   #onAck (from: string, doc: Signed<AckBody>): Effect[] {
+    const ended = this.#book.get(doc.body.hand) === undefined ? this.#book.ended(doc.body.hand) : undefined
+    if (ended !== undefined) return this.#onLateAck(from, doc, ended)
     const hand = this.#checkSeatDoc(from, doc, 'revealed')
     const had = hand.acks.get(doc.body.seat)
     // The same ACK again (a seat answering a REVEAL sent again) changes nothing.
@@ -688,6 +693,43 @@ export class DealerMachine implements DealerSide {
     }
     hand.acks.set(doc.body.seat, doc)
     return hand.acks.size === this.#humans.length ? this.#finalize(hand) : []
+  }
+
+  /**
+   * An ACK for a hand whose receipt this dealer logged without it (the seat was away when the hand
+   * ended): checked exactly as the log verifier checks a `late-ack` entry against that receipt
+   * (lateAckProblems: this COMMIT, a seat whose ack the receipt lacks and that has not acked late,
+   * its signer, this REVEAL, its cards), at most two tries per seat and hand (the seat's own ACK
+   * sent again is one), and only for the hands still in the ended-hand memo (ENDED_HANDS_KEPT).
+   * Taken: logged as a `late-ack` entry and sent to every human seat as LATEACK, which each logs.
+   */
+  #onLateAck (from: string, doc: Signed<AckBody>, ended: { digest: string, docs: Array<Signed<unknown>> }): Effect[] {
+    const { table } = this.#init
+    const { hand, seat } = doc.body
+    const final = ended.docs.find(d => d.type === 'final') as Signed<{ receipt: Receipt }> | undefined
+    if (final === undefined) throw new Rejection(`countersignature of seat ${seat} for hand ${hand}, which ended without a receipt`)
+    const receipt = final.body.receipt
+    if (doc.body.table !== table.id || doc.body.commit !== ended.digest) throw new Rejection(`countersignature of seat ${seat} for hand ${hand} names another commit`)
+    if (doc.signer !== from || receipt.commit.body.seats[seat] !== from) throw new Rejection(`countersignature of seat ${seat} for hand ${hand} not sent by that seat`)
+    // Bounded before the costly checks: the seat itself is the only one who can spend its tries.
+    this.#book.count(hand, `late-ack/${seat}`, 2, `seat ${seat} already sent a late countersignature for hand ${hand}`)
+    if (!this.#verify(doc)) throw new Rejection(`countersignature of seat ${seat}: bad signature`)
+    const due = acksDue(verifyReceipt(receipt, { verifyDoc: this.#verify }).summary)
+    if (due === undefined) throw new Rejection(`countersignature of seat ${seat} for hand ${hand}: the receipt holds every seat's countersignature`)
+    const late = new Set(ended.docs.filter(d => d.type === 'lateack').map(d => String((d.body as LateAckWireBody).ack.body.seat)))
+    const problems = lateAckProblems(due, late, { ...doc.body, signer: doc.signer })
+    if (problems.length > 0) throw new Rejection(problems[0].message)
+    const body: LateAckWireBody = { table: table.id, hand, commit: ended.digest, ack: doc as LateAckWireBody['ack'] }
+    const lateack = signDocument('lateack', body, this.#init.signer)
+    // Remembered with the receipt: a seat that asks about the hand later gets both.
+    ended.docs.push(lateack)
+    const acked = [...receipt.acks.map(a => a.body.seat), ...late, seat].map(Number).sort((a, b) => a - b)
+    return [
+      { kind: 'append', entry: 'late-ack', hand, payload: { ack: doc } },
+      // The receipt event again, with the seats that have now countersigned.
+      { kind: 'event', hand, event: { type: 'receipt', acked } },
+      ...this.#toHumans(lateack)
+    ]
   }
 
   /**
@@ -788,6 +830,14 @@ export class DealerMachine implements DealerSide {
       const receipt = e.payload as Receipt
       if (receipt.commit.body.table !== table.id || receipt.commit.signer !== table.dealer) return
       this.#remember(receipt.commit.body.hand, docDigest(receipt.commit), this.#final(receipt))
+    } else if (e.kind === 'late-ack') {
+      // A late ack taken before the restart: remembered with its receipt, so a second is refused
+      // and a seat that asks gets it.
+      const ack = (e.payload as { ack: Signed<AckBody> }).ack
+      const ended = this.#book.ended(ack.body.hand)
+      if (ended === undefined || ended.digest !== ack.body.commit) return
+      if (ended.docs.some(d => d.type === 'lateack' && (d.body as LateAckWireBody).ack.body.seat === ack.body.seat)) return
+      ended.docs.push(signDocument('lateack', { table: table.id, hand: ack.body.hand, commit: ack.body.commit, ack } satisfies LateAckWireBody, this.#init.signer))
     } else if (e.kind === 'abort') {
       const record = e.payload as Signed<AbortBody>
       const commit = record.body.commit

@@ -5,7 +5,10 @@ import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { humanSeats } from '../core/hand/recompute.js'
-import { verifyReceipt } from '../core/hand/verify.js'
+import { verifyReceipt, type ReceiptVerdict } from '../core/hand/verify.js'
+import { acksDue } from '../core/receipt.js'
+import { lateAckProblems } from '../core/log/late-ack.js'
+import type { AcksDue } from '../core/log/types.js'
 import { verifyAbort } from '../core/hand/abort-rules.js'
 import { shieldProblems } from '../core/hand/shield.js'
 import { messagesOf } from '../core/hand/reasons.js'
@@ -17,7 +20,7 @@ import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { HandBook, type Transitions } from './hand-book.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
-import type { AskBody, RelayBody, ViewBody } from './wire.js'
+import type { AskBody, LateAckWireBody, RelayBody, ViewBody } from './wire.js'
 import { signRecovered } from './recover.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import { checkTimelockFields } from '../core/hand/timelock-checks.js'
@@ -77,6 +80,8 @@ interface SeatHand extends SeatHandSnapshot {
 
 /** Views from other seats for hands this seat has not reached yet, kept for a few hands ahead. */
 const EARLY_HANDS = 4
+/** How many incomplete receipts a seat remembers, for the late acks that may complete them. */
+const INCOMPLETE_KEPT = 64
 
 export interface SeatMeta {
   lastHand: number
@@ -106,6 +111,12 @@ export class SeatMachine implements SeatSide {
   #gap: { next: number, end: number, prev: string | undefined } | undefined
   /** Digests of the COMMITs this seat recorded as breaking the dealer's chain (each is recorded once). */
   readonly #broken = new Set<string>()
+  /**
+   * The incomplete receipts this seat logged lately (INCOMPLETE_KEPT, in memory), by COMMIT digest:
+   * the acks they lack and those that came late, so that a LATEACK is logged only when it completes
+   * a receipt of this log (docs/log.md, "Late acks").
+   */
+  readonly #incomplete = new Map<string, { due: AcksDue, late: Set<string> }>()
 
   constructor (init: SeatInit) {
     this.#init = init
@@ -192,6 +203,7 @@ export class SeatMachine implements SeatSide {
       case 'pledges': return this.#onPledges(doc as Signed<PledgesBody>)
       case 'cards': return this.#onCards(doc as Signed<CardsBody>)
       case 'reveal': return this.#onReveal(doc as SignedReveal)
+      case 'lateack': return this.#onLateAckDoc(doc as Signed<LateAckWireBody>)
       case 'final': return this.#onFinal(doc as Signed<{ table: string, hand: number, commit: string, receipt: Receipt }>)
       case 'abort': return this.#onAbort(doc as Signed<AbortBody>)
       default: throw new Rejection(`a seat does not accept ${doc.type} messages`)
@@ -628,10 +640,81 @@ export class SeatMachine implements SeatSide {
     const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
     // An incomplete receipt (a seat did not countersign in time) is still this hand's: it is logged, and verifies as incomplete.
     if (verdict.status === 'failed') throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0].message}`)
-    if (hand.ack !== undefined && !receipt.acks.some(a => docDigest(a) === docDigest(hand.ack))) {
+    const mineIn = receipt.acks.some(a => a.body.seat === this.#seat)
+    // My ACK was saved but never reached the dealer (down right after countersigning): the receipt
+    // without any ack of mine is taken, and that same ACK sent again, late. One that holds
+    // another ack of mine, or answers another REVEAL, is refused.
+    const lost = hand.ack !== undefined && !mineIn && hand.ack.body.reveal === docDigest(receipt.reveal)
+    if (hand.ack !== undefined && !lost && !receipt.acks.some(a => docDigest(a) === docDigest(hand.ack))) {
       throw new Rejection('final: the receipt leaves out my countersignature')
     }
-    return this.#done(hand, receipt)
+    this.#noteIncomplete(verdict)
+    // Away when the hand ended (no ACK of mine in it, none sent): countersigned now, late, if my own check holds.
+    const late: Effect[] = lost
+      ? [{ kind: 'send', to: this.#init.table.dealer, doc: hand.ack as SignedAck }]
+      : hand.ack === undefined && !mineIn ? this.#lateAck(hand, receipt) : []
+    return [...this.#done(hand, receipt), ...late]
+  }
+
+  /**
+   * A seat that comes back to the receipt of a hand it took part in but did not countersign
+   * countersigns it late (docs/protocol.md §11): only when it holds its own cards of the hand and its
+   * shield passes on the receipt's REVEAL (an honest seat never signs what its shield refuses).
+   * The ACK is the one it would have sent then; the dealer logs it as a `late-ack` entry.
+   */
+  #lateAck (hand: SeatHand, receipt: Receipt): Effect[] {
+    if (!hand.cards.some(c => !c.body.public && c.body.seat === this.#seat)) return []
+    const reveal = receipt.reveal
+    const problems = this.#shield(hand, reveal)
+    if (problems.length > 0) return [{ kind: 'event', hand: hand.hand, event: { type: 'shield', ok: false, problems } }]
+    const ack: AckBody = {
+      table: hand.commit.body.table,
+      hand: hand.hand,
+      commit: hand.digest,
+      reveal: docDigest(reveal),
+      seat: this.#seat,
+      cards: this.#ownCardsDigest(hand, reveal.body)
+    }
+    return [
+      { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: true, problems: [] } },
+      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('ack', ack, this.#init.signer) }
+    ]
+  }
+
+  /** An incomplete receipt this seat logs: what its late acks must say (the last INCOMPLETE_KEPT kept). */
+  #noteIncomplete (verdict: ReceiptVerdict): void {
+    if (verdict.status !== 'incomplete') return
+    const due = acksDue(verdict.summary)
+    if (due === undefined || this.#incomplete.has(due.commit)) return
+    this.#incomplete.set(due.commit, { due, late: new Set() })
+    for (const old of this.#incomplete.keys()) {
+      if (this.#incomplete.size <= INCOMPLETE_KEPT) break
+      this.#incomplete.delete(old)
+    }
+  }
+
+  /**
+   * LATEACK from the dealer: a seat's ACK it took after the receipt (docs/protocol.md §11). Logged
+   * as a `late-ack` entry when it completes an incomplete receipt this seat logged, checked by the
+   * same rule as the log verifier's (lateAckProblems); refused otherwise, so this log never holds a
+   * late-ack entry that fails.
+   */
+  #onLateAckDoc (doc: Signed<LateAckWireBody>): Effect[] {
+    const { table } = this.#init
+    if (doc.signer !== table.dealer || doc.body.table !== table.id || !this.#verify(doc)) throw new Rejection('lateack: not this table\'s dealer\'s')
+    const ack = doc.body.ack
+    const held = this.#incomplete.get(ack.body.commit)
+    if (held === undefined || doc.body.commit !== ack.body.commit) throw new Rejection(`lateack for hand ${doc.body.hand}: no incomplete receipt of its COMMIT in this seat's log`)
+    if (!this.#verify(ack)) throw new Rejection(`lateack for hand ${doc.body.hand}: the ACK's signature does not verify`)
+    const problems = lateAckProblems(held.due, held.late, { ...ack.body, signer: ack.signer })
+    if (problems.length > 0) throw new Rejection(`lateack: ${problems[0].message}`)
+    held.late.add(String(ack.body.seat))
+    // The receipt event again, with the seats that have now countersigned.
+    const acked = humanSeats(this.#init.table.seats).filter(s => !Object.hasOwn(held.due.seats, String(s)) || held.late.has(String(s)))
+    return [
+      { kind: 'append', entry: 'late-ack', hand: ack.body.hand, payload: { ack } },
+      { kind: 'event', hand: ack.body.hand, event: { type: 'receipt', acked } }
+    ]
   }
 
   /**
@@ -674,6 +757,7 @@ export class SeatMachine implements SeatSide {
       const receipt = (doc as Signed<{ commit: string, receipt: Receipt }>).body.receipt
       const verdict = verifyReceipt(receipt, { verifyDoc: this.#verify })
       if (verdict.status === 'failed') throw new Rejection(`final: the receipt does not verify: ${verdict.problems[0].message}`)
+      this.#noteIncomplete(verdict)
       return { entry: { kind: 'append', entry: 'receipt', hand, payload: receipt }, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } }
     }
     const record = doc as Signed<AbortBody>

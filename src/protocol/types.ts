@@ -64,7 +64,7 @@ export type Effect =
   /** `fallback`: if `to` cannot be reached, the host sends this (a RELAY) to the dealer instead. */
   | { kind: 'send', to: string, doc: Signed<unknown>, fallback?: Signed<unknown> }
   | { kind: 'fetchBeacon', hand: number, round: number }
-  | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered', hand: number, payload: unknown }
+  | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered' | 'late-ack', hand: number, payload: unknown }
   | { kind: 'event', hand: number, event: HandEvent }
 
 export type HandEvent =

@@ -50,6 +50,19 @@ export const askBodySchema = z.object({
 }).strict()
 export type AskBody = z.infer<typeof askBodySchema>
 
+/**
+ * LATEACK, dealer → seats: a seat's ACK that came after the hand's receipt was logged (the seat was
+ * away), which the dealer took and logged as a `late-ack` entry; each seat logs it too
+ * (docs/protocol.md §11, docs/log.md "Late acks").
+ */
+export const lateAckWireSchema = z.object({
+  table: finalBodySchema.shape.table,
+  hand: finalBodySchema.shape.hand,
+  commit: finalBodySchema.shape.commit,
+  ack: signed('ack', ackBodySchema)
+}).strict()
+export type LateAckWireBody = z.infer<typeof lateAckWireSchema>
+
 /** VIEW (src/core/hand/view-messages.ts): the verifier checks views in abort records, so its schema lives in the core. */
 export { viewBodySchema, type ViewBody } from '../core/hand/view-messages.js'
 
@@ -74,6 +87,7 @@ export const wireSchema = z.discriminatedUnion('type', [
   signed('abort', abortBodySchema),
   signed('final', finalBodySchema),
   signed('ask', askBodySchema),
+  signed('lateack', lateAckWireSchema),
   // Dealer-blind hands (docs/dealer-blind.md §8).
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
   signedBsecretSchema, signedBrevealSchema, signedBfinalSchema,

@@ -130,6 +130,8 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
 
   // 6. Countersignatures (signatures already checked above).
   const cardsBySeat = new Map(summary.humanSeats.map(s => [s, seatCardsDigest(deliveries, s, reveal.stages)]))
+  summary.seatCards = Object.fromEntries(cardsBySeat)
+  summary.revealDigest = docDigest(receipt.reveal)
   problems.push(...checkAcks(commit, commitDigest, receipt.acks, docDigest(receipt.reveal), cardsBySeat, () => true))
   return done()
 }

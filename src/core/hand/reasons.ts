@@ -86,7 +86,13 @@ export const Reason = {
   /** Hand chain: committed hands that end in neither a receipt nor an abort record of the log. */
   CHAIN_GAP: 'hand-chain-gap',
   /** Hand chain: two entries of one hand that carry different COMMITs. */
-  CHAIN_FORK: 'hand-chain-fork'
+  CHAIN_FORK: 'hand-chain-fork',
+  /** A late-ack entry whose COMMIT no incomplete receipt earlier in the log holds (docs/log.md, "Late acks"). */
+  LATE_ACK_UNMATCHED: 'late-ack-unmatched',
+  /** A late-ack entry for a seat whose countersignature the receipt, or an earlier late-ack entry, already holds, or for a seat that is not a human seat. */
+  LATE_ACK_ACKED: 'late-ack-acked',
+  /** A late-ack entry that is not of the documented form ({ ack } with a well-formed signed ACK). */
+  LATE_ACK_FORM: 'late-ack-form'
 } as const
 
 export type ReasonCode = typeof Reason[keyof typeof Reason]

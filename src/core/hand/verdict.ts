@@ -38,6 +38,10 @@ export interface ReceiptSummary {
   hands?: string[][]
   /** The deal's deliveries for the stages the reveal lists. */
   deliveries?: Delivery[]
+  /** docDigest of the REVEAL the acks countersign (set when the deal was recomputed). */
+  revealDigest?: string
+  /** Each human seat's cards digest in the recomputed deal, by seat index: what its ack must say (set when the deal was recomputed). */
+  seatCards?: Record<number, string>
 }
 
 export interface Verdict<S> {

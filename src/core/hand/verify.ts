@@ -95,6 +95,8 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
       summary.hands = deal.hands
       summary.deliveries = deal.deliveries.filter(d => reveal.stages.includes(d.stage))
       cardsBySeat = new Map(humans.map(s => [s, seatCardsDigest(deal.deliveries, s, reveal.stages)]))
+      summary.seatCards = Object.fromEntries(cardsBySeat)
+      summary.revealDigest = docDigest(receipt.reveal)
       // A stage listed must have been dealt: one that needs more input (belote's take without a taker) cannot be.
       for (const stage of reveal.stages) {
         if (!deal.deliveries.some(d => d.stage === stage)) add(Reason.STAGE, `reveal: stage ${stage} deals no cards with these parameters${stage === 'take' ? ' (belote\'s take needs a taker)' : ''}`)

@@ -1,6 +1,7 @@
 import type { LineCheck } from './check.js'
 import { HandChains } from './hand-chain.js'
-import type { LogFailure } from './types.js'
+import { lateAckProblems } from './late-ack.js'
+import type { AcksDue, LateAck, LogFailure } from './types.js'
 
 export type { LogFailure } from './types.js'
 
@@ -73,6 +74,11 @@ export class ChainVerifier {
    * chain problem of the same entry joins its failure: each entry is reported once (rare: failures only).
    */
   private readonly held = new Map<number, LogFailure>()
+  /**
+   * Incomplete receipts by COMMIT digest: the acks still due and the seats acked late (late-ack
+   * entries after it may complete it). Rare: only receipts that lack an ack are kept.
+   */
+  private readonly due = new Map<string, { seq: number, due: AcksDue, late: Set<string> }>()
   /** An entry could not be read (or is missing): the hand it held is unknown, so no hand-chain gap is reported. */
   private blind = false
 
@@ -141,10 +147,13 @@ export class ChainVerifier {
       problems.push('its hash does not match the signed head')
     }
     problems.push(...check.problems)
-    this.firstSeq ??= seq
-    const codes = check.codes === undefined ? {} : { codes: check.codes }
     // Problems of the log itself (order, prev, head) are its owner's; a payload's are its signers'.
     const fault = problems.length > check.problems.length ? { fault: 'owner' } : {}
+    const lateCodes: string[] = []
+    if (problems.length === 0 && check.lateAck !== undefined) this.matchLateAck(check.lateAck, problems, lateCodes)
+    this.firstSeq ??= seq
+    const allCodes = [...(check.codes ?? []), ...lateCodes.filter(c => check.codes?.includes(c) !== true)]
+    const codes = allCodes.length === 0 ? {} : { codes: allCodes }
     // Said at once, in seq order (the terminal and the page show each entry's row as it comes);
     // remembered for an entry that holds a hand, so that a hand-chain problem found at the end for
     // that same entry is not said a second time (finish).
@@ -155,9 +164,29 @@ export class ChainVerifier {
     } else if (check.incomplete !== undefined && check.incomplete.length > 0) {
       this.incomplete++
       report({ seq, line, problems: check.incomplete, ...codes, incomplete: true, count: 1 })
+      // Late-ack entries after it may still bring the acks it lacks (docs/log.md, "Late acks").
+      if (check.due !== undefined && !this.due.has(check.due.commit)) this.due.set(check.due.commit, { seq, due: check.due, late: new Set() })
     } else this.passed++
     if (check.link !== undefined) this.hands.add(check.link, seq, line, problems.length > 0 ? 'failed' : check.incomplete !== undefined && check.incomplete.length > 0 ? 'incomplete' : 'passed')
     this.anchor = { seq, hash: check.hash ?? null }
+  }
+
+  /**
+   * A late-ack entry whose ACK verified, checked against the incomplete receipt of its COMMIT
+   * earlier in this log exactly as an ack of that receipt (docs/log.md, "Late acks"); when it
+   * holds, that seat's ack is no longer due.
+   */
+  private matchLateAck (ack: LateAck, problems: string[], codes: string[]): void {
+    const add = (code: string, message: string): void => { problems.push(message); if (!codes.includes(code)) codes.push(code) }
+    const held = this.due.get(ack.commit)
+    const what = `late ack of seat ${ack.seat}`
+    if (held === undefined) {
+      // A partial range may not hold the receipt: nothing to match it with, nothing against it.
+      if (this.from === 0) add('late-ack-unmatched', `${what}: no incomplete receipt of its COMMIT (${ack.commit.slice(0, 12)}…) earlier in this log`)
+      return
+    }
+    for (const p of lateAckProblems(held.due, held.late, ack, `the receipt at seq ${held.seq}`)) add(p.code, p.message)
+    if (problems.length === 0) held.late.add(String(ack.seat))
   }
 
   private pushHead (check: LineCheck, line: number): void {
@@ -188,7 +217,20 @@ export class ChainVerifier {
     // entry that breaks a link becomes a failed one; missing hands count as failed entries.
     // A chain problem of an entry that failed or is incomplete joins that entry's one failure.
     const extra: LogFailure[] = []
-    for (const { failure, status } of this.hands.finish(this.from === 0, !this.blind)) {
+    // An incomplete receipt whose every missing ack came in a late-ack entry after it counts as
+    // passed (it was reported as read, incomplete: what that entry alone holds).
+    const completed = new Set<number>()
+    for (const { seq, due, late } of this.due.values()) {
+      if (Object.keys(due.seats).some(s => !late.has(s))) continue
+      completed.add(seq)
+      this.held.delete(seq)
+      this.incomplete--
+      this.passed++
+    }
+    this.due.clear()
+    for (const found of this.hands.finish(this.from === 0, !this.blind)) {
+      const failure = found.failure
+      const status = found.status === 'incomplete' && failure.seq !== null && completed.has(failure.seq) ? 'passed' : found.status
       const held = failure.seq === null || status === 'missing' ? undefined : this.held.get(failure.seq)
       if (held !== undefined) {
         // An entry that failed already was said once, where it is: a chain problem it causes is not

@@ -2,7 +2,7 @@ import { canonicalJson } from '../canonical.js'
 import { fromUtf8, sha256, toHex, utf8 } from '../bytes.js'
 import { isPeerId } from '../identity.js'
 import { verifyDocument, type Signed } from '../signed.js'
-import type { PayloadLink } from './types.js'
+import type { AcksDue, LateAck, PayloadLink } from './types.js'
 import { ENTRY_TYPE, GENESIS_PREV, HEAD_TYPE, KIND_PATTERN, MAX_ENTRY_BYTES, MAX_HEAD_BYTES } from './format.js'
 
 /** A line of a log as it arrives: text (store, file) or its UTF-8 bytes (file, network frame). */
@@ -23,6 +23,10 @@ export interface PayloadProblem {
 export interface PayloadCheck {
   problems: Array<string | PayloadProblem>
   link?: PayloadLink
+  /** An incomplete receipt: the acks it lacks, which late-ack entries after it may bring. */
+  due?: AcksDue
+  /** A late-ack entry whose ACK's signature verifies: what it countersigns, matched in order by the chain checks. */
+  lateAck?: LateAck
 }
 
 /**
@@ -58,6 +62,10 @@ export interface LineCheck {
   codes?: string[]
   /** Authentic entry: its payload's place in a chain (hand chains), when the payload verifier gives it. */
   link?: PayloadLink
+  /** Authentic incomplete receipt: the acks it lacks. */
+  due?: AcksDue
+  /** Authentic late-ack entry with a verified ACK: what it countersigns. */
+  lateAck?: LateAck
 }
 
 const ENTRY_KEYS = new Set(['seq', 'prev', 'kind', 'payload', 'time'])
@@ -151,6 +159,8 @@ export function checkLine (line: LogLine, verifyPayload: PayloadVerifier | null,
       const result = verifyDoc === undefined ? verifyPayload(out.kind as string, payload) : verifyPayload(out.kind as string, payload, { verifyDoc })
       const found = Array.isArray(result) ? result : result.problems
       if (!Array.isArray(result) && result.link !== undefined) out.link = result.link
+      if (!Array.isArray(result) && result.due !== undefined) out.due = result.due
+      if (!Array.isArray(result) && result.lateAck !== undefined) out.lateAck = result.lateAck
       for (const p of found) {
         if (typeof p !== 'object' || p === null) { problems.push(String(p)); continue }
         if (p.incomplete === true) (out.incomplete ??= []).push(p.message)

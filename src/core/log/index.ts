@@ -29,5 +29,7 @@ export {
 } from './format.js'
 export { checkLine, type DocVerifier, type LineCheck, type LogLine, type PayloadCheck, type PayloadProblem, type PayloadVerifier } from './check.js'
 export { HandChains, type PayloadLink } from './hand-chain.js'
+export type { AcksDue, LateAck } from './types.js'
+export { lateAckProblems } from './late-ack.js'
 export { ChainVerifier, formatFailure, summaryLine, type ChainOptions, type LogFailure, type LogVerdict } from './chain.js'
 export { verifyLog, inThreadChecker, type LineChecker, type VerifyLogOptions } from './verify.js'

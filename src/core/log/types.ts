@@ -57,5 +57,31 @@ export interface PayloadLink {
   released?: { nonce: string[], view: string[] }
 }
 
+/**
+ * An incomplete receipt's countersignatures still due (docs/log.md, "Late acks"): for each human
+ * seat whose ack it lacks, what a late ack of that seat must say. Plain data.
+ */
+export interface AcksDue {
+  /** docDigest of the receipt's COMMIT: the key a late-ack names (its ACK's `commit`). */
+  commit: string
+  table: string
+  hand: number
+  /** docDigest of the receipt's REVEAL. */
+  reveal: string
+  /** By seat index (as a string key): the seat's peer id and its cards digest in the recomputed deal. */
+  seats: Record<string, { signer: string, cards: string }>
+}
+
+/** A late-ack entry whose ACK is well formed and signed by its signer: what it says (docs/log.md, "Late acks"). */
+export interface LateAck {
+  commit: string
+  table: string
+  hand: number
+  reveal: string
+  seat: number
+  signer: string
+  cards: string
+}
+
 /** What one entry counts as in a verdict. */
 export type EntryStatus = 'passed' | 'failed' | 'incomplete'
