@@ -11,6 +11,10 @@ import { inThreadChecker, verifyLog, type LogFailure, type LogVerdict } from '..
 import { signedLogLines as signedLog } from './helpers/verify-as-log.js'
 import type { AckBody, Receipt, SignedAck } from '../src/core/hand/messages.js'
 import type { Signer } from '../src/core/identity.js'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { cliInProcess } from './helpers/cli-in-process.js'
 
 function playOne (): { t: MemoryTable, receipt: Receipt } {
   const t = memoryTable({ game: 'coinche', scheme: 'atout-v1', beacon: null })
@@ -42,7 +46,24 @@ describe('a late ack completes the receipt it countersigns', () => {
     const { verdict, failures } = await check(signedLog(dealer, [rcpt(without(2)), late(ackOf(2))]))
     // Reported as read (what the receipt alone holds), in reading order; counted passed at the end.
     expect(failures).toMatchObject([{ seq: 0, incomplete: true, codes: [Reason.INCOMPLETE] }])
-    expect(verdict).toMatchObject({ passed: 2, failed: 0, incomplete: 0 })
+    expect(verdict).toMatchObject({ passed: 2, failed: 0, incomplete: 0, completed: [0] })
+  })
+
+  test('fairdeal verify says nothing but its summary for a receipt a late ack completed; exit 0', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fairdeal-late-ack-'))
+    try {
+      const file = join(dir, 'log.jsonl')
+      await writeFile(file, signedLog(dealer, [rcpt(without(2)), late(ackOf(2))]).join('\n') + '\n')
+      const done = await cliInProcess('verify', file, '--workers', '0')
+      expect(done).toMatchObject({ code: 0, stdout: '2 passed, 0 failed\n' })
+      // Still missing at the end: the incomplete line is said, and the status is 3.
+      await writeFile(file, signedLog(dealer, [rcpt(without(2, 3)), late(ackOf(2))]).join('\n') + '\n')
+      const half = await cliInProcess('verify', file, '--workers', '0')
+      expect(half.code).toBe(3)
+      expect(half.stdout).toMatch(/^seq 0: incomplete: no countersignatures? from seats? /)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   test('without the late ack the same receipt is incomplete (what the late ack cures)', async () => {

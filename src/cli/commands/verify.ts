@@ -57,6 +57,9 @@ receipt missing a seat's countersignature: "seq N: incomplete: …"), then "N pa
      there is genuine, the log is not complete
   2  the log could not be read, or a usage error`
 
+/** Failure lines held back at most while a late ack may still complete an incomplete receipt. */
+const MAX_HELD_LINES = 10_000
+
 interface Source {
   lines: AsyncIterable<LogLine>
   expectOwner?: string
@@ -178,9 +181,22 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
         verifyDocModule: new URL('../../crypto/native-crypto.js', import.meta.url).href
       })
     const progress = new Progress(!json && process.stderr.isTTY === true, from ?? 0, to)
-    const print = (failure: LogFailure): void => {
+    const write = (failure: LogFailure): void => {
       progress.clear()
       process.stdout.write((json ? JSON.stringify(failure) : formatFailure(failure)) + '\n')
+    }
+    // From the first incomplete receipt on, lines are held (in order) until the end: a late-ack entry
+    // further on may complete that receipt (docs/log.md, "Late acks"), and then its incomplete line
+    // is not said. Bounded: past MAX_HELD_LINES everything held is said as it is.
+    const held: LogFailure[] = []
+    let holding = true
+    const print = (failure: LogFailure): void => {
+      if (holding && (held.length > 0 || failure.incomplete === true)) {
+        held.push(failure)
+        if (held.length > MAX_HELD_LINES) { holding = false; for (const f of held.splice(0)) write(f) }
+        return
+      }
+      write(failure)
     }
     let verdict: LogVerdict
     for (const note of source.notes ?? []) {
@@ -212,6 +228,8 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       throw err
     }
     progress.clear()
+    const completed = new Set(verdict.completed)
+    for (const f of held.splice(0)) if (!(f.incomplete === true && f.seq !== null && completed.has(f.seq))) write(f)
     if (source.notes !== undefined) verdict = { ...verdict, failed: verdict.failed + source.notes.length }
     const contradictions = comparer.finish()
     for (const c of contradictions) {

@@ -36,6 +36,11 @@ export interface LogVerdict {
   head: { seq: number, hash: string } | null
   /** Highest seq reached in the input, or null when it held no entry. */
   lastSeq: number | null
+  /**
+   * Receipts reported incomplete where they were read, completed by late-ack entries after them
+   * (counted passed): a reader that holds the incomplete lines back until the end may drop these.
+   */
+  completed: number[]
 }
 
 interface Anchor {
@@ -79,6 +84,8 @@ export class ChainVerifier {
    * entries after it may complete it). Rare: only receipts that lack an ack are kept.
    */
   private readonly due = new Map<string, { seq: number, due: AcksDue, late: Set<string> }>()
+  /** Seqs of the receipts late acks completed (LogVerdict.completed). */
+  private readonly completed = new Set<number>()
   /** An entry could not be read (or is missing): the hand it held is unknown, so no hand-chain gap is reported. */
   private blind = false
 
@@ -219,7 +226,7 @@ export class ChainVerifier {
     const extra: LogFailure[] = []
     // An incomplete receipt whose every missing ack came in a late-ack entry after it counts as
     // passed (it was reported as read, incomplete: what that entry alone holds).
-    const completed = new Set<number>()
+    const completed = this.completed
     for (const { seq, due, late } of this.due.values()) {
       if (Object.keys(due.seats).some(s => !late.has(s))) continue
       completed.add(seq)
@@ -268,7 +275,8 @@ export class ChainVerifier {
       lines: this.lines,
       owner: this.owner ?? null,
       head: this.head,
-      lastSeq: entries ? last : null
+      lastSeq: entries ? last : null,
+      completed: [...this.completed].sort((a, b) => a - b)
     }
   }
 }
