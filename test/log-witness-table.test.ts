@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { until } from './helpers/until.js'
 import { Level } from 'level'
 import { multiaddr } from '@multiformats/multiaddr'
 import { TestTable, playHand } from './helpers/table-nodes.js'
@@ -22,14 +23,6 @@ import { nativeSigner } from '../src/crypto/native-crypto.js'
 let table: TestTable | undefined
 afterAll(async () => { await table?.cleanup() })
 
-/** Resolves once `test` holds (checked every 20 ms), or fails after `ms`. */
-async function until (test: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!test()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
 
 describe('witnessed heads between table nodes', () => {
   it('a dealer that rolled back its log is reported by verify --peer, from the seat\'s witnessed head', async () => {

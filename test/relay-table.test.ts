@@ -1,6 +1,7 @@
 // A dealer behind NAT (issue 20): nobody can dial the dealer's node; it holds a reservation on a
 // `fairdeal relay`, and every seat reaches it through the relay. Real libp2p on 127.0.0.1.
 import { afterEach, describe, expect, it } from 'vitest'
+import { until } from './helpers/until.js'
 import pino from 'pino'
 import { generateKeyPair } from '@libp2p/crypto/keys'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -29,14 +30,6 @@ async function relayFor (members: Set<string>): Promise<{ relay: Libp2p, address
   return { relay, address: relay.getMultiaddrs()[0].toString() }
 }
 
-/** Until `check` holds (a reservation is made asynchronously after the node starts). */
-async function until (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 25))
-  }
-}
 
 describe('fairdeal relay', () => {
   it('carries a transfer past relay v2\'s default 128 KiB cut, on a connection with no duration limit', async () => {

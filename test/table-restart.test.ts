@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { until } from './helpers/until.js'
 import { sha256Hex } from '../src/core/bytes.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { AbortBody, Receipt } from '../src/core/hand/messages.js'
@@ -154,7 +155,7 @@ describe('a seat killed right after its ACK (issue 9, item 4)', () => {
     await t.stop(3)
     await d.daemon.end(hand)
     // SIGKILL the process seat once its ACK is in the dealer: the FINAL will find it down.
-    await until(() => d.daemon.dealer?.status().find(h => h.hand === hand)?.acks === 3, 'the dealer holds three ACKs')
+    await until(() => d.daemon.dealer?.status().find(h => h.hand === hand)?.acks === 3, 'the dealer holds three ACKs', 15_000, 10)
     await seat.kill()
     const done = await waitEvent(d.daemon.events, e => e.hand === hand && e.role === 'dealer' && e.event.type === 'receipt', 'the dealer\'s receipt')
     expect(done.event).toMatchObject({ acked: [0, seat1, t.seatOf(2)].sort() })
@@ -187,11 +188,3 @@ describe('a seat killed right after its ACK (issue 9, item 4)', () => {
   })
 })
 
-/** Resolves once `condition` holds (checked every 10 ms), or fails naming `what`. */
-async function until (condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 10))
-  }
-}

@@ -1,0 +1,11 @@
+/**
+ * Resolves once `condition` holds, checked every `everyMs`, or fails naming `what` after
+ * `timeoutMs`: for a state that no event announces (a reservation made, a cosignature kept).
+ */
+export async function until (condition: () => boolean, what: string, timeoutMs = 10_000, everyMs = 20): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, everyMs))
+  }
+}
