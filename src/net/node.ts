@@ -1,21 +1,15 @@
 import { createLibp2p } from 'libp2p'
 import { noise } from '@chainsafe/libp2p-noise'
-import { yamux } from '@libp2p/yamux'
-import { tcp } from '@libp2p/tcp'
-import { webSockets } from '@libp2p/websockets'
 import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { identify } from '@libp2p/identify'
 import type { Connection, Libp2p, PrivateKey } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { parseListenAddress } from './addresses.js'
-import { NetInputError } from './errors.js'
-import { inboundGuard } from './admission.js'
+import { boundedMuxer, connectionBounds, guardedTransports, listenFailure } from './libp2p-parts.js'
 import { membershipGater, type Membership } from './gater.js'
 import { parseRelayAddress, RESERVE_ON_RELAYS } from './relay.js'
 import {
-  connectionLimit, DEFAULT_LISTEN, MAX_CONNECTIONS_PER_MEMBER, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_CONNECTIONS, MAX_INCOMING_PENDING_CONNECTIONS,
-  MAX_PENDING_UPGRADES, MAX_STRANGER_CONNECTIONS, MAX_STREAMS_PER_CONNECTION, PENDING_UPGRADE_TIMEOUT_MS, STRANGER_IDLE_MS, STRANGER_MAX_AGE_MS,
-  STREAM_WINDOW_MAX_BYTES
+  connectionLimit, DEFAULT_LISTEN, MAX_CONNECTIONS_PER_MEMBER, MAX_CONNECTIONS, MAX_STRANGER_CONNECTIONS, STRANGER_IDLE_MS, STRANGER_MAX_AGE_MS
 } from './limits.js'
 
 export interface NodeInit {
@@ -74,29 +68,16 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
     ? init.members ?? 'anyone'
     : new UnionSet(init.members, relays.map(r => r.peerId))
   const logger = init.logger.child({ component: 'net' })
-  const guard = inboundGuard(MAX_PENDING_UPGRADES, logger)
   let node: Libp2p | undefined
   try {
     node = await createLibp2p({
       privateKey: init.privateKey,
       addresses: { listen },
-      // Plain ws is accepted in both directions: @libp2p/websockets 10 has no filter that drops
-      // insecure addresses, so a loopback /ws address dials as is.
-      transports: [guard.guard(tcp()), guard.guard(webSockets()), ...(relays.length > 0 ? [circuitRelayTransport()] : [])],
+      transports: [...guardedTransports(logger), ...(relays.length > 0 ? [circuitRelayTransport()] : [])],
       connectionEncrypters: [noise()],
-      streamMuxers: [yamux({
-        maxInboundStreams: MAX_STREAMS_PER_CONNECTION,
-        maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
-        streamOptions: { maxStreamWindowSize: STREAM_WINDOW_MAX_BYTES }
-      })],
+      streamMuxers: [boundedMuxer()],
       connectionGater: membershipGater(members, logger, { strangers: init.strangers, connections: () => node?.getConnections() ?? [] }),
-      connectionManager: {
-        maxConnections: members === 'anyone' ? MAX_CONNECTIONS : connectionLimit(members.size),
-        maxIncomingPendingConnections: MAX_INCOMING_PENDING_CONNECTIONS,
-        inboundUpgradeTimeout: PENDING_UPGRADE_TIMEOUT_MS,
-        inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD,
-        dialTimeout: DIAL_TIMEOUT_MS
-      },
+      connectionManager: connectionBounds(members === 'anyone' ? MAX_CONNECTIONS : connectionLimit(members.size)),
       // No peerDiscovery or peerRouters: peers are known from the table, nothing is announced, and
       // multistream-select needs no identify to open a stream.
       peerDiscovery: [],
@@ -105,13 +86,7 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
       services: (relays.length > 0 ? { identify: identify() } : {}) as Record<string, ReturnType<typeof identify>>
     })
   } catch (err) {
-    const message = (err as Error).message
-    // libp2p lists every failed address with its stack; keep the system's one-line reason.
-    const reason = /\b(E[A-Z]{3,}): ([^\n]*)/.exec(message)
-    if (reason !== null) {
-      throw new NetInputError(`cannot listen on ${listen.join(', ')}: ${reason[2]} (${reason[1]})`, { cause: err })
-    }
-    throw err
+    throw listenFailure(err, listen)
   }
   if (members !== 'anyone') boundMembers(node, members, logger)
   if (members !== 'anyone' && init.strangers === 'admit') boundStrangers(node, members, logger)

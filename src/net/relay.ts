@@ -1,8 +1,5 @@
 import { createLibp2p } from 'libp2p'
 import { noise } from '@chainsafe/libp2p-noise'
-import { yamux } from '@libp2p/yamux'
-import { tcp } from '@libp2p/tcp'
-import { webSockets } from '@libp2p/websockets'
 import { identify } from '@libp2p/identify'
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -11,11 +8,8 @@ import type { Logger } from 'pino'
 import { parseListenAddress } from './addresses.js'
 import { NetInputError } from './errors.js'
 import { membershipGater } from './gater.js'
-import { inboundGuard } from './admission.js'
-import {
-  connectionLimit, DIAL_TIMEOUT_MS, INBOUND_CONNECTION_THRESHOLD, MAX_INCOMING_PENDING_CONNECTIONS, MAX_PENDING_UPGRADES,
-  MAX_STREAMS_PER_CONNECTION, PENDING_UPGRADE_TIMEOUT_MS, STREAM_WINDOW_MAX_BYTES
-} from './limits.js'
+import { boundedMuxer, connectionBounds, guardedTransports, listenFailure } from './libp2p-parts.js'
+import { connectionLimit } from './limits.js'
 
 /**
  * A table's relay (docs/network.md, "A dealer behind NAT: the relay"): a libp2p circuit-relay v2
@@ -72,29 +66,18 @@ export interface RelayInit {
 export async function createRelay (init: RelayInit): Promise<Libp2p> {
   const listen = init.listen.map(a => parseListenAddress(a).toString())
   const logger = init.logger.child({ component: 'relay' })
-  const guard = inboundGuard(MAX_PENDING_UPGRADES, logger)
   try {
     return await createLibp2p({
       privateKey: init.privateKey,
       addresses: { listen, ...(init.announce !== undefined && init.announce.length > 0 ? { announce: [...init.announce] } : {}) },
-      transports: [guard.guard(tcp()), guard.guard(webSockets())],
+      transports: guardedTransports(logger),
       connectionEncrypters: [noise()],
-      streamMuxers: [yamux({
-        maxInboundStreams: MAX_STREAMS_PER_CONNECTION,
-        maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
-        streamOptions: { maxStreamWindowSize: STREAM_WINDOW_MAX_BYTES }
-      })],
+      streamMuxers: [boundedMuxer()],
       // Strangers cannot connect at all, so they can neither reserve nor be relayed, nor ask to
       // be relayed to a member.
       connectionGater: membershipGater(init.members, logger),
-      connectionManager: {
-        // Each member holds one direct connection to the relay; each relayed connection rides on two of those.
-        maxConnections: connectionLimit(init.members.size),
-        maxIncomingPendingConnections: MAX_INCOMING_PENDING_CONNECTIONS,
-        inboundUpgradeTimeout: PENDING_UPGRADE_TIMEOUT_MS,
-        inboundConnectionThreshold: INBOUND_CONNECTION_THRESHOLD,
-        dialTimeout: DIAL_TIMEOUT_MS
-      },
+      // Each member holds one direct connection to the relay; each relayed connection rides on two of those.
+      connectionManager: connectionBounds(connectionLimit(init.members.size)),
       peerDiscovery: [],
       services: {
         identify: identify(),
@@ -109,9 +92,7 @@ export async function createRelay (init: RelayInit): Promise<Libp2p> {
       }
     })
   } catch (err) {
-    const reason = /\b(E[A-Z]{3,}): ([^\n]*)/.exec((err as Error).message)
-    if (reason !== null) throw new NetInputError(`cannot listen on ${listen.join(', ')}: ${reason[2]} (${reason[1]})`, { cause: err })
-    throw err
+    throw listenFailure(err, listen)
   }
 }
 
