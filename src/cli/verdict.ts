@@ -1,4 +1,4 @@
-import { summaryLine, type LogVerdict } from '../core/log/chain.js'
+import type { LogVerdict } from '../core/log/chain.js'
 
 /**
  * What `verify` and `log show` exit with: 0 everything passed; 1 something failed (a forgery, a
@@ -12,6 +12,3 @@ export function verdictExitCode (verdict: Pick<LogVerdict, 'failed' | 'incomplet
   if (verdict.failed > 0) return 1
   return verdict.incomplete > 0 ? EXIT_INCOMPLETE : 0
 }
-
-/** The summary line (the core's, which the verifier page shows too). */
-export const verdictSummary = summaryLine

@@ -1,7 +1,7 @@
 import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
-import { verdictExitCode, verdictSummary } from '../verdict.js'
+import { verdictExitCode } from '../verdict.js'
 import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { checkLine, ChainVerifier, formatFailure, summaryLine, type LogFailure, type LogLine } from '../../core/log/index.js'
@@ -164,6 +164,6 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
     await log?.close()
   }
   if (lineNo === 0) out('the log is empty')
-  out(`${verdictSummary(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
+  out(`${summaryLine(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
   return verdictExitCode(verdict)
 }

@@ -2,7 +2,7 @@ import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
-import { verdictExitCode, verdictSummary } from '../verdict.js'
+import { verdictExitCode } from '../verdict.js'
 import { parseIntOption, parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { verifyLog, inThreadChecker, formatFailure, summaryLine, type LineChecker, type LogFailure, type LogLine, type LogVerdict } from '../../core/log/index.js'
@@ -250,7 +250,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       process.stdout.write(JSON.stringify({ ...verdict, receipts: chainOnly ? 'not checked' : 'checked', ...(witnessed === undefined ? {} : { witnesses: witnessed }) }) + '\n')
     } else {
       if (chainOnly) process.stderr.write('receipts not checked (--chain-only): order, links, signatures and head only\n')
-      process.stdout.write(verdictSummary(verdict) + '\n')
+      process.stdout.write(summaryLine(verdict) + '\n')
     }
     // An incomplete receipt is not a pass, nor a failure.
     return verdictExitCode(verdict)
