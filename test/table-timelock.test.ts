@@ -62,7 +62,11 @@ it('a dealer SIGKILLed after dealing: every seat finishes the hand from its time
 
   const deals: unknown[] = []
   const receipt = (await logEntries(t.dataDir(0))).map(e => e.body)
-  expect(receipt.map(e => e.kind)).toEqual(['receipt'])
+  // The receipt; after it, when the dealer's own seat countersigned it only once it was out, that
+  // seat's late ack (docs/protocol.md §11: whether it comes before the node stops is a race).
+  expect(receipt[0].kind).toBe('receipt')
+  const lateAcks = receipt.slice(1)
+  expect(lateAcks.map(e => [e.kind, (e.payload as { ack: { body: { seat: number } } }).ack.body.seat])).toEqual(lateAcks.length === 0 ? [] : [['late-ack', 0]])
   const dealt = verifyReceipt(receipt[0].payload)
   expect(dealt.problems).toEqual([])
   deals.push(dealt.summary?.hands)
@@ -76,7 +80,7 @@ it('a dealer SIGKILLed after dealing: every seat finishes the hand from its time
     expect(verdict.summary?.hands?.[seat], `seat ${seat}'s cards`).toEqual(held.get(seat))
   }
   // The dealer's receipt lacks the seats' countersignatures: it verifies as incomplete, never a pass.
-  expect(await verifyNodeLog(t.dataDir(0))).toMatchObject({ failed: 0, passed: 0, incomplete: 1 })
+  expect(await verifyNodeLog(t.dataDir(0))).toMatchObject({ failed: 0, passed: lateAcks.length, incomplete: 1 })
   for (let i = 1; i < 4; i++) expect(await verifyNodeLog(t.dataDir(i))).toMatchObject({ failed: 0, passed: 1 })
   expect(new Set(deals.map(d => JSON.stringify(d))).size).toBe(1)
 }, 60_000)
