@@ -35,6 +35,7 @@ describe('one dealer node serving several tables at once', () => {
           const data = dealer.config.dataDir
           seen.statusBare = await cliInProcess('hand', 'status', '--data', data)
           seen.endBare = await cliInProcess('hand', 'end', '--data', data, '--hand', '1')
+          seen.endNone = await cliInProcess('hand', 'end', '--data', data, '--table', 'load-1')
           seen.dealUnknown = await cliInProcess('hand', 'deal', '--data', data, '--table', 'nope')
           const status = await cliInProcess('hand', 'status', '--data', data, '--table', 'load-1', '--json')
           seen.status = { code: status.code, ...JSON.parse(status.stdout) as object }
@@ -65,6 +66,8 @@ describe('one dealer node serving several tables at once', () => {
     const listing = 'this node serves 3 tables: name one with --table ID (load-0, load-1, load-2)\n'
     expect(seen.statusBare).toEqual({ code: 2, stdout: '', stderr: `fairdeal hand status: ${listing}` })
     expect(seen.endBare).toEqual({ code: 2, stdout: '', stderr: `fairdeal hand end: ${listing}` })
+    // No --hand: the dealer's one hand in play; every hand here has ended, so it says so.
+    expect(seen.endNone).toEqual({ code: 2, stdout: '', stderr: 'fairdeal hand end: no hand is in play at this dealer (\'fairdeal hand deal\' starts one)\n' })
     expect(seen.dealUnknown).toEqual({ code: 2, stdout: '', stderr: 'fairdeal hand deal: this node serves no table "nope" (it serves: load-0, load-1, load-2)\n' })
     expect(seen.status).toMatchObject({ code: 0, table: { id: 'load-1', game: 'duo' }, role: 'dealer', dealerHands: [], tables: [{ id: 'load-0' }, { id: 'load-1' }, { id: 'load-2' }] })
     expect(seen.statusText).toMatchObject({ code: 0, stderr: '' })

@@ -33,11 +33,11 @@ ${COMMON}`,
   defineCommand({
     name: 'hand stage',
     summary: 'dealer: deliver a later stage (take, faceUp, dog)',
-    help: `usage: fairdeal hand stage --data DIR --hand N --stage S [--taker SEAT] [--table ID] [--json]
+    help: `usage: fairdeal hand stage --data DIR [--hand N] --stage S [--taker SEAT] [--table ID] [--json]
 
 Delivers a later stage of a hand in play at the dealer node: belote's take (with --taker), duo's
 faceUp, tarot's dog.
-  --hand N       the hand (its number from 'hand deal')
+  --hand N       the hand (its number from 'hand deal'; default: the dealer's one hand in play)
   --stage S      take, faceUp or dog, as the game has them
   --taker SEAT   belote's take stage: the seat that took
 ${COMMON}`,
@@ -47,11 +47,11 @@ ${COMMON}`,
   defineCommand({
     name: 'hand end',
     summary: 'dealer: reveal the hand',
-    help: `usage: fairdeal hand end --data DIR --hand N [--table ID] [--json]
+    help: `usage: fairdeal hand end --data DIR [--hand N] [--table ID] [--json]
 
 Ends a hand at the dealer node: reveals its secret, so every seat can check the whole deal and
 countersign the receipt.
-  --hand N       the hand (its number from 'hand deal')
+  --hand N       the hand (its number from 'hand deal'; default: the dealer's one hand in play)
 ${COMMON}`,
     options: { ...BASE, hand: { type: 'string' } },
     run: async ({ values }) => await run('end', values)
@@ -87,7 +87,6 @@ async function run (sub: Sub, values: HandValues): Promise<number> {
   if (values.data === undefined) throw new UsageError('--data DIR is required (the node\'s data directory)')
   // Every option is checked before the node is asked anything.
   const hand = parseIntOption(values.hand, '--hand')
-  if (hand === undefined && (sub === 'stage' || sub === 'end')) throw new UsageError('--hand is required')
   if (values.stage === undefined && sub === 'stage') throw new UsageError('--stage is required')
   const taker = parseIntOption(values.taker, '--taker')
   const dealer = parseIntOption(values.dealer, '--dealer')
@@ -108,13 +107,15 @@ async function run (sub: Sub, values: HandValues): Promise<number> {
       return 0
     }
     case 'stage': {
-      await client.stage(hand as number, values.stage as string, taker, table)
-      out({ hand, stage: values.stage }, `hand ${hand}: ${values.stage} delivered`)
+      const which = hand ?? await onlyHandInPlay(client, table)
+      await client.stage(which, values.stage as string, taker, table)
+      out({ hand: which, stage: values.stage }, `hand ${which}: ${values.stage} delivered`)
       return 0
     }
     case 'end': {
-      await client.end(hand as number, table)
-      out({ hand }, `hand ${hand} revealed`)
+      const which = hand ?? await onlyHandInPlay(client, table)
+      await client.end(which, table)
+      out({ hand: which }, `hand ${which} revealed`)
       return 0
     }
     case 'status': {
@@ -213,6 +214,16 @@ interface NodeStatus {
   seatHands: SeatHandState[]
   log: { entries: number }
   beacon: { name?: string, genesisTime?: number, period?: number, reach?: { reachable: boolean | null, reason?: string } } | null
+}
+
+/** Without --hand, `hand end` and `hand stage` act on the dealer's one hand in play; with none or several, they say so. */
+async function onlyHandInPlay (client: ControlClient, table: string): Promise<number> {
+  const status = await client.status(table) as unknown as NodeStatus
+  const hands = status.dealerHands.map(h => h.hand)
+  if (!status.role.startsWith('dealer')) throw new UsageError('this node is not the table\'s dealer: only the dealer ends a hand or delivers a stage')
+  if (hands.length === 1) return hands[0]
+  if (hands.length === 0) throw new UsageError('no hand is in play at this dealer (\'fairdeal hand deal\' starts one)')
+  throw new UsageError(`${hands.length} hands are in play (${hands.join(', ')}): name one with --hand N`)
 }
 
 /** The seats the node has no open connection to, after giving fresh dials a moment. */
