@@ -24,6 +24,9 @@ export interface Timeouts {
   revealMs: number
 }
 
+/** A table's timeouts when its config gives none (the node config's defaults; the seat page uses them too). */
+export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000, revealMs: 3_600_000 }
+
 export interface BeaconBindingConfig {
   chain: ChainInfo
   /** The bound round is the first one published at least this long after the contribution deadline. */
