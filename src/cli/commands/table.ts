@@ -370,6 +370,10 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number): Promise<n
   }
   process.stdout.write(`table ${table.id}: ${table.game}, ${table.seats.length} seats, ${table.scheme}${table.timelock !== undefined ? `, time-locked (${table.timelock})` : ''}, ` +
     `dealer ${table.dealer} (seat 0)\n`)
+  if (loopbackOnly(base.announce ?? base.listen) && table.relay === undefined) {
+    process.stderr.write('note: the links name only this machine (127.0.0.1): players on other machines need --listen/--announce addresses they reach ' +
+      'and the page hosted where they can open it (docs/browser-seat.md, "Who serves the page")\n')
+  }
   if (!dealerAddresses.some(a => a.includes('/ws/')) && table.relay === undefined) {
     process.stderr.write('note: the dealer listens on no WebSockets address (…/tcp/PORT/ws): the seat page cannot reach it, only \'fairdeal table join LINK\' can\n')
   }
