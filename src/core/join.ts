@@ -196,15 +196,22 @@ function decodeJson<T> (bytes: Uint8Array, schema: z.ZodType<T>, what: string): 
   return parsed.data
 }
 
-/** One join stream, as the seat's side sees it: length-prefixed messages (the adapter frames them). */
+/**
+ * One join stream, as the seat's side sees it: length-prefixed messages. libp2p's `lpStream` is one
+ * (its reads return a Uint8ArrayList, which has `subarray`).
+ */
 export interface JoinStream {
-  write: (bytes: Uint8Array) => Promise<void>
-  read: () => Promise<Uint8Array>
+  write: (bytes: Uint8Array) => Promise<unknown>
+  read: () => Promise<{ subarray: () => Uint8Array }>
 }
 
 /** Why the dealer or the final table refused this seat: one sentence for the player. */
 export class JoinRefusedError extends InputError {
   override name = 'JoinRefusedError'
+}
+
+function hungUp (err: unknown): JoinRefusedError {
+  return new JoinRefusedError(`the dealer's node hung up before sending the table (${String((err as Error)?.message ?? err).split('\n')[0]}): try again`)
 }
 
 /**
@@ -213,9 +220,12 @@ export class JoinRefusedError extends InputError {
  * awaited. A refusal, or a final table that fails its check, is a JoinRefusedError.
  */
 export async function joinAsSeat (stream: JoinStream, invite: LinkInvite, self: string, onBound?: (waiting: number[]) => void): Promise<Signed<FinalTableBody>> {
+  const read = async (): Promise<Uint8Array> => {
+    try { return (await stream.read()).subarray() } catch (err) { throw hungUp(err) }
+  }
   await stream.write(encodeJoinMessage({ v: 1, table: invite.table.id, seat: invite.seat, secret: invite.secret }))
   for (;;) {
-    const reply = decodeJoinReply(await stream.read())
+    const reply = decodeJoinReply(await read())
     if (reply.kind === 'refused') throw new JoinRefusedError(reply.reason)
     if (reply.kind === 'bound') { onBound?.(reply.waiting); continue }
     const doc = reply.doc as Signed<FinalTableBody>

@@ -6,9 +6,8 @@ import type { Logger } from 'pino'
 import type { Signer } from '../core/identity.js'
 import type { Signed } from '../core/signed.js'
 import { bytesEqual, fromHex } from '../core/bytes.js'
-import { InputError } from '../core/errors.js'
 import {
-  decodeJoinRequest, JoinRefusedError, encodeJoinMessage, JOIN_PROTOCOL, joinAsSeat, MAX_JOIN_MESSAGE_BYTES, secretDigest, signFinalTable,
+  decodeJoinRequest, encodeJoinMessage, JOIN_PROTOCOL, joinAsSeat, MAX_JOIN_MESSAGE_BYTES, secretDigest, signFinalTable,
   type DraftTable, type FinalTableBody, type JoinReply, type LinkInvite
 } from '../core/join.js'
 import { createRejectionLog } from '../net/rejection-log.js'
@@ -226,17 +225,10 @@ export async function registerJoinDesk (node: Libp2p, desk: JoinDesk): Promise<(
   return async () => { await node.unhandle(JOIN_PROTOCOL) }
 }
 
-/** The seat's side over libp2p: a join stream to the dealer on `connection`, joinAsSeat on it. */
+/** The seat's side over libp2p: joinAsSeat on a join stream to the dealer, closed after. */
 export async function joinOverStream (stream: Stream, invite: LinkInvite, self: string, onBound?: (waiting: number[]) => void): Promise<Signed<FinalTableBody>> {
-  const lp = lpStream(stream, { maxDataLength: MAX_JOIN_MESSAGE_BYTES })
   try {
-    return await joinAsSeat({
-      write: async (bytes) => { await lp.write(bytes) },
-      read: async () => new Uint8Array((await lp.read()).subarray())
-    }, invite, self, onBound)
-  } catch (err) {
-    if (err instanceof InputError) throw err
-    throw new JoinRefusedError(`the dealer's node hung up before sending the table (${(err as Error).message.split('\n')[0]}): run the same command again`)
+    return await joinAsSeat(lpStream(stream, { maxDataLength: MAX_JOIN_MESSAGE_BYTES }), invite, self, onBound)
   } finally {
     stream.abort(new Error('join done'))
   }

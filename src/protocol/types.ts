@@ -70,6 +70,18 @@ export type Effect =
   | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered' | 'late-ack', hand: number, payload: unknown }
   | { kind: 'event', hand: number, event: HandEvent }
 
+export type PersistEffect = Extract<Effect, { kind: 'persist' }>
+
+/**
+ * The persists in a row from `effects[i]` on: a host writes them as one batch (one sync, atomic),
+ * durable before the effect after them.
+ */
+export function persistRun (effects: readonly Effect[], i: number): PersistEffect[] {
+  let end = i
+  while (end < effects.length && effects[end].kind === 'persist') end++
+  return effects.slice(i, end) as PersistEffect[]
+}
+
 export type HandEvent =
   | { type: 'committed', commitment: string, beaconRound: number | null }
   /** The seat's VIEW went to the other seats (it waits for theirs before its NONCE). */

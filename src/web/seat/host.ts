@@ -3,7 +3,7 @@ import type { Signed } from '../../core/signed.js'
 import type { SeatSide } from '../../protocol/contracts.js'
 import { handKeyPrefix, machinesFor } from '../../protocol/machines.js'
 import { seatMetaKey } from '../../protocol/seat.js'
-import { DEFAULT_TIMEOUTS, MachineFailure, Rejection, type Effect, type HandEvent, type TableSpec, type Timeouts } from '../../protocol/types.js'
+import { DEFAULT_TIMEOUTS, MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type TableSpec, type Timeouts } from '../../protocol/types.js'
 import { decodeFrame, encodeFrame, WireError } from '../../protocol/wire.js'
 import type { SeatStore } from './store.js'
 
@@ -79,10 +79,9 @@ export class PageSeatHost {
       switch (e.kind) {
         case 'persist': {
           // Persists in a row are one IndexedDB batch, durable before the effect that follows.
-          let end = i + 1
-          while (end < effects.length && effects[end].kind === 'persist') end++
-          await this.store.persist(effects.slice(i, end) as Array<{ key: string, value: unknown }>)
-          i = end - 1
+          const run = persistRun(effects, i)
+          await this.store.persist(run)
+          i += run.length - 1
           break
         }
         case 'send': this.#send(e.to, e.doc, e.fallback); break

@@ -18,7 +18,7 @@ import { MAX_FRAME_BYTES, TABLE_PROTOCOL } from '../../protocol/wire.js'
  */
 
 /** How long the page waits between dials while the dealer cannot be reached. */
-const REDIAL_MS = 1_000
+const REDIAL_MS = 300
 
 export interface SeatNet {
   /** One frame to the dealer, on the page's long-lived table stream (opened on first use). */
@@ -71,12 +71,8 @@ async function dialStream (node: Libp2p, addresses: readonly string[], protocol:
 /** The join (src/core/join.ts) over a stream to the dealer: resolves with its signed final table. */
 export async function joinFromPage (node: Libp2p, invite: LinkInvite, self: string, onBound: (waiting: number[]) => void): Promise<Signed<FinalTableBody>> {
   const stream = await dialStream(node, invite.dealerAddresses, JOIN_PROTOCOL)
-  const lp = lpStream(stream, { maxDataLength: MAX_JOIN_MESSAGE_BYTES })
   try {
-    return await joinAsSeat({
-      write: async (bytes) => { await lp.write(bytes) },
-      read: async () => new Uint8Array((await lp.read()).subarray())
-    }, invite, self, onBound)
+    return await joinAsSeat(lpStream(stream, { maxDataLength: MAX_JOIN_MESSAGE_BYTES }), invite, self, onBound)
   } finally {
     stream.abort(new Error('join done'))
   }
