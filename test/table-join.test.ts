@@ -10,7 +10,11 @@ import { signerFromSeed } from '../src/core/identity.js'
 import {
   checkFinalTable, formatLink, joinAsSeat, newJoinSecret, parseLink, secretDigest, signFinalTable, type JoinReply, type LinkInvite
 } from '../src/core/join.js'
-import { JoinDesk, writeJson, type Draft } from '../src/daemon/table-join.js'
+import { gatherSeats, JoinDesk, readDraft, writeJson, type Draft } from '../src/daemon/table-join.js'
+import { loadIdentity } from '../src/net/identity.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
+import { fairdeal } from './helpers/cli.js'
+import { requireBuild } from './helpers/node-process.js'
 
 const dealer = signerFromSeed(new Uint8Array(32).fill(1))
 const players = [2, 3, 4].map(i => signerFromSeed(new Uint8Array(32).fill(i)))
@@ -107,5 +111,41 @@ describe('joining by link', () => {
     const again = new JoinDesk(dir, JSON.parse(await readFile(join(dir, 'copy.json'), 'utf8')) as Draft, dealer, pino({ level: 'silent' }))
     expect(await again.complete).toEqual(final)
     expect((await again.request(stranger.peerId, req(links[0]))).kind).toBe('refused')
+  })
+
+  it('over loopback: CLI seats join a joining dealer node from their links, in any order; a used and an altered link are refused in one sentence', async () => {
+    requireBuild()
+    const alice = join(dir, 'alice')
+    const made = await cliInProcess('table', 'new', '--game', 'tarot', '--seats', '3', '--data', alice, '--listen', '/ip4/127.0.0.1/tcp/22043', '--web-port', '22044')
+    expect(made.code, made.stderr).toBe(0)
+    const links = [1, 2].map(i => new RegExp(`^seat ${i}: (http://127\\.0\\.0\\.1:22044/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string)
+    const identity = await loadIdentity(alice)
+    const stop = new AbortController()
+    const gathering = gatherSeats({ dir: alice, draft: await readDraft(alice) as Draft, privateKey: identity.privateKey, signer: signerFromSeed(identity.seed), logger: pino({ level: 'silent' }), signal: stop.signal })
+    // Seat 2 first, in its own process: it waits for seat 1.
+    const bob = fairdeal('table', 'join', links[1], '--data', join(dir, 'bob'))
+    const seats = async (): Promise<unknown[]> => (JSON.parse(await readFile(join(alice, 'node.json'), 'utf8')) as { table: { seats: unknown[] } }).table.seats
+    for (let i = 0; (await seats())[2] === null; i++) {
+      if (i > 200) throw new Error('seat 2 did not join')
+      await new Promise(resolve => setTimeout(resolve, 25))
+    }
+    const used = await cliInProcess('table', 'join', links[1], '--data', join(dir, 'mallory'))
+    const invite = parseLink(links[0])
+    const altered = await cliInProcess('table', 'join', formatLink('http://127.0.0.1:22044', { ...invite, secret: (invite.secret.startsWith('A') ? 'B' : 'A') + invite.secret.slice(1) }), '--data', join(dir, 'mallory'))
+    const bobKey = (await seats())[2] as string
+    // The stranger's key is made first (and said so); then the one sentence.
+    expect([used.code, used.stderr.trim().split('\n').pop()]).toEqual([2, `fairdeal table join: this link was used already: seat 2 of table tarot-night is taken by another player (${bobKey}); ask the dealer for a new one`])
+    expect([altered.code, altered.stderr]).toEqual([2, 'fairdeal table join: this link is not valid for seat 1 of table tarot-night: it was altered, or replaced by a later \'table new\'; ask the dealer for a new one\n'])
+    const carol = await cliInProcess('table', 'join', links[0], '--data', join(dir, 'carol'))
+    expect(carol.code, carol.stderr).toBe(0)
+    const bobDone = await bob
+    expect(bobDone.code, bobDone.stderr).toBe(0)
+    expect(bobDone.stderr).toMatch(/^took seat 2 of table tarot-night \(tarot, blind-v1\); waiting for seat 1 to join/m)
+    const final = await gathering
+    const dealerSeats = await seats()
+    expect(final?.body.table.seats).toEqual(dealerSeats)
+    for (const who of ['bob', 'carol']) {
+      expect((JSON.parse(await readFile(join(dir, who, 'node.json'), 'utf8')) as { table: { seats: unknown[] } }).table.seats).toEqual(dealerSeats)
+    }
   })
 })
