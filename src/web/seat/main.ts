@@ -20,7 +20,15 @@ import { showBundleHash } from './bundle.js'
  * IndexedDB, so a reload resumes where it was (docs/browser-seat.md).
  */
 
-interface HandView { cards: string[], publicCards: string[], shield?: { ok: boolean, problems: string[] }, aborted?: string, phase: string }
+interface HandView {
+  cards: string[]
+  publicCards: string[]
+  shield?: { ok: boolean, problems: string[] }
+  aborted?: string
+  phase: string
+  /** When this seat's own cards came (high-resolution wall clock, ms): `data-cards-at`, read by the benchmark. */
+  cardsAt?: number
+}
 
 const status = document.getElementById('status') as HTMLElement
 const hands = new Map<number, HandView>()
@@ -37,6 +45,7 @@ function render (): void {
   for (const [hand, h] of [...hands].sort((a, b) => b[0] - a[0])) {
     const sec = el('section', 'panel hand')
     sec.dataset.hand = String(hand)
+    if (h.cardsAt !== undefined) sec.dataset.cardsAt = h.cardsAt.toFixed(3)
     sec.append(el('h2', undefined, `Hand ${hand}`), el('p', 'hint', h.phase))
     const mine = el('div', 'mine')
     mine.append(el('span', 'stage-name', 'your cards'), cardRow(h.cards))
@@ -69,7 +78,7 @@ function onEvent (hand: number, e: HandEvent): void {
     case 'contributed': h.phase = 'contributed'; break
     case 'cards':
       if (e.public) h.publicCards.push(...e.cards)
-      else h.cards.push(...e.cards)
+      else { h.cards.push(...e.cards); h.cardsAt ??= performance.timeOrigin + performance.now() }
       h.phase = 'dealt'
       break
     case 'revealed': h.phase = 'revealed: checking'; break
