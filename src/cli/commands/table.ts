@@ -1,5 +1,5 @@
 import { defineCommand, type OptionSpecs } from '../command.js'
-import { access, readFile } from 'node:fs/promises'
+import { access, readFile, rm } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
@@ -325,6 +325,8 @@ async function newTable (o: NewOptions): Promise<number> {
   const table = tableFor(identity.peerId)
   if (beaconWarning !== undefined) process.stderr.write(beaconWarning + '\n')
   if (o.answers !== true && openSeats(table).length > 0) return await newLinks(o, { listen, announce, table, peers: {} }, webPort)
+  // A table joining by links that --force replaces with answers leaves no half-made node.json behind.
+  if (await exists(configPath)) await rm(configPath)
   await writeJson(join(o.data, DRAFT_FILE), { listen, announce, table, peers: {} } satisfies Draft)
   const dealerAddresses = announce.map(a => `${a}/p2p/${identity.peerId}`)
   const invites = openSeats(table).map(seat => ({ seat, invite: encodeInvite({ v: 1, table, seat, dealerAddresses, peers: {} }) }))
