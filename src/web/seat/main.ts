@@ -11,6 +11,7 @@ import { connectTable, joinFromPage, startSeatNode } from './net.js'
 import { PageSeatHost } from './host.js'
 import { SeatStore } from './store.js'
 import { showBundleHash } from './bundle.js'
+import { newSeatSeed } from './key.js'
 
 /**
  * The seat page: opened from a link `table new` printed (the invite in the URL fragment, never sent
@@ -118,7 +119,11 @@ async function run (): Promise<void> {
   let invite: LinkInvite
   try { invite = parseLink(location.hash.slice(1)) } catch (err) { say((err as Error).message, true); return }
   const store = await SeatStore.open(secretDigest(invite.secret).slice(0, 32))
-  const seed = await store.seed(() => crypto.getRandomValues(new Uint8Array(32)))
+  const seed = await store.seed(async () => {
+    const made = await newSeatSeed()
+    console.info(`this seat's key was made by ${made.made === 'webcrypto' ? 'WebCrypto' : 'crypto.getRandomValues (no Ed25519 in this browser\'s WebCrypto)'}`)
+    return made.seed
+  })
   const signer = signerFromSeed(seed)
   ;(document.getElementById('whoami') as HTMLElement).textContent = `this seat's peer id: ${signer.peerId}`
   const node = await startSeatNode(seed)

@@ -36,10 +36,11 @@ export class SeatStore {
     return store
   }
 
-  async seed (make: () => Uint8Array): Promise<Uint8Array> {
+  /** The page's key seed: the one kept, or a new one from `make`, kept before it is used. */
+  async seed (make: () => Promise<Uint8Array>): Promise<Uint8Array> {
     const kept = await this.#db.get('identity') as number[] | undefined
     if (kept !== undefined) return new Uint8Array(kept)
-    const seed = make()
+    const seed = await make()
     await this.#db.put('identity', [...seed])
     return seed
   }
