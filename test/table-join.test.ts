@@ -40,7 +40,7 @@ describe('joining by link', () => {
 
   it('a link round-trips through its URL fragment; a damaged one is one sentence', () => {
     const { links } = setUp()
-    const url = formatLink('http://127.0.0.1:22041', links[0])
+    const url = formatLink('http://127.0.0.1:22041/seat', links[0])
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:22041\/seat#[A-Za-z0-9_-]+$/)
     expect(parseLink(url)).toEqual(links[0])
     expect(() => parseLink(url.slice(0, -3) + '***')).toThrow('this link is damaged (characters outside base64url): copy it again, whole')
@@ -131,7 +131,7 @@ describe('joining by link', () => {
     }
     const used = await cliInProcess('table', 'join', links[1], '--data', join(dir, 'mallory'))
     const invite = parseLink(links[0])
-    const altered = await cliInProcess('table', 'join', formatLink('http://127.0.0.1:22044', { ...invite, secret: (invite.secret.startsWith('A') ? 'B' : 'A') + invite.secret.slice(1) }), '--data', join(dir, 'mallory'))
+    const altered = await cliInProcess('table', 'join', formatLink('http://127.0.0.1:22044/seat', { ...invite, secret: (invite.secret.startsWith('A') ? 'B' : 'A') + invite.secret.slice(1) }), '--data', join(dir, 'mallory'))
     const bobKey = (await seats())[2] as string
     // The stranger's key is made first (and said so); then the one sentence.
     expect([used.code, used.stderr.trim().split('\n').pop()]).toEqual([2, `fairdeal table join: this link was used already: seat 2 of table tarot-night is taken by another player (${bobKey}); ask the dealer for a new one`])

@@ -117,9 +117,9 @@ export function secretDigest (secret: string): string {
   return sha256Hex(utf8(`fairdeal/join/v1\n${secret}`))
 }
 
-/** `BASE/seat#INVITE`: BASE the page's origin (`http://127.0.0.1:7402`). */
-export function formatLink (base: string, invite: LinkInvite): string {
-  return `${base.replace(/\/$/, '')}${SEAT_PAGE_PATH}#${toBase64Url(utf8(JSON.stringify(invite)))}`
+/** `PAGE#INVITE`: PAGE the seat page's URL (`http://127.0.0.1:7402/seat`, or wherever it is hosted). */
+export function formatLink (page: string, invite: LinkInvite): string {
+  return `${page}#${toBase64Url(utf8(JSON.stringify(invite)))}`
 }
 
 /** The longest link accepted (a table block with an inline beacon config is a few KiB). */

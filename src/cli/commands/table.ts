@@ -23,7 +23,7 @@ import {
 import {
   CONFIG_FILE, DRAFT_FILE, configFor, dealerAddressesOf, joinOverStream, joiningTable, readDraft as readDraftFile, writeJson, type Draft
 } from '../../daemon/table-join.js'
-import { formatLink, isLink, JOIN_PROTOCOL, newJoinSecret, parseLink, secretDigest, type LinkInvite } from '../../core/join.js'
+import { formatLink, isLink, JOIN_PROTOCOL, newJoinSecret, parseLink, SEAT_PAGE_PATH, secretDigest, type LinkInvite } from '../../core/join.js'
 import { dialAddress } from '../../net/addresses.js'
 import { dialFailureHint, dialFailureKind } from '../../net/reach.js'
 
@@ -34,7 +34,8 @@ const DEFAULT_WEB_PORT = 7402
 const BEACON_CHECK_MS = 3_000
 
 const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]... [--web-port P]
-                          [--robots SEATS] [--beacon B] [--timelock RULE] [--scheme S] [--id ID] [--relay ADDR] [--answers] [--force] [--json]
+                          [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE] [--scheme S] [--id ID]
+                          [--relay ADDR] [--answers] [--force] [--json]
 
 Sets up a table without copying peer ids by hand. 'table new' prints one line per seat to fill,
 'seat N: LINK', and writes the dealer's DIR/${CONFIG_FILE} at once:
@@ -93,6 +94,9 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   (then --listen none is allowed for the dealer)
   --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}
   --web-port P    where the dealer's node serves the seat page the links open (127.0.0.1:P; default ${DEFAULT_WEB_PORT})
+  --page-url URL  the seat page's URL the links name instead (a copy of dist/web hosted where the
+                  players reach it, e.g. https://example.org/fairdeal/seat.html): the dealer's node
+                  serves it on 127.0.0.1 only
   --answers       the invite/answer/table-line steps instead of links
   --force         replace a table being set up in DIR (its links, invites and answers so far are lost)
   --json          print one JSON object instead of text: {peerId, config, links: [{seat, link}]}
@@ -139,6 +143,7 @@ const NEW_OPTIONS = {
   force: { type: 'boolean' },
   answers: { type: 'boolean' },
   'web-port': { type: 'string' },
+  'page-url': { type: 'string' },
   json: { type: 'boolean' }
 } satisfies OptionSpecs
 
@@ -184,7 +189,7 @@ export const commands = [
   })
 ]
 
-interface NewOptions { answers?: boolean, 'web-port'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
+interface NewOptions { answers?: boolean, 'web-port'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -303,7 +308,9 @@ async function newTable (o: NewOptions): Promise<number> {
       (pending.links !== undefined ? 'its links still work; ' : 'add its answers with \'fairdeal table add\', or ') + 'give --force to replace it')
   }
   const webPort = parseIntOption(o['web-port'], '--web-port', 1, 65535) ?? DEFAULT_WEB_PORT
-  if (o.answers === true && o['web-port'] !== undefined) throw new UsageError('--web-port names where the links\' page is served: it does not go with --answers')
+  if (o.answers === true && (o['web-port'] !== undefined || o['page-url'] !== undefined)) throw new UsageError(`${o['web-port'] !== undefined ? '--web-port' : '--page-url'} is for the links' page: it does not go with --answers`)
+  // Checked before any key is made: a bad option changes nothing.
+  const page = pageUrl(o['page-url'], webPort)
   let beaconValue: DraftTable['beacon'] = beacon
   if (beacon.includes('/') || beacon.endsWith('.json')) {
     // A file is read here and travels in the table block: the players' machines do not have it.
@@ -324,7 +331,7 @@ async function newTable (o: NewOptions): Promise<number> {
   const identity = await identityOf(o.data)
   const table = tableFor(identity.peerId)
   if (beaconWarning !== undefined) process.stderr.write(beaconWarning + '\n')
-  if (o.answers !== true && openSeats(table).length > 0) return await newLinks(o, { listen, announce, table, peers: {} }, webPort)
+  if (o.answers !== true && openSeats(table).length > 0) return await newLinks(o, { listen, announce, table, peers: {} }, webPort, page)
   // A table joining by links that --force replaces with answers leaves no half-made node.json behind.
   if (await exists(configPath)) await rm(configPath)
   await writeJson(join(o.data, DRAFT_FILE), { listen, announce, table, peers: {} } satisfies Draft)
@@ -350,12 +357,22 @@ async function newTable (o: NewOptions): Promise<number> {
   return 0
 }
 
+/** The seat page's URL the links name: --page-url, or the dealer's node on 127.0.0.1. */
+function pageUrl (given: string | undefined, webPort: number): string {
+  if (given === undefined) return `http://127.0.0.1:${webPort}${SEAT_PAGE_PATH}`
+  let url: URL
+  try { url = new URL(given) } catch { throw new UsageError(`--page-url ${JSON.stringify(given.slice(0, 100))}: not a URL (e.g. https://example.org/fairdeal/seat.html)`) }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--page-url ${given}: must be an http:// or https:// URL`)
+  if (url.hash !== '' || given.includes('#')) throw new UsageError(`--page-url ${given}: must have no # part (the invite goes there)`)
+  return given
+}
+
 /**
  * `table new` with links: one link per open seat, each with its one-time secret, whose digest goes
  * into the draft; the dealer's node.json is written now, its open seats null, so that its node runs
  * at once and takes the seats as they join (src/daemon/table-join.ts).
  */
-async function newLinks (o: NewOptions, base: Draft, webPort: number): Promise<number> {
+async function newLinks (o: NewOptions, base: Draft, webPort: number, page: string): Promise<number> {
   const { table } = base
   const secrets = new Map(openSeats(table).map(seat => [seat, newJoinSecret(n => new Uint8Array(randomBytes(n)))]))
   const draft: Draft = { ...base, links: { digests: Object.fromEntries([...secrets].map(([seat, secret]) => [String(seat), secretDigest(secret)])), webPort } }
@@ -363,7 +380,7 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number): Promise<n
   await writeJson(join(o.data, CONFIG_FILE), configFor(draft))
   const dealerAddresses = dealerAddressesOf(draft)
   const links = [...secrets].map(([seat, secret]) => ({
-    seat, link: formatLink(`http://127.0.0.1:${webPort}`, { v: 2, table, seat, secret, dealerAddresses } satisfies LinkInvite)
+    seat, link: formatLink(page, { v: 2, table, seat, secret, dealerAddresses } satisfies LinkInvite)
   }))
   const configPath = join(o.data, CONFIG_FILE)
   if (o.json === true) {
@@ -372,7 +389,7 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number): Promise<n
   }
   process.stdout.write(`table ${table.id}: ${table.game}, ${table.seats.length} seats, ${table.scheme}${table.timelock !== undefined ? `, time-locked (${table.timelock})` : ''}, ` +
     `dealer ${table.dealer} (seat 0)\n`)
-  if (loopbackOnly(base.announce ?? base.listen) && table.relay === undefined) {
+  if (loopbackOnly(base.announce ?? base.listen) && table.relay === undefined && o['page-url'] === undefined) {
     process.stderr.write('note: the links name only this machine (127.0.0.1): players on other machines need --listen/--announce addresses they reach ' +
       'and the page hosted where they can open it (docs/browser-seat.md, "Who serves the page")\n')
   }
