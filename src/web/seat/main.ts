@@ -7,7 +7,7 @@ import { parseLink, secretDigest, type FinalTableBody, type LinkInvite } from '.
 import type { Signed } from '../../core/signed.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import type { HandEvent } from '../../protocol/types.js'
-import { connectTable, joinFromPage, startSeatNode } from './net.js'
+import { connectTable, joinFromPage, startSeatNode, UnreachableError } from './net.js'
 import { PageSeatHost } from './host.js'
 import { SeatStore } from './store.js'
 import { showBundleHash } from './bundle.js'
@@ -20,6 +20,9 @@ import { newSeatSeed } from './key.js'
  * table, then plays: the src/protocol seat machine on js-libp2p, its hands and receipt log in
  * IndexedDB, so a reload resumes where it was (docs/browser-seat.md).
  */
+
+/** How often the page tries again to join while the dealer's node cannot be reached. */
+const JOIN_RETRY_MS = 2_000
 
 interface HandView {
   cards: string[]
@@ -130,14 +133,23 @@ async function run (): Promise<void> {
   let final = await store.table()
   if (final === undefined) {
     say(`joining table ${invite.table.id} at seat ${invite.seat}…`)
-    try {
-      final = await joinFromPage(node, invite, signer.peerId, waiting => {
-        say(waiting.length > 0 ? `seat ${invite.seat} is yours; waiting for seat ${waiting.join(', ')} to join` : `seat ${invite.seat} is yours; every seat is taken`)
-      })
-    } catch (err) {
-      await node.stop()
-      say((err as Error).message, true)
-      return
+    for (;;) {
+      try {
+        final = await joinFromPage(node, invite, signer.peerId, waiting => {
+          say(waiting.length > 0 ? `seat ${invite.seat} is yours; waiting for seat ${waiting.join(', ')} to join` : `seat ${invite.seat} is yours; every seat is taken`)
+        })
+        break
+      } catch (err) {
+        // A dealer's node not running yet (or restarting) is waited for; a refusal is final.
+        if (err instanceof UnreachableError) {
+          say(`${(err as Error).message} Trying again every ${JOIN_RETRY_MS / 1000} s.`)
+          await new Promise(resolve => setTimeout(resolve, JOIN_RETRY_MS))
+          continue
+        }
+        await node.stop()
+        say((err as Error).message, true)
+        return
+      }
     }
     await store.keepTable(final)
   }

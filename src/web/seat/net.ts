@@ -49,6 +49,11 @@ export function pageAddresses (addresses: readonly string[]): string[] {
   return addresses.filter(a => /\/(ws|wss|tls\/ws)\/p2p\//.test(a))
 }
 
+/** The dealer's node could not be reached: the page tries again. */
+export class UnreachableError extends Error {
+  override name = 'UnreachableError'
+}
+
 /** The dealer's node hung up on this page's key while joining: the table is complete without it. */
 export class UsedLinkError extends Error {
   override name = 'UsedLinkError'
@@ -62,10 +67,12 @@ async function dialStream (node: Libp2p, addresses: readonly string[], protocol:
   for (const a of ws) {
     try { return await node.dialProtocol(multiaddr(a), protocol, { signal: AbortSignal.timeout(5_000) }) } catch (err) { last = err }
   }
-  const reason = (last as Error)?.message ?? String(last)
+  // A WebSocket that cannot connect rejects with a bare Event: its type is all it says.
+  const e = last as { message?: unknown, type?: unknown } | undefined
+  const reason = typeof e?.message === 'string' && e.message !== '' ? e.message : typeof e?.type === 'string' ? `connection ${e.type === 'error' ? 'failed' : e.type}` : String(last)
   // A dealer's node past joining admits only the table's players: it hangs up on anyone else.
-  if (protocol === JOIN_PROTOCOL && /EOF|reset|closed|encrypt|abort/i.test(reason)) throw new UsedLinkError()
-  throw new Error(`cannot reach the dealer's node at ${ws.join(' or ')}: ${reason}`)
+  if (protocol === JOIN_PROTOCOL && /EOF|reset|closed|encrypt/i.test(reason)) throw new UsedLinkError()
+  throw new UnreachableError(`cannot reach the dealer's node at ${ws.join(' or ')} (${reason}): is it running?`)
 }
 
 /** The join (src/core/join.ts) over a stream to the dealer: resolves with its signed final table. */
