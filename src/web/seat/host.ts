@@ -3,7 +3,7 @@ import type { Signed } from '../../core/signed.js'
 import type { SeatSide } from '../../protocol/contracts.js'
 import { handKeyPrefix, machinesFor } from '../../protocol/machines.js'
 import { seatMetaKey } from '../../protocol/seat.js'
-import { DEFAULT_TIMEOUTS, MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type TableSpec, type Timeouts } from '../../protocol/types.js'
+import { DEFAULT_TIMEOUTS, MachineFailure, persistRun, Rejection, type BeaconBindingConfig, type Effect, type HandEvent, type TableSpec, type Timeouts } from '../../protocol/types.js'
 import { decodeFrame, encodeFrame, WireError } from '../../protocol/wire.js'
 import type { SeatStore } from './store.js'
 
@@ -12,7 +12,9 @@ import type { SeatStore } from './store.js'
  * effects carried out in order, as src/daemon/table-host.ts does for a node: `persist` into
  * IndexedDB before anything after it, `send` to the dealer (a document for another seat goes as
  * its RELAY through the dealer: the page reaches no one else), `append` to the page's log, `event`
- * to the page. Only tables without a beacon are hosted (`fetchBeacon` has no client here).
+ * to the page. A table's beacon round comes in the dealer's documents and is checked offline; a
+ * seat fetches a round itself only to finish a time-locked hand (`fetchBeacon`), which the page
+ * does not do: it hosts no time-locked table.
  */
 export class PageSeatHost {
   readonly seat: SeatSide
@@ -21,6 +23,7 @@ export class PageSeatHost {
 
   constructor (
     table: TableSpec & { timeouts?: Partial<Timeouts> },
+    beacon: BeaconBindingConfig | null,
     signer: Signer,
     private readonly store: SeatStore,
     private readonly sendToDealer: (frame: Uint8Array) => Promise<void>,
@@ -31,7 +34,7 @@ export class PageSeatHost {
     this.table = { id: table.id, game: table.game, scheme: table.scheme, seats: table.seats, dealer: table.dealer }
     const random = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n))
     this.seat = machinesFor(table.scheme).seat({
-      table: this.table, signer, timeouts: { ...DEFAULT_TIMEOUTS, ...table.timeouts }, beacon: null, now: () => Date.now(), random, timelock: null
+      table: this.table, signer, timeouts: { ...DEFAULT_TIMEOUTS, ...table.timeouts }, beacon, now: () => Date.now(), random, timelock: null
     })
     this.signer = signer
   }
@@ -86,7 +89,7 @@ export class PageSeatHost {
         }
         case 'send': this.#send(e.to, e.doc, e.fallback); break
         case 'append': this.onLog(await this.store.append(this.signer, e.entry, e.payload)); break
-        case 'fetchBeacon': this.onProblem('this table binds a beacon round, which the seat page does not fetch yet: use a seat node'); break
+        case 'fetchBeacon': this.onProblem('this hand needs its beacon round fetched to be finished from its timelocks, which the seat page does not do: use a seat node'); break
         case 'event': this.onEvent(e.hand, e.event); break
       }
     }

@@ -12,6 +12,7 @@ import { PageSeatHost } from './host.js'
 import { SeatStore } from './store.js'
 import { showBundleHash } from './bundle.js'
 import { newSeatSeed } from './key.js'
+import { beaconBinding } from './beacon.js'
 
 /**
  * The seat page: opened from a link `table new` printed (the invite in the URL fragment, never sent
@@ -155,13 +156,15 @@ async function run (): Promise<void> {
   }
   showTable(final, signer.peerId)
   const t = final.body.table
-  if (t.beacon !== 'none' || (t.timelock !== undefined && t.timelock !== 'off')) {
-    say('this table binds a beacon round, which the seat page does not fetch yet: join it with a seat node (fairdeal table join LINK)', true)
+  if (t.timelock !== undefined && t.timelock !== 'off') {
+    say('this table is time-locked, and the seat page cannot yet finish a hand from its timelocks (it fetches no beacon round): join it with a seat node (fairdeal table join LINK)', true)
     return
   }
+  let beacon
+  try { beacon = beaconBinding(t.beacon, t.beaconMarginMs) } catch (err) { say((err as Error).message, true); return }
   await blindEngineReady().catch(() => {})
   let send: (frame: Uint8Array) => Promise<void> = async () => { throw new Error('not connected yet') }
-  const host = new PageSeatHost({ ...t, seats: t.seats as string[], timeouts: t.timeouts }, signer, store,
+  const host = new PageSeatHost({ ...t, seats: t.seats as string[], timeouts: t.timeouts }, beacon, signer, store,
     async frame => { await send(frame) }, onEvent, seq => { logEntries = seq + 1; render() }, message => { say(message, true) })
   logEntries = (await store.exportLines()).length > 0 ? (await store.exportLines()).length - 1 : 0
   const net = await connectTable(node, t.dealer, final.body.dealerAddresses, (from, frame) => { host.receive(from, frame) }, connected => {
