@@ -62,8 +62,13 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
       logger.info({ table: table.id, seats: dialIn }, `seat ${dialIn.map(s => table.seats.indexOf(s)).join(', ')} of table ${table.id} dial${dialIn.length === 1 ? 's' : ''} in (no address in ${(raw as { tables?: unknown }).tables !== undefined ? `tables.${i}.peers` : 'table.peers'}): the dealer waits for ${dialIn.length === 1 ? 'it' : 'them'}`)
     }
   }
-  // A seat that missed the final table (it hung up before the last seat joined) asks again.
-  if (joining !== undefined) await registerJoinDesk(daemon.node, new JoinDesk(joining.dir, joining.draft, joining.signer, logger))
+  // A seat that missed the final table (it hung up before the last seat joined) asks again, also
+  // after this node's restart: the draft keeps the signed table.
+  const joined = joining?.draft ?? await readDraft(config.dataDir)
+  if (joined?.links?.final !== undefined && daemon.peerId === joined.table.dealer) {
+    const signer = joining?.signer ?? signerFromSeed((await loadIdentity(config.dataDir)).seed)
+    await registerJoinDesk(daemon.node, new JoinDesk(config.dataDir, joined, signer, logger))
+  }
   const loginLinks: LoginLinks = {}
   let control
   try {
