@@ -393,6 +393,10 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number, page: stri
     process.stderr.write('note: the links name only this machine (127.0.0.1): players on other machines need --listen/--announce addresses they reach ' +
       'and the page hosted where they can open it (docs/browser-seat.md, "Who serves the page")\n')
   }
+  if (table.relay !== undefined) {
+    process.stderr.write('note: a relay serves the table\'s members only, and a seat joining by link is none yet: the seats join at the dealer\'s own addresses ' +
+      '(through the relay once seated); a dealer nobody can dial needs --answers\n')
+  }
   if (!dealerAddresses.some(a => a.includes('/ws/')) && table.relay === undefined) {
     process.stderr.write('note: the dealer listens on no WebSockets address (…/tcp/PORT/ws): the seat page cannot reach it, only \'fairdeal table join LINK\' can\n')
   }
