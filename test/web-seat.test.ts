@@ -104,7 +104,7 @@ describe.skipIf(skip)('the seat page', () => {
     const stranger = await browser.context.newPage()
     await stranger.goto(links[0].replace('127.0.0.1', 'localhost'))
     await stranger.waitForSelector('[data-testid=status].error', { timeout: 10_000 })
-    expect(await stranger.textContent('[data-testid=status]')).toBe('this link was used already: every seat of the table is taken and the dealer\'s node lets in only its players; ask the dealer for a new link')
+    expect(await stranger.textContent('[data-testid=status]')).toBe('this link was used already: every seat of table coinche-night is taken and the dealer\'s node lets in only its players; ask the dealer for a new link')
     // The page shows the bundle's SHA-256, the figure `npm run build` printed.
     const bundle = JSON.parse(await readFile(join(import.meta.dirname, '..', 'dist', 'web', 'bundle.json'), 'utf8')) as { sha256: string }
     expect(await pages[0].textContent('[data-testid=bundle-hash]')).toBe(bundle.sha256)

@@ -107,6 +107,14 @@ export function fromBase64Url (text: string, what: string): Uint8Array {
   return fromBase64(text.replace(/-/g, '+').replace(/_/g, '/'), what)
 }
 
+/**
+ * What a seat hears when the dealer's node hung up on it while it joined: past joining, the node
+ * lets in only the table's members, so the link's seat is someone else's (the CLI and the page).
+ */
+export function linkUsedUp (table: string): string {
+  return `this link was used already: every seat of table ${table} is taken and the dealer's node lets in only its players; ask the dealer for a new link`
+}
+
 /** A fresh one-time secret (32 bytes from `random`). */
 export function newJoinSecret (random: (n: number) => Uint8Array): string {
   return toBase64Url(random(32))

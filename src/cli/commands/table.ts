@@ -23,7 +23,7 @@ import {
 import {
   CONFIG_FILE, DRAFT_FILE, configFor, dealerAddressesOf, joinOverStream, joiningTable, readDraft as readDraftFile, writeJson, type Draft
 } from '../../daemon/table-join.js'
-import { formatLink, isLink, JOIN_PROTOCOL, newJoinSecret, parseLink, SEAT_PAGE_PATH, secretDigest, type LinkInvite } from '../../core/join.js'
+import { formatLink, isLink, JOIN_PROTOCOL, linkUsedUp, newJoinSecret, parseLink, SEAT_PAGE_PATH, secretDigest, type LinkInvite } from '../../core/join.js'
 import { dialAddress } from '../../net/addresses.js'
 import { dialFailureHint, dialFailureKind } from '../../net/reach.js'
 
@@ -503,7 +503,7 @@ async function joinByLink (invite: LinkInvite, dir: string, listen: string[], js
     }
     // A dealer's node past joining admits only the table's members: a stranger is hung up on.
     if (stream === undefined && hungUp > 0 && hungUp === addresses.length) {
-      throw new UsageError(`this link was used already: every seat of table ${invite.table.id} is taken and the dealer's node lets in only its players; ask the dealer for a new link`)
+      throw new UsageError(linkUsedUp(invite.table.id))
     }
     if (stream === undefined) throw new UsageError(`cannot reach the dealer's node (is it running? 'fairdeal node --config …' on the dealer's machine): ${failures.join('; ')}`)
     final = await joinOverStream(stream, invite, identity.peerId, waiting => {

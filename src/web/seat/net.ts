@@ -6,7 +6,7 @@ import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
 import { lpStream, type LengthPrefixedStream } from '@libp2p/utils'
 import { multiaddr } from '@multiformats/multiaddr'
 import type { Libp2p, Stream } from '@libp2p/interface'
-import { JOIN_PROTOCOL, MAX_JOIN_MESSAGE_BYTES, joinAsSeat, type FinalTableBody, type LinkInvite } from '../../core/join.js'
+import { JOIN_PROTOCOL, MAX_JOIN_MESSAGE_BYTES, joinAsSeat, linkUsedUp, type FinalTableBody, type LinkInvite } from '../../core/join.js'
 import type { Signed } from '../../core/signed.js'
 import { MAX_FRAME_BYTES, TABLE_PROTOCOL } from '../../protocol/wire.js'
 
@@ -57,10 +57,10 @@ export class UnreachableError extends Error {
 /** The dealer's node hung up on this page's key while joining: the table is complete without it. */
 export class UsedLinkError extends Error {
   override name = 'UsedLinkError'
-  constructor () { super('this link was used already: every seat of the table is taken and the dealer\'s node lets in only its players; ask the dealer for a new link') }
 }
 
-async function dialStream (node: Libp2p, addresses: readonly string[], protocol: string): Promise<Stream> {
+/** A stream to the dealer on `protocol`; `joining` names the table a join is for (a hang-up then means a used link). */
+async function dialStream (node: Libp2p, addresses: readonly string[], protocol: string, joining?: string): Promise<Stream> {
   const ws = pageAddresses(addresses)
   if (ws.length === 0) throw new Error('the dealer\'s node names no WebSockets address (…/tcp/PORT/ws), which a browser needs')
   let last: unknown
@@ -71,13 +71,13 @@ async function dialStream (node: Libp2p, addresses: readonly string[], protocol:
   const e = last as { message?: unknown, type?: unknown } | undefined
   const reason = typeof e?.message === 'string' && e.message !== '' ? e.message : typeof e?.type === 'string' ? `connection ${e.type === 'error' ? 'failed' : e.type}` : String(last)
   // A dealer's node past joining admits only the table's players: it hangs up on anyone else.
-  if (protocol === JOIN_PROTOCOL && /EOF|reset|closed|encrypt/i.test(reason)) throw new UsedLinkError()
+  if (joining !== undefined && /EOF|reset|closed|encrypt/i.test(reason)) throw new UsedLinkError(linkUsedUp(joining))
   throw new UnreachableError(`cannot reach the dealer's node at ${ws.join(' or ')} (${reason}): is it running?`)
 }
 
 /** The join (src/core/join.ts) over a stream to the dealer: resolves with its signed final table. */
 export async function joinFromPage (node: Libp2p, invite: LinkInvite, self: string, onBound: (waiting: number[]) => void): Promise<Signed<FinalTableBody>> {
-  const stream = await dialStream(node, invite.dealerAddresses, JOIN_PROTOCOL)
+  const stream = await dialStream(node, invite.dealerAddresses, JOIN_PROTOCOL, invite.table.id)
   try {
     return await joinAsSeat(lpStream(stream, { maxDataLength: MAX_JOIN_MESSAGE_BYTES }), invite, self, onBound)
   } finally {
