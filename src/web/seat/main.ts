@@ -7,7 +7,7 @@ import { parseLink, secretDigest, type FinalTableBody, type LinkInvite } from '.
 import type { Signed } from '../../core/signed.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import type { HandEvent } from '../../protocol/types.js'
-import { connectTable, joinFromPage, startSeatNode, UnreachableError } from './net.js'
+import { connectTable, joinFromPage, startSeatNode, UnreachableError, type SeatNet } from './net.js'
 import { PageSeatHost } from './host.js'
 import { SeatStore } from './store.js'
 import { showBundleHash } from './bundle.js'
@@ -130,6 +130,13 @@ async function run (): Promise<void> {
   })
   const signer = signerFromSeed(seed)
   ;(document.getElementById('whoami') as HTMLElement).textContent = `this seat's peer id: ${signer.peerId}`
+  // What the page cannot play is said before it takes the seat (the final table's are the invite's).
+  if (invite.table.timelock !== undefined && invite.table.timelock !== 'off') {
+    say('this table is time-locked, and the seat page cannot yet finish a hand from its timelocks (it fetches no beacon round): join it with a seat node (fairdeal table join LINK)', true)
+    return
+  }
+  let beacon
+  try { beacon = beaconBinding(invite.table.beacon, invite.table.beaconMarginMs) } catch (err) { say((err as Error).message, true); return }
   const node = await startSeatNode(seed)
   let final = await store.table()
   if (final === undefined) {
@@ -156,21 +163,14 @@ async function run (): Promise<void> {
   }
   showTable(final, signer.peerId)
   const t = final.body.table
-  if (t.timelock !== undefined && t.timelock !== 'off') {
-    say('this table is time-locked, and the seat page cannot yet finish a hand from its timelocks (it fetches no beacon round): join it with a seat node (fairdeal table join LINK)', true)
-    return
-  }
-  let beacon
-  try { beacon = beaconBinding(t.beacon, t.beaconMarginMs) } catch (err) { say((err as Error).message, true); return }
   await blindEngineReady().catch(() => {})
-  let send: (frame: Uint8Array) => Promise<void> = async () => { throw new Error('not connected yet') }
+  // The machine is restored before any frame comes in; what it sends meanwhile (its ASKs) waits for the connection.
+  let connected: (net: SeatNet) => void = () => {}
+  const ready = new Promise<SeatNet>(resolve => { connected = resolve })
   const host = new PageSeatHost({ ...t, seats: t.seats as string[], timeouts: t.timeouts }, beacon, signer, store,
-    async frame => { await send(frame) }, onEvent, seq => { logEntries = seq + 1; render() }, message => { say(message, true) })
-  logEntries = (await store.exportLines()).length > 0 ? (await store.exportLines()).length - 1 : 0
-  const net = await connectTable(node, t.dealer, final.body.dealerAddresses, (from, frame) => { host.receive(from, frame) }, connected => {
-    if (status.className !== 'error') say(connected ? 'connected to the dealer\'s node' : 'not connected to the dealer\'s node: dialling again')
-  })
-  send = net.send
+    async frame => { await (await ready).send(frame) }, onEvent, seq => { logEntries = seq + 1; render() }, message => { say(message, true) })
+  const kept = await store.exportLines()
+  logEntries = Math.max(0, kept.length - 1)
   await host.restore()
   // The hands in play, as the restored machine holds them (a reload shows them again).
   const mySeat = t.seats.indexOf(signer.peerId)
@@ -182,6 +182,9 @@ async function run (): Promise<void> {
       phase: h.phase
     })
   }
+  connected(await connectTable(node, t.dealer, final.body.dealerAddresses, (from, frame) => { host.receive(from, frame) }, up => {
+    if (status.className !== 'error') say(up ? 'connected to the dealer\'s node' : 'not connected to the dealer\'s node: dialling again')
+  }))
   setInterval(() => { host.tick(Date.now()) }, 100)
   const button = document.getElementById('log-export') as HTMLButtonElement
   button.addEventListener('click', () => { void exportLog(store, `fairdeal-${t.id}-seat-${t.seats.indexOf(signer.peerId)}`) })

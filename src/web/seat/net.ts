@@ -131,6 +131,7 @@ export async function connectTable (node: Libp2p, dealer: string, addresses: rea
       }
     }
   }
+  onState(isConnected())
   return {
     send,
     connected: isConnected,
