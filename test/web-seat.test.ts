@@ -24,9 +24,11 @@ async function until (condition: () => Promise<boolean>, what: string, timeoutMs
   }
 }
 const [TCP, WS, WEB] = [22050, 22051, 22052]
+/** Each wait's bound: generous, since a loaded machine (the whole suite on two cores) slows three browsers down; no wait sleeps it out. */
+const WAIT_MS = 30_000
 /** Until the page's status line says it is connected to the dealer. */
 async function connected (page: Page): Promise<void> {
-  await page.locator('[data-testid=status]').filter({ hasText: /connected to the dealer's node$/ }).waitFor({ timeout: 10_000 })
+  await page.locator('[data-testid=status]').filter({ hasText: /connected to the dealer's node$/ }).waitFor({ timeout: WAIT_MS })
 }
 
 describe.skipIf(skip)('the seat page', () => {
@@ -51,8 +53,8 @@ describe.skipIf(skip)('the seat page', () => {
     const links = [1, 2, 3].map(i => new RegExp(`^seat ${i}: (http://127\\.0\\.0\\.1:${WEB}/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string)
     expect(links.every(l => l !== undefined)).toBe(true)
     // The node takes the seats first; its control endpoint (what NodeProcess waits for) comes once all have joined.
-    const starting = NodeProcess.start(join(data, 'node.json'), data)
-    await until(async () => (await fetch(`http://127.0.0.1:${WEB}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', 10_000)
+    const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
+    await until(async () => (await fetch(`http://127.0.0.1:${WEB}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
     const pages = await Promise.all(links.map(async link => {
       const page = await browser.context.newPage()
       page.on('pageerror', err => { process.stderr.write(`page error: ${err.message}\n`) })
@@ -68,15 +70,15 @@ describe.skipIf(skip)('the seat page', () => {
     expect(table.table.seats.slice(1)).toEqual(seats)
     // Each page shows every seat's peer id, its own marked.
     expect(await pages[0].locator('[data-testid=peers] li').allTextContents()).toEqual(table.table.seats.map((p, i) => `seat ${i}: ${p}${i === 0 ? ' (dealer)' : ''}${i === 1 ? ' (you)' : ''}`))
-    await until(async () => ((await dealer!.client.status()) as { peers?: Array<{ connected: boolean }> }).peers?.every(p => p.connected) === true, 'every page connected', 10_000)
+    await until(async () => ((await dealer!.client.status()) as { peers?: Array<{ connected: boolean }> }).peers?.every(p => p.connected) === true, 'every page connected', WAIT_MS)
 
     const hand = await dealer.client.deal()
     const codes = async (i: number): Promise<string[]> => {
-      const text = await pages[i].locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).textContent({ timeout: 15_000 })
+      const text = await pages[i].locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).textContent({ timeout: WAIT_MS })
       return (text ?? '').split(' ').filter(Boolean)
     }
     // Eight card codes each (the page's CSP allows no evaluated script: locators, not waitForFunction).
-    for (const page of pages) await page.locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).filter({ hasText: /^(\S+ ){7}\S+$/ }).waitFor({ timeout: 15_000 })
+    for (const page of pages) await page.locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).filter({ hasText: /^(\S+ ){7}\S+$/ }).waitFor({ timeout: WAIT_MS })
     const dealt = await Promise.all([0, 1, 2].map(codes))
     for (const c of dealt) expect(c.every(x => /^[789TJQKA][CDHS]$/.test(x))).toBe(true)
     expect(new Set(dealt.flat()).size).toBe(24)
@@ -87,8 +89,8 @@ describe.skipIf(skip)('the seat page', () => {
     expect(await pages[1].textContent('[data-testid=whoami]')).toBe(`this seat's peer id: ${seats[1]}`)
 
     await dealer.client.end(hand)
-    for (const page of pages) await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: 15_000 })
-    await until(async () => (await pages[0].textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', 10_000)
+    for (const page of pages) await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: WAIT_MS })
+    await until(async () => (await pages[0].textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS)
 
     // The page's log, exported, verifies with the CLI; the dealer's receipt holds every seat's ack.
     const [download] = await Promise.all([pages[0].waitForEvent('download'), pages[0].click('[data-testid=log-export]')])
@@ -96,17 +98,17 @@ describe.skipIf(skip)('the seat page', () => {
     await writeFile(exported, await readFile(await download.path()))
     const checked = await fairdeal('verify', exported)
     expect([checked.code, checked.stdout.trim().split('\n').pop()]).toEqual([0, '1 passed, 0 failed'])
-    await until(async () => ((await dealer!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', 10_000)
+    await until(async () => ((await dealer!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', WAIT_MS)
     const dealerLog = await fairdeal('verify', '--data', data)
     expect([dealerLog.code, dealerLog.stdout.trim().split('\n').pop()]).toEqual([0, '1 passed, 0 failed'])
 
     // A used link, opened where nobody holds its key (another origin: another IndexedDB, so another key).
     const stranger = await browser.context.newPage()
     await stranger.goto(links[0].replace('127.0.0.1', 'localhost'))
-    await stranger.waitForSelector('[data-testid=status].error', { timeout: 10_000 })
+    await stranger.waitForSelector('[data-testid=status].error', { timeout: WAIT_MS })
     expect(await stranger.textContent('[data-testid=status]')).toBe('this link was used already: every seat of table coinche-night is taken and the dealer\'s node lets in only its players; ask the dealer for a new link')
     // The page shows the bundle's SHA-256, the figure `npm run build` printed.
     const bundle = JSON.parse(await readFile(join(import.meta.dirname, '..', 'dist', 'web', 'bundle.json'), 'utf8')) as { sha256: string }
     expect(await pages[0].textContent('[data-testid=bundle-hash]')).toBe(bundle.sha256)
-  })
+  }, 4 * WAIT_MS)
 })
