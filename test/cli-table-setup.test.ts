@@ -22,9 +22,9 @@ describe('table new: the default for people, and no silent surprises', () => {
   afterAll(async () => { await rm(dir, { recursive: true, force: true }) })
 
   it('a table of people is blind-v1, one with robots atout-v1, --scheme chooses otherwise; the help says why', async () => {
-    const people = await cliInProcess('table', 'new', '--game', 'coinche', '--seats', '4', '--data', join(dir, 'people'), '--listen', '/ip4/127.0.0.1/tcp/22020')
-    const robots = await cliInProcess('table', 'new', '--game', 'coinche', '--seats', '4', '--robots', '2,3', '--data', join(dir, 'robots'))
-    const chosen = await cliInProcess('table', 'new', '--game', 'tarot', '--seats', '4', '--scheme', 'tarot-v1', '--data', join(dir, 'chosen'))
+    const people = await cliInProcess('table', 'new', '--answers', '--game', 'coinche', '--seats', '4', '--data', join(dir, 'people'), '--listen', '/ip4/127.0.0.1/tcp/22020')
+    const robots = await cliInProcess('table', 'new', '--answers', '--game', 'coinche', '--seats', '4', '--robots', '2,3', '--data', join(dir, 'robots'))
+    const chosen = await cliInProcess('table', 'new', '--answers', '--game', 'tarot', '--seats', '4', '--scheme', 'tarot-v1', '--data', join(dir, 'chosen'))
     for (const r of [people, robots, chosen]) expect(r.code, r.stderr).toBe(0)
     expect(invitesOf(people.stdout).map(i => decodeInvite(i).table.scheme)).toEqual(['blind-v1', 'blind-v1', 'blind-v1'])
     expect(people.stdout).toMatch(/^table coinche-night: coinche, 4 seats, blind-v1, dealer/)
@@ -43,7 +43,7 @@ describe('table new: the default for people, and no silent surprises', () => {
     const hash = (quicknet.info as { hash: string }).hash
     await writeFile(beaconFile, JSON.stringify({ ...quicknet, relays: [`http://127.0.0.1:22099/${hash}`] }))
     const alice = join(dir, 'alice')
-    const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', alice, '--beacon', beaconFile, '--timelock', 'replay')
+    const made = await cliInProcess('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', alice, '--beacon', beaconFile, '--timelock', 'replay')
     expect(made.code, made.stderr).toBe(0)
     const invite = decodeInvite(invitesOf(made.stdout)[0])
     expect([invite.table.scheme, invite.table.timelock]).toEqual(['blind-v1', 'replay'])
@@ -66,7 +66,7 @@ describe('table new: the default for people, and no silent surprises', () => {
 
   it('spawned: a second table new refuses to replace the pending table (--force does), the hint names the port used, an unreachable beacon is one warning', async () => {
     const data = join(dir, 'dealer')
-    const first = await fairdeal('table', 'new', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/22031')
+    const first = await fairdeal('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/22031')
     expect(first.code, first.stderr).toBe(0)
     expect(first.stderr).toMatch(/give --listen \/ip4\/0\.0\.0\.0\/tcp\/22031 and --announce \/ip4\/YOUR-PUBLIC-IP\/tcp\/22031 /)
     expect(first.stderr).not.toMatch(/7400/)
@@ -77,7 +77,7 @@ describe('table new: the default for people, and no silent surprises', () => {
     const draft = JSON.parse(await readFile(join(data, 'table-draft.json'), 'utf8')) as { listen: string[] }
     expect(draft.listen).toEqual(['/ip4/127.0.0.1/tcp/22031'])
     const beaconFile = join(dir, 'local-beacon.json')
-    const forced = await fairdeal('table', 'new', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/22032', '--force', '--beacon', beaconFile)
+    const forced = await fairdeal('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/22032', '--force', '--beacon', beaconFile)
     expect(forced.code, forced.stderr).toBe(0)
     expect((JSON.parse(await readFile(join(data, 'table-draft.json'), 'utf8')) as { listen: string[] }).listen).toEqual(['/ip4/127.0.0.1/tcp/22032'])
     const warnings = forced.stderr.split('\n').filter(l => l.startsWith('warning:'))

@@ -35,7 +35,7 @@ describe('invite → join → add → a played hand', () => {
     const alice = join(dir, 'alice')
     const bob = join(dir, 'bob')
     const pa = await port()
-    const made = await fairdeal('table', 'new', '--game', 'duo', '--seats', '2', '--data', alice, '--listen', `/ip4/127.0.0.1/tcp/${pa}`, '--id', 'duo-night', '--scheme', 'atout-v1')
+    const made = await fairdeal('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', alice, '--listen', `/ip4/127.0.0.1/tcp/${pa}`, '--id', 'duo-night', '--scheme', 'atout-v1')
     expect(made.code, made.stderr).toBe(0)
     expect(made.stderr).toMatch(/^created a new identity in .*alice\/identity\.key/)
     const invite = /^seat 1: (fairdeal-invite:\S+)$/m.exec(made.stdout)?.[1] as string
@@ -67,7 +67,7 @@ describe('invite → join → add → a played hand', () => {
     await expect(access(join(dir, 'carol'))).rejects.toThrow()
     await expect(access(bob)).rejects.toThrow()
     // A dealer on a DNS name (dynamic DNS at home) announces it: the invite names it, not the listen address.
-    const named = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--json',
+    const named = await cliInProcess('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', join(dir, 'carol'), '--json',
       '--listen', '/ip4/127.0.0.1/tcp/7400', '--announce', '/dns4/localhost/tcp/7400')
     expect(named.code, named.stderr).toBe(0)
     const carol = JSON.parse(named.stdout) as { peerId: string, invites: Array<{ invite: string }> }

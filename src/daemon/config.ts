@@ -10,7 +10,7 @@ import { NodeInputError } from './errors.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
 import { dialAddress, parseListenAddress } from '../net/addresses.js'
 import { circuitAddress, parseRelayAddress } from '../net/relay.js'
-import type { TableSpec, TimelockConfig, Timeouts } from '../protocol/types.js'
+import { DEFAULT_TIMEOUTS, type TableSpec, type TimelockConfig, type Timeouts } from '../protocol/types.js'
 import { RECOVERED_RULES } from '../core/hand/recovered.js'
 import { timelockSupported } from '../core/timelock/index.js'
 
@@ -25,7 +25,7 @@ const listenAddr = z.string().regex(/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?$
 /** A member's address in `table.peers` (also what `table new/join --announce` accepts). */
 export const peerAddress = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7400 or …/tcp/7401/ws')
 
-export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000, revealMs: 3_600_000 }
+export { DEFAULT_TIMEOUTS }
 
 /** One table's block: `table` in a one-table config, each entry of `tables` in a node serving several. */
 const tableSchema = z.object({

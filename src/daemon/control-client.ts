@@ -4,10 +4,19 @@ import { join } from 'node:path'
 import { NodeInputError } from './errors.js'
 import { CONTROL_FILE, type ControlInfo } from './control.js'
 import { EventWatcher, type NodeEvent } from './events.js'
+import { readDraft } from './table-join.js'
 
 /** `table=ID` as a query parameter (after `sep`), or nothing for the node's only table. */
 function tableQuery (table: string | undefined, sep: '?' | '&'): string {
   return table === undefined ? '' : `${sep}table=${encodeURIComponent(table)}`
+}
+
+/** The seats still open of a table joining by links in `dataDir`, if it is one. */
+async function openLinkSeats (dataDir: string): Promise<{ table: string, seats: number[] } | undefined> {
+  const draft = await readDraft(dataDir).catch(() => undefined)
+  if (draft?.links === undefined) return undefined
+  const seats = draft.table.seats.flatMap((s, i) => s === null ? [i] : [])
+  return seats.length === 0 ? undefined : { table: draft.table.id, seats }
 }
 
 /** A client of a running node's control endpoint, found through the node's data directory. */
@@ -19,6 +28,9 @@ export class ControlClient {
     try {
       text = await readFile(join(dataDir, CONTROL_FILE), 'utf8')
     } catch {
+      // A table joining by links has no control endpoint until every seat is taken (src/daemon/table-join.ts).
+      const open = await openLinkSeats(dataDir)
+      if (open !== undefined) throw new NodeInputError(`table ${open.table} of ${dataDir} is still taking its seats (seat ${open.seats.join(', ')} not joined yet): its node (if running) takes commands once every seat has joined`)
       throw new NodeInputError(`no running node found for ${dataDir} (no ${CONTROL_FILE}); start it with 'fairdeal node --config FILE'`)
     }
     try {

@@ -1,6 +1,5 @@
 import * as z from 'zod'
-import { ROBOT } from '../core/hand/messages.js'
-import { RECOVERED_RULES } from '../core/hand/recovered.js'
+import { draftTableSchema, type DraftTable } from '../core/join.js'
 import { NodeInputError } from './errors.js'
 
 /**
@@ -23,22 +22,8 @@ const MAX_STRING = 64 * 1024
 const peerId = z.string().regex(/^12D3KooW[1-9A-HJ-NP-Za-km-z]{44}$/, 'must be an Ed25519 libp2p peer id')
 const address = z.string().min(1).max(256)
 
-/** The table block as the config has it, a seat not yet taken being null. */
-export const draftTableSchema = z.object({
-  id: z.string().min(1).max(64),
-  game: z.string().min(1).max(32),
-  scheme: z.string().min(1).max(32),
-  dealer: peerId,
-  seats: z.array(z.union([peerId, z.literal(ROBOT), z.null()])).min(2).max(8),
-  timeouts: z.record(z.string(), z.number()).optional(),
-  beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
-  beaconMarginMs: z.number().int().min(0).optional(),
-  /** The table's timelock rule (the config's `table.timelock`); absent: off. */
-  timelock: z.enum(['off', ...RECOVERED_RULES]).optional(),
-  /** The table's relay (`…/p2p/RELAYID`), when its dealer is reached through one (docs/network.md). */
-  relay: z.string().min(1).max(256).optional()
-}).strict()
-export type DraftTable = z.infer<typeof draftTableSchema>
+// The table block is the link invites' too (src/core/join.ts): one schema.
+export { draftTableSchema, type DraftTable } from '../core/join.js'
 
 const inviteSchema = z.object({
   v: z.literal(1),

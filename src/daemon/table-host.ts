@@ -10,7 +10,7 @@ import { seatMetaKey } from '../protocol/seat.js'
 import type { DealerSide, SeatSide } from '../protocol/contracts.js'
 import { handKeyPrefix, machinesFor } from '../protocol/machines.js'
 import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
-import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
+import { MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type PersistEffect } from '../protocol/types.js'
 import { decodeFrame, encodeFrame, WireError } from '../protocol/wire.js'
 import { SendError } from '../net/errors.js'
 import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
@@ -42,7 +42,6 @@ export interface NodeServices {
 }
 
 type Role = 'dealer' | 'seat'
-type PersistEffect = Extract<Effect, { kind: 'persist' }>
 
 /**
  * One table a node serves: its machines (dealer and/or seat), and the queue in which their effects
@@ -258,10 +257,9 @@ export class TableHost {
         case 'persist': {
           // Persists in a row go to disk as one synced batch: one fsync instead of several, and all
           // of them still durable (atomically, too) before the effect that follows them.
-          let end = i + 1
-          while (end < effects.length && effects[end].kind === 'persist') end++
-          await this.#persist(effects.slice(i, end) as PersistEffect[])
-          i = end - 1
+          const run = persistRun(effects, i)
+          await this.#persist(run)
+          i += run.length - 1
           break
         }
         case 'send':

@@ -164,7 +164,13 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
       json(res, 200, await action(await readBody(req, fields[path])))
     })
   }
-  const server: WebServer = await startWebServer({ port: options.port, routes, page: '/table.html', guard: authorised })
+  // The seat page and the built code are static and public (docs/browser-seat.md): a player opens
+  // the page from a link, with no login; only the API and the table page need credentials.
+  const open = (req: IncomingMessage): boolean => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    return path === '/seat' || path === '/seat.html' || path === '/bundle.json' || path.startsWith('/assets/') || authorised(req)
+  }
+  const server: WebServer = await startWebServer({ port: options.port, routes, page: '/table.html', guard: open })
   cookie = `fairdeal_session_${server.port}`
   return {
     url: server.url,

@@ -58,6 +58,12 @@ const SECURITY_HEADERS: Record<string, string> = {
   'cross-origin-resource-policy': 'same-origin'
 }
 
+/**
+ * The seat page is a libp2p node: it opens WebSockets to the dealer's node (or a relay) wherever
+ * the table names it, and runs libsodium's WebAssembly. Only its document gets these two more.
+ */
+const SEAT_PAGE_CSP = SECURITY_HEADERS['content-security-policy'] + "; connect-src 'self' ws: wss:; script-src 'self' 'wasm-unsafe-eval'"
+
 async function listFiles (root: string): Promise<Map<string, string>> {
   const files = new Map<string, string>()
   const walk = async (dir: string): Promise<void> => {
@@ -107,6 +113,7 @@ export async function startWebServer (options: WebServerOptions): Promise<WebSer
       const immutable = path.startsWith('/assets/')
       res.writeHead(200, {
         ...SECURITY_HEADERS,
+        ...(file.endsWith(`${sep}seat.html`) ? { 'content-security-policy': SEAT_PAGE_CSP } : {}),
         'content-type': TYPES[ext] ?? 'application/octet-stream',
         'content-length': String(body.length),
         'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache'

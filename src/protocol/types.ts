@@ -24,6 +24,9 @@ export interface Timeouts {
   revealMs: number
 }
 
+/** A table's timeouts when its config gives none (the node config's defaults; the seat page uses them too). */
+export const DEFAULT_TIMEOUTS: Timeouts = { contributeMs: 10_000, ackMs: 10_000, revealMs: 3_600_000 }
+
 export interface BeaconBindingConfig {
   chain: ChainInfo
   /** The bound round is the first one published at least this long after the contribution deadline. */
@@ -66,6 +69,18 @@ export type Effect =
   | { kind: 'fetchBeacon', hand: number, round: number }
   | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered' | 'late-ack', hand: number, payload: unknown }
   | { kind: 'event', hand: number, event: HandEvent }
+
+export type PersistEffect = Extract<Effect, { kind: 'persist' }>
+
+/**
+ * The persists in a row from `effects[i]` on: a host writes them as one batch (one sync, atomic),
+ * durable before the effect after them.
+ */
+export function persistRun (effects: readonly Effect[], i: number): PersistEffect[] {
+  let end = i
+  while (end < effects.length && effects[end].kind === 'persist') end++
+  return effects.slice(i, end) as PersistEffect[]
+}
 
 export type HandEvent =
   | { type: 'committed', commitment: string, beaconRound: number | null }

@@ -11,6 +11,8 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     chunkSizeWarningLimit: 2000,
-    rolldownOptions: { input: { verify: 'verify.html', table: 'table.html' }, checks: { pluginTimings: false } }
+    // scripts/bundle-hash.mjs reads which files the seat page loads from it.
+    manifest: true,
+    rolldownOptions: { input: { verify: 'verify.html', table: 'table.html', seat: 'seat.html' }, checks: { pluginTimings: false } }
   }
 })

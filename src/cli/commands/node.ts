@@ -10,6 +10,9 @@ import { createLogger } from '../../daemon/logger.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
+import { gatherSeats, joiningTable, JoinDesk, readDraft, registerJoinDesk, type Draft } from '../../daemon/table-join.js'
+import { loadIdentity } from '../../net/identity.js'
+import { signerFromSeed, type Signer } from '../../core/identity.js'
 
 const HELP = `usage: fairdeal node --config FILE [--control-port PORT]
 
@@ -33,7 +36,11 @@ export const command = defineCommand({
 async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.config === undefined) throw new UsageError('--config FILE is required')
   const controlPort = parseIntOption(values['control-port'], '--control-port', 0, 65535)
-  const raw = await readNodeConfigJson(values.config)
+  let raw = await readNodeConfigJson(values.config)
+  // A table joining by links: the node takes the seats first, then runs the whole table.
+  const joining = joiningTable(raw) ? await gatherFirst(raw, values.config) : undefined
+  if (joining === null) return 0
+  if (joining !== undefined) raw = await readNodeConfigJson(values.config)
   const hasGroup = (raw as { group?: unknown } | null)?.group !== undefined
   const hasTable = (raw as { table?: unknown } | null)?.table !== undefined || (raw as { tables?: unknown } | null)?.tables !== undefined
   if (hasGroup && !hasTable) return await runGroupOnly(raw as { data?: unknown, group: unknown }, values.config)
@@ -54,6 +61,13 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
     if (dialIn.length > 0) {
       logger.info({ table: table.id, seats: dialIn }, `seat ${dialIn.map(s => table.seats.indexOf(s)).join(', ')} of table ${table.id} dial${dialIn.length === 1 ? 's' : ''} in (no address in ${(raw as { tables?: unknown }).tables !== undefined ? `tables.${i}.peers` : 'table.peers'}): the dealer waits for ${dialIn.length === 1 ? 'it' : 'them'}`)
     }
+  }
+  // A seat that missed the final table (it hung up before the last seat joined) asks again, also
+  // after this node's restart: the draft keeps the signed table.
+  const joined = joining?.draft ?? await readDraft(config.dataDir)
+  if (joined?.links?.final !== undefined && daemon.peerId === joined.table.dealer) {
+    const signer = joining?.signer ?? signerFromSeed((await loadIdentity(config.dataDir)).seed)
+    await registerJoinDesk(daemon.node, new JoinDesk(config.dataDir, joined, signer, logger))
   }
   const loginLinks: LoginLinks = {}
   let control
@@ -96,6 +110,34 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   await group?.stop()
   logger.flush?.()
   return 0
+}
+
+/**
+ * The dealer's node of a table joining by links, until every seat is taken (src/daemon/table-join.ts):
+ * what the node needs afterwards to answer a seat that asks again, or null when stopped first.
+ */
+async function gatherFirst (raw: unknown, path: string): Promise<{ dir: string, draft: Draft, signer: Signer } | null> {
+  const data = (raw as { data?: unknown }).data
+  if (typeof data !== 'string' || data === '') throw new UsageError(`${path}: field data is missing (the node's data directory)`)
+  const dir = resolve(dirname(resolve(path)), data)
+  const draft = await readDraft(dir)
+  if (draft?.links === undefined) throw new UsageError(`${path}: its table has seats not taken, and ${dir} holds no table joining by links: finish it with 'fairdeal table add', or run 'fairdeal table new' again`)
+  process.umask(0o077)
+  const identity = await loadIdentity(dir)
+  const signer = signerFromSeed(identity.seed)
+  const logger = createLogger()
+  const stop = new AbortController()
+  const onSignal = (signal: string): void => { logger.info({ signal }, 'stopping'); stop.abort() }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    const final = await gatherSeats({ dir, draft, privateKey: identity.privateKey, signer, logger, signal: stop.signal })
+    if (final === undefined) { logger.flush?.(); return null }
+    return { dir, draft: { ...draft, table: final.body.table, links: { ...draft.links, final } }, signer }
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
 }
 
 /** A config with a beacon group and no table: the member alone (no control endpoint). */

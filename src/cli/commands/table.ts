@@ -1,5 +1,6 @@
 import { defineCommand, type OptionSpecs } from '../command.js'
-import { access, readFile, rename, writeFile } from 'node:fs/promises'
+import { access, readFile, rm } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
@@ -14,24 +15,40 @@ import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { RECOVERED_RULES, type RecoveredRule } from '../../core/hand/recovered.js'
 import { signerFromSeed } from '../../core/identity.js'
-import { parseNodeConfig, peerAddress } from '../../daemon/config.js'
+import { parseNodeConfig, peerAddress, readNodeConfigJson } from '../../daemon/config.js'
 import { multiaddr } from '@multiformats/multiaddr'
 import {
   decodeAnswer, decodeInvite, encodeAnswer, encodeInvite, openSeats, type DraftTable, type Invite
 } from '../../daemon/invite.js'
+import {
+  CONFIG_FILE, DRAFT_FILE, configFor, dealerAddressesOf, joinOverStream, joiningTable, readDraft as readDraftFile, writeJson, type Draft
+} from '../../daemon/table-join.js'
+import { formatLink, isLink, JOIN_PROTOCOL, linkUsedUp, newJoinSecret, parseLink, SEAT_PAGE_PATH, secretDigest, type LinkInvite } from '../../core/join.js'
+import { dialAddress } from '../../net/addresses.js'
+import { dialFailureHint, dialFailureKind } from '../../net/reach.js'
 
-/** The node config `table` writes in the data directory; `fairdeal node --config DIR/node.json` runs it. */
-export const CONFIG_FILE = 'node.json'
-/** The table being set up, until every seat is taken. */
-const DRAFT_FILE = 'table-draft.json'
+export { CONFIG_FILE }
+/** Where the dealer's node serves the seat page the links open, unless --web-port says otherwise. */
+const DEFAULT_WEB_PORT = 7402
 /** How long 'table new' waits for a public beacon's relays to answer. */
 const BEACON_CHECK_MS = 3_000
 
-const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]...
-                          [--robots SEATS] [--beacon B] [--timelock RULE] [--scheme S] [--id ID] [--relay ADDR] [--force] [--json]
+const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]... [--web-port P]
+                          [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE] [--scheme S] [--id ID]
+                          [--relay ADDR] [--answers] [--force] [--json]
 
-Sets up a table without copying peer ids by hand:
-  1. the dealer: 'table new' prints one invite per seat to fill (nothing secret in it);
+Sets up a table without copying peer ids by hand. 'table new' prints one line per seat to fill,
+'seat N: LINK', and writes the dealer's DIR/${CONFIG_FILE} at once:
+  1. the dealer sends each player their link and starts 'fairdeal node --config DIR/${CONFIG_FILE}';
+     its node serves the seat page on 127.0.0.1:P (--web-port, default ${DEFAULT_WEB_PORT}), takes the seats
+     as their players join, in any order, and deals once every seat is taken;
+  2. each player opens the link in a browser (the page is the seat: docs/browser-seat.md), or runs
+     'fairdeal table join LINK --data DIR', which writes their node config once every seat is taken.
+A link carries a one-time secret (in the URL's fragment, which a browser sends to no server): the
+dealer's node binds its seat to the first player that proves it, refuses anyone else, and sends
+every player the final table, signed. Nothing goes back to the dealer by hand.
+With --answers, the earlier three steps instead (invites hold no secret):
+  1. 'table new' prints one invite per seat (fairdeal-invite:…);
   2. each player: 'table join INVITE' prints a one-line answer (its peer id and addresses);
   3. the dealer: 'table add ANSWER' for each; once every seat is taken it writes the dealer's
      DIR/${CONFIG_FILE} and prints the table line, which each player gives to 'table join' again
@@ -76,13 +93,23 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   dial: the dealer holds a reservation there and the players reach it through it
                   (then --listen none is allowed for the dealer)
   --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}
-  --force         replace a table being set up in DIR (its invites and answers so far are lost)
-  --json          print one JSON object ({peerId, invites: [{seat, invite}]}) instead of text`
+  --web-port P    where the dealer's node serves the seat page the links open (127.0.0.1:P; default ${DEFAULT_WEB_PORT})
+  --page-url URL  the seat page's URL the links name instead (a copy of dist/web hosted where the
+                  players reach it, e.g. https://example.org/fairdeal/seat.html): the dealer's node
+                  serves it on 127.0.0.1 only
+  --answers       the invite/answer/table-line steps instead of links
+  --force         replace a table being set up in DIR (its links, invites and answers so far are lost)
+  --json          print one JSON object instead of text: {peerId, config, links: [{seat, link}]}
+                  ({peerId, invites: [{seat, invite}]} with --answers)`
 
-const JOIN_HELP = `usage: fairdeal table join INVITE --data DIR [--listen ADDR|none]... [--announce ADDR]... [--json]
+const JOIN_HELP = `usage: fairdeal table join LINK --data DIR [--listen ADDR|none]... [--json]
+       fairdeal table join INVITE --data DIR [--listen ADDR|none]... [--announce ADDR]... [--json]
        fairdeal table join TABLE-LINE --data DIR
 
-A player's side of 'fairdeal table new' (its help explains the three steps). With the INVITE the
+A player's side of 'fairdeal table new' (its help explains the steps). With a LINK (http://…/seat#…):
+dials the dealer's node, proves the link's one-time secret, waits until every seat has joined, checks
+the dealer's signed final table and writes DIR/${CONFIG_FILE} from it (a used or altered link is refused
+in one sentence; the same command run again from the same DIR waits again). With the INVITE the
 dealer sent, prints a one-line answer (this node's peer id and addresses) to send back to the dealer;
 with the table line the dealer sends once every seat is taken, writes DIR/${CONFIG_FILE} and checks
 that the dealer's address answers. Creates the node's identity (DIR/${IDENTITY_FILE}) when DIR has none.
@@ -114,6 +141,9 @@ const NEW_OPTIONS = {
   announce: { type: 'string', multiple: true },
   data: { type: 'string' },
   force: { type: 'boolean' },
+  answers: { type: 'boolean' },
+  'web-port': { type: 'string' },
+  'page-url': { type: 'string' },
   json: { type: 'boolean' }
 } satisfies OptionSpecs
 
@@ -159,7 +189,7 @@ export const commands = [
   })
 ]
 
-interface NewOptions { game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
+interface NewOptions { answers?: boolean, 'web-port'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -243,28 +273,10 @@ async function exists (path: string): Promise<boolean> {
   try { await access(path); return true } catch { return false }
 }
 
-/** Written whole or not at all. */
-async function writeJson (path: string, value: unknown): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`
-  await writeFile(temp, JSON.stringify(value, null, 2) + '\n', { mode: 0o600 })
-  await rename(temp, path)
-}
-
-interface Draft {
-  listen: string[]
-  /** What goes into invites and answers (absent in drafts written before --announce: the listen addresses). */
-  announce?: string[]
-  table: DraftTable
-  peers: Record<string, string[]>
-}
-
 async function readDraft (dir: string): Promise<Draft> {
-  const path = join(dir, DRAFT_FILE)
-  let text: string
-  try { text = await readFile(path, 'utf8') } catch {
-    throw new UsageError(`${dir} has no table being set up (${DRAFT_FILE}): run 'fairdeal table new' there first`)
-  }
-  return JSON.parse(text) as Draft
+  const draft = await readDraftFile(dir)
+  if (draft === undefined) throw new UsageError(`${dir} has no table being set up (${DRAFT_FILE}): run 'fairdeal table new' there first`)
+  return draft
 }
 
 async function newTable (o: NewOptions): Promise<number> {
@@ -285,14 +297,20 @@ async function newTable (o: NewOptions): Promise<number> {
   // The dealer is the one member everyone dials: it must be reachable somewhere (or through its relay).
   if (listen.length === 0 && o.relay === undefined) throw new UsageError('the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR, or --relay ADDR for a dealer nobody can dial)')
   const announce = announcedAddresses(o.announce, listen)
-  if (await exists(join(o.data, CONFIG_FILE))) throw new UsageError(`${join(o.data, CONFIG_FILE)} exists: this node already has a table (remove it to set up another)`)
+  const configPath = join(o.data, CONFIG_FILE)
+  // A table still joining by links has its node.json already (seats not taken are null): a draft, not a table.
+  if (await exists(configPath) && !joiningTable(await readNodeConfigJson(configPath))) throw new UsageError(`${configPath} exists: this node already has a table (remove it to set up another)`)
   if (o.force !== true && await exists(join(o.data, DRAFT_FILE))) {
     // The draft holds the seats taken so far and the port the invites name: never replaced unasked.
     const pending = await readDraft(o.data)
     const taken = pending.table.seats.filter(s => s !== null).length
     throw new UsageError(`${join(o.data, DRAFT_FILE)} holds table ${pending.table.id} being set up (${taken} of ${pending.table.seats.length} seats taken): ` +
-      'add its answers with \'fairdeal table add\', or give --force to replace it')
+      (pending.links !== undefined ? 'its links still work; ' : 'add its answers with \'fairdeal table add\', or ') + 'give --force to replace it')
   }
+  const webPort = parseIntOption(o['web-port'], '--web-port', 1, 65535) ?? DEFAULT_WEB_PORT
+  if (o.answers === true && (o['web-port'] !== undefined || o['page-url'] !== undefined)) throw new UsageError(`${o['web-port'] !== undefined ? '--web-port' : '--page-url'} is for the links' page: it does not go with --answers`)
+  // Checked before any key is made: a bad option changes nothing.
+  const page = pageUrl(o['page-url'], webPort)
   let beaconValue: DraftTable['beacon'] = beacon
   if (beacon.includes('/') || beacon.endsWith('.json')) {
     // A file is read here and travels in the table block: the players' machines do not have it.
@@ -313,6 +331,9 @@ async function newTable (o: NewOptions): Promise<number> {
   const identity = await identityOf(o.data)
   const table = tableFor(identity.peerId)
   if (beaconWarning !== undefined) process.stderr.write(beaconWarning + '\n')
+  if (o.answers !== true && openSeats(table).length > 0) return await newLinks(o, { listen, announce, table, peers: {} }, webPort, page)
+  // A table joining by links that --force replaces with answers leaves no half-made node.json behind.
+  if (await exists(configPath)) await rm(configPath)
   await writeJson(join(o.data, DRAFT_FILE), { listen, announce, table, peers: {} } satisfies Draft)
   const dealerAddresses = announce.map(a => `${a}/p2p/${identity.peerId}`)
   const invites = openSeats(table).map(seat => ({ seat, invite: encodeInvite({ v: 1, table, seat, dealerAddresses, peers: {} }) }))
@@ -336,6 +357,55 @@ async function newTable (o: NewOptions): Promise<number> {
   return 0
 }
 
+/** The seat page's URL the links name: --page-url, or the dealer's node on 127.0.0.1. */
+function pageUrl (given: string | undefined, webPort: number): string {
+  if (given === undefined) return `http://127.0.0.1:${webPort}${SEAT_PAGE_PATH}`
+  let url: URL
+  try { url = new URL(given) } catch { throw new UsageError(`--page-url ${JSON.stringify(given.slice(0, 100))}: not a URL (e.g. https://example.org/fairdeal/seat.html)`) }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--page-url ${given}: must be an http:// or https:// URL`)
+  if (url.hash !== '' || given.includes('#')) throw new UsageError(`--page-url ${given}: must have no # part (the invite goes there)`)
+  return given
+}
+
+/**
+ * `table new` with links: one link per open seat, each with its one-time secret, whose digest goes
+ * into the draft; the dealer's node.json is written now, its open seats null, so that its node runs
+ * at once and takes the seats as they join (src/daemon/table-join.ts).
+ */
+async function newLinks (o: NewOptions, base: Draft, webPort: number, page: string): Promise<number> {
+  const { table } = base
+  const secrets = new Map(openSeats(table).map(seat => [seat, newJoinSecret(n => new Uint8Array(randomBytes(n)))]))
+  const draft: Draft = { ...base, links: { digests: Object.fromEntries([...secrets].map(([seat, secret]) => [String(seat), secretDigest(secret)])), webPort } }
+  await writeJson(join(o.data, DRAFT_FILE), draft)
+  await writeJson(join(o.data, CONFIG_FILE), configFor(draft))
+  const dealerAddresses = dealerAddressesOf(draft)
+  const links = [...secrets].map(([seat, secret]) => ({
+    seat, link: formatLink(page, { v: 2, table, seat, secret, dealerAddresses } satisfies LinkInvite)
+  }))
+  const configPath = join(o.data, CONFIG_FILE)
+  if (o.json === true) {
+    process.stdout.write(JSON.stringify({ peerId: table.dealer, config: configPath, links }) + '\n')
+    return 0
+  }
+  process.stdout.write(`table ${table.id}: ${table.game}, ${table.seats.length} seats, ${table.scheme}${table.timelock !== undefined ? `, time-locked (${table.timelock})` : ''}, ` +
+    `dealer ${table.dealer} (seat 0)\n`)
+  if (loopbackOnly(base.announce ?? base.listen) && table.relay === undefined && o['page-url'] === undefined) {
+    process.stderr.write('note: the links name only this machine (127.0.0.1): players on other machines need --listen/--announce addresses they reach ' +
+      'and the page hosted where they can open it (docs/browser-seat.md, "Who serves the page")\n')
+  }
+  if (table.relay !== undefined) {
+    process.stderr.write('note: a relay serves the table\'s members only, and a seat joining by link is none yet: the seats join at the dealer\'s own addresses ' +
+      '(through the relay once seated); a dealer nobody can dial needs --answers\n')
+  }
+  if (!dealerAddresses.some(a => a.includes('/ws/')) && table.relay === undefined) {
+    process.stderr.write('note: the dealer listens on no WebSockets address (…/tcp/PORT/ws): the seat page cannot reach it, only \'fairdeal table join LINK\' can\n')
+  }
+  process.stdout.write(`send each player their link (it works once); it opens the seat page in a browser, or 'fairdeal table join LINK --data DIR' takes it:\n`)
+  for (const { seat, link } of links) process.stdout.write(`seat ${seat}: ${link}\n`)
+  process.stdout.write(`start the dealer's node now with 'fairdeal node --config ${configPath}': it serves the page on 127.0.0.1:${webPort}, takes the seats as they join, and deals once every seat is taken\n`)
+  return 0
+}
+
 /** Throws a UsageError naming what a node config would refuse in this table, seats not yet taken filled in. */
 async function checkTable (table: DraftTable, listen: string[], peers: Record<string, string[]>, dir: string): Promise<void> {
   try {
@@ -351,31 +421,11 @@ function placeholder (i: number): string {
   return signerFromSeed(new Uint8Array(32).fill(200 + i)).peerId
 }
 
-function configFor (draft: Draft): unknown {
-  const { table } = draft
-  return {
-    data: '.',
-    listen: draft.listen,
-    table: {
-      id: table.id,
-      game: table.game,
-      scheme: table.scheme,
-      dealer: table.dealer,
-      seats: table.seats,
-      peers: draft.peers,
-      beacon: table.beacon,
-      ...(table.timeouts !== undefined ? { timeouts: table.timeouts } : {}),
-      ...(table.beaconMarginMs !== undefined ? { beaconMarginMs: table.beaconMarginMs } : {}),
-      ...(table.timelock !== undefined ? { timelock: table.timelock } : {}),
-      ...(table.relay !== undefined ? { relay: table.relay } : {})
-    }
-  }
-}
-
 async function joinTable (text: string, dir: string, listenGiven: string[] | undefined, announceGiven: string[] | undefined, json: boolean): Promise<number> {
-  const invite: Invite = decodeInvite(text)
   // A player listens nowhere unless told: its node dials the dealer (the usual player is behind NAT).
   const listen = listenAddresses(listenGiven, [])
+  if (isLink(text)) return await joinByLink(parseLink(text), dir, listen, json)
+  const invite: Invite = decodeInvite(text)
   const announce = announcedAddresses(announceGiven, listen)
   const configPath = join(dir, CONFIG_FILE)
   if (invite.seat === null) {
@@ -419,6 +469,63 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
   process.stdout.write(answer + '\n')
   process.stderr.write('the dealer starts its node once every seat is taken and sends you the table line; ' +
     '\'fairdeal table join TABLE-LINE\' then writes your config and checks that your machine reaches the dealer\n')
+  return 0
+}
+
+/**
+ * `table join LINK`: dials the dealer's node, proves the link's secret on the join protocol, waits
+ * until every seat has joined, checks the dealer's signed final table and writes this node's config
+ * from it. Run again with the same link (same data directory) it asks again: the seat is this key's.
+ */
+async function joinByLink (invite: LinkInvite, dir: string, listen: string[], json: boolean): Promise<number> {
+  const configPath = join(dir, CONFIG_FILE)
+  if (await exists(configPath)) throw new UsageError(`${configPath} exists: this node already has a table (remove it to join another)`)
+  const identity = await identityOf(dir)
+  if (identity.peerId === invite.table.dealer) throw new UsageError(`${dir} holds the dealer's own key: join from the player's data directory`)
+  const relay = invite.table.relay
+  const addresses = [...invite.dealerAddresses, ...(relay !== undefined ? [circuitAddress(relay, invite.table.dealer)] : [])]
+  const node = await createNode({ privateKey: identity.privateKey, listen: [], logger: pino({ level: 'silent' }), relays: relay !== undefined ? [{ address: relay, reserve: false }] : [] })
+  let final
+  // Waiting for the other seats is waiting on a socket alone, which does not keep Node running.
+  const alive = setInterval(() => {}, 60_000)
+  try {
+    let stream
+    const failures: string[] = []
+    let hungUp = 0
+    for (const a of addresses) {
+      try {
+        stream = await node.dialProtocol(dialAddress(a, invite.table.dealer), JOIN_PROTOCOL, { signal: AbortSignal.timeout(REACH_CHECK_MS) })
+        break
+      } catch (err) {
+        failures.push(`${a}: ${dialFailureHint(err)}`)
+        if (dialFailureKind(err) === 'closed') hungUp++
+      }
+    }
+    // A dealer's node past joining admits only the table's members: a stranger is hung up on.
+    if (stream === undefined && hungUp > 0 && hungUp === addresses.length) {
+      throw new UsageError(linkUsedUp(invite.table.id))
+    }
+    if (stream === undefined) throw new UsageError(`cannot reach the dealer's node (is it running? 'fairdeal node --config …' on the dealer's machine): ${failures.join('; ')}`)
+    final = await joinOverStream(stream, invite, identity.peerId, waiting => {
+      process.stderr.write(`took seat ${invite.seat} of table ${invite.table.id} (${invite.table.game}, ${invite.table.scheme})` +
+        (waiting.length > 0 ? `; waiting for seat ${waiting.join(', ')} to join (the same command, run again, waits again)\n` : '\n'))
+    })
+  } finally {
+    // The dealer's joining node stops once every seat is taken: a graceful close may wait on it forever.
+    for (const c of node.getConnections()) c.abort(new Error('join done'))
+    try { await node.stop() } catch {}
+    clearInterval(alive)
+  }
+  const peers: Record<string, string[]> = {}
+  for (const [p, addrs] of Object.entries(final.body.peers)) if (p !== identity.peerId && addrs.length > 0) peers[p] = addrs
+  const dealerAddresses = final.body.dealerAddresses.map(a => a.replace(/\/p2p\/[^/]+$/, ''))
+  if (dealerAddresses.length > 0) peers[invite.table.dealer] = dealerAddresses
+  await writeConfig(dir, { listen, table: final.body.table, peers })
+  if (json) process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, config: configPath, table: final.body.table }) + '\n')
+  else {
+    process.stdout.write(`wrote ${configPath}: seat ${invite.seat} of table ${invite.table.id}, every seat taken ` +
+      `(${final.body.table.seats.map((p, i) => `${i}: ${String(p)}`).join(', ')}); start the node with 'fairdeal node --config ${configPath}'\n`)
+  }
   return 0
 }
 

@@ -1,0 +1,114 @@
+// The seat in the page (issue 20), in a real headless Chromium: after `table new --game coinche
+// --seats 4` and the dealer's `fairdeal node`, three pages opened from the printed links join (no
+// answer, no table line), play a blind hand to the shield, one of them reloaded mid-hand resumes
+// from IndexedDB; a page's exported log passes `fairdeal verify`, the dealer's receipt carries
+// every seat's ack; a used link is refused in one sentence. One browser, one dealer process.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
+import { NodeProcess } from './helpers/node-process.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
+import { fairdeal } from './helpers/cli.js'
+
+const skip = skipBrowserTests('test/web-seat.test.ts')
+
+/** Resolves once the async `condition` holds (checked every 50 ms), or fails naming `what`. */
+async function until (condition: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+const [TCP, WS, WEB] = [22050, 22051, 22052]
+/** Each wait's bound: generous, since a loaded machine (the whole suite on two cores) slows three browsers down; no wait sleeps it out. */
+const WAIT_MS = 30_000
+/** Until the page's status line says it is connected to the dealer. */
+async function connected (page: Page): Promise<void> {
+  await page.locator('[data-testid=status]').filter({ hasText: /connected to the dealer's node$/ }).waitFor({ timeout: WAIT_MS })
+}
+
+describe.skipIf(skip)('the seat page', () => {
+  let dir: string
+  let browser: Browser
+  let dealer: NodeProcess | undefined
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'fairdeal-web-seat-'))
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await dealer?.stop()
+    await browser?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('three pages join from their links, play a blind coinche hand to the shield, resume after a reload, export a log that verifies; a used link is refused', async () => {
+    const data = join(dir, 'alice')
+    const made = await cliInProcess('table', 'new', '--game', 'coinche', '--seats', '4', '--data', data,
+      '--listen', `/ip4/127.0.0.1/tcp/${TCP}`, '--listen', `/ip4/127.0.0.1/tcp/${WS}/ws`, '--web-port', String(WEB))
+    expect(made.code, made.stderr).toBe(0)
+    const links = [1, 2, 3].map(i => new RegExp(`^seat ${i}: (http://127\\.0\\.0\\.1:${WEB}/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string)
+    expect(links.every(l => l !== undefined)).toBe(true)
+    // The node takes the seats first; its control endpoint (what NodeProcess waits for) comes once all have joined.
+    const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
+    await until(async () => (await fetch(`http://127.0.0.1:${WEB}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
+    const pages = await Promise.all(links.map(async link => {
+      const page = await browser.context.newPage()
+      page.on('pageerror', err => { process.stderr.write(`page error: ${err.message}\n`) })
+      await page.goto(link)
+      return page
+    }))
+    dealer = await starting
+    const seats = await Promise.all(pages.map(async page => {
+      await connected(page)
+      return (await page.textContent('[data-testid=whoami]'))?.replace(/^this seat's peer id: /, '') as string
+    }))
+    const table = JSON.parse(await readFile(join(data, 'node.json'), 'utf8')) as { table: { seats: string[] } }
+    expect(table.table.seats.slice(1)).toEqual(seats)
+    // Each page shows every seat's peer id, its own marked.
+    expect(await pages[0].locator('[data-testid=peers] li').allTextContents()).toEqual(table.table.seats.map((p, i) => `seat ${i}: ${p}${i === 0 ? ' (dealer)' : ''}${i === 1 ? ' (you)' : ''}`))
+    await until(async () => ((await dealer!.client.status()) as { peers?: Array<{ connected: boolean }> }).peers?.every(p => p.connected) === true, 'every page connected', WAIT_MS)
+
+    const hand = await dealer.client.deal()
+    const codes = async (i: number): Promise<string[]> => {
+      const text = await pages[i].locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).textContent({ timeout: WAIT_MS })
+      return (text ?? '').split(' ').filter(Boolean)
+    }
+    // Eight card codes each (the page's CSP allows no evaluated script: locators, not waitForFunction).
+    for (const page of pages) await page.locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).filter({ hasText: /^(\S+ ){7}\S+$/ }).waitFor({ timeout: WAIT_MS })
+    const dealt = await Promise.all([0, 1, 2].map(codes))
+    for (const c of dealt) expect(c.every(x => /^[789TJQKA][CDHS]$/.test(x))).toBe(true)
+    expect(new Set(dealt.flat()).size).toBe(24)
+    // Page 2 reloads mid-hand: the same key, the same seat, its cards, from IndexedDB.
+    await pages[1].reload()
+    await connected(pages[1])
+    expect(await codes(1)).toEqual(dealt[1])
+    expect(await pages[1].textContent('[data-testid=whoami]')).toBe(`this seat's peer id: ${seats[1]}`)
+
+    await dealer.client.end(hand)
+    for (const page of pages) await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: WAIT_MS })
+    await until(async () => (await pages[0].textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS)
+
+    // The page's log, exported, verifies with the CLI; the dealer's receipt holds every seat's ack.
+    const [download] = await Promise.all([pages[0].waitForEvent('download'), pages[0].click('[data-testid=log-export]')])
+    const exported = join(dir, 'page-log.jsonl')
+    await writeFile(exported, await readFile(await download.path()))
+    const checked = await fairdeal('verify', exported)
+    expect([checked.code, checked.stdout.trim().split('\n').pop()]).toEqual([0, '1 passed, 0 failed'])
+    await until(async () => ((await dealer!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', WAIT_MS)
+    const dealerLog = await fairdeal('verify', '--data', data)
+    expect([dealerLog.code, dealerLog.stdout.trim().split('\n').pop()]).toEqual([0, '1 passed, 0 failed'])
+
+    // A used link, opened where nobody holds its key (another origin: another IndexedDB, so another key).
+    const stranger = await browser.context.newPage()
+    await stranger.goto(links[0].replace('127.0.0.1', 'localhost'))
+    await stranger.waitForSelector('[data-testid=status].error', { timeout: WAIT_MS })
+    expect(await stranger.textContent('[data-testid=status]')).toBe('this link was used already: every seat of table coinche-night is taken and the dealer\'s node lets in only its players; ask the dealer for a new link')
+    // The page shows the bundle's SHA-256, the figure `npm run build` printed.
+    const bundle = JSON.parse(await readFile(join(import.meta.dirname, '..', 'dist', 'web', 'bundle.json'), 'utf8')) as { sha256: string }
+    expect(await pages[0].textContent('[data-testid=bundle-hash]')).toBe(bundle.sha256)
+  }, 4 * WAIT_MS)
+})
