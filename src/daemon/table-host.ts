@@ -11,7 +11,9 @@ import type { DealerSide, SeatSide } from '../protocol/contracts.js'
 import { handKeyPrefix, machinesFor } from '../protocol/machines.js'
 import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, Rejection, type Effect, type HandEvent } from '../protocol/types.js'
-import { decodeFrame, encodeFrame, WireError } from '../protocol/wire.js'
+import { encodeFrame, WireError } from '../protocol/wire.js'
+import { freezeDeep } from '../core/frozen.js'
+import { fromUtf8 } from '../core/bytes.js'
 import { SendError } from '../net/errors.js'
 import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
 import type { TableConfig } from './config.js'
@@ -307,17 +309,20 @@ export class TableHost {
     await state.batch(ops, { sync: true })
   }
 
-  #send (to: string, doc: Signed<unknown>, role: Role, fallback?: Signed<unknown>): void {
+  #send (to: string, doc: Signed<unknown>, role: Role, fallback?: () => Signed<unknown>): void {
     // A document sent to every seat is the same object each time: encode it once.
     if (this.#lastFrame?.doc !== doc) this.#lastFrame = { doc, frame: encodeFrame(doc) }
     const frame = this.#lastFrame.frame
     const { peerId, logger } = this.#node
     if (to === peerId) {
-      // The dealer's own seat: same bytes, same checks, no network.
-      const decoded = decodeFrame(frame)
+      // The dealer's own seat, in memory: the same bytes the other seats get, read back into a
+      // deep-frozen copy (so the verify memo and the digests keep what they learn about it), and
+      // the same machine checks as any document. No schema pass: the wire schema guards against
+      // what peers send, and this is this node's own machine's output.
+      const copy = freezeDeep(JSON.parse(fromUtf8(frame)) as Signed<unknown>)
       // Both machines share this peer id, so the sender's role, not the document, says which one
       // it is for: the own seat's abort record goes to the dealer machine, the dealer's to the seat.
-      queueMicrotask(() => { this.dispatch(peerId, decoded, role === 'seat') })
+      queueMicrotask(() => { this.dispatch(peerId, copy, role === 'seat') })
       return
     }
     // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
@@ -333,7 +338,7 @@ export class TableHost {
       logger[expected ? 'debug' : 'warn']({ table: this.id, to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
       report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
       // A seat that cannot reach another seat sends its document through the dealer instead.
-      if (fallback !== undefined) this.#send(this.config.table.dealer, fallback, role)
+      if (fallback !== undefined) this.#send(this.config.table.dealer, fallback(), role)
     })
   }
 

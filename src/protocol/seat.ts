@@ -454,8 +454,8 @@ export class SeatMachine implements SeatSide {
     const { dealer } = this.#init.table
     const others = this.#otherHumans(hand)
     const effects: Effect[] = others.map(s => {
-      const relay: RelayBody = { table: body.table, hand: body.hand, to: seats[s], view }
-      const fallback = seats[s] === dealer ? undefined : signDocument('relay', relay, this.#init.signer)
+      // Signed only if the host finds seat s unreachable: most hands send no RELAY at all.
+      const fallback = seats[s] === dealer ? undefined : () => signDocument('relay', { table: body.table, hand: body.hand, to: seats[s], view } satisfies RelayBody, this.#init.signer)
       return { kind: 'send', to: seats[s], doc: view, ...(fallback === undefined ? {} : { fallback }) } satisfies Effect
     })
     // And to the dealer, which keeps it as evidence of who could go on and passes it on to a seat
