@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { ROBOT, type BeaconEntry } from '../core/hand/messages.js'
 import type { Signed } from '../core/signed.js'
 import type { BeaconClient, Clock } from '../beacon/index.js'
-import { logDbPath, type Log } from '../store/log.js'
+import { logDbPath, type AlongsideWrite, type Log } from '../store/log.js'
 import { StoreDamagedError } from '../store/errors.js'
 import { repairHint } from '../store/store-db.js'
 import { dealerMetaKey, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
@@ -254,8 +254,11 @@ export class TableHost {
   }
 
   async #execute (role: Role, effects: Effect[]): Promise<void> {
+    // Persists already written in an append's batch (see 'append').
+    const done = new Set<number>()
     for (let i = 0; i < effects.length; i++) {
       const e = effects[i]
+      if (done.has(i)) continue
       switch (e.kind) {
         case 'persist': {
           // Persists in a row go to disk as one synced batch: one fsync instead of several, and all
@@ -273,7 +276,8 @@ export class TableHost {
           // On the dealer's node the dealer machine logs every hand (its receipt holds the own seat's
           // countersignature); the seat machine's copy would only repeat it.
           if (role === 'seat' && this.dealer !== undefined) break
-          const appended = await this.#node.log.append(e.entry, e.payload)
+          const alongside = this.#persistsAfter(effects, i, done)
+          const appended = await this.#node.log.append(e.entry, e.payload, alongside)
           this.#node.logger.info({ table: this.id, hand: e.hand, entry: e.entry, seq: appended.entry.body.seq, role }, 'logged')
           break
         }
@@ -285,6 +289,28 @@ export class TableHost {
           break
       }
     }
+  }
+
+  /**
+   * The persists that follow the append at `index` with only events between them (a hand's saved
+   * state leaving once its record is logged), as writes for the append's own synced batch: one
+   * write instead of two, and the record and the state's removal on disk together or not at all.
+   * Their indices go into `done`. None when the state store is not in the log's database, and never
+   * the dealer's hand counter (it also goes to the head file: #persist).
+   */
+  #persistsAfter (effects: Effect[], index: number, done: Set<number>): AlongsideWrite[] {
+    const { state, log } = this.#node
+    if (!log.sharesBatch(state)) return []
+    const writes: AlongsideWrite[] = []
+    const metaKey = dealerMetaKey(this.id)
+    for (let j = index + 1; j < effects.length; j++) {
+      const e = effects[j]
+      if (e.kind === 'event') continue
+      if (e.kind !== 'persist' || e.key === metaKey) break
+      writes.push(e.value === null ? { type: 'del', sublevel: state, key: e.key } : { type: 'put', sublevel: state, key: e.key, value: e.value })
+      done.add(j)
+    }
+    return writes
   }
 
   async #persist (writes: PersistEffect[]): Promise<void> {
