@@ -13,7 +13,8 @@
 // core-per-node bound is what the same path costs when each node works on its own core, which the
 // processes variant gets only as far as the machine has cores (the driver takes its share too).
 // FAIRDEAL_BENCH_HANDS changes the number of hands per figure (default 500 in process, 300 with
-// processes); FAIRDEAL_BENCH_PROCESSES=0 runs the in-process variant only.
+// processes); FAIRDEAL_BENCH_PROCESSES=0 runs the in-process variant only; FAIRDEAL_BENCH_NODE_ARGS
+// are Node's own arguments for the node processes (`--cpu-prof --cpu-prof-dir=DIR` profiles each).
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -192,6 +193,8 @@ interface BenchTable {
   /** CPU ms used so far by each OS process involved: the nodes' and this driver's. */
   cpuMs: () => Promise<Record<string, number>>
   rejections: () => Promise<number>
+  /** Each node's status (its hands in play and their phases), printed when a hand stalls. */
+  statuses: () => Promise<Array<Record<string, unknown>>>
   /** What the hands since the last call did (lib/hand-counts.ts), where the nodes run in this process. */
   counts?: () => HandCounts
 }
@@ -263,7 +266,14 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
     const cpu0 = await t.cpuMs()
     await Promise.all(Array.from({ length: depth }, async () => {
       while (next < hands) { next++; underLoad.push(await playHand(t)) }
-    }))
+    })).catch(async (err: unknown) => {
+      // What each node still holds, and what it refused: where the stalled hand stopped.
+      for (const [i, st] of (await t.statuses().catch(() => [])).entries()) {
+        const hands = (h: unknown): string => (h as Array<{ hand: number, phase: string }>).map(x => `${x.hand}:${x.phase}`).join(' ')
+        console.log(`  node ${i}: dealer hands [${hands(st.dealerHands ?? [])}], seat hands [${hands(st.seatHands ?? [])}], rejected messages ${String(st.rejectedMessages)}`)
+      }
+      throw err
+    })
     const seconds = (performance.now() - t0) / 1000
     const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
     const rate = hands / seconds
@@ -314,6 +324,7 @@ async function inProcess (root: string): Promise<Bounds> {
       watch,
       cpuMs: async () => ({ 'all nodes and the driver': ownCpuMs() }),
       rejections: async () => daemons.reduce((sum, d) => sum + d.rejections, 0),
+      statuses: async () => daemons.map(d => d.status()),
       counts: takeHandCounts
     }
     // Connections up, code warm.
@@ -355,7 +366,8 @@ interface NodeProcess { pid: number, client: ControlClient, stop: () => Promise<
 
 /** `fairdeal node --config FILE` as its own OS process, ready once it has written its control file. */
 async function startNodeProcess (file: string, dataDir: string): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [BIN, 'node', '--config', file], {
+  const nodeArgs = (process.env.FAIRDEAL_BENCH_NODE_ARGS ?? '').split(' ').filter(a => a !== '')
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'node', '--config', file], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'warn' }
   })
@@ -404,7 +416,8 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
       end: async hand => { await dealer.end(hand) },
       watch,
       cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), [DRIVER]: ownCpuMs() }),
-      rejections: async () => (await Promise.all(nodes.map(async p => Number((await p.client.status()).rejectedMessages)))).reduce((x, y) => x + y, 0)
+      rejections: async () => (await Promise.all(nodes.map(async p => Number((await p.client.status()).rejectedMessages)))).reduce((x, y) => x + y, 0),
+      statuses: async () => await Promise.all(nodes.map(async p => await p.client.status()))
     }
     for (let i = 0; i < WARMUP_HANDS; i++) await playHand(t)
     const cores = Math.min(SEATS, availableParallelism())
