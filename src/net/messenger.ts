@@ -5,6 +5,7 @@ import type { Multiaddr } from '@multiformats/multiaddr'
 import type { Logger } from 'pino'
 import { NetInputError, NoRouteError, SendError } from './errors.js'
 import { sendRoute } from './send-route.js'
+import { varintLength } from './transport-patches.js'
 import { createRejectionLog } from './rejection-log.js'
 import {
   CLOSE_TIMEOUT_MS, MAX_FRAME_BYTES_CEILING, MAX_MESSENGER_STREAMS_PER_CONNECTION, STREAM_WINDOW_MAX_BYTES
@@ -148,7 +149,7 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
     if (closed) { stream.abort(new Error('messenger closed')); return }
     stats.streamsAccepted++
     inbound.add(stream)
-    const lp = lpStream(stream, { maxDataLength: maxFrameBytes, maxBufferSize: readBufferBytes })
+    const lp = lpStream(stream, { maxDataLength: maxFrameBytes, maxBufferSize: readBufferBytes, lengthDecoder: varintLength })
     let queued = 0
     let paused = false
     const resumeIfDrained = (): void => {
