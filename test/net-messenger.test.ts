@@ -230,6 +230,29 @@ describe('messenger behaviour (tcp)', () => {
     expect(mb.stats()).toMatchObject({ streamsAccepted: 1, framesRejected: 0 })
   })
 
+  it('a send whose signal fires while the peer is not reading fails alone: the frames before it, and it, still arrive in order', async () => {
+    const a = await startNode('tcp')
+    const b = await startNode('tcp')
+    const ma = await messengerOn(a, 65536, new Map([[b.id, [b.addr]]]))
+    const mb = await messengerOn(b, 65536)
+    // No handler yet: the receiver pauses, yamux grants no more window, and a write ends up waiting.
+    let failedAt = -1
+    for (let i = 0; i < 200 && failedAt < 0; i++) {
+      const err = await ma.send(b.id, new Uint8Array(65536).fill(i % 256), { signal: AbortSignal.timeout(300) }).catch((e: unknown) => e)
+      if (err !== undefined) {
+        expect(err).toBeInstanceOf(SendError)
+        expect((err as Error).message).toMatch(/gave up waiting/)
+        failedAt = i
+      }
+    }
+    expect(failedAt).toBeGreaterThan(0)
+    const got: number[] = []
+    mb.onFrame((_from, frame) => { got.push(frame[0]) })
+    await waitFor('every frame, the abandoned one last', () => got.length === failedAt + 1)
+    expect(got).toEqual(Array.from({ length: failedAt + 1 }, (_, i) => i % 256))
+    expect(ma.stats()).toMatchObject({ streamsOpened: 1 })
+  })
+
   it('logs a throwing handler and goes on; a closed receiver makes sends fail', async () => {
     const a = await startNode('tcp')
     const b = await startNode('tcp')

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
 import { fromHex, isHex } from '../core/bytes.js'
 import { publicKeyFromPeerId, type Signer } from '../core/identity.js'
 import { signingBytes, type Signed } from '../core/signed.js'
@@ -41,4 +41,10 @@ export function nativeVerifyMessage (peerId: string, message: Uint8Array, sig: s
   } catch {
     return false
   }
+}
+
+/** SHA-256 on OpenSSL, for the core's `useSha256`: the same digest as the pure one. */
+export function nativeSha256 (data: Uint8Array): Uint8Array {
+  const digest = createHash('sha256').update(data).digest()
+  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
 }

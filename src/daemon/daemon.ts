@@ -27,7 +27,8 @@ import { decodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../prot
 import { NodeInputError, TableChoiceError } from './errors.js'
 import { addressBookOf, nodeMembers, type NodeConfig, type TableConfig } from './config.js'
 import { EventFeed } from './events.js'
-import { nativeSigner } from '../crypto/native-crypto.js'
+import { nativeSha256, nativeSigner } from '../crypto/native-crypto.js'
+import { useSha256 } from '../core/bytes.js'
 import { verifyMemo } from './verify-memo.js'
 import { TableHost, type NodeServices, type StateStore } from './table-host.js'
 import { InputError } from '../core/errors.js'
@@ -143,6 +144,8 @@ export class Daemon {
       throw err
     }
     const signer = nativeSigner(identity.seed, identity.peerId)
+    // Every digest the node takes (documents, log entries) on OpenSSL's SHA-256.
+    useSha256(nativeSha256)
     // The machines' signatures and checks and the witnessing share one memo (see verify-memo.ts):
     // the log's heads are signed through it, so its own head in each cosignature that comes back
     // costs a hash, not a check.

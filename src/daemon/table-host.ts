@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { ROBOT, type BeaconEntry } from '../core/hand/messages.js'
 import type { Signed } from '../core/signed.js'
 import type { BeaconClient, Clock } from '../beacon/index.js'
-import { logDbPath, type Log } from '../store/log.js'
+import { logDbPath, type AlongsideWrite, type Log } from '../store/log.js'
 import { StoreDamagedError } from '../store/errors.js'
 import { repairHint } from '../store/store-db.js'
 import { dealerMetaKey, type DealerMeta, type LoggedOutcome } from '../protocol/dealer.js'
@@ -11,7 +11,9 @@ import type { DealerSide, SeatSide } from '../protocol/contracts.js'
 import { handKeyPrefix, machinesFor } from '../protocol/machines.js'
 import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type PersistEffect } from '../protocol/types.js'
-import { decodeFrame, encodeFrame, WireError } from '../protocol/wire.js'
+import { encodeFrame, WireError } from '../protocol/wire.js'
+import { freezeDeep } from '../core/frozen.js'
+import { fromUtf8 } from '../core/bytes.js'
 import { SendError } from '../net/errors.js'
 import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
 import type { TableConfig } from './config.js'
@@ -251,8 +253,11 @@ export class TableHost {
   }
 
   async #execute (role: Role, effects: Effect[]): Promise<void> {
+    // Persists already written in an append's batch (see 'append').
+    const done = new Set<number>()
     for (let i = 0; i < effects.length; i++) {
       const e = effects[i]
+      if (done.has(i)) continue
       switch (e.kind) {
         case 'persist': {
           // Persists in a row go to disk as one synced batch: one fsync instead of several, and all
@@ -269,7 +274,8 @@ export class TableHost {
           // On the dealer's node the dealer machine logs every hand (its receipt holds the own seat's
           // countersignature); the seat machine's copy would only repeat it.
           if (role === 'seat' && this.dealer !== undefined) break
-          const appended = await this.#node.log.append(e.entry, e.payload)
+          const alongside = this.#persistsAfter(effects, i, done)
+          const appended = await this.#node.log.append(e.entry, e.payload, alongside)
           this.#node.logger.info({ table: this.id, hand: e.hand, entry: e.entry, seq: appended.entry.body.seq, role }, 'logged')
           break
         }
@@ -281,6 +287,28 @@ export class TableHost {
           break
       }
     }
+  }
+
+  /**
+   * The persists that follow the append at `index` with only events between them (a hand's saved
+   * state leaving once its record is logged), as writes for the append's own synced batch: one
+   * write instead of two, and the record and the state's removal on disk together or not at all.
+   * Their indices go into `done`. None when the state store is not in the log's database, and never
+   * the dealer's hand counter (it also goes to the head file: #persist).
+   */
+  #persistsAfter (effects: Effect[], index: number, done: Set<number>): AlongsideWrite[] {
+    const { state, log } = this.#node
+    if (!log.sharesBatch(state)) return []
+    const writes: AlongsideWrite[] = []
+    const metaKey = dealerMetaKey(this.id)
+    for (let j = index + 1; j < effects.length; j++) {
+      const e = effects[j]
+      if (e.kind === 'event') continue
+      if (e.kind !== 'persist' || e.key === metaKey) break
+      writes.push(e.value === null ? { type: 'del', sublevel: state, key: e.key } : { type: 'put', sublevel: state, key: e.key, value: e.value })
+      done.add(j)
+    }
+    return writes
   }
 
   async #persist (writes: PersistEffect[]): Promise<void> {
@@ -305,17 +333,20 @@ export class TableHost {
     await state.batch(ops, { sync: true })
   }
 
-  #send (to: string, doc: Signed<unknown>, role: Role, fallback?: Signed<unknown>): void {
+  #send (to: string, doc: Signed<unknown>, role: Role, fallback?: () => Signed<unknown>): void {
     // A document sent to every seat is the same object each time: encode it once.
     if (this.#lastFrame?.doc !== doc) this.#lastFrame = { doc, frame: encodeFrame(doc) }
     const frame = this.#lastFrame.frame
     const { peerId, logger } = this.#node
     if (to === peerId) {
-      // The dealer's own seat: same bytes, same checks, no network.
-      const decoded = decodeFrame(frame)
+      // The dealer's own seat, in memory: the same bytes the other seats get, read back into a
+      // deep-frozen copy (so the verify memo and the digests keep what they learn about it), and
+      // the same machine checks as any document. No schema pass: the wire schema guards against
+      // what peers send, and this is this node's own machine's output.
+      const copy = freezeDeep(JSON.parse(fromUtf8(frame)) as Signed<unknown>)
       // Both machines share this peer id, so the sender's role, not the document, says which one
       // it is for: the own seat's abort record goes to the dealer machine, the dealer's to the seat.
-      queueMicrotask(() => { this.dispatch(peerId, decoded, role === 'seat') })
+      queueMicrotask(() => { this.dispatch(peerId, copy, role === 'seat') })
       return
     }
     // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
@@ -331,7 +362,7 @@ export class TableHost {
       logger[expected ? 'debug' : 'warn']({ table: this.id, to, type: doc.type, err: (err as Error).message, relay: fallback !== undefined }, 'send failed')
       report?.delivery(to, doc, { ok: false, reason: (err as Error).message })
       // A seat that cannot reach another seat sends its document through the dealer instead.
-      if (fallback !== undefined) this.#send(this.config.table.dealer, fallback, role)
+      if (fallback !== undefined) this.#send(this.config.table.dealer, fallback(), role)
     })
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { isHex, toHex, utf8 } from '../core/bytes.js'
 import { BoundedSet } from '../core/bounded-set.js'
+import { isDeepFrozen } from '../core/frozen.js'
 import type { Signer } from '../core/identity.js'
 import { signingBytes, type Signed } from '../core/signed.js'
 import { nativeVerifyMessage } from '../crypto/native-crypto.js'
@@ -20,21 +21,32 @@ export interface VerifyMemo {
  * Ed25519 verification. Only valid triples are kept and the key covers every input of the check,
  * so nothing is accepted that a fresh check would refuse. One memo per node: a node relies only on
  * its own checks and its own key.
+ *
+ * Ahead of that, a memo of the verified objects themselves: a document that is deep-frozen
+ * (src/core/frozen.ts: every document off the wire, and what the dealer's node hands its own seat)
+ * and was found valid here is valid for as long as it lives, since none of its bytes can change.
+ * Seeing it again (the COMMIT inside every VIEW, a pledge inside the PLEDGES, the documents inside
+ * a receipt once parsed) costs a WeakSet lookup: no canonical encoding, no hash.
  */
 export function verifyMemo (capacity = 4096): VerifyMemo {
   const valid = new BoundedSet(capacity)
+  // Weak: an object leaves it when nothing else holds it.
+  const validObjects = new WeakSet<object>()
   // Signer length-prefixed, signature fixed at 128 hex characters, then the message: unambiguous.
   const keyOf = (signer: string, sig: string, message: Uint8Array): string =>
     createHash('sha256').update(`${signer.length}:${signer}${sig}`).update(message).digest('base64')
   return {
     verify: (doc) => {
+      if (validObjects.has(doc)) return true
       if (typeof doc.type !== 'string' || typeof doc.signer !== 'string' || !isHex(doc.sig, 64)) return false
       let message: Uint8Array
       try { message = signingBytes(doc.type, doc.signer, doc.body) } catch { return false }
       const key = keyOf(doc.signer, doc.sig, message)
-      if (valid.has(key)) return true
-      if (!nativeVerifyMessage(doc.signer, message, doc.sig)) return false
-      valid.add(key)
+      if (!valid.has(key)) {
+        if (!nativeVerifyMessage(doc.signer, message, doc.sig)) return false
+        valid.add(key)
+      }
+      if (isDeepFrozen(doc)) validObjects.add(doc)
       return true
     },
     signer: (inner) => {

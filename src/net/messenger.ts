@@ -5,6 +5,7 @@ import type { Multiaddr } from '@multiformats/multiaddr'
 import type { Logger } from 'pino'
 import { NetInputError, NoRouteError, SendError } from './errors.js'
 import { sendRoute } from './send-route.js'
+import { varintLength } from './transport-patches.js'
 import { createRejectionLog } from './rejection-log.js'
 import {
   CLOSE_TIMEOUT_MS, MAX_FRAME_BYTES_CEILING, MAX_MESSENGER_STREAMS_PER_CONNECTION, STREAM_WINDOW_MAX_BYTES
@@ -148,7 +149,7 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
     if (closed) { stream.abort(new Error('messenger closed')); return }
     stats.streamsAccepted++
     inbound.add(stream)
-    const lp = lpStream(stream, { maxDataLength: maxFrameBytes, maxBufferSize: readBufferBytes })
+    const lp = lpStream(stream, { maxDataLength: maxFrameBytes, maxBufferSize: readBufferBytes, lengthDecoder: varintLength })
     let queued = 0
     let paused = false
     const resumeIfDrained = (): void => {
@@ -233,6 +234,13 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
         stats.framesSent++
         return
       } catch (err) {
+        if (options?.signal?.aborted === true && link.stream.status === 'open' && link.stream.writeStatus === 'writable') {
+          // The caller stopped waiting for the peer to read: the frame is already queued on the
+          // stream (lpStream hands it over before it waits), after frames this messenger reported
+          // sent. The stream stays: aborting it would drop those frames without a word. This frame
+          // may still arrive; the caller takes its fallback.
+          throw new SendError(`gave up waiting for ${peerId} to read on ${protocol} (the frame is queued and may still arrive)`, peerId, { cause: err })
+        }
         if (outbound.get(peerId) === link) outbound.delete(peerId)
         if (link.stream.status === 'open') link.stream.abort(err as Error)
         if (attempt >= 2 || closed || options?.signal?.aborted === true) {

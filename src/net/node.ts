@@ -1,5 +1,5 @@
 import { createLibp2p } from 'libp2p'
-import { noise } from '@chainsafe/libp2p-noise'
+import { patchedNoise } from './transport-patches.js'
 import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { identify } from '@libp2p/identify'
 import type { Connection, Libp2p, PrivateKey } from '@libp2p/interface'
@@ -74,7 +74,7 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
       privateKey: init.privateKey,
       addresses: { listen },
       transports: [...guardedTransports(logger), ...(relays.length > 0 ? [circuitRelayTransport()] : [])],
-      connectionEncrypters: [noise()],
+      connectionEncrypters: [patchedNoise()],
       streamMuxers: [boundedMuxer()],
       connectionGater: membershipGater(members, logger, { strangers: init.strangers, connections: () => node?.getConnections() ?? [] }),
       connectionManager: connectionBounds(members === 'anyone' ? MAX_CONNECTIONS : connectionLimit(members.size)),

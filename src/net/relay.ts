@@ -1,5 +1,5 @@
 import { createLibp2p } from 'libp2p'
-import { noise } from '@chainsafe/libp2p-noise'
+import { patchedNoise } from './transport-patches.js'
 import { identify } from '@libp2p/identify'
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -71,7 +71,7 @@ export async function createRelay (init: RelayInit): Promise<Libp2p> {
       privateKey: init.privateKey,
       addresses: { listen, ...(init.announce !== undefined && init.announce.length > 0 ? { announce: [...init.announce] } : {}) },
       transports: guardedTransports(logger),
-      connectionEncrypters: [noise()],
+      connectionEncrypters: [patchedNoise()],
       streamMuxers: [boundedMuxer()],
       // Strangers cannot connect at all, so they can neither reserve nor be relayed, nor ask to
       // be relayed to a member.

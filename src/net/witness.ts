@@ -25,6 +25,7 @@ import { nativeVerifyDocument } from '../crypto/native-crypto.js'
 import type { WitnessStore } from '../store/witness-store.js'
 import { dialAddress } from './addresses.js'
 import { createRejectionLog } from './rejection-log.js'
+import { varintLength } from './transport-patches.js'
 
 export const WITNESS_PROTOCOL = '/fairdeal/witness/1.0.0'
 /** One stream per peer for all its heads (see above). */
@@ -70,7 +71,7 @@ export async function registerWitness (node: Libp2p, store: WitnessStore, option
   }
   const handler = async (stream: Stream, connection: Connection): Promise<void> => {
     const peer = connection.remotePeer.toString()
-    const lp = lpStream(stream, { maxDataLength: MAX_HEAD_BYTES })
+    const lp = lpStream(stream, { maxDataLength: MAX_HEAD_BYTES, lengthDecoder: varintLength })
     try {
       const raw = await lp.read({ signal: AbortSignal.timeout(WITNESS_LIMITS.timeoutMs) })
       await lp.write(await answer(peer, raw.subarray()))
@@ -84,7 +85,7 @@ export async function registerWitness (node: Libp2p, store: WitnessStore, option
     const peer = connection.remotePeer.toString()
     // A stranger gets its refusal and the stream closes: it holds no stream open here.
     const member = options.members.has(peer)
-    const lp = lpStream(stream, { maxDataLength: MAX_HEAD_BYTES })
+    const lp = lpStream(stream, { maxDataLength: MAX_HEAD_BYTES, lengthDecoder: varintLength })
     let raw: Uint8Array | undefined
     try {
       raw = (await lp.read({ signal: AbortSignal.timeout(WITNESS_LIMITS.timeoutMs) })).subarray()
@@ -121,7 +122,7 @@ export async function sendHead (node: Libp2p, peer: string, headLine: string, ad
   const both = withTimeout(signal)
   const stream = await node.dialProtocol(targetOf(node, peer, addresses), WITNESS_PROTOCOL, { signal: both })
   try {
-    return await exchange(lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1 }), peer, headLine, both, verifyDoc)
+    return await exchange(lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1, lengthDecoder: varintLength }), peer, headLine, both, verifyDoc)
   } finally {
     await stream.close().catch(() => {})
   }
@@ -208,7 +209,7 @@ export function createHeadAnnouncer (node: Libp2p, options: {
         // tied to the kept stream and abort it when it fires.
         const connection = await node.dial(targetOf(node, peer, options.addressBook.get(peer) ?? []), { signal })
         const stream = await connection.newStream([WITNESS_STREAM_PROTOCOL, WITNESS_PROTOCOL])
-        link = { stream, lp: lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1 }) }
+        link = { stream, lp: lpStream(stream, { maxDataLength: MAX_WITNESS_BYTES + 1, lengthDecoder: varintLength }) }
         if (stream.protocol === WITNESS_STREAM_PROTOCOL) links.set(peer, link)
         if (stop.signal.aborted) { drop(peer, link); throw new Error('announcer closed') }
       }

@@ -882,11 +882,14 @@ export class DealerMachine implements DealerSide {
     const gone = this.#enter(hand, 'done')
     const final = this.#final(receipt)
     this.#remember(hand.hand, hand.digest, final)
+    // The save's removal right after the entry (a host may write them in one batch): a crash
+    // after it, before the FINAL is out, leaves the hand logged and remembered (restore reads the
+    // log), and a seat that asks gets the FINAL then.
     return [
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
       { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } },
-      ...this.#toHumans(final),
-      gone
+      gone,
+      ...this.#toHumans(final)
     ]
   }
 

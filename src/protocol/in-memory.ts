@@ -56,7 +56,7 @@ export function inMemoryTable (init: InMemoryTableInit): (from: string, effects:
         for (const e of next.effects) {
           if (e.kind !== 'send') { init.onEffect?.(next.from, e, next.role); continue }
           if (init.unreachable?.(next.from, e.to) === true) {
-            if (e.fallback !== undefined) queue.push({ from: next.from, effects: [{ kind: 'send', to: init.dealerId, doc: e.fallback }], role: next.role })
+            if (e.fallback !== undefined) queue.push({ from: next.from, effects: [{ kind: 'send', to: init.dealerId, doc: e.fallback() }], role: next.role })
             continue
           }
           const intercept = init.intercept?.()

@@ -64,8 +64,11 @@ export interface TimelockConfig {
  */
 export type Effect =
   | { kind: 'persist', key: string, value: unknown }
-  /** `fallback`: if `to` cannot be reached, the host sends this (a RELAY) to the dealer instead. */
-  | { kind: 'send', to: string, doc: Signed<unknown>, fallback?: Signed<unknown> }
+  /**
+   * `fallback`: if `to` cannot be reached, the host calls it and sends what it returns (a RELAY) to
+   * the dealer instead. A function, so that a RELAY is signed only when it is sent.
+   */
+  | { kind: 'send', to: string, doc: Signed<unknown>, fallback?: () => Signed<unknown> }
   | { kind: 'fetchBeacon', hand: number, round: number }
   | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered' | 'late-ack', hand: number, payload: unknown }
   | { kind: 'event', hand: number, event: HandEvent }

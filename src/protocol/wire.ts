@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { fromUtf8 } from '../core/bytes.js'
 import { canonicalBytes } from '../core/canonical.js'
+import { freezeDeep, markChecked } from '../core/frozen.js'
 import {
   abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
   pledgesBodySchema, receiptSchema, revealBodySchema, signedCommitSchema
@@ -100,7 +101,12 @@ export class WireError extends Error {
   override name = 'WireError'
 }
 
-/** Bytes from the network → a schema-checked document, or a WireError saying what is wrong. */
+/**
+ * Bytes from the network → a schema-checked document, or a WireError saying what is wrong. The
+ * document is deep-frozen (src/core/frozen.ts), so what is learnt about it once (its signatures,
+ * its digest) holds for as long as it lives; a FINAL's receipt is recorded as having passed the
+ * receipt schema, which verifyReceipt then does not run again.
+ */
 export function decodeFrame (frame: Uint8Array): WireDoc {
   if (frame.length > MAX_FRAME_BYTES) throw new WireError(`frame of ${frame.length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`)
   let value: unknown
@@ -114,7 +120,9 @@ export function decodeFrame (frame: Uint8Array): WireDoc {
     const issue = parsed.error.issues[0]
     throw new WireError(`invalid message: ${issue.path.join('.') || '(root)'}: ${issue.message}`)
   }
-  return parsed.data
+  const doc = freezeDeep(parsed.data)
+  if (doc.type === 'final') markChecked((doc.body as { receipt?: unknown }).receipt, receiptSchema)
+  return doc
 }
 
 export function encodeFrame (doc: Signed<unknown>): Uint8Array {

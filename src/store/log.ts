@@ -50,6 +50,9 @@ export interface Range {
   to?: number
 }
 
+/** A write to another sublevel of the log's database, made in an append's batch ({@link Log.append}). */
+export type AlongsideWrite = { type: 'put', sublevel: object, key: string, value: unknown } | { type: 'del', sublevel: object, key: string }
+
 /** Keys of the log's sublevel (`log`): the head line, and one entry line per seq. */
 export const HEAD_KEY = 'head'
 export const ENTRY_PREFIX = 'e'
@@ -161,26 +164,40 @@ export class Log {
   }
 
   /**
-   * Appends an entry and returns once it is on disk (synced). Concurrent calls are applied one at
-   * a time in call order; a failed append leaves the log as it was.
+   * Whether `sublevel` is a sublevel of the database the log lives in, so that writes to it can go
+   * in an append's own batch (see {@link append}).
    */
-  async append (kind: string, payload: unknown): Promise<AppendedEntry> {
-    const result = this.queue.then(async () => await this.appendNow(kind, payload))
+  sharesBatch (sublevel: unknown): boolean {
+    const db = (this.store as unknown as { db?: unknown }).db
+    return typeof sublevel === 'object' && sublevel !== null && db !== undefined && (sublevel as { db?: unknown }).db === db
+  }
+
+  /**
+   * Appends an entry and returns once it is on disk (synced). Concurrent calls are applied one at
+   * a time in call order; a failed append leaves the log as it was. `alongside`: writes to other
+   * sublevels of the log's database ({@link sharesBatch}) that go in the same synced batch as the
+   * entry and the head, so that they and the entry are on disk together or not at all (a hand's
+   * saved state leaving as its record is logged).
+   */
+  async append (kind: string, payload: unknown, alongside: AlongsideWrite[] = []): Promise<AppendedEntry> {
+    const result = this.queue.then(async () => await this.appendNow(kind, payload, alongside))
     this.queue = result.catch(() => {})
     return await result
   }
 
-  private async appendNow (kind: string, payload: unknown): Promise<AppendedEntry> {
+  private async appendNow (kind: string, payload: unknown, alongside: AlongsideWrite[]): Promise<AppendedEntry> {
     if (this.closed) throw new Error('the log is closed')
     if (this.signer === null) throw new Error('this log was opened without a signer, so it is read-only')
     if (!this.checked) throw new Error('this log was opened without checking it, so it is read-only')
+    if (alongside.some(w => !this.sharesBatch(w.sublevel))) throw new Error('a write alongside an append must be to a sublevel of the log\'s own database')
     const seq = this.headDoc === null ? 0 : this.headDoc.body.seq + 1
     const prev = this.headDoc === null ? GENESIS_PREV : this.headDoc.body.hash
     const made = makeEntry(this.signer, { seq, prev, kind, payload, time: this.now() })
     const { head, line: headLine } = makeHead(this.signer, seq, made.hash)
     await this.store.batch([
       { type: 'put', key: entryKey(seq), value: made.line },
-      { type: 'put', key: HEAD_KEY, value: headLine }
+      { type: 'put', key: HEAD_KEY, value: headLine },
+      ...alongside as unknown as Array<{ type: 'put', key: string, value: string }>
     ], { sync: true })
     this.headDoc = head
     this.headText = headLine

@@ -3,8 +3,8 @@
 // document type, sockets' writes and bytes, streams opened by protocol, synced LevelDB writes and
 // file syncs. The counters wrap the functions every caller reaches at run time (node:crypto's sign
 // and verify, synced to their ESM bindings; net.Socket's write; LevelDB's _put, _del and _batch; a
-// FileHandle's sync and datasync; each given node's connections' newStream), so
-// nothing in src/ changes for them. Not counted: checks on the pure @noble path (its ed25519 object
+// FileHandle's sync and datasync; each given node's connections' newStream; the wire schema's and
+// the receipt schema's safeParse), so nothing in src/ changes for them. Not counted: checks on the pure @noble path (its ed25519 object
 // is frozen), which the daemon no longer uses on a hand's path (verify memo, witnessing: native).
 import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { open } from 'node:fs/promises'
@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
+import { wireSchema } from '../../../src/protocol/wire.js'
+import { receiptSchema } from '../../../src/core/hand/messages.js'
 
 const require = createRequire(import.meta.url)
 
@@ -29,9 +31,16 @@ export interface HandCounts {
   syncedDbWrites: number
   /** fsync/fdatasync of files (the head file and its directory). */
   fileSyncs: number
+  /**
+   * Table frames parsed by the wire schema, by document type: every frame a node receives off the
+   * network is parsed once (decodeFrame); the dealer's own seat is fed without a parse.
+   */
+  wireParses: Record<string, number>
+  /** Receipts parsed by the receipt schema on their own (verifyReceipt on a receipt the wire schema had not checked). */
+  receiptParses: number
 }
 
-const empty = (): HandCounts => ({ signs: {}, verifies: {}, socketWrites: 0, socketBytes: 0, streams: {}, syncedDbWrites: 0, fileSyncs: 0 })
+const empty = (): HandCounts => ({ signs: {}, verifies: {}, socketWrites: 0, socketBytes: 0, streams: {}, syncedDbWrites: 0, fileSyncs: 0, wireParses: {}, receiptParses: 0 })
 let counts = empty()
 let installed = false
 
@@ -84,6 +93,19 @@ export async function installHandCounts (): Promise<void> {
     return batch.call(this, ops, options)
   }
 
+  // zod keeps safeParse on each schema object: the callers (decodeFrame, verifyReceipt) reach these.
+  const wireParse = wireSchema.safeParse.bind(wireSchema)
+  ;(wireSchema as { safeParse: unknown }).safeParse = (value: unknown, ...rest: unknown[]) => {
+    const type = (value as { type?: unknown } | null)?.type
+    bump(counts.wireParses, typeof type === 'string' ? type : '?')
+    return (wireParse as (...a: unknown[]) => unknown)(value, ...rest)
+  }
+  const receiptParse = receiptSchema.safeParse.bind(receiptSchema)
+  ;(receiptSchema as { safeParse: unknown }).safeParse = (...args: unknown[]) => {
+    counts.receiptParses++
+    return (receiptParse as (...a: unknown[]) => unknown)(...args)
+  }
+
   // A FileHandle's prototype, from a handle on a file of our own.
   const probe = await open(join(tmpdir(), `fairdeal-bench-probe-${process.pid}`), 'w')
   const fileHandle = Object.getPrototypeOf(probe) as { sync: () => Promise<void>, datasync: () => Promise<void> }
@@ -128,6 +150,7 @@ export function formatHandCounts (c: HandCounts, hands: number): string[] {
     `Ed25519 (native) signatures ${byKind(c.signs)}`,
     `Ed25519 (native) verifications ${byKind(c.verifies)}`,
     `socket writes ${per(c.socketWrites)}, ${per(c.socketBytes)} bytes; streams opened ${byKind(c.streams)}`,
-    `synced writes: LevelDB ${per(c.syncedDbWrites)}, file syncs ${per(c.fileSyncs)}`
+    `synced writes: LevelDB ${per(c.syncedDbWrites)}, file syncs ${per(c.fileSyncs)}`,
+    `table frames received and schema-parsed ${byKind(c.wireParses)}; receipts parsed again ${per(c.receiptParses)}`
   ]
 }

@@ -1,10 +1,20 @@
 import { sha256Hex } from '../bytes.js'
 import { canonicalBytes } from '../canonical.js'
+import { isDeepFrozen } from '../frozen.js'
 import type { Delivery } from '../schemes/types.js'
+
+/** Digests of deep-frozen documents (src/core/frozen.ts): their bytes cannot change, nor can their digest. */
+const frozenDigests = new WeakMap<object, string>()
 
 /** The digest other documents use to name a signed document: SHA-256 of its canonical bytes. */
 export function docDigest (doc: unknown): string {
-  return sha256Hex(canonicalBytes(doc))
+  if (!isDeepFrozen(doc)) return sha256Hex(canonicalBytes(doc))
+  let digest = frozenDigests.get(doc as object)
+  if (digest === undefined) {
+    digest = sha256Hex(canonicalBytes(doc))
+    frozenDigests.set(doc as object, digest)
+  }
+  return digest
 }
 
 /**

@@ -1,0 +1,53 @@
+/**
+ * Documents that can no longer change. A JSON value passed to {@link freezeDeep} is frozen with
+ * every object and array inside it and recorded, so that what a node learnt about it (its signature
+ * is valid, its digest, the schema it passed) can be remembered by the object's identity: a
+ * deep-frozen object holds the same bytes for as long as it lives. The records are weak: they go
+ * with the objects. Pure and browser-safe (the verifiers in the page use the same core).
+ */
+const deep = new WeakSet<object>()
+/** Deep-frozen values and the schema each passed (see {@link markChecked}). */
+const checked = new WeakMap<object, Set<object>>()
+
+/**
+ * Freezes `value` (plain JSON: objects, arrays, strings, numbers, booleans, null), and every
+ * object and array in it, and returns it. A value that holds anything else (a typed array, which
+ * cannot be frozen) is frozen as far as it can be but not recorded as deep-frozen.
+ */
+export function freezeDeep<T> (value: T): T {
+  freeze(value)
+  return value
+}
+
+function freeze (value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true
+  if (deep.has(value)) return true
+  if (ArrayBuffer.isView(value)) return false
+  let whole = true
+  for (const v of Object.values(value)) if (!freeze(v)) whole = false
+  Object.freeze(value)
+  if (whole) deep.add(value)
+  return whole
+}
+
+/** Whether `value` went through {@link freezeDeep} whole: neither it nor anything in it can change. */
+export function isDeepFrozen (value: unknown): boolean {
+  return typeof value === 'object' && value !== null && deep.has(value)
+}
+
+/**
+ * Records that the deep-frozen `value` passed `schema` (any object standing for a schema: the
+ * identity is what counts). Ignored for a value that is not deep-frozen: it could change after.
+ */
+export function markChecked (value: unknown, schema: object): void {
+  if (!isDeepFrozen(value)) return
+  const o = value as object
+  const set = checked.get(o) ?? new Set<object>()
+  set.add(schema)
+  checked.set(o, set)
+}
+
+/** True when `value` is deep-frozen and was recorded as having passed `schema`. */
+export function wasChecked (value: unknown, schema: object): boolean {
+  return isDeepFrozen(value) && checked.get(value as object)?.has(schema) === true
+}
