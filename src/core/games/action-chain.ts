@@ -70,6 +70,22 @@ function wellFormed(doc: unknown): doc is ActionDoc {
 }
 
 /**
+ * The link rules of action `index` (from 0) of a chain whose previous document's digest is `prev`
+ * (CHAIN_START for the first): well-formed, signature, hand, number, prev, signer, in that order.
+ * Null when the link holds; the engine's rules are checked apart (replayChain, PlayHand).
+ */
+export function checkLink (doc: unknown, index: number, prev: string, ctx: Pick<ChainContext, 'hand' | 'seatSigners'>, verify: (doc: ActionDoc) => boolean = verifyDocument): { code: ChainCode, reason: string } | null {
+  if (!wellFormed(doc)) return { code: 'chain-bad-document', reason: 'not an action document' }
+  if (!verify(doc)) return { code: 'chain-signature', reason: 'the signature does not verify' }
+  const b = doc.body
+  if (b.hand !== ctx.hand) return { code: 'chain-wrong-hand', reason: `action of hand ${b.hand}` }
+  if (b.n !== index + 1) return { code: 'chain-number', reason: `numbered ${b.n}, expected ${index + 1}` }
+  if (b.prev !== prev) return { code: 'chain-prev', reason: 'prev is not the digest of the previous action' }
+  if (ctx.seatSigners[b.seat] !== doc.signer) return { code: 'chain-wrong-signer', reason: `not signed by seat ${b.seat}'s key` }
+  return null
+}
+
+/**
  * Replays `chain` from `setup`: each document, in order, must be a well-formed action document
  * (`chain-bad-document`) whose signature verifies (`chain-signature`), of this hand
  * (`chain-wrong-hand`), numbered i + 1 (`chain-number`), naming the previous document's digest
@@ -96,17 +112,13 @@ export function replayChain<S, A>(engine: GameEngine<S, A>, setup: GameSetup, ch
     const doc = chain[i]
     const stuck = settle(i)
     if (stuck !== null) return stuck
-    if (!wellFormed(doc)) return fail(i, 'chain-bad-document', 'not an action document')
-    if (!verifyDocument(doc)) return fail(i, 'chain-signature', 'the signature does not verify')
-    const b = doc.body
-    if (b.hand !== ctx.hand) return fail(i, 'chain-wrong-hand', `action of hand ${b.hand}`)
-    if (b.n !== i + 1) return fail(i, 'chain-number', `numbered ${b.n}, expected ${i + 1}`)
-    if (b.prev !== prev) return fail(i, 'chain-prev', 'prev is not the digest of the previous action')
-    if (ctx.seatSigners[b.seat] !== doc.signer) return fail(i, 'chain-wrong-signer', `not signed by seat ${b.seat}'s key`)
+    const broken = checkLink(doc, i, prev, ctx)
+    if (broken !== null) return fail(i, broken.code, broken.reason)
+    const b = (doc as ActionDoc).body
     const r = engine.apply(state, b.seat, b.action as A)
     if (!r.ok) return fail(i, 'chain-illegal-action', r.message, r.code)
     state = r.state
-    prev = actionDigest(doc)
+    prev = actionDigest(doc as ActionDoc)
   }
   const stuck = settle(chain.length)
   if (stuck !== null) return stuck
