@@ -3,6 +3,8 @@ import type { Signer } from '../core/identity.js'
 import type { ChainInfo } from '../core/beacon/index.js'
 import type { RecoveredFault, RecoveredRule } from '../core/hand/recovered.js'
 import { InputError } from '../core/errors.js'
+import type { ReceiptPlay } from '../core/hand/messages.js'
+import type { GameScore } from '../core/games/types.js'
 
 /** The table as the config defines it: every node of the table must agree on all of it. */
 export interface TableSpec {
@@ -49,6 +51,8 @@ export interface MachineInit {
    * timelock supports.
    */
   timelock?: TimelockConfig | null
+  /** A played hand's action chain and score, asked for when its receipt is built (src/protocol/play.ts). */
+  receiptPlay?: (hand: number) => ReceiptPlay | undefined
 }
 
 export interface TimelockConfig {
@@ -74,6 +78,10 @@ export type HandEvent =
   | { type: 'contributed' }
   | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
   | { type: 'revealed' }
+  /** A played hand: action `n` of the chain, taken by this node (its own, or one it checked). */
+  | { type: 'action', n: number, seat: number, action: unknown }
+  /** A played hand is over (the dealer reveals it next): its actions, tricks and score. */
+  | { type: 'played', actions: number, tricks: number, score: GameScore }
   | { type: 'shield', ok: boolean, problems: string[] }
   | { type: 'receipt', acked: number[] }
   | { type: 'aborted', reason: string, blame: string[], detail: string }

@@ -1,0 +1,69 @@
+/**
+ * A played hand's receipt (docs/games.md "Verifying a played hand"): its action chain replayed
+ * against the revealed deal with the game's engine, from the first action to the last, and its
+ * score compared with the replayed one. Each broken rule is a problem with its reason code.
+ */
+import { canonicalJson } from '../canonical.js'
+import { replayChain } from '../games/action-chain.js'
+import { engines } from '../games/index.js'
+import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../games/play-setup.js'
+import type { Delivery } from '../schemes/types.js'
+import { problem, Reason, type Problem } from './reasons.js'
+import { docDigest } from './digest.js'
+import { ROBOT, type Receipt } from './messages.js'
+
+/** What the summary says of a played hand. */
+export interface PlaySummary {
+  actions: number
+  tricks: number
+  /** The replayed score, or null when the chain stops before the hand's end. */
+  score: { points: number[], summary: string, detail: Record<string, unknown> } | null
+}
+
+/** The peer id that signs each seat's actions: the seat's own, the dealer's for a robot seat. */
+export function actionSigners (seats: readonly string[], dealer: string): string[] {
+  return seats.map(s => (s === ROBOT ? dealer : s))
+}
+
+/**
+ * Replays `receipt.play` on `deliveries` (the recomputed deal's, every stage of it: a stage the
+ * hand asks for must also be one the reveal lists). Returns the problems and, when the chain
+ * replays, what the summary says of it.
+ */
+export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[]): { problems: Problem[], summary?: PlaySummary } {
+  const commit = receipt.commit.body
+  const play = receipt.play
+  if (commit.params.play !== true) {
+    return { problems: play === undefined ? [] : [problem(Reason.PLAY_MISSING, 'play: the receipt carries actions of a hand not committed as played')] }
+  }
+  if (play === undefined) return { problems: [problem(Reason.PLAY_MISSING, 'play: the hand was committed as played and the receipt carries no actions')] }
+  const engine = engines[commit.game]
+  if (engine === undefined || !PLAYED_CARD_GAMES.has(commit.game)) return { problems: [problem(Reason.PLAY_MISSING, `play: ${commit.game} is not played card by card`)] }
+  const stages = receipt.reveal.body.stages
+  const setup = setupFromDeliveries(commit.game, commit.seats.length, commit.params.dealer, deliveries.filter(d => stages.includes(d.stage)))
+  const r = replayChain(engine, setup, play.actions, {
+    hand: docDigest(receipt.commit),
+    seatSigners: actionSigners(commit.seats, commit.dealer),
+    stage: request => (stages.includes(request.stage) ? stageCards(deliveries, request) : null),
+    complete: play.score !== null
+  })
+  if (!r.ok) {
+    const where = `play: action ${r.index + 1}`
+    if (r.code === 'chain-illegal-action') {
+      const code = r.rule === 'card-not-held' ? Reason.PLAY_NOT_HELD : Reason.PLAY_ILLEGAL
+      return { problems: [problem(code, `${where}: ${r.rule ?? ''}: ${r.reason}`)] }
+    }
+    if (r.code === 'chain-not-over') return { problems: [problem(Reason.PLAY_SCORE, `play: a score is given and the chain ends before the hand does (${play.actions.length} actions)`)] }
+    return { problems: [problem(Reason.PLAY_CHAIN, `${where}: ${r.code}: ${r.reason}`)] }
+  }
+  const tricks = (r.state as { tricks?: unknown[], play?: { tricks?: unknown[] } | null })
+  const summary: PlaySummary = { actions: play.actions.length, tricks: tricks.tricks?.length ?? tricks.play?.tricks?.length ?? 0, score: null }
+  if (!engine.isOver(r.state)) return { problems: [], summary }
+  const score = engine.score(r.state)
+  summary.score = score
+  if (play.score === null) return { problems: [problem(Reason.PLAY_SCORE, 'play: the chain finishes the hand and the receipt gives no score')], summary }
+  if (canonicalJson({ points: score.points, summary: score.summary }) !== canonicalJson(play.score)) {
+    return { problems: [problem(Reason.PLAY_SCORE, `play: the receipt's score (${play.score.points.join(' ')}) is not the replayed hand's (${score.points.join(' ')})`)], summary }
+  }
+  return { problems: [], summary }
+}

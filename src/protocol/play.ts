@@ -1,0 +1,359 @@
+/**
+ * Playing a commit–reveal hand at the table (docs/games.md "Playing a dealt hand"). A hand whose
+ * COMMIT says `params.play` is played once it is dealt: each bid, card or declaration is a signed
+ * `game-action` document (src/core/games/action-chain.ts) carried in a PLAY message. A seat sends
+ * its actions to the dealer; the dealer's node, which knows the deal, checks each against the
+ * seat's cards and the rules, and passes it to every other seat, which checks it on its own view
+ * (src/core/games/play-view.ts). The dealer delivers the stages the game asks for (belote's take,
+ * duo's face-up packets, tarot's dog), plays the robot seats with randomness drawn from the hand's
+ * key, and reveals the hand when the game says it is over; the receipt carries the chain and the
+ * score. Wrappers around the commit–reveal machines, pure like them: documents in, effects out.
+ */
+import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
+import { ROBOT, type CardsBody, type CommitBody, type ReceiptPlay, type SignedCommit } from '../core/hand/messages.js'
+import { docDigest } from '../core/hand/digest.js'
+import { cardSchemeFor } from '../core/hand/recompute.js'
+import { actionSigners } from '../core/hand/play-verify.js'
+import { engines } from '../core/games/index.js'
+import { PlayHand, type PlayRefusal } from '../core/games/play-hand.js'
+import { PLAYED_CARD_GAMES, robotRandom, setupFromDeliveries, stageCards } from '../core/games/play-setup.js'
+import type { ActionDoc } from '../core/games/action-chain.js'
+import type { Delivery } from '../core/schemes/types.js'
+import type { DealerHandStatus, DealerSide, SeatCards, SeatHandStatus, SeatSide, BeaconResult } from './contracts.js'
+import { DealerMachine, type DealtHand } from './dealer.js'
+import { SeatMachine } from './seat.js'
+import { INITIAL_STAGES } from './stages.js'
+import { Rejection, type Effect, type MachineInit } from './types.js'
+import type { PlayBody } from './wire.js'
+
+/** Actions a seat keeps that came before their turn (out of order on the network), per hand. */
+const EARLY_KEPT = 64
+
+const refusalText = (r: PlayRefusal): string => `${r.code}${r.rule === undefined ? '' : ` (${r.rule})`}: ${r.reason}`
+
+function playDoc (signer: MachineInit['signer'], table: string, hand: number, commit: string, actions: ActionDoc[]): Signed<PlayBody> {
+  return signDocument('play', { table, hand, commit, actions: actions as PlayBody['actions'] }, signer)
+}
+
+function checkEnvelope (doc: Signed<unknown>, table: string, verify: (doc: Signed<unknown>) => boolean): PlayBody {
+  const body = doc.body as PlayBody
+  if (body.table !== table) throw new Rejection(`play for table ${body.table}`)
+  if (!verify(doc)) throw new Rejection('play: bad signature')
+  return body
+}
+
+interface DealerPlayHand {
+  play: PlayHand
+  commit: SignedCommit
+  key: string
+  deal: DealtHand['deal']
+  /** The game's score event went out. */
+  ended: boolean
+}
+
+/** The commit–reveal dealer, playing the hands committed as played. */
+export class PlayingDealer implements DealerSide {
+  readonly #inner: DealerMachine
+  readonly #init: MachineInit
+  readonly #verify: (doc: Signed<unknown>) => boolean
+  readonly #hands = new Map<number, DealerPlayHand>()
+
+  constructor (init: MachineInit) {
+    this.#init = init
+    this.#verify = init.verifyDoc ?? verifyDocument
+    this.#inner = new DealerMachine({ ...init, receiptPlay: hand => this.#receiptPlay(hand) })
+  }
+
+  get family (): DealerSide['family'] { return this.#inner.family }
+  get inFlight (): number { return this.#inner.inFlight }
+
+  receive (from: string, doc: Signed<unknown>): Effect[] {
+    if (doc.type === 'play') return this.#onPlay(from, doc)
+    return this.#after(this.#inner.receive(from, doc))
+  }
+
+  tick (now: number): Effect[] { return this.#after(this.#inner.tick(now)) }
+  nextDeadline (): number | undefined { return this.#inner.nextDeadline() }
+  beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#after(this.#inner.beaconResult(hand, result)) }
+
+  startHand (params: Parameters<DealerSide['startHand']>[0]): { hand: number, effects: Effect[] } {
+    if (params.play === true) {
+      const { game } = this.#init.table
+      if (!PLAYED_CARD_GAMES.has(game)) throw new Rejection(`${game} is not played card by card at a table`)
+    }
+    const r = this.#inner.startHand(params)
+    return { hand: r.hand, effects: this.#after(r.effects) }
+  }
+
+  deliverStage (hand: number, stage: string, taker?: number): Effect[] {
+    if (this.#hands.has(hand)) throw new Rejection(`hand ${hand} is played: its stages are dealt when the game asks for them`)
+    return this.#inner.deliverStage(hand, stage, taker)
+  }
+
+  end (hand: number): Effect[] {
+    const h = this.#hands.get(hand)
+    if (h !== undefined && !h.play.over()) {
+      throw new Rejection(`hand ${hand} is being played (${h.play.chain.length} actions, seat ${String(h.play.toAct())} to act): it ends when the game is over`)
+    }
+    return this.#inner.end(hand)
+  }
+
+  abortHand (hand: number, detail: string): Effect[] { return this.#inner.abortHand(hand, detail) }
+  finalizeRevealed (): Effect[] { return this.#inner.finalizeRevealed() }
+  status (): DealerHandStatus[] { return this.#inner.status() }
+  robotCards (hand: number): ReturnType<DealerSide['robotCards']> { return this.#inner.robotCards(hand) }
+  restore (meta: unknown, snapshots: unknown[], logged: Array<{ kind: string, payload: unknown }>): Effect[] {
+    return this.#inner.restore(meta as Parameters<DealerMachine['restore']>[0], snapshots as Parameters<DealerMachine['restore']>[1], logged)
+  }
+
+  delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void { this.#inner.delivery(to, doc, outcome) }
+
+  /** A hand in play as the dealer's node holds it (the whole deal), if it is played. */
+  playing (hand: number): PlayHand | undefined { return this.#hands.get(hand)?.play }
+
+  /** The hand's chain as its receipt carries it (DealerMachine asks when it builds the receipt). */
+  #receiptPlay (hand: number): ReceiptPlay | undefined {
+    const h = this.#hands.get(hand)
+    if (h === undefined) return undefined
+    this.#hands.delete(hand)
+    const score = h.play.over() ? h.play.score() : null
+    return { actions: [...h.play.chain] as ReceiptPlay['actions'], score: score === null ? null : { points: score.points, summary: score.summary } }
+  }
+
+  /** After any step of the inner machine: a played hand just dealt starts its play. */
+  #after (effects: Effect[]): Effect[] {
+    for (const s of this.#inner.status()) {
+      if (s.phase !== 'dealt' || this.#hands.has(s.hand)) continue
+      const dealt = this.#inner.dealtHand(s.hand)
+      if (dealt === undefined || dealt.commit.body.params.play !== true) continue
+      const body = dealt.commit.body
+      const play = new PlayHand({
+        engine: engines[body.game],
+        setup: setupFromDeliveries(body.game, body.seats.length, body.params.dealer, dealt.deal.deliveries.filter(d => dealt.stages.includes(d.stage))),
+        hand: dealt.digest,
+        seatSigners: actionSigners(body.seats, body.dealer),
+        verify: this.#verify
+      })
+      this.#hands.set(s.hand, { play, commit: dealt.commit, key: dealt.key, deal: dealt.deal, ended: false })
+      effects = [...effects, ...this.#advance(s.hand)]
+    }
+    return effects
+  }
+
+  #onPlay (from: string, doc: Signed<unknown>): Effect[] {
+    const body = checkEnvelope(doc, this.#init.table.id, this.#verify)
+    const h = this.#hands.get(body.hand)
+    if (h === undefined || body.commit !== body.actions[0].body.hand || docDigest(h.commit) !== body.commit) throw new Rejection(`play for hand ${body.hand}, which is not in play`)
+    const { seats } = h.commit.body
+    const effects: Effect[] = []
+    for (const a of body.actions) {
+      const had = h.play.chain[a.body.n - 1]
+      if (had !== undefined && docDigest(had) === docDigest(a)) continue
+      if (seats[a.body.seat] !== from) throw new Rejection(`play: action ${a.body.n} is for seat ${a.body.seat}, not sent by it`)
+      const refused = h.play.accept(a)
+      // TODO(issue 21): a signed record naming the seat, with its action as evidence.
+      if (refused !== null) throw new Rejection(`play: seat ${a.body.seat}'s action ${a.body.n} refused: ${refusalText(refused)}`)
+      effects.push(...this.#toHumans(h, body.hand, [a], from), this.#actionEvent(body.hand, a))
+    }
+    return [...effects, ...this.#advance(body.hand)]
+  }
+
+  /** Stages asked for, robots' turns, and the reveal once the game is over. */
+  #advance (hand: number): Effect[] {
+    const h = this.#hands.get(hand) as DealerPlayHand
+    const { seats } = h.commit.body
+    const effects: Effect[] = []
+    for (let guard = 0; guard < 1000; guard++) {
+      const request = h.play.pending()
+      if (request !== null) {
+        effects.push(...this.#inner.deliverStage(hand, request.stage, request.inputs?.taker))
+        // The taker is a deal parameter (belote's take): the deal is the one dealt with it.
+        h.deal = (this.#inner.dealtHand(hand) as DealtHand).deal
+        const cards = stageCards(h.deal.deliveries, request)
+        const bad = cards === null ? { message: 'the deal has no such stage' } : h.play.deliver(request.stage, cards)
+        if (bad !== null) throw new Error(`hand ${hand}: stage ${request.stage} refused by the game: ${bad.message}`)
+        continue
+      }
+      if (h.play.over()) {
+        if (!h.ended) {
+          h.ended = true
+          effects.push({ kind: 'event', hand, event: { type: 'played', actions: h.play.chain.length, tricks: h.play.tricks(), score: h.play.score() } })
+          effects.push(...this.#inner.end(hand))
+        }
+        return effects
+      }
+      const seat = h.play.toAct()
+      if (seat === null || seats[seat] !== ROBOT) return effects
+      const action = h.play.robot(seat, robotRandom(h.key, h.play.chain.length + 1))
+      const signed = h.play.sign(this.#init.signer, seat, action)
+      if (!signed.ok) throw new Error(`hand ${hand}: robot seat ${seat}'s choice refused: ${refusalText(signed.refusal)}`)
+      effects.push(...this.#toHumans(h, hand, [signed.doc], undefined), this.#actionEvent(hand, signed.doc))
+    }
+    throw new Error(`hand ${hand}: the game does not advance`)
+  }
+
+  #actionEvent (hand: number, a: ActionDoc): Effect {
+    return { kind: 'event', hand, event: { type: 'action', n: a.body.n, seat: a.body.seat, action: a.body.action } }
+  }
+
+  #toHumans (h: DealerPlayHand, hand: number, actions: ActionDoc[], except: string | undefined): Effect[] {
+    const doc = playDoc(this.#init.signer, this.#init.table.id, hand, docDigest(h.commit), actions)
+    const peers = new Set(h.commit.body.seats.filter(p => p !== ROBOT && p !== except))
+    return [...peers].map(to => ({ kind: 'send', to, doc }))
+  }
+}
+
+interface SeatPlayHand {
+  commit: CommitBody
+  digest: string
+  /** Every delivery this seat was shown, by stage (its own private cards, the public ones). */
+  cards: Map<string, Delivery[]>
+  /** How many deliveries of each stage this seat is shown (from the scheme's layout). */
+  expected: Map<string, number>
+  play?: PlayHand
+  early: Map<number, ActionDoc>
+}
+
+export interface PlayingSeatInit extends MachineInit {
+  /** The node plays its own seat with the engine's robot (a seat with nobody at the terminal or page). */
+  autoplay?: boolean
+}
+
+/** The commit–reveal seat, playing its seat of the hands committed as played. */
+export class PlayingSeat implements SeatSide {
+  readonly #inner: SeatMachine
+  readonly #init: PlayingSeatInit
+  readonly #verify: (doc: Signed<unknown>) => boolean
+  readonly #hands = new Map<number, SeatPlayHand>()
+
+  constructor (init: PlayingSeatInit) {
+    this.#init = init
+    this.#verify = init.verifyDoc ?? verifyDocument
+    this.#inner = new SeatMachine(init)
+  }
+
+  get family (): SeatSide['family'] { return this.#inner.family }
+  get seat (): number { return this.#inner.seat }
+  cards (hand: number): SeatCards[] { return this.#inner.cards(hand) }
+  status (): SeatHandStatus[] { return this.#inner.status() }
+  restore (meta: unknown, snapshots: unknown[]): Effect[] { return this.#inner.restore(meta as Parameters<SeatMachine['restore']>[0], snapshots as Parameters<SeatMachine['restore']>[1]) }
+  tick (now: number): Effect[] { return this.#inner.tick(now) }
+  nextDeadline (): number | undefined { return this.#inner.nextDeadline() }
+  beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#inner.beaconResult(hand, result) }
+
+  /** The hand in play as this seat sees it (its view), if it is played. */
+  playing (hand: number): PlayHand | undefined { return this.#hands.get(hand)?.play }
+
+  receive (from: string, doc: Signed<unknown>): Effect[] {
+    if (doc.type === 'play') return this.#onPlay(from, doc)
+    const effects = this.#inner.receive(from, doc)
+    if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)
+    else if (doc.type === 'cards') return [...effects, ...this.#onCards(doc as Signed<CardsBody>)]
+    else if (doc.type === 'final' || doc.type === 'abort') this.#hands.delete((doc.body as { hand: number }).hand)
+    return effects
+  }
+
+  #onCommit (doc: SignedCommit): void {
+    const body = doc.body
+    if (body.params.play !== true || this.#hands.has(body.hand) || !PLAYED_CARD_GAMES.has(body.game)) return
+    // Which deliveries of each stage this seat is shown: the scheme's layout, from any key.
+    const scheme = cardSchemeFor(body)
+    const layout = scheme.deal(body.game, scheme.key({ secret: '00'.repeat(32), nonces: body.seats.map(() => '00'.repeat(32)) }), { seats: body.seats.length, dealer: body.params.dealer, ...(body.game === 'belote' ? { taker: 0 } : {}) })
+    const expected = new Map<string, number>()
+    for (const d of layout.deliveries) if (d.public || d.seat === this.seat) expected.set(d.stage, (expected.get(d.stage) ?? 0) + 1)
+    this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected, early: new Map() })
+    // Hands that ended long ago (their FINAL lost) are forgotten oldest first.
+    for (const old of this.#hands.keys()) { if (this.#hands.size <= EARLY_KEPT) break; this.#hands.delete(old) }
+  }
+
+  #onCards (doc: Signed<CardsBody>): Effect[] {
+    const h = this.#hands.get(doc.body.hand)
+    if (h === undefined || doc.body.commit !== h.digest) return []
+    const { stage, seat, public: pub, cards } = doc.body
+    const list = h.cards.get(stage) ?? []
+    if (!list.some(d => d.seat === seat && d.public === pub)) list.push({ stage, seat, public: pub, cards })
+    h.cards.set(stage, list)
+    if (h.play === undefined) {
+      const initial = [...h.expected.keys()].filter(s => INITIAL_STAGES.has(s))
+      if (!initial.every(s => (h.cards.get(s)?.length ?? 0) >= (h.expected.get(s) as number))) return []
+      const b = h.commit
+      h.play = new PlayHand({
+        engine: engines[b.game],
+        setup: setupFromDeliveries(b.game, b.seats.length, b.params.dealer, initial.flatMap(s => h.cards.get(s) ?? [])),
+        hand: h.digest,
+        seatSigners: actionSigners(b.seats, b.dealer),
+        view: { seat: this.seat },
+        verify: this.#verify
+      })
+    }
+    return this.#advance(doc.body.hand)
+  }
+
+  #onPlay (from: string, doc: Signed<unknown>): Effect[] {
+    const body = checkEnvelope(doc, this.#init.table.id, this.#verify)
+    if (from !== this.#init.table.dealer) throw new Rejection('play: a seat takes actions from the dealer only')
+    const h = this.#hands.get(body.hand)
+    if (h === undefined || h.digest !== body.commit) throw new Rejection(`play for hand ${body.hand}, which this seat does not play`)
+    for (const a of body.actions) {
+      if (h.early.size >= EARLY_KEPT) throw new Rejection(`play: more than ${EARLY_KEPT} actions ahead of this seat's hand`)
+      if (a.body.n > (h.play?.chain.length ?? 0)) h.early.set(a.body.n, a)
+    }
+    return this.#advance(body.hand)
+  }
+
+  /** Actions in their order, stages as the game asks for them, and this seat's own turn. */
+  #advance (hand: number): Effect[] {
+    const h = this.#hands.get(hand) as SeatPlayHand
+    const play = h.play
+    if (play === undefined) return []
+    const effects: Effect[] = []
+    for (let guard = 0; guard < 1000; guard++) {
+      const request = play.pending()
+      if (request !== null) {
+        const got = h.cards.get(request.stage) ?? []
+        if (got.length < (h.expected.get(request.stage) ?? 1)) return effects
+        const bad = play.deliver(request.stage, stageCards(got, request) ?? {})
+        if (bad !== null) throw new Rejection(`play: stage ${request.stage} refused by the game: ${bad.message}`)
+        continue
+      }
+      const next = h.early.get(play.chain.length + 1)
+      if (next !== undefined) {
+        h.early.delete(next.body.n)
+        const refused = play.accept(next)
+        if (refused !== null) throw new Rejection(`play: action ${next.body.n} of seat ${next.body.seat} refused: ${refusalText(refused)}`)
+        effects.push({ kind: 'event', hand, event: { type: 'action', n: next.body.n, seat: next.body.seat, action: next.body.action } })
+        continue
+      }
+      if (play.over() || play.toAct() !== this.seat || this.#init.autoplay !== true) return effects
+      const action = play.robot(this.seat, n => randomBelow(this.#init.random, n))
+      effects.push(...this.#send(hand, action))
+    }
+    throw new Error(`hand ${hand}: the game does not advance`)
+  }
+
+  /** This seat's own action: refused (nothing signed) when it is not legal now. */
+  act (hand: number, action: unknown): Effect[] {
+    const h = this.#hands.get(hand)
+    if (h?.play === undefined) throw new Rejection(`hand ${hand} is not in play at this seat`)
+    return [...this.#send(hand, action), ...this.#advance(hand)]
+  }
+
+  #send (hand: number, action: unknown): Effect[] {
+    const h = this.#hands.get(hand) as SeatPlayHand
+    const signed = (h.play as PlayHand).sign(this.#init.signer, this.seat, action)
+    if (!signed.ok) throw new Rejection(`not a legal action now: ${refusalText(signed.refusal)}`)
+    const doc = playDoc(this.#init.signer, this.#init.table.id, hand, h.digest, [signed.doc])
+    return [
+      { kind: 'send', to: this.#init.table.dealer, doc },
+      { kind: 'event', hand, event: { type: 'action', n: signed.doc.body.n, seat: this.seat, action } }
+    ]
+  }
+}
+
+/** An integer in 0…n−1 from the node's randomness (a human seat's robot: no need to replay it). */
+function randomBelow (random: (bytes: number) => Uint8Array, n: number): number {
+  const b = random(6)
+  let v = 0
+  for (const x of b) v = v * 256 + x
+  return v % n
+}

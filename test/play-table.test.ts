@@ -1,0 +1,181 @@
+// Played hands at a commit–reveal table, in memory (src/protocol/play.ts): the dealer's node and
+// the seats' nodes play a hand committed as played, robots and autoplaying seats alike; the stages
+// come because the game asks; the hand is revealed when the game is over, and its receipt carries
+// the chain and the score, which the verifier replays (docs/games.md "Verifying a played hand").
+import { describe, expect, it } from 'vitest'
+import { signerFromSeed, type Signer } from '../src/core/identity.js'
+import { nativeSigner } from '../src/crypto/native-crypto.js'
+import { verifyMemo } from '../src/daemon/verify-memo.js'
+import { signDocument, type Signed } from '../src/core/signed.js'
+import { PlayingDealer, PlayingSeat } from '../src/protocol/play.js'
+import { inMemoryTable } from '../src/protocol/in-memory.js'
+import type { Effect, HandEvent, MachineInit, TableSpec } from '../src/protocol/types.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import type { Receipt } from '../src/core/hand/messages.js'
+import { signAction, type ActionDoc } from '../src/core/games/action-chain.js'
+
+function table (game: string, seats: Array<'human' | 'robot'>) {
+  // Native Ed25519 behind one verify memo per node, as a Daemon signs and checks.
+  const signers = seats.map((_, i) => { const seed = new Uint8Array(32).fill(i + 1); return nativeSigner(seed, signerFromSeed(seed).peerId) })
+  const memos = new Map(signers.map(s => [s.peerId, verifyMemo()]))
+  const spec: TableSpec = {
+    id: 't', game, scheme: game === 'tarot' ? 'tarot-v1' : 'atout-v1',
+    seats: seats.map((s, i) => (s === 'robot' ? 'robot' : signers[i].peerId)), dealer: signers[0].peerId
+  }
+  let counter = 0
+  const init = (signer: Signer): MachineInit => ({
+    table: spec, signer: memos.get(signer.peerId)!.signer(signer), verifyDoc: memos.get(signer.peerId)!.verify, timeouts: { contributeMs: 5_000, ackMs: 5_000, revealMs: 60_000 }, beacon: null,
+    now: () => 1_700_000_000_000, random: n => new Uint8Array(n).fill(++counter % 251)
+  })
+  const dealer = new PlayingDealer(init(signers[0]))
+  const seatMachines = new Map(seats.flatMap((s, i) => (s === 'human' ? [[signers[i].peerId, new PlayingSeat({ ...init(signers[i]), autoplay: true })] as const] : [])))
+  const appended: Array<{ who: string, entry: string, payload: unknown }> = []
+  const events: Array<{ who: string, hand: number, event: HandEvent }> = []
+  const rejections: string[] = []
+  let intercept: ((from: string, to: string, doc: Signed<unknown>) => Signed<unknown> | undefined) | undefined
+  const run = inMemoryTable({
+    dealerId: spec.dealer, dealer, seats: seatMachines,
+    intercept: () => intercept,
+    onEffect: (who, e) => {
+      if (e.kind === 'append') appended.push({ who, entry: e.entry, payload: e.payload })
+      if (e.kind === 'event') events.push({ who, hand: e.hand, event: e.event })
+    },
+    onRejection: (to, err) => { rejections.push(`${to.slice(-4)}: ${err.message}`) }
+  })
+  return {
+    spec, signers, dealer, seatMachines, appended, events, rejections, run,
+    setIntercept: (f: typeof intercept) => { intercept = f },
+    deal: (dealerSeat = 0) => { const r = dealer.startHand({ dealer: dealerSeat, play: true }); run(spec.dealer, r.effects, 'dealer'); return r.hand }
+  }
+}
+
+/** One receipt per node (the dealer's node logs it once, whichever of its machines asks). */
+const receiptsOf = (t: ReturnType<typeof table>) => {
+  const seen = new Set<string>()
+  const key = (a: { who: string, payload: unknown }) => `${a.who}/${(a.payload as Receipt).commit.body.hand}`
+  return t.appended.filter(a => a.entry === 'receipt' && !seen.has(key(a)) && seen.add(key(a)) !== undefined).map(a => a.payload as Receipt)
+}
+
+/** Deals until a hand is played out (not thrown in for want of a bid): its receipt, as the dealer's node logged it. */
+function playedHand (t: ReturnType<typeof table>): Receipt {
+  for (let i = 0; i < 12; i++) {
+    const hand = t.deal(i % t.spec.seats.length)
+    const r = receiptsOf(t).filter(x => x.commit.body.hand === hand)
+    if (r.length > 0 && (verifyReceipt(r[0]).summary?.play?.tricks ?? 0) > 0) return r[0]
+  }
+  throw new Error('no hand played out in 12 deals')
+}
+
+describe('a played hand at a commit–reveal table', () => {
+  for (const [game, seats] of [
+    ['coinche', ['human', 'human', 'robot', 'robot']],
+    ['belote', ['human', 'robot', 'human', 'robot']],
+    ['duo', ['human', 'human']],
+    ['tarot', ['human', 'robot', 'human', 'robot']],
+    ['tarot', ['human', 'human', 'robot', 'robot', 'robot']]
+  ] as const) {
+    it(`${game} at ${seats.length}: played to its end, revealed, and the receipt replays to the score every node saw`, () => {
+      const t = table(game, [...seats])
+      const hand = playedHand(t).commit.body.hand
+      expect(t.rejections).toEqual([])
+      const receipts = receiptsOf(t).filter(x => x.commit.body.hand === hand)
+      // The dealer's node logs once; the other human seats once each.
+      expect(receipts.length).toBe(seats.filter(s => s === 'human').length)
+      const r = receipts[0]
+      expect(r.play?.score).not.toBeNull()
+      const verdict = verifyReceipt(r)
+      expect(verdict.problems).toEqual([])
+      expect(verdict.ok).toBe(true)
+      expect(verdict.summary?.play?.score).toMatchObject(r.play?.score ?? {})
+      expect(verdict.summary?.play?.actions).toBe(r.play?.actions.length)
+      expect(verdict.summary?.play?.tricks).toBe(game === 'duo' ? 16 : game === 'tarot' ? (seats.length === 5 ? 15 : 72 / seats.length) : 8)
+      const played = t.events.find(e => e.hand === hand && e.event.type === 'played')?.event as Extract<HandEvent, { type: 'played' }>
+      expect(played.score).toMatchObject(r.play?.score ?? {})
+      // Every human seat saw every action of the chain.
+      for (const peer of t.seatMachines.keys()) {
+        const seen = t.events.filter(e => e.hand === hand && e.who === peer && e.event.type === 'action').map(e => (e.event as { n: number }).n)
+        expect(new Set(seen).size, peer).toBe(r.play?.actions.length)
+      }
+    })
+  }
+
+  it('the host cannot end a hand in play, nor deal its stages by hand', () => {
+    const t = table('belote', ['human', 'human', 'human', 'human'])
+    // Nothing reaches the seats: the hand waits at the first bid.
+    t.setIntercept((_from, _to, doc) => (doc.type === 'play' ? undefined : doc))
+    const hand = t.deal(0)
+    expect(() => t.dealer.end(hand)).toThrow(/is being played/)
+    expect(() => t.dealer.deliverStage(hand, 'take', 1)).toThrow(/when the game asks/)
+  })
+
+  for (const kind of ['card-not-held', 'must-follow'] as const) {
+    it(`the dealer refuses a card of rule ${kind}, re-signed with the seat's key, and the hand goes no further`, () => {
+      const t = table('coinche', ['human', 'human', 'robot', 'robot'])
+      const seat1 = t.signers[1]
+      let forged: string | undefined
+      // Seat 1's node plays as usual; its first card that can be replaced is, by one the rule forbids.
+      t.setIntercept((from, _to, doc) => {
+        if (forged !== undefined || doc.type !== 'play' || from !== seat1.peerId) return doc
+        const body = doc.body as { table: string, hand: number, commit: string, actions: ActionDoc[] }
+        const a = body.actions[0]
+        if ((a.body.action as { type: string }).type !== 'card') return doc
+        const full = t.dealer.playing(body.hand)!
+        const state = full.state as { hands: string[][], play: { trick: Array<{ card: string }> } }
+        const legal = full.legal(1).map(x => (x as { card: string }).card)
+        const card = kind === 'card-not-held' ? state.hands[2][0] : state.hands[1].find(c => !legal.includes(c))
+        if (card === undefined) return doc
+        forged = card
+        const bad = signDocument('game-action', { ...a.body, action: { type: 'card', card } }, seat1)
+        return signDocument('play', { ...body, actions: [bad] }, seat1)
+      })
+      for (let i = 0; i < 12 && forged === undefined; i++) t.deal(i % 4)
+      expect(forged).toBeDefined()
+      expect(t.rejections.filter(r => r.includes(`refused: chain-illegal-action (${kind})`))).toHaveLength(1)
+      const last = t.dealer.status().at(-1)!
+      expect(last.phase).toBe('dealt')
+    })
+  }
+})
+
+describe('verifying a played hand\'s receipt', () => {
+  const t = table('coinche', ['human', 'robot', 'human', 'robot'])
+  const receipt = playedHand(t)
+  const signerOf = (seat: number) => (receipt.commit.body.seats[seat] === 'robot' ? t.signers[0] : t.signers[seat])
+  /** The chain from action `from` on signed again (so only the rule under test can catch it), after `change`. */
+  function resign (change: (actions: ActionDoc[]) => ActionDoc[], from: number): Receipt {
+    const actions = change(structuredClone(receipt.play!.actions) as ActionDoc[])
+    const out: ActionDoc[] = actions.slice(0, from)
+    for (const a of actions.slice(from)) out.push(signAction(signerOf(a.body.seat), a.body.hand, out.at(-1) ?? null, a.body.seat, a.body.action))
+    return { ...receipt, play: { ...receipt.play!, actions: out as Receipt['play'] extends infer P ? P extends { actions: infer A } ? A : never : never } }
+  }
+  const codes = (r: unknown) => verifyReceipt(r).problems.map(p => p.code)
+  const firstCard = receipt.play!.actions.findIndex(a => (a.body.action as { type: string }).type === 'card')
+
+  it('the receipt as logged verifies', () => {
+    expect(codes(receipt)).toEqual([])
+  })
+  it('a card the seat did not hold fails with play-card-not-held', () => {
+    const seat = receipt.play!.actions[firstCard].body.seat
+    const other = verifyReceipt(receipt).summary!.hands![(seat + 1) % 4][0]
+    expect(codes(resign(a => { (a[firstCard].body.action as { card: string }).card = other; return a.slice(0, firstCard + 1) }, firstCard))).toEqual(['play-card-not-held'])
+  })
+  it('an illegal action fails with play-illegal', () => {
+    // A bid after the auction is over.
+    expect(codes(resign(a => { a[firstCard].body.action = { type: 'pass' }; return a.slice(0, firstCard + 1) }, firstCard))).toEqual(['play-illegal'])
+  })
+  it('a broken chain (an action dropped, not re-signed) fails with play-chain', () => {
+    const actions = [...receipt.play!.actions]
+    actions.splice(firstCard + 2, 1)
+    expect(codes({ ...receipt, play: { ...receipt.play!, actions } })).toEqual(['play-chain'])
+  })
+  it('a changed score, or a chain cut short with its score, fails with play-score', () => {
+    const score = { ...receipt.play!.score!, points: receipt.play!.score!.points.map(p => p + 10) }
+    expect(codes({ ...receipt, play: { ...receipt.play!, score } })).toEqual(['play-score'])
+    expect(codes({ ...receipt, play: { ...receipt.play!, actions: receipt.play!.actions.slice(0, -1) } })).toEqual(['play-score'])
+  })
+  it('a played hand without its chain fails with play-missing; a hand not played verifies as before', () => {
+    const { play, ...bare } = receipt
+    void play
+    expect(codes(bare)).toEqual(['play-missing'])
+  })
+})
