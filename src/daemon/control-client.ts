@@ -75,7 +75,8 @@ export class ControlClient {
   async status (table?: string): Promise<Record<string, unknown>> { return await this.request('GET', `/status${tableQuery(table, '?')}`) }
   /** Every table the node serves. */
   async tables (): Promise<Array<{ id: string, game: string, scheme: string, role: string }>> { return (await this.request<{ tables: Array<{ id: string, game: string, scheme: string, role: string }> }>('GET', '/tables')).tables }
-  async deal (dealer?: number, table?: string): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer, table })).hand }
+  /** `play`: the hand is played at the table once dealt (docs/games.md "Playing a dealt hand"). */
+  async deal (dealer?: number, table?: string, play?: boolean): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer, table, ...(play === true ? { play } : {}) })).hand }
   async stage (hand: number, stage: string, taker?: number, table?: string): Promise<void> { await this.request('POST', '/hand/stage', { hand, stage, taker, table }) }
   async end (hand: number, table?: string): Promise<void> { await this.request('POST', '/hand/end', { hand, table }) }
   async cards (hand: number, table?: string): Promise<{ hand: number, seat: number | null, cards: Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }>, robots?: Array<{ stage: string, seat: number, cards: string[] }> }> {

@@ -159,9 +159,10 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       readQuery(url, [])
       return reply(res, 200, { tables: daemon.tableList() })
     case 'POST /hand/deal': {
-      const body = await readBody(req, ['dealer', 'table'])
+      const body = await readBody(req, ['dealer', 'table', 'play'])
       const table = tableField(body.table)
-      const hand = await daemon.deal({ dealer: intField(body, 'dealer', false), table })
+      if (body.play !== undefined && typeof body.play !== 'boolean') throw new HttpError(400, 'field play must be a boolean')
+      const hand = await daemon.deal({ dealer: intField(body, 'dealer', false), table, play: body.play === true })
       return reply(res, 200, { hand, table: daemon.table(table).id })
     }
     case 'POST /hand/stage': {

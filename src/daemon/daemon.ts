@@ -276,7 +276,7 @@ export class Daemon {
   get rejections (): number { return this.#rejections }
 
   /** Starts a hand (dealer only). Resolves once the COMMIT is durable and handed to the network. */
-  async deal (params: { dealer?: number, table?: string } = {}): Promise<number> {
+  async deal (params: { dealer?: number, table?: string, play?: boolean } = {}): Promise<number> {
     if (this.#stopping) throw new Rejection('the node is stopping')
     return await this.table(params.table).deal(params)
   }

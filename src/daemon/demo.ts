@@ -39,6 +39,20 @@ export interface DemoOptions {
   onHand?: (report: HandReport) => void
   /** The hands' contribution window in ms (default: see prepareLocalTable's timeouts below). */
   contributeMs?: number
+  /**
+   * Play each hand at the table (docs/games.md "Playing a dealt hand"): every node plays its seat
+   * with the game's robot, the dealer's node the robot seats. A hand nobody bids on is thrown in
+   * and dealt again: `hands` counts hands played out.
+   */
+  play?: boolean
+}
+
+/** A played hand as the demo reports it (`played` in the JSON). */
+export interface PlayedReport {
+  hand: number
+  actions: number
+  tricks: number
+  score: { points: number[], summary: string, detail: Record<string, unknown> }
 }
 
 export interface SeatReport {
@@ -59,6 +73,8 @@ export interface HandReport {
   seats: SeatReport[]
   /** From the dealer's COMMIT to the last seat holding its first cards, ms (node clocks, one machine). */
   dealtMs?: number
+  /** A played hand (--play): its actions, tricks and score as the dealer's node saw the game end. */
+  played?: PlayedReport
 }
 
 export interface DemoResult {
@@ -69,6 +85,8 @@ export interface DemoResult {
   seats: Array<{ seat: number, peerId: string, verified: number }>
   failures: string[]
   reports: HandReport[]
+  /** With `play`: one entry per hand dealt, in order (thrown-in hands too, with 0 tricks). */
+  played: PlayedReport[]
   /** Each node's log re-verified from its data directory after the run. */
   logs: Array<{ node: string, dataDir: string, passed: number, failed: number }>
   table: LocalTable
@@ -156,6 +174,8 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   const timelock = options.timelock === true
   if (timelock && options.beacon === null) throw new Error('--timelock needs a beacon (--beacon local)')
   if (options.killDealerAfter != null && (!timelock || !options.processes)) throw new Error('--kill-dealer-after needs --timelock and --processes')
+  const play = options.play === true
+  if (play && (options.blind === true || timelock)) throw new Error('--play is built for commit–reveal tables without --timelock (blind-v1 card opening is not built yet)')
   const killHand = options.killDealerAfter != null ? Math.min(2, hands) : 0
   const table = await prepareLocalTable({
     root: options.root,
@@ -209,9 +229,11 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
       nodes.push(options.processes ? await startProcess(table, i) : await startInProcess(table, i, options.logger))
     }
     watchers.push(...nodes.map(n => n.client.watch()))
-    for (let h = 0; h < hands; h++) {
+    // A played hand thrown in (nobody bid) is dealt again, up to this many deals in all.
+    const maxDeals = play ? 3 * hands + 4 : hands
+    for (let h = 0; h < maxDeals && reports.filter(r => !play || (r.played?.tricks ?? 0) > 0 || r.aborted !== null).length < hands; h++) {
       const dealerSeat = h % seats
-      const hand = await nodes[0].client.deal(dealerSeat)
+      const hand = await nodes[0].client.deal(dealerSeat, undefined, play)
       const report: HandReport = { hand, dealerSeat, beaconRound: null, aborted: null, recovered: null, seats: [] }
       const timeout = 60_000
       const isHand = (e: NodeEvent): boolean => e.hand === hand && e.role === 'seat'
@@ -232,13 +254,24 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
           lastCards = Math.max(lastCards, e.time)
         }
         report.dealtMs = lastCards - committed.time
-        for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
-        const cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
-        await nodes[0].client.end(hand)
+        let cards: Array<Awaited<ReturnType<ControlClient['cards']>>>
+        if (play) {
+          // The game deals its own stages and ends the hand: the dealer's node says when, and how.
+          const over = await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && (e.event.type === 'played' || e.event.type === 'aborted'), `hand ${hand} played`, 4 * timeout)
+          if (over.event.type === 'aborted') throw new AbortedHand(over.event.reason, over.event.detail)
+          if (over.event.type === 'played') report.played = { hand, actions: over.event.actions, tricks: over.event.tricks, score: over.event.score }
+          cards = []
+        } else {
+          for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
+          cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
+          await nodes[0].client.end(hand)
+        }
         for (const [i, w] of watchers.entries()) {
           const shield = await w.until(ended('shield'), `hand ${hand} shield`, timeout)
           const receipt = await w.until(ended('receipt'), `hand ${hand} receipt`, timeout)
           const seat = seatList.indexOf(table.peerIds[i])
+          // A played hand's cards as the seat was shown them (its stages came during the game).
+          if (play) cards[i] = { cards: w.seen.flatMap(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' ? [{ stage: e.event.stage, seat: e.event.seat, public: e.event.public, cards: e.event.cards }] : []) } as (typeof cards)[number]
           const ok = shield.event.type === 'shield' && shield.event.ok
           if (ok) verified.set(seat, (verified.get(seat) ?? 0) + 1)
           else failures.push(`hand ${hand} seat ${seat}: shield failed: ${shield.event.type === 'shield' ? shield.event.problems.join('; ') : 'aborted'}`)
@@ -273,6 +306,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     seats: seatList.map((p, seat) => ({ seat, peerId: p, verified: verified.get(seat) ?? 0 })).filter(s => s.peerId !== ROBOT),
     failures,
     reports,
+    played: reports.flatMap(r => (r.played === undefined ? [] : [r.played])),
     logs,
     table
   }

@@ -81,12 +81,12 @@ export class TableHost {
   }
 
   /** Starts a hand (dealer only). Resolves once the COMMIT is durable and handed to the network. */
-  async deal (params: { dealer?: number } = {}): Promise<number> {
+  async deal (params: { dealer?: number, play?: boolean } = {}): Promise<number> {
     const dealer = this.#requireDealer()
     const seats = this.config.table.seats.length
     const dealerSeat = params.dealer ?? 0
     if (!Number.isInteger(dealerSeat) || dealerSeat < 0 || dealerSeat >= seats) throw new Rejection(`dealer seat must be 0 to ${seats - 1}`)
-    const { hand, effects } = dealer.startHand({ dealer: dealerSeat })
+    const { hand, effects } = dealer.startHand({ dealer: dealerSeat, ...(params.play === true ? { play: true as const } : {}) })
     await this.#enqueue('dealer', effects)
     return hand
   }

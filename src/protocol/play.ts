@@ -247,9 +247,15 @@ export class PlayingSeat implements SeatSide {
   receive (from: string, doc: Signed<unknown>): Effect[] {
     if (doc.type === 'play') return this.#onPlay(from, doc)
     const effects = this.#inner.receive(from, doc)
-    if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)
-    else if (doc.type === 'cards') return [...effects, ...this.#onCards(doc as Signed<CardsBody>)]
-    else if (doc.type === 'final' || doc.type === 'abort') this.#hands.delete((doc.body as { hand: number }).hand)
+    const hand = (doc.body as { hand: number }).hand
+    // The machine took the document: what it asks for goes out whatever the play makes of it.
+    try {
+      if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)
+      else if (doc.type === 'cards') return [...effects, ...this.#onCards(doc as Signed<CardsBody>)]
+      else if (doc.type === 'final' || doc.type === 'abort') this.#hands.delete(hand)
+    } catch (err) {
+      return [...effects, { kind: 'event', hand, event: { type: 'play-refused', reason: (err as Error).message } }]
+    }
     return effects
   }
 
@@ -258,7 +264,9 @@ export class PlayingSeat implements SeatSide {
     if (body.params.play !== true || this.#hands.has(body.hand) || !PLAYED_CARD_GAMES.has(body.game)) return
     // Which deliveries of each stage this seat is shown: the scheme's layout, from any key.
     const scheme = cardSchemeFor(body)
-    const layout = scheme.deal(body.game, scheme.key({ secret: '00'.repeat(32), nonces: body.seats.map(() => '00'.repeat(32)) }), { seats: body.seats.length, dealer: body.params.dealer, ...(body.game === 'belote' ? { taker: 0 } : {}) })
+    const zero = '00'.repeat(32)
+    const beacon = scheme.beacon ? { chainHash: zero, round: 1, randomness: zero } : undefined
+    const layout = scheme.deal(body.game, scheme.key({ secret: zero, nonces: body.seats.map(() => zero), beacon }), { seats: body.seats.length, dealer: body.params.dealer, ...(body.game === 'belote' ? { taker: 0 } : {}) })
     const expected = new Map<string, number>()
     for (const d of layout.deliveries) if (d.public || d.seat === this.seat) expected.set(d.stage, (expected.get(d.stage) ?? 0) + 1)
     this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected, early: new Map() })

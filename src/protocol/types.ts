@@ -82,6 +82,8 @@ export type HandEvent =
   | { type: 'action', n: number, seat: number, action: unknown }
   /** A played hand is over (the dealer reveals it next): its actions, tricks and score. */
   | { type: 'played', actions: number, tricks: number, score: GameScore }
+  /** A played hand's step this seat could not take (a stage or action the game refused): the hand's play stops here. */
+  | { type: 'play-refused', reason: string }
   | { type: 'shield', ok: boolean, problems: string[] }
   | { type: 'receipt', acked: number[] }
   | { type: 'aborted', reason: string, blame: string[], detail: string }

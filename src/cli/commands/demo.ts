@@ -12,7 +12,7 @@ import { parseIntOption } from '../options.js'
 
 const HELP = `usage: fairdeal demo [--hands N] [--game coinche|belote|duo|tarot] [--processes] [--data DIR]
                     [--beacon local|group|none] [--transport tcp|ws] [--timelock] [--blind]
-                    [--kill-dealer-after nonces] [--json]
+                    [--kill-dealer-after nonces] [--play] [--json]
 
 Starts a dealer node holding seat 0 and one node per other seat on 127.0.0.1, plays N hands
 (default 3, coinche), prints each seat's cards and its own check of the hand ("shield"), then
@@ -39,8 +39,14 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
                 seats shuffle an encrypted deck in turn with proofs, so no node, the dealer's
                 included, sees a card before its seat; with --beacon local the round also fixes
                 the final order. Tarot's 78-card shuffles get 30 s (the others 10 s)
+  --play        play each hand at the table (docs/games.md "Playing a dealt hand"): every node
+                plays its seat with the game's robot, the dealer's node the robot seats; bids and
+                cards are signed, chained and checked, the game deals its own stages and ends the
+                hand, and the receipt carries the action chain and score. A hand nobody bids on is
+                thrown in and dealt again: N counts hands played out. Not with --blind or --timelock
   --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}
-                (with --timelock also "recovered": hands the seats finished without the dealer)`
+                (with --timelock also "recovered": hands the seats finished without the dealer;
+                with --play also "played": [{"hand","actions","tricks","score"}], one per hand dealt)`
 
 const OPTIONS = {
   hands: { type: 'string', default: '3' },
@@ -52,7 +58,8 @@ const OPTIONS = {
   blind: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   timelock: { type: 'boolean', default: false },
-  'kill-dealer-after': { type: 'string' }
+  'kill-dealer-after': { type: 'string' },
+  play: { type: 'boolean', default: false }
 } satisfies OptionSpecs
 
 export const command = defineCommand({
@@ -72,6 +79,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const killDealerAfter = values['kill-dealer-after']
   if (killDealerAfter !== undefined && killDealerAfter !== 'nonces') throw new UsageError(`--kill-dealer-after takes nonces, got ${JSON.stringify(killDealerAfter)}`)
   if (killDealerAfter !== undefined && (!values.timelock || !values.processes)) throw new UsageError('--kill-dealer-after needs --timelock and --processes')
+  if (values.play && (values.blind || values.timelock)) throw new UsageError('--play is built for commit–reveal tables without --timelock: not with --blind (its card opening is not built yet) or --timelock')
   const json = values.json
   const keep = values.data !== undefined
   const root = keep ? resolve(values.data as string) : await mkdtemp(join(tmpdir(), 'fairdeal-demo-'))
@@ -112,6 +120,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
       timelock: values.timelock,
       killDealerAfter: killDealerAfter === 'nonces' ? 'nonces' : null,
       blind: values.blind,
+      play: values.play,
       logger,
       // The group's members are the table's own nodes, in this process: every round they also sign
       // and check BLS partials, so on a busy machine a COMMIT could reach the seats after a 2 s
@@ -121,14 +130,17 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
     })
     if (json) {
       const recovered = values.timelock ? { recovered: result.recovered } : {}
-      process.stdout.write(JSON.stringify({ hands: result.hands, aborts: result.aborts, ...recovered, seats: result.seats, failures: result.failures }) + '\n')
+      const played = values.play ? { played: result.played } : {}
+      process.stdout.write(JSON.stringify({ hands: result.hands, aborts: result.aborts, ...recovered, seats: result.seats, failures: result.failures, ...played }) + '\n')
     } else {
       say('')
       for (const l of result.logs) say(`log ${l.node}: ${l.passed} passed, ${l.failed} failed${keep ? `  (fairdeal verify --data ${l.dataDir})` : ""}`)
       for (const f of result.failures) say(`FAILED: ${f}`)
       say(`${result.hands} ${result.hands === 1 ? 'hand' : 'hands'} played, ${result.aborts} aborted; ${result.seats.map(s => `seat ${s.seat} verified ${s.verified}`).join(', ')}`)
     }
-    const ok = result.failures.length === 0 && result.aborts === 0 && result.seats.every(s => s.verified === hands)
+    // With --play a thrown-in hand is dealt again: every hand dealt must verify, and N be played out.
+    const playedOut = result.played.filter(p => p.tricks > 0).length
+    const ok = result.failures.length === 0 && result.aborts === 0 && result.seats.every(s => s.verified === result.hands) && result.hands >= hands && (!values.play || playedOut === hands)
     return ok ? 0 : 1
   } finally {
     await beacon?.close()
@@ -147,6 +159,9 @@ function printHand (r: HandReport): void {
   if (r.recovered !== null) {
     process.stdout.write(`  dealer killed after the nonces: finished by ${r.seats.length} seats from its timelocks (RECOVERED, rule ${r.recovered.rule}, ${r.recovered.faults} faults)\n`)
     return
+  }
+  if (r.played !== undefined) {
+    process.stdout.write(`  played: ${r.played.actions} actions, ${r.played.tricks} tricks; ${r.played.score.summary} (points ${r.played.score.points.join(' ')})\n`)
   }
   for (const s of r.seats) {
     const own = s.cards.filter(c => !c.public).flatMap(c => c.cards).map(cardLabel).join(' ')
