@@ -14,12 +14,12 @@ import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Receipt } from '../src/core/hand/messages.js'
 import { signAction, type ActionDoc } from '../src/core/games/action-chain.js'
 
-function table (game: string, seats: Array<'human' | 'robot'>) {
+function table (game: string, seats: Array<'human' | 'robot'>, scheme = game === 'tarot' ? 'tarot-v1' : 'atout-v1') {
   // Native Ed25519 behind one verify memo per node, as a Daemon signs and checks.
   const signers = seats.map((_, i) => { const seed = new Uint8Array(32).fill(i + 1); return nativeSigner(seed, signerFromSeed(seed).peerId) })
   const memos = new Map(signers.map(s => [s.peerId, verifyMemo()]))
   const spec: TableSpec = {
-    id: 't', game, scheme: game === 'tarot' ? 'tarot-v1' : 'atout-v1',
+    id: 't', game, scheme,
     seats: seats.map((s, i) => (s === 'robot' ? 'robot' : signers[i].peerId)), dealer: signers[0].peerId
   }
   let counter = 0
@@ -178,4 +178,41 @@ describe('verifying a played hand\'s receipt', () => {
     void play
     expect(codes(bare)).toEqual(['play-missing'])
   })
+})
+
+describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice series under dice-v1', () => {
+  for (const [game, scheme, seats] of [['shoe', 'shoe-v1', ['human', 'human', 'robot']], ['dice', 'dice-v1', ['human', 'human', 'robot']]] as const) {
+    it(`${game}: every draw is the dealer's stage action, the receipt verifies, and a changed, skipped or repeated draw fails`, () => {
+      const t = table(game, [...seats], scheme)
+      const hand = t.deal(0)
+      expect(t.rejections).toEqual([])
+      const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand) as Receipt
+      expect(verifyReceipt(receipt).problems).toEqual([])
+      const actions = receipt.play!.actions
+      const draws = actions.flatMap((a, i) => (a.body.seat === -1 ? [i] : []))
+      expect(draws.length).toBeGreaterThan(game === 'dice' ? 20 : 3)
+      const dealer = t.signers[0]
+      /** The chain from `from` on re-signed (the dealer's own key for its draws, the seats' for theirs) after `change`. */
+      const resigned = (change: (a: ActionDoc[]) => ActionDoc[], from: number): Receipt => {
+        const changed = change(structuredClone(actions) as ActionDoc[])
+        const out: ActionDoc[] = changed.slice(0, from)
+        for (const a of changed.slice(from)) out.push(signAction(a.body.seat === -1 ? dealer : t.signers[a.body.seat], a.body.hand, out.at(-1) ?? null, a.body.seat, a.body.action))
+        return { ...receipt, play: { ...receipt.play!, actions: out as Receipt['play'] extends infer P ? P extends { actions: infer A } ? A : never : never } }
+      }
+      const first = draws[1]
+      const stage = (a: ActionDoc) => a.body.action as { inputs: { n: number }, cards: Record<string, string[]> }
+      const codesOf = (r: Receipt) => verifyReceipt(r).problems.map(p => `${p.code} ${p.message.split(': ')[2]}`)
+      // Changed: another card, or other dice.
+      const changed = resigned(a => {
+        const c = stage(a[first]).cards
+        if (game === 'shoe') c.card = [c.card[0] === 'AS' ? 'KS' : 'AS']
+        else c.dice = c.dice.map(d => String(d === '1' ? 2 : 1))
+        return a
+      }, first)
+      expect(codesOf(changed)[0]).toBe('play-draw draw-mismatch')
+      // Skipped: the draw names the number after the one asked for; repeated: the one before.
+      expect(codesOf(resigned(a => { stage(a[first]).inputs.n += 1; return a }, first))[0]).toBe('play-draw draw-skipped')
+      expect(codesOf(resigned(a => { stage(a[first]).inputs.n -= 1; return a }, first))[0]).toBe('play-draw draw-repeated')
+    })
+  }
 })

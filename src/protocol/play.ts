@@ -17,6 +17,7 @@ import { actionSigners } from '../core/hand/play-verify.js'
 import { engines } from '../core/games/index.js'
 import { PlayHand, type PlayRefusal } from '../core/games/play-hand.js'
 import { PLAYED_CARD_GAMES, robotRandom, setupFromDeliveries, stageCards } from '../core/games/play-setup.js'
+import { DRAW_GAMES, drawCards, drawSetup, engineIdOf } from '../core/games/play-draws.js'
 import type { ActionDoc } from '../core/games/action-chain.js'
 import type { Delivery } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide, SeatCards, SeatHandStatus, SeatSide, BeaconResult } from './contracts.js'
@@ -57,6 +58,8 @@ export class PlayingDealer implements DealerSide {
   readonly #init: MachineInit
   readonly #verify: (doc: Signed<unknown>) => boolean
   readonly #hands = new Map<number, DealerPlayHand>()
+  /** PLAYs for a hand not dealt yet, by hand (at most EARLY_KEPT in all). */
+  readonly #early = new Map<number, Array<{ from: string, doc: Signed<unknown> }>>()
 
   constructor (init: MachineInit) {
     this.#init = init
@@ -77,10 +80,10 @@ export class PlayingDealer implements DealerSide {
   beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#after(this.#inner.beaconResult(hand, result)) }
 
   startHand (params: Parameters<DealerSide['startHand']>[0]): { hand: number, effects: Effect[] } {
-    if (params.play === true) {
-      const { game } = this.#init.table
-      if (!PLAYED_CARD_GAMES.has(game)) throw new Rejection(`${game} is not played card by card at a table`)
-    }
+    const { game } = this.#init.table
+    if (params.play === true && !PLAYED_CARD_GAMES.has(game) && !DRAW_GAMES.has(game)) throw new Rejection(`${game} is not played at a table`)
+    // A game that draws during the hand (blackjack's shoe, dice) has nothing to deal otherwise: it is always played.
+    if (DRAW_GAMES.has(game)) params = { ...params, play: true }
     const r = this.#inner.startHand(params)
     return { hand: r.hand, effects: this.#after(r.effects) }
   }
@@ -128,14 +131,22 @@ export class PlayingDealer implements DealerSide {
       if (dealt === undefined || dealt.commit.body.params.play !== true) continue
       const body = dealt.commit.body
       const play = new PlayHand({
-        engine: engines[body.game],
-        setup: setupFromDeliveries(body.game, body.seats.length, body.params.dealer, dealt.deal.deliveries.filter(d => dealt.stages.includes(d.stage))),
+        engine: engines[engineIdOf(body.game)],
+        setup: DRAW_GAMES.has(body.game)
+          ? drawSetup(body.game, body.seats.length)
+          : setupFromDeliveries(body.game, body.seats.length, body.params.dealer, dealt.deal.deliveries.filter(d => dealt.stages.includes(d.stage))),
         hand: dealt.digest,
         seatSigners: actionSigners(body.seats, body.dealer),
+        dealer: body.dealer,
         verify: this.#verify
       })
       this.#hands.set(s.hand, { play, commit: dealt.commit, key: dealt.key, deal: dealt.deal, ended: false })
       effects = [...effects, ...this.#advance(s.hand)]
+      // Actions a seat sent before the hand was dealt (a seat of a draw game acts once it has contributed).
+      for (const early of this.#early.get(s.hand) ?? []) {
+        try { effects = [...effects, ...this.#onPlay(early.from, early.doc)] } catch { /* refused as it would have been on arrival */ }
+      }
+      this.#early.delete(s.hand)
     }
     return effects
   }
@@ -143,6 +154,12 @@ export class PlayingDealer implements DealerSide {
   #onPlay (from: string, doc: Signed<unknown>): Effect[] {
     const body = checkEnvelope(doc, this.#init.table.id, this.#verify)
     const h = this.#hands.get(body.hand)
+    const before = this.#inner.status().find(s => s.hand === body.hand && s.phase !== 'dealt')
+    if (h === undefined && before !== undefined && [...this.#early.values()].flat().length < EARLY_KEPT) {
+      // Not dealt yet: kept, and taken once it is.
+      this.#early.set(body.hand, [...(this.#early.get(body.hand) ?? []), { from, doc }])
+      return []
+    }
     if (h === undefined || body.commit !== body.actions[0].body.hand || docDigest(h.commit) !== body.commit) throw new Rejection(`play for hand ${body.hand}, which is not in play`)
     const { seats } = h.commit.body
     const effects: Effect[] = []
@@ -165,6 +182,13 @@ export class PlayingDealer implements DealerSide {
     const effects: Effect[] = []
     for (let guard = 0; guard < 1000; guard++) {
       const request = h.play.pending()
+      if (request !== null && DRAW_GAMES.has(h.commit.body.game)) {
+        // A draw: computed from the key and its number, signed as the dealer's stage action.
+        const signed = h.play.signStage(this.#init.signer, drawCards(h.commit.body.game, h.key, request, h.play.state))
+        if (!signed.ok) throw new Error(`hand ${hand}: draw refused by the game: ${refusalText(signed.refusal)}`)
+        effects.push(...this.#toHumans(h, hand, [signed.doc], undefined), this.#actionEvent(hand, signed.doc))
+        continue
+      }
       if (request !== null) {
         effects.push(...this.#inner.deliverStage(hand, request.stage, request.inputs?.taker))
         // The taker is a deal parameter (belote's take): the deal is the one dealt with it.
@@ -212,6 +236,8 @@ interface SeatPlayHand {
   expected: Map<string, number>
   play?: PlayHand
   early: Map<number, ActionDoc>
+  /** This seat may act: its nonce is in (draw games; a card game's seat acts once it holds its cards). */
+  contributed: boolean
 }
 
 export interface PlayingSeatInit extends MachineInit {
@@ -248,6 +274,9 @@ export class PlayingSeat implements SeatSide {
     if (doc.type === 'play') return this.#onPlay(from, doc)
     const effects = this.#inner.receive(from, doc)
     const hand = (doc.body as { hand: number }).hand
+    const contributed = effects.find(e => e.kind === 'event' && e.event.type === 'contributed')
+    const h = contributed === undefined ? undefined : this.#hands.get((contributed as { hand: number }).hand)
+    if (h !== undefined && !h.contributed) { h.contributed = true; return [...effects, ...this.#advance((contributed as { hand: number }).hand)] }
     // The machine took the document: what it asks for goes out whatever the play makes of it.
     try {
       if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)
@@ -261,7 +290,14 @@ export class PlayingSeat implements SeatSide {
 
   #onCommit (doc: SignedCommit): void {
     const body = doc.body
-    if (body.params.play !== true || this.#hands.has(body.hand) || !PLAYED_CARD_GAMES.has(body.game)) return
+    if (body.params.play !== true || this.#hands.has(body.hand)) return
+    if (DRAW_GAMES.has(body.game)) {
+      // Nothing is dealt before play: the hand starts at once, and this seat acts once it has contributed.
+      const play = new PlayHand({ engine: engines[engineIdOf(body.game)], setup: drawSetup(body.game, body.seats.length), hand: docDigest(doc), seatSigners: actionSigners(body.seats, body.dealer), dealer: body.dealer, verify: this.#verify })
+      this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected: new Map(), early: new Map(), play, contributed: false })
+      return
+    }
+    if (!PLAYED_CARD_GAMES.has(body.game)) return
     // Which deliveries of each stage this seat is shown: the scheme's layout, from any key.
     const scheme = cardSchemeFor(body)
     const zero = '00'.repeat(32)
@@ -269,7 +305,7 @@ export class PlayingSeat implements SeatSide {
     const layout = scheme.deal(body.game, scheme.key({ secret: zero, nonces: body.seats.map(() => zero), beacon }), { seats: body.seats.length, dealer: body.params.dealer, ...(body.game === 'belote' ? { taker: 0 } : {}) })
     const expected = new Map<string, number>()
     for (const d of layout.deliveries) if (d.public || d.seat === this.seat) expected.set(d.stage, (expected.get(d.stage) ?? 0) + 1)
-    this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected, early: new Map() })
+    this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected, early: new Map(), contributed: true })
     // Hands that ended long ago (their FINAL lost) are forgotten oldest first.
     for (const old of this.#hands.keys()) { if (this.#hands.size <= EARLY_KEPT) break; this.#hands.delete(old) }
   }
@@ -317,7 +353,8 @@ export class PlayingSeat implements SeatSide {
     const effects: Effect[] = []
     for (let guard = 0; guard < 1000; guard++) {
       const request = play.pending()
-      if (request !== null) {
+      // A card game's stage is dealt in CARDS documents; a draw game's comes as the dealer's action.
+      if (request !== null && !DRAW_GAMES.has(h.commit.game)) {
         const got = h.cards.get(request.stage) ?? []
         if (got.length < (h.expected.get(request.stage) ?? 1)) return effects
         const bad = play.deliver(request.stage, stageCards(got, request) ?? {})
@@ -332,7 +369,7 @@ export class PlayingSeat implements SeatSide {
         effects.push({ kind: 'event', hand, event: { type: 'action', n: next.body.n, seat: next.body.seat, action: next.body.action } })
         continue
       }
-      if (play.over() || play.toAct() !== this.seat || this.#init.autoplay !== true) return effects
+      if (play.over() || play.toAct() !== this.seat || this.#init.autoplay !== true || !h.contributed) return effects
       const action = play.robot(this.seat, n => randomBelow(this.#init.random, n))
       effects.push(...this.#send(hand, action))
     }

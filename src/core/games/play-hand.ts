@@ -4,7 +4,7 @@
  * the deal (the dealer's, the verifier) runs it on the whole deal; a seat runs it on its view
  * (SeatView): the same chain rules, the engine's rules as far as the public state allows. Pure.
  */
-import { actionDigest, checkLink, CHAIN_START, signAction, type ActionDoc, type ChainCode } from './action-chain.js'
+import { actionDigest, applyAction, checkLink, CHAIN_START, DEALER_SEAT, signAction, type ActionDoc, type ChainCode, type ChainContext, type StageAction } from './action-chain.js'
 import { SeatView } from './play-view.js'
 import type { Signer } from '../identity.js'
 import type { GameEngine, GameRefusal, GameScore, GameSetup, StageRequest } from './types.js'
@@ -22,6 +22,10 @@ export interface PlayHandInit {
   /** A seat's view (it knows only its own cards), or absent for a node that knows the deal. */
   view?: { seat: number }
   verify?: (doc: ActionDoc) => boolean
+  /** The peer id that signs the dealer's stage actions (games that draw during the hand). */
+  dealer?: string
+  /** The check of a dealer's stage action, by a node that knows the hand's key (ChainContext.checkStage). */
+  checkStage?: ChainContext['checkStage']
 }
 
 export class PlayHand {
@@ -81,14 +85,26 @@ export class PlayHand {
     return taken === null ? { ok: true, doc } : { ok: false, refusal: taken }
   }
 
+  /**
+   * The dealer's stage action for the stage the hand asks for now (a draw, a roll, the key), signed
+   * and taken; the cards are the caller's (computed from the hand's key).
+   */
+  signStage (signer: Signer, cards: Record<string, string[]>): { ok: true, doc: ActionDoc } | { ok: false, refusal: PlayRefusal } {
+    const request = this.pending()
+    if (request === null) return { ok: false, refusal: { code: 'chain-illegal-action', rule: 'stage-not-asked', reason: 'the hand asks for no stage' } }
+    const action: StageAction = { type: 'stage', stage: request.stage, inputs: request.inputs ?? null, cards }
+    const doc = signAction(signer, this.#init.hand, this.head, DEALER_SEAT, action)
+    const taken = this.accept(doc)
+    return taken === null ? { ok: true, doc } : { ok: false, refusal: taken }
+  }
+
   /** The next action of the chain, checked (its link, then the engine) and applied; null when taken. */
   accept (doc: unknown): PlayRefusal | null {
-    if (this.pending() !== null) return { code: 'chain-stage-missing', reason: `the hand waits for stage ${(this.pending() as StageRequest).stage}` }
     const broken = checkLink(doc, this.chain.length, this.#prev, this.#init, this.#init.verify)
     if (broken !== null) return broken
     const d = doc as ActionDoc
-    const r = this.engine.apply(this.#admitted(d.body.seat, d.body.action), d.body.seat, d.body.action)
-    if (!r.ok) return { code: 'chain-illegal-action', rule: r.code, reason: r.message }
+    const r = applyAction(this.engine, this.#admitted(d.body.seat, d.body.action), d.body, this.#init)
+    if (!r.ok) return { code: r.code, reason: r.reason, ...(r.rule === undefined ? {} : { rule: r.rule }) }
     this.#state = r.state
     this.chain.push(d)
     this.#prev = actionDigest(d)

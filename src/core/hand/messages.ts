@@ -191,7 +191,8 @@ export const actionBodySchema = z.object({
   hand: hex32,
   n: z.number().int().min(1).max(MAX_ACTIONS),
   prev: hex32,
-  seat: index,
+  /** The acting seat, or −1: the dealer's stage action (a draw: docs/games.md "Draws on the chain"). */
+  seat: z.number().int().min(-1).max(15),
   action: z.record(z.string(), z.unknown())
 }).strict()
 export const signedActionSchema = signedOf('game-action', actionBodySchema)

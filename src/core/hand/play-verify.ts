@@ -7,6 +7,7 @@ import { canonicalJson } from '../canonical.js'
 import { replayChain } from '../games/action-chain.js'
 import { engines } from '../games/index.js'
 import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../games/play-setup.js'
+import { checkDraw, DRAW_GAMES, drawSetup, engineIdOf } from '../games/play-draws.js'
 import type { Delivery } from '../schemes/types.js'
 import { problem, Reason, type Problem } from './reasons.js'
 import { docDigest } from './digest.js'
@@ -30,25 +31,31 @@ export function actionSigners (seats: readonly string[], dealer: string): string
  * hand asks for must also be one the reveal lists). Returns the problems and, when the chain
  * replays, what the summary says of it.
  */
-export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[]): { problems: Problem[], summary?: PlaySummary } {
+export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], key: string): { problems: Problem[], summary?: PlaySummary } {
   const commit = receipt.commit.body
   const play = receipt.play
   if (commit.params.play !== true) {
     return { problems: play === undefined ? [] : [problem(Reason.PLAY_MISSING, 'play: the receipt carries actions of a hand not committed as played')] }
   }
   if (play === undefined) return { problems: [problem(Reason.PLAY_MISSING, 'play: the hand was committed as played and the receipt carries no actions')] }
-  const engine = engines[commit.game]
-  if (engine === undefined || !PLAYED_CARD_GAMES.has(commit.game)) return { problems: [problem(Reason.PLAY_MISSING, `play: ${commit.game} is not played card by card`)] }
+  const draws = DRAW_GAMES.has(commit.game)
+  const engine = engines[engineIdOf(commit.game)]
+  if (engine === undefined || (!draws && !PLAYED_CARD_GAMES.has(commit.game))) return { problems: [problem(Reason.PLAY_MISSING, `play: ${commit.game} is not played at a table`)] }
   const stages = receipt.reveal.body.stages
-  const setup = setupFromDeliveries(commit.game, commit.seats.length, commit.params.dealer, deliveries.filter(d => stages.includes(d.stage)))
+  const setup = draws ? drawSetup(commit.game, commit.seats.length) : setupFromDeliveries(commit.game, commit.seats.length, commit.params.dealer, deliveries.filter(d => stages.includes(d.stage)))
   const r = replayChain(engine, setup, play.actions, {
     hand: docDigest(receipt.commit),
     seatSigners: actionSigners(commit.seats, commit.dealer),
-    stage: request => (stages.includes(request.stage) ? stageCards(deliveries, request) : null),
+    dealer: commit.dealer,
+    // Card games: the stages come from the deal, if the reveal lists them; draw games: each draw is
+    // the dealer's stage action, recomputed from the key and its number.
+    stage: request => (!draws && stages.includes(request.stage) ? stageCards(deliveries, request) : null),
+    ...(draws ? { checkStage: checkDraw(commit.game, key) } : {}),
     complete: play.score !== null
   })
   if (!r.ok) {
     const where = `play: action ${r.index + 1}`
+    if (r.code === 'chain-draw') return { problems: [problem(Reason.PLAY_DRAW, `${where}: ${r.rule ?? ''}: ${r.reason}`)] }
     if (r.code === 'chain-illegal-action') {
       const code = r.rule === 'card-not-held' ? Reason.PLAY_NOT_HELD : Reason.PLAY_ILLEGAL
       return { problems: [problem(code, `${where}: ${r.rule ?? ''}: ${r.reason}`)] }

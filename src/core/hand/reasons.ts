@@ -101,6 +101,8 @@ export const Reason = {
   PLAY_NOT_HELD: 'play-card-not-held',
   /** Play: an action the game's rules refuse at that point (the engine's refusal code is in the message). */
   PLAY_ILLEGAL: 'play-illegal',
+  /** Play: a dealer's draw (a shoe card, a roll, the key at a series' end) that is not the one the hand asks for next (skipped, repeated, another stage) or not the one the revealed key gives. */
+  PLAY_DRAW: 'play-draw',
   /** Play: the receipt's score is not the replayed hand's, or a score is given for a hand the chain does not finish. */
   PLAY_SCORE: 'play-score'
 } as const
