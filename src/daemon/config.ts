@@ -172,7 +172,8 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
 async function parseTable (t: TableBlock, field: string, base: string, fail: (field: string, message: string) => never): Promise<TableConfig> {
   let scheme
   try { scheme = getScheme(t.scheme) } catch (err) { fail(`${field}.scheme`, (err as Error).message) }
-  if (scheme?.kind !== 'cards') fail(`${field}.scheme`, `${t.scheme} does not deal cards`)
+  // A dice scheme's table rolls a series during play (docs/games.md "Draws on the chain").
+  if (scheme === undefined || (scheme.kind !== 'cards' && scheme.kind !== 'dice')) fail(`${field}.scheme`, `${t.scheme} does not deal cards or roll dice`)
   else {
     if (!scheme.games.includes(t.game)) fail(`${field}.game`, `${t.scheme} has no game ${t.game} (it has: ${scheme.games.join(', ')})`)
     else if (!scheme.seatsFor(t.game).includes(t.seats.length)) fail(`${field}.seats`, `${t.game} is played by ${scheme.seatsFor(t.game).join(' or ')} seats, not ${t.seats.length}`)

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
-import { getCardScheme } from '../core/schemes/registry.js'
+import { getScheme } from '../core/schemes/registry.js'
 import { verifyLogPayload } from '../core/receipt.js'
 import { ROBOT } from '../core/hand/messages.js'
 import type { DrandBeaconConfig } from '../core/beacon/index.js'
@@ -92,10 +92,14 @@ export interface DemoResult {
   table: LocalTable
 }
 
-const SEATS_FOR_GAME: Record<string, number> = { coinche: 4, belote: 4, duo: 2, tarot: 4 }
+const SEATS_FOR_GAME: Record<string, number> = { coinche: 4, belote: 4, duo: 2, tarot: 4, blackjack: 2, dice: 2 }
+/** The demo's games that draw during the hand (docs/games.md "Draws on the chain"): always played; the table's game as its scheme names it. */
+const DRAW_GAME_TABLES: Record<string, string> = { blackjack: 'shoe', dice: 'dice' }
 
 /** The scheme a demo of `game` uses, with or without a beacon. */
 export function demoScheme (game: string, beacon: boolean, blind = false): string {
+  if (game === 'blackjack') return 'shoe-v1'
+  if (game === 'dice') return 'dice-v1'
   if (blind) return 'blind-v1'
   if (game === 'tarot') return 'tarot-v1'
   return beacon ? 'atout-drand-v1' : 'atout-v1'
@@ -168,18 +172,20 @@ function laterStages (game: string, hand: number, seats: number): Array<{ stage:
 export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   const { game, hands } = options
   const seats = SEATS_FOR_GAME[game]
-  if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo or tarot, not ${game}`)
+  if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo, tarot, blackjack or dice, not ${game}`)
+  const draws = DRAW_GAME_TABLES[game] !== undefined
+  if (draws && (options.beacon !== null || options.blind === true)) throw new Error(`the ${game} demo's scheme (${demoScheme(game, false)}) binds no beacon and is not blind`)
   const scheme = demoScheme(game, options.beacon !== null, options.blind === true)
-  getCardScheme(scheme)
+  getScheme(scheme)
   const timelock = options.timelock === true
   if (timelock && options.beacon === null) throw new Error('--timelock needs a beacon (--beacon local)')
   if (options.killDealerAfter != null && (!timelock || !options.processes)) throw new Error('--kill-dealer-after needs --timelock and --processes')
-  const play = options.play === true
+  const play = options.play === true || draws
   if (play && (options.blind === true || timelock)) throw new Error('--play is built for commit–reveal tables without --timelock (blind-v1 card opening is not built yet)')
   const killHand = options.killDealerAfter != null ? Math.min(2, hands) : 0
   const table = await prepareLocalTable({
     root: options.root,
-    game,
+    game: DRAW_GAME_TABLES[game] ?? game,
     scheme,
     seats,
     transport: options.transport,
@@ -231,7 +237,9 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     watchers.push(...nodes.map(n => n.client.watch()))
     // A played hand thrown in (nobody bid) is dealt again, up to this many deals in all.
     const maxDeals = play ? 3 * hands + 4 : hands
-    for (let h = 0; h < maxDeals && reports.filter(r => !play || (r.played?.tricks ?? 0) > 0 || r.aborted !== null).length < hands; h++) {
+    // A hand counts once played out: a card game's hand thrown in does not; every draw game's does.
+    const counted = (r: HandReport): boolean => !play || draws || (r.played?.tricks ?? 0) > 0 || r.aborted !== null
+    for (let h = 0; h < maxDeals && reports.filter(counted).length < hands; h++) {
       const dealerSeat = h % seats
       const hand = await nodes[0].client.deal(dealerSeat, undefined, play)
       const report: HandReport = { hand, dealerSeat, beaconRound: null, aborted: null, recovered: null, seats: [] }
@@ -248,12 +256,13 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
           continue
         }
         let lastCards = committed.time
-        for (const w of watchers) {
+        // A draw game deals no card before play.
+        for (const w of draws ? [] : watchers) {
           const e = await w.until(ended('cards'), `hand ${hand} cards`, timeout)
           if (e.event.type === 'aborted') throw new AbortedHand(e.event.reason, e.event.detail)
           lastCards = Math.max(lastCards, e.time)
         }
-        report.dealtMs = lastCards - committed.time
+        if (!draws) report.dealtMs = lastCards - committed.time
         let cards: Array<Awaited<ReturnType<ControlClient['cards']>>>
         if (play) {
           // The game deals its own stages and ends the hand: the dealer's node says when, and how.

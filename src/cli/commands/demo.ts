@@ -18,7 +18,9 @@ Starts a dealer node holding seat 0 and one node per other seat on 127.0.0.1, pl
 (default 3, coinche), prints each seat's cards and its own check of the hand ("shield"), then
 re-verifies every node's receipt log. Exit 0 when everything verified.
   --hands N     hands to play (default 3); the dealer seat moves round the table each hand
-  --game G      coinche (default), belote, duo or tarot (4 players)
+  --game G      coinche (default), belote, duo or tarot (4 players); blackjack (2 boxes against the
+                bank, shoe-v1: bitjack21's shoe) or dice (2 seats, a series of 20 dice-v1 rolls):
+                these draw during the hand, so they are always played (as --play), without a beacon
   --processes   each node its own OS process, talking only over the network
   --data DIR    keep each node's data directory and config under DIR (DIR/node0 is the dealer;
                 with --processes also DIR/nodeN.log); default: a temporary one, removed
@@ -72,7 +74,9 @@ export const command = defineCommand({
 
 async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const hands = parseIntOption(values.hands, '--hands', 1, 100_000) as number
-  if (!['coinche', 'belote', 'duo', 'tarot'].includes(values.game)) throw new UsageError(`--game must be coinche, belote, duo or tarot, got ${JSON.stringify(values.game)}`)
+  if (!['coinche', 'belote', 'duo', 'tarot', 'blackjack', 'dice'].includes(values.game)) throw new UsageError(`--game must be coinche, belote, duo, tarot, blackjack or dice, got ${JSON.stringify(values.game)}`)
+  const draws = values.game === 'blackjack' || values.game === 'dice'
+  if (draws && (values.blind || values.timelock || values.beacon === 'group')) throw new UsageError(`--game ${values.game} plays without a beacon, blind deals or timelocks (its scheme binds none)`)
   if (values.beacon !== 'local' && values.beacon !== 'group' && values.beacon !== 'none') throw new UsageError(`--beacon must be local, group or none, got ${JSON.stringify(values.beacon)}`)
   if (values.transport !== 'tcp' && values.transport !== 'ws') throw new UsageError(`--transport must be tcp or ws, got ${JSON.stringify(values.transport)}`)
   if (values.timelock && (values.beacon !== 'local' || values.game === 'tarot')) throw new UsageError('--timelock needs --beacon local (and a game other than tarot, whose scheme binds no beacon)')
@@ -88,7 +92,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   // Node logs go to stderr at warn: the demo's own output is the readable story on stdout.
   const logger = createLogger({ fd: 2, level: envLogLevel('warn') })
   // tarot-v1 binds no beacon round: tarot plays without one, unless blind (blind-v1 binds one when there is one).
-  const useBeacon = values.beacon === 'local' && (values.game !== 'tarot' || values.blind)
+  const useBeacon = values.beacon === 'local' && (values.game !== 'tarot' || values.blind) && !draws
   let beacon: LocalBeacon | undefined
   let group: LocalGroupBeacon | undefined
   try {
@@ -107,7 +111,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
       beacon = await startLocalBeacon({ dataDir: join(root, 'beacon'), period: 1 })
       say(`beacon: local drand-compatible beacon at ${beacon.url} (${beacon.trust})`)
     } else if (values.beacon !== 'none') {
-      say('beacon: none (tarot-v1 binds no beacon round)')
+      say(`beacon: none (${values.game === 'tarot' ? 'tarot-v1' : values.game === 'blackjack' ? 'shoe-v1' : values.game === 'dice' ? 'dice-v1' : 'the scheme'} binds no beacon round)`)
     }
     say(`table: ${values.game}${values.blind ? ' (dealer-blind, blind-v1)' : ''}, ${values.processes ? 'one OS process per node' : 'all nodes in this process'}, ${values.transport} on 127.0.0.1, data in ${root}${keep ? '' : ' (temporary)'}`)
     const result = await runDemo({
@@ -130,7 +134,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
     })
     if (json) {
       const recovered = values.timelock ? { recovered: result.recovered } : {}
-      const played = values.play ? { played: result.played } : {}
+      const played = values.play || draws ? { played: result.played } : {}
       process.stdout.write(JSON.stringify({ hands: result.hands, aborts: result.aborts, ...recovered, seats: result.seats, failures: result.failures, ...played }) + '\n')
     } else {
       say('')
@@ -140,7 +144,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
     }
     // With --play a thrown-in hand is dealt again: every hand dealt must verify, and N be played out.
     const playedOut = result.played.filter(p => p.tricks > 0).length
-    const ok = result.failures.length === 0 && result.aborts === 0 && result.seats.every(s => s.verified === result.hands) && result.hands >= hands && (!values.play || playedOut === hands)
+    const ok = result.failures.length === 0 && result.aborts === 0 && result.seats.every(s => s.verified === result.hands) && result.hands >= hands && (!values.play || draws || playedOut === hands)
     return ok ? 0 : 1
   } finally {
     await beacon?.close()
