@@ -124,3 +124,19 @@ describe('draws from the key (src/core/games/play-draws.ts)', () => {
     expect(drawCards('dice', diceKey, { stage: 'roll', inputs: { n: 3, seat: 0 } }, state)).toEqual({ n: ['3'], dice: seriesRoll(diceKey, 3, '2d6').rolls.map(String) })
   })
 })
+
+describe('a player\'s words (src/core/games/play-words.ts)', () => {
+  it('bids and cards in words become the games\' actions; anything else is refused with the forms', async () => {
+    const { parseBid, cardAction, actionWords } = await import('../src/core/games/play-words.js')
+    expect(parseBid('coinche', ['80H'])).toEqual({ type: 'bid', value: 80, suit: 'H' })
+    expect(parseBid('duo', ['capot', 's'])).toEqual({ type: 'bid', value: 'capot', suit: 'S' })
+    expect(parseBid('coinche', ['surcoinche'])).toEqual({ type: 'surcoinche' })
+    expect(parseBid('belote', ['take', 'D'])).toEqual({ type: 'take', suit: 'D' })
+    expect(parseBid('tarot', ['garde-sans'])).toEqual({ type: 'bid', bid: 'garde-sans' })
+    expect(parseBid('tarot', ['pass'])).toEqual({ type: 'pass' })
+    expect(() => parseBid('coinche', ['80'])).toThrow(/a value and a suit/)
+    expect(cardAction('tarot', 'exc')).toEqual({ type: 'play', card: 'EXC' })
+    expect(cardAction('belote', 'as')).toEqual({ type: 'card', card: 'AS' })
+    expect(actionWords({ type: 'bid', value: 100, suit: 'S' })).toBe('bid 100 S')
+  })
+})

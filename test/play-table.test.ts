@@ -14,7 +14,7 @@ import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Receipt } from '../src/core/hand/messages.js'
 import { signAction, type ActionDoc } from '../src/core/games/action-chain.js'
 
-function table (game: string, seats: Array<'human' | 'robot'>, scheme = game === 'tarot' ? 'tarot-v1' : 'atout-v1') {
+function table (game: string, seats: Array<'human' | 'robot'>, scheme = game === 'tarot' ? 'tarot-v1' : 'atout-v1', byHand?: { manual: number, playMs: number }) {
   // Native Ed25519 behind one verify memo per node, as a Daemon signs and checks.
   const signers = seats.map((_, i) => { const seed = new Uint8Array(32).fill(i + 1); return nativeSigner(seed, signerFromSeed(seed).peerId) })
   const memos = new Map(signers.map(s => [s.peerId, verifyMemo()]))
@@ -23,12 +23,13 @@ function table (game: string, seats: Array<'human' | 'robot'>, scheme = game ===
     seats: seats.map((s, i) => (s === 'robot' ? 'robot' : signers[i].peerId)), dealer: signers[0].peerId
   }
   let counter = 0
+  let clock = 1_700_000_000_000
   const init = (signer: Signer): MachineInit => ({
-    table: spec, signer: memos.get(signer.peerId)!.signer(signer), verifyDoc: memos.get(signer.peerId)!.verify, timeouts: { contributeMs: 5_000, ackMs: 5_000, revealMs: 60_000 }, beacon: null,
-    now: () => 1_700_000_000_000, random: n => new Uint8Array(n).fill(++counter % 251)
+    table: spec, signer: memos.get(signer.peerId)!.signer(signer), verifyDoc: memos.get(signer.peerId)!.verify, timeouts: { contributeMs: 5_000, ackMs: 5_000, revealMs: 600_000, ...(byHand !== undefined && signer === signers[byHand.manual] ? { playMs: byHand.playMs } : {}) }, beacon: null,
+    now: () => clock, random: n => new Uint8Array(n).fill(++counter % 251)
   })
   const dealer = new PlayingDealer(init(signers[0]))
-  const seatMachines = new Map(seats.flatMap((s, i) => (s === 'human' ? [[signers[i].peerId, new PlayingSeat({ ...init(signers[i]), autoplay: true })] as const] : [])))
+  const seatMachines = new Map(seats.flatMap((s, i) => (s === 'human' ? [[signers[i].peerId, new PlayingSeat({ ...init(signers[i]), autoplay: byHand?.manual !== i })] as const] : [])))
   const appended: Array<{ who: string, entry: string, payload: unknown }> = []
   const events: Array<{ who: string, hand: number, event: HandEvent }> = []
   const rejections: string[] = []
@@ -45,6 +46,8 @@ function table (game: string, seats: Array<'human' | 'robot'>, scheme = game ===
   return {
     spec, signers, dealer, seatMachines, appended, events, rejections, run,
     setIntercept: (f: typeof intercept) => { intercept = f },
+    now: () => clock,
+    advance: (ms: number) => { clock += ms },
     deal: (dealerSeat = 0) => { const r = dealer.startHand({ dealer: dealerSeat, play: true }); run(spec.dealer, r.effects, 'dealer'); return r.hand }
   }
 }
@@ -215,4 +218,29 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
       expect(codesOf(resigned(a => { stage(a[first]).inputs.n -= 1; return a }, first))[0]).toBe('play-draw draw-repeated')
     })
   }
+})
+
+describe('playing by hand, and the time to play', () => {
+  it('a seat played by hand acts only when told, is refused an illegal action, and its robot plays a turn left for playMs', () => {
+    const t = table('coinche', ['human', 'human', 'robot', 'robot'], 'atout-v1', { manual: 1, playMs: 5_000 })
+    const seat1 = t.seatMachines.get(t.signers[1].peerId)!
+    const hand = t.deal(0)
+    // Seat 1 opens the auction: nothing happens until it acts.
+    let view = seat1.playView(hand)!
+    expect(view.toAct).toBe(1)
+    expect(view.legal).toContainEqual({ type: 'pass' })
+    expect(view.robotAt).toBe(t.now() + 5_000)
+    expect(() => seat1.act(hand, { type: 'card', card: 'AS' })).toThrow(/not a legal action now: chain-illegal-action \(wrong-phase\)/)
+    expect(seat1.playView(hand)!.actions).toHaveLength(0)
+    t.run(t.signers[1].peerId, seat1.act(hand, { type: 'pass' }), 'seat')
+    view = seat1.playView(hand)!
+    expect(view.actions[0]).toEqual({ n: 1, seat: 1, action: { type: 'pass' } })
+    // Its next turns are left alone: once playMs is out, its robot plays each.
+    for (let i = 0; i < 200 && receiptsOf(t).length === 0; i++) {
+      t.advance(5_000)
+      t.run(t.signers[1].peerId, seat1.tick(t.now()), 'seat')
+    }
+    expect(receiptsOf(t)[0].play?.score).not.toBeNull()
+    expect(t.events.some(e => e.event.type === 'action' && e.event.robot === true)).toBe(true)
+  })
 })

@@ -39,7 +39,9 @@ const tableSchema = z.object({
   timeouts: z.object({
     contributeMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.contributeMs),
     ackMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.ackMs),
-    revealMs: z.number().int().min(1_000).max(7 * 86_400_000).default(DEFAULT_TIMEOUTS.revealMs)
+    revealMs: z.number().int().min(1_000).max(7 * 86_400_000).default(DEFAULT_TIMEOUTS.revealMs),
+    /** Time to play (docs/games.md): this node's seat is played from the terminal or page, and its robot plays a turn left this long. Absent: the robot plays at once. */
+    playMs: z.number().int().min(1_000).max(86_400_000).optional()
   }).strict().default(DEFAULT_TIMEOUTS),
   /** "none", a preset name ("quicknet", "default"), a path to a beacon JSON, or {info, relays}. */
   beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),

@@ -291,6 +291,11 @@ export class Daemon {
     await this.table(table).end(hand)
   }
 
+  async act (hand: number, action: unknown, table?: string): Promise<void> {
+    if (this.#stopping) throw new Rejection('the node is stopping')
+    await this.table(table).act(hand, action)
+  }
+
   cards (hand: number, table?: string): ReturnType<SeatSide['cards']> {
     return this.table(table).cards(hand)
   }

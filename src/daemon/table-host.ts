@@ -99,6 +99,18 @@ export class TableHost {
     await this.#enqueue('dealer', this.#requireDealer().end(hand))
   }
 
+  /** This node's seat acts in a played hand (checked first: a Rejection, and nothing signed, if it is not legal now). */
+  async act (hand: number, action: unknown): Promise<void> {
+    if (this.seat?.act === undefined) throw new Rejection(`this node holds no seat that plays at table ${this.id}`)
+    if (this.#stopping) throw new Rejection('the node is stopping')
+    await this.#enqueue('seat', this.seat.act(hand, action))
+  }
+
+  /** A played hand as this node's seat sees it. */
+  playView (hand: number): ReturnType<NonNullable<SeatSide['playView']>> {
+    return this.seat?.playView?.(hand)
+  }
+
   cards (hand: number): ReturnType<SeatSide['cards']> {
     if (this.seat === undefined) throw new Rejection(`this node holds no seat at table ${this.id}`)
     return this.seat.cards(hand)

@@ -19,7 +19,7 @@ export interface MachineFamily {
 /** The registry: each hand family's dealer and seat machines. */
 export const MACHINES: Readonly<Record<HandFamily, MachineFamily>> = Object.freeze({
   // Commit–reveal hands may be played (src/protocol/play.ts wraps the machines).
-  'commit-reveal': { dealer: init => new PlayingDealer(init), seat: init => new PlayingSeat({ ...init, autoplay: true }), dealerHandKey, seatHandKey },
+  'commit-reveal': { dealer: init => new PlayingDealer(init), seat: init => new PlayingSeat({ ...init, autoplay: init.timeouts.playMs === undefined }), dealerHandKey, seatHandKey },
   blind: { dealer: init => new BlindDealerMachine(init), seat: init => new BlindSeatMachine(init), dealerHandKey: blindDealerHandKey, seatHandKey: blindSeatHandKey }
 })
 

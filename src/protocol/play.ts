@@ -20,7 +20,7 @@ import { PLAYED_CARD_GAMES, robotRandom, setupFromDeliveries, stageCards } from 
 import { DRAW_GAMES, drawCards, drawSetup, engineIdOf } from '../core/games/play-draws.js'
 import type { ActionDoc } from '../core/games/action-chain.js'
 import type { Delivery } from '../core/schemes/types.js'
-import type { DealerHandStatus, DealerSide, SeatCards, SeatHandStatus, SeatSide, BeaconResult } from './contracts.js'
+import type { DealerHandStatus, DealerSide, PlayView, SeatCards, SeatHandStatus, SeatSide, BeaconResult } from './contracts.js'
 import { DealerMachine, type DealtHand } from './dealer.js'
 import { SeatMachine } from './seat.js'
 import { INITIAL_STAGES } from './stages.js'
@@ -241,7 +241,11 @@ interface SeatPlayHand {
 }
 
 export interface PlayingSeatInit extends MachineInit {
-  /** The node plays its own seat with the engine's robot (a seat with nobody at the terminal or page). */
+  /**
+   * The node plays its own seat with the engine's robot at once (a seat with nobody at the terminal
+   * or page). Otherwise it is played by hand (`act`), and the robot plays a turn left for
+   * `timeouts.playMs` (time to play; never, without it).
+   */
   autoplay?: boolean
 }
 
@@ -251,6 +255,8 @@ export class PlayingSeat implements SeatSide {
   readonly #init: PlayingSeatInit
   readonly #verify: (doc: Signed<unknown>) => boolean
   readonly #hands = new Map<number, SeatPlayHand>()
+  /** Hands where it is this seat's turn, played by hand: when its robot plays for it (time to play). */
+  readonly #robotAt = new Map<number, number>()
 
   constructor (init: PlayingSeatInit) {
     this.#init = init
@@ -258,13 +264,46 @@ export class PlayingSeat implements SeatSide {
     this.#inner = new SeatMachine(init)
   }
 
+  /** A played hand as this seat sees it. */
+  playView (hand: number): PlayView | undefined {
+    const h = this.#hands.get(hand)
+    if (h?.play === undefined) return undefined
+    const p = h.play
+    const robotAt = this.#robotAt.get(hand)
+    return {
+      hand, game: h.commit.game, seat: this.seat, toAct: p.toAct(), legal: p.over() ? [] : p.legal(this.seat),
+      actions: p.chain.map(a => ({ n: a.body.n, seat: a.body.seat, action: a.body.action })), tricks: p.tricks(), over: p.over(),
+      ...(robotAt === undefined ? {} : { robotAt })
+    }
+  }
+
   get family (): SeatSide['family'] { return this.#inner.family }
   get seat (): number { return this.#inner.seat }
   cards (hand: number): SeatCards[] { return this.#inner.cards(hand) }
   status (): SeatHandStatus[] { return this.#inner.status() }
   restore (meta: unknown, snapshots: unknown[]): Effect[] { return this.#inner.restore(meta as Parameters<SeatMachine['restore']>[0], snapshots as Parameters<SeatMachine['restore']>[1]) }
-  tick (now: number): Effect[] { return this.#inner.tick(now) }
-  nextDeadline (): number | undefined { return this.#inner.nextDeadline() }
+  tick (now: number): Effect[] {
+    const effects = this.#inner.tick(now)
+    // Time to play: a turn left for playMs is played by this seat's robot.
+    for (const [hand, at] of [...this.#robotAt]) {
+      if (now < at) continue
+      this.#robotAt.delete(hand)
+      const play = this.#hands.get(hand)?.play
+      if (play === undefined || play.over() || play.toAct() !== this.seat) continue
+      try {
+        effects.push(...this.#send(hand, play.robot(this.seat, n => randomBelow(this.#init.random, n)), true), ...this.#advance(hand))
+      } catch (err) {
+        effects.push({ kind: 'event', hand, event: { type: 'play-refused', reason: (err as Error).message } })
+      }
+    }
+    return effects
+  }
+
+  nextDeadline (): number | undefined {
+    const inner = this.#inner.nextDeadline()
+    const mine = this.#robotAt.size === 0 ? undefined : Math.min(...this.#robotAt.values())
+    return inner === undefined ? mine : mine === undefined ? inner : Math.min(inner, mine)
+  }
   beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#inner.beaconResult(hand, result) }
 
   /** The hand in play as this seat sees it (its view), if it is played. */
@@ -281,7 +320,7 @@ export class PlayingSeat implements SeatSide {
     try {
       if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)
       else if (doc.type === 'cards') return [...effects, ...this.#onCards(doc as Signed<CardsBody>)]
-      else if (doc.type === 'final' || doc.type === 'abort') this.#hands.delete(hand)
+      else if (doc.type === 'final' || doc.type === 'abort') { this.#hands.delete(hand); this.#robotAt.delete(hand) }
     } catch (err) {
       return [...effects, { kind: 'event', hand, event: { type: 'play-refused', reason: (err as Error).message } }]
     }
@@ -369,7 +408,13 @@ export class PlayingSeat implements SeatSide {
         effects.push({ kind: 'event', hand, event: { type: 'action', n: next.body.n, seat: next.body.seat, action: next.body.action } })
         continue
       }
-      if (play.over() || play.toAct() !== this.seat || this.#init.autoplay !== true || !h.contributed) return effects
+      if (play.over() || play.toAct() !== this.seat || !h.contributed) { this.#robotAt.delete(hand); return effects }
+      if (this.#init.autoplay !== true) {
+        // Played by hand: the robot's turn comes when the time to play is out (if the table sets one).
+        const { playMs } = this.#init.timeouts
+        if (playMs !== undefined && !this.#robotAt.has(hand)) this.#robotAt.set(hand, this.#init.now() + playMs)
+        return effects
+      }
       const action = play.robot(this.seat, n => randomBelow(this.#init.random, n))
       effects.push(...this.#send(hand, action))
     }
@@ -380,17 +425,19 @@ export class PlayingSeat implements SeatSide {
   act (hand: number, action: unknown): Effect[] {
     const h = this.#hands.get(hand)
     if (h?.play === undefined) throw new Rejection(`hand ${hand} is not in play at this seat`)
+    if (!h.contributed) throw new Rejection(`hand ${hand} is not dealt yet`)
+    this.#robotAt.delete(hand)
     return [...this.#send(hand, action), ...this.#advance(hand)]
   }
 
-  #send (hand: number, action: unknown): Effect[] {
+  #send (hand: number, action: unknown, robot = false): Effect[] {
     const h = this.#hands.get(hand) as SeatPlayHand
     const signed = (h.play as PlayHand).sign(this.#init.signer, this.seat, action)
     if (!signed.ok) throw new Rejection(`not a legal action now: ${refusalText(signed.refusal)}`)
     const doc = playDoc(this.#init.signer, this.#init.table.id, hand, h.digest, [signed.doc])
     return [
       { kind: 'send', to: this.#init.table.dealer, doc },
-      { kind: 'event', hand, event: { type: 'action', n: signed.doc.body.n, seat: this.seat, action } }
+      { kind: 'event', hand, event: { type: 'action', n: signed.doc.body.n, seat: this.seat, action, ...(robot ? { robot } : {}) } }
     ]
   }
 }

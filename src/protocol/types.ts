@@ -24,6 +24,11 @@ export interface Timeouts {
   ackMs: number
   /** A seat waits this long after its cards for the REVEAL before it records the dealer's refusal. */
   revealMs: number
+  /**
+   * Time to play (docs/games.md "Time to play"): the node's own seat is played by hand (`hand
+   * play`, `hand bid`), and its robot plays a turn left this long. Absent: the robot plays at once.
+   */
+  playMs?: number
 }
 
 export interface BeaconBindingConfig {
@@ -79,7 +84,7 @@ export type HandEvent =
   | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
   | { type: 'revealed' }
   /** A played hand: action `n` of the chain, taken by this node (its own, or one it checked). */
-  | { type: 'action', n: number, seat: number, action: unknown }
+  | { type: 'action', n: number, seat: number, action: unknown, robot?: boolean }
   /** A played hand is over (the dealer reveals it next): its actions, tricks and score. */
   | { type: 'played', actions: number, tricks: number, score: GameScore }
   /** A played hand's step this seat could not take (a stage or action the game refused): the hand's play stops here. */
