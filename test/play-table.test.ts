@@ -12,7 +12,10 @@ import { inMemoryTable } from '../src/protocol/in-memory.js'
 import type { Effect, HandEvent, MachineInit, TableSpec } from '../src/protocol/types.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Receipt } from '../src/core/hand/messages.js'
-import { signAction, type ActionDoc } from '../src/core/games/action-chain.js'
+import { replayChain, signAction, type ActionDoc } from '../src/core/games/action-chain.js'
+import { engines } from '../src/core/games/index.js'
+import { setupFromDeliveries } from '../src/core/games/play-setup.js'
+import { actionSigners } from '../src/core/hand/play-verify.js'
 
 function table (game: string, seats: Array<'human' | 'robot'>, scheme = game === 'tarot' ? 'tarot-v1' : 'atout-v1', byHand?: { manual: number, playMs: number }) {
   // Native Ed25519 behind one verify memo per node, as a Daemon signs and checks.
@@ -112,7 +115,7 @@ describe('a played hand at a commit–reveal table', () => {
   })
 
   for (const kind of ['card-not-held', 'must-follow'] as const) {
-    it(`the dealer refuses a card of rule ${kind}, re-signed with the seat's key, and the hand goes no further`, () => {
+    it(`a card of rule ${kind}, re-signed with the seat's key, ends the hand: the receipt names the seat with its action, and verifies`, () => {
       const t = table('coinche', ['human', 'human', 'robot', 'robot'])
       const seat1 = t.signers[1]
       let forged: string | undefined
@@ -131,11 +134,23 @@ describe('a played hand at a commit–reveal table', () => {
         const bad = signDocument('game-action', { ...a.body, action: { type: 'card', card } }, seat1)
         return signDocument('play', { ...body, actions: [bad] }, seat1)
       })
-      for (let i = 0; i < 12 && forged === undefined; i++) t.deal(i % 4)
+      let hand = 0
+      for (let i = 0; i < 12 && forged === undefined; i++) hand = t.deal(i % 4)
       expect(forged).toBeDefined()
-      expect(t.rejections.filter(r => r.includes(`refused: chain-illegal-action (${kind})`))).toHaveLength(1)
-      const last = t.dealer.status().at(-1)!
-      expect(last.phase).toBe('dealt')
+      expect(t.events.find(e => e.hand === hand && e.event.type === 'play-refused')?.event).toMatchObject({ seat: 1 })
+      const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
+      expect(receipt.play?.refused?.body.seat).toBe(1)
+      expect(receipt.play?.score).toBeNull()
+      const verdict = verifyReceipt(receipt)
+      expect(verdict.problems).toEqual([])
+      expect(verdict.summary?.play?.refused).toMatchObject({ seat: 1, rule: kind })
+      // A refused action the rules allow (the dealer blaming an honest seat) fails.
+      const deliveries = verdict.summary!.deliveries!
+      const replayed = replayChain(engines.coinche, setupFromDeliveries('coinche', 4, receipt.commit.body.params.dealer, deliveries), receipt.play!.actions, { hand: receipt.play!.refused!.body.hand, seatSigners: actionSigners(receipt.commit.body.seats, receipt.commit.body.dealer), stage: () => null })
+      if (!replayed.ok) throw new Error(replayed.reason)
+      const allowed = engines.coinche.legal(replayed.state, 1)[0]
+      const honest = signAction(seat1, receipt.play!.refused!.body.hand, (receipt.play!.actions.at(-1) ?? null) as ActionDoc | null, 1, allowed)
+      expect(verifyReceipt({ ...receipt, play: { ...receipt.play!, refused: honest as never } }).problems.map(p => p.code)).toEqual(['play-refused'])
     })
   }
 })

@@ -48,8 +48,10 @@ interface DealerPlayHand {
   commit: SignedCommit
   key: string
   deal: DealtHand['deal']
-  /** The game's score event went out. */
+  /** The game's score event went out, or a refused action ended the hand. */
   ended: boolean
+  /** The action that ended the hand: the chain's next link, signed by its seat, against the rules. */
+  refused?: ActionDoc
 }
 
 /** The commit–reveal dealer, playing the hands committed as played. */
@@ -120,7 +122,11 @@ export class PlayingDealer implements DealerSide {
     if (h === undefined) return undefined
     this.#hands.delete(hand)
     const score = h.play.over() ? h.play.score() : null
-    return { actions: [...h.play.chain] as ReceiptPlay['actions'], score: score === null ? null : { points: score.points, summary: score.summary } }
+    return {
+      actions: [...h.play.chain] as ReceiptPlay['actions'],
+      score: score === null ? null : { points: score.points, summary: score.summary },
+      ...(h.refused === undefined ? {} : { refused: h.refused as ReceiptPlay['actions'][number] })
+    }
   }
 
   /** After any step of the inner machine: a played hand just dealt starts its play. */
@@ -161,6 +167,7 @@ export class PlayingDealer implements DealerSide {
       return []
     }
     if (h === undefined || body.commit !== body.actions[0].body.hand || docDigest(h.commit) !== body.commit) throw new Rejection(`play for hand ${body.hand}, which is not in play`)
+    if (h.ended) throw new Rejection(`play for hand ${body.hand}, which is over`)
     const { seats } = h.commit.body
     const effects: Effect[] = []
     for (const a of body.actions) {
@@ -168,7 +175,15 @@ export class PlayingDealer implements DealerSide {
       if (had !== undefined && docDigest(had) === docDigest(a)) continue
       if (seats[a.body.seat] !== from) throw new Rejection(`play: action ${a.body.n} is for seat ${a.body.seat}, not sent by it`)
       const refused = h.play.accept(a)
-      // TODO(issue 21): a signed record naming the seat, with its action as evidence.
+      if (refused !== null && refused.code === 'chain-illegal-action' && !h.ended) {
+        // The chain's next link, signed by its seat, and against the rules: the hand ends on it, and
+        // the receipt carries it as the record naming that seat (docs/games.md "A refused action").
+        h.ended = true
+        h.refused = a
+        return [...effects,
+          { kind: 'event', hand: body.hand, event: { type: 'play-refused', reason: `seat ${a.body.seat}'s action ${a.body.n}: ${refusalText(refused)}`, seat: a.body.seat } },
+          ...this.#inner.end(body.hand)]
+      }
       if (refused !== null) throw new Rejection(`play: seat ${a.body.seat}'s action ${a.body.n} refused: ${refusalText(refused)}`)
       effects.push(...this.#toHumans(h, body.hand, [a], from), this.#actionEvent(body.hand, a))
     }

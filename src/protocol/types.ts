@@ -87,8 +87,11 @@ export type HandEvent =
   | { type: 'action', n: number, seat: number, action: unknown, robot?: boolean }
   /** A played hand is over (the dealer reveals it next): its actions, tricks and score. */
   | { type: 'played', actions: number, tricks: number, score: GameScore }
-  /** A played hand's step this seat could not take (a stage or action the game refused): the hand's play stops here. */
-  | { type: 'play-refused', reason: string }
+  /**
+   * A played hand's step refused by the game: at a seat, one it could not take (the hand's play
+   * stops there); at the dealer, `seat`'s action, which ends the hand (its receipt names the seat).
+   */
+  | { type: 'play-refused', reason: string, seat?: number }
   | { type: 'shield', ok: boolean, problems: string[] }
   | { type: 'receipt', acked: number[] }
   | { type: 'aborted', reason: string, blame: string[], detail: string }

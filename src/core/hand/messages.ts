@@ -210,7 +210,9 @@ export const gameScoreSchema = z.object({
 /** What a played hand's receipt adds: the whole action chain, and the score (null: the hand stopped before its end). */
 export const receiptPlaySchema = z.object({
   actions: z.array(signedActionSchema).max(MAX_ACTIONS),
-  score: gameScoreSchema.nullable()
+  score: gameScoreSchema.nullable(),
+  /** The action that ended the hand: the next link of the chain, signed by its seat, which the rules refuse (docs/games.md "A refused action"). */
+  refused: signedActionSchema.optional()
 }).strict()
 export type ReceiptPlay = z.infer<typeof receiptPlaySchema>
 

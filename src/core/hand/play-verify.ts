@@ -4,7 +4,7 @@
  * score compared with the replayed one. Each broken rule is a problem with its reason code.
  */
 import { canonicalJson } from '../canonical.js'
-import { replayChain } from '../games/action-chain.js'
+import { applyAction, checkLink, CHAIN_START, DEALER_SEAT, replayChain, type ActionBody } from '../games/action-chain.js'
 import { engines } from '../games/index.js'
 import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../games/play-setup.js'
 import { checkDraw, DRAW_GAMES, drawSetup, engineIdOf } from '../games/play-draws.js'
@@ -19,6 +19,8 @@ export interface PlaySummary {
   tricks: number
   /** The replayed score, or null when the chain stops before the hand's end. */
   score: { points: number[], summary: string, detail: Record<string, unknown> } | null
+  /** The action that ended the hand because the rules refuse it: its seat, its number, the rule (the seat is to blame). */
+  refused?: { seat: number, n: number, rule: string, reason: string }
 }
 
 /** The peer id that signs each seat's actions: the seat's own, the dealer's for a robot seat. */
@@ -65,6 +67,20 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
   }
   const tricks = (r.state as { tricks?: unknown[], play?: { tricks?: unknown[] } | null })
   const summary: PlaySummary = { actions: play.actions.length, tricks: tricks.tricks?.length ?? tricks.play?.tricks?.length ?? 0, score: null }
+  if (play.refused !== undefined) {
+    // The refused action must be the chain's next link, signed by its seat, and one the rules refuse.
+    const ctx = { hand: docDigest(receipt.commit), seatSigners: actionSigners(commit.seats, commit.dealer), dealer: commit.dealer }
+    const wrong = (m: string): { problems: Problem[], summary: PlaySummary } => ({ problems: [problem(Reason.PLAY_REFUSED, `play: the refused action ${m}`)], summary })
+    if (play.score !== null) return wrong('comes with a score: a hand ended by a refused action has none')
+    const link = checkLink(play.refused, play.actions.length, r.head ?? CHAIN_START, ctx)
+    if (link !== null) return wrong(`is not the chain's next link (${link.code}: ${link.reason})`)
+    const b = play.refused.body
+    if (b.seat === DEALER_SEAT) return wrong('is the dealer\'s own')
+    const step = applyAction(engine, r.state, b as ActionBody, {})
+    if (step.ok || step.code !== 'chain-illegal-action') return wrong(`is legal at that point${step.ok ? '' : ` (${step.code}: ${step.reason})`}`)
+    summary.refused = { seat: b.seat, n: b.n, rule: step.rule ?? '', reason: step.reason }
+    return { problems: [], summary }
+  }
   if (!engine.isOver(r.state)) return { problems: [], summary }
   const score = engine.score(r.state)
   summary.score = score

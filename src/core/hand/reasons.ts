@@ -103,6 +103,8 @@ export const Reason = {
   PLAY_ILLEGAL: 'play-illegal',
   /** Play: a dealer's draw (a shoe card, a roll, the key at a series' end) that is not the one the hand asks for next (skipped, repeated, another stage) or not the one the revealed key gives. */
   PLAY_DRAW: 'play-draw',
+  /** Play: the receipt's refused action (the one that ended the hand, naming its seat) is not the chain's next link, or the rules allow it: the seat is blamed wrongly. */
+  PLAY_REFUSED: 'play-refused',
   /** Play: the receipt's score is not the replayed hand's, or a score is given for a hand the chain does not finish. */
   PLAY_SCORE: 'play-score'
 } as const
