@@ -80,7 +80,7 @@ describe('a hand played with robots, every seat on its own view', () => {
     const full = new PlayHand({ engine, setup, hand: 'cd'.repeat(32), seatSigners, verify })
     const view = new PlayHand({ engine, setup: setupFromDeliveries('coinche', 4, 0, deal.deliveries.filter(d => d.seat === 1)), hand: 'cd'.repeat(32), seatSigners, view: { seat: 1 } })
     // Seat 1 opens the auction; a card now is refused before anything is signed.
-    const early = view.sign(signers[1], 1, { type: 'card', card: deal.hands[1][0] })
+    const early = view.sign(signers[1], 1, { type: 'card', card: deal.hands![1][0] })
     expect(early).toMatchObject({ ok: false, refusal: { code: 'chain-illegal-action', rule: 'wrong-phase' } })
     expect(view.chain).toHaveLength(0)
     const other = new PlayHand({ engine, setup: setupFromDeliveries('coinche', 4, 0, deal.deliveries.filter(d => d.seat === 3)), hand: 'cd'.repeat(32), seatSigners, view: { seat: 3 } })
@@ -92,7 +92,7 @@ describe('a hand played with robots, every seat on its own view', () => {
       expect(other.accept(s.doc)).toBeNull()
     }
     // Seat 1 leads a card it does not hold, re-signed with its key: the full hand and seat 1's own view refuse it; seat 3's view cannot tell.
-    const notHeld = deal.hands[2][0]
+    const notHeld = deal.hands![2][0]
     const forged = full.chain.at(-1)!
     const doc = signAction(signers[1], 'cd'.repeat(32), forged, 1, { type: 'card', card: notHeld })
     expect(full.accept(doc)).toMatchObject({ code: 'chain-illegal-action', rule: 'card-not-held' })

@@ -31,7 +31,7 @@ export function deckOf (game: string): string[] {
 type Holdings = Record<string, unknown> & { hands?: string[][], faceDown?: string[][], piles?: Array<Array<{ down: string | null, up: string | null }>> | null }
 
 function mapOthers (state: unknown, seat: number, f: (card: string | null) => string | null): unknown {
-  const s = structuredClone(state) as Holdings
+  const s = JSON.parse(JSON.stringify(state)) as Holdings
   if (Array.isArray(s.hands)) s.hands = s.hands.map((h, o) => (o === seat ? h : h.map(c => f(c) as string)))
   if (Array.isArray(s.faceDown)) s.faceDown = s.faceDown.map((h, o) => (o === seat ? h : h.map(c => f(c) as string)))
   if (Array.isArray(s.piles)) s.piles = s.piles.map((ps, o) => (o === seat ? ps : ps.map(p => ({ ...p, down: p.down === null ? null : f(p.down) }))))
@@ -108,7 +108,7 @@ export class SeatView {
     // Tarot's call names a king the caller does not hold: it shows no card of the caller's.
     if (a.type === 'call') return state
     const named = [a.card, ...(Array.isArray(a.cards) ? a.cards : [])].filter((c): c is string => typeof c === 'string' && c !== HIDDEN)
-    const s = structuredClone(state) as Holdings
+    const s = JSON.parse(JSON.stringify(state)) as Holdings
     for (const card of named) {
       this.known.add(card)
       if (Array.isArray(s.piles)) {
