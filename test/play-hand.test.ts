@@ -65,7 +65,7 @@ describe('a hand played with robots, every seat on its own view', () => {
       for (const dealer of seats === 4 ? [0, 1] : [1]) {
         const { full, views, deal, seatSigners, hand, engine } = playOut(scheme, game, seats, dealer)
         for (const v of views) expect(v.over()).toBe(true)
-        const r = replayChain(engine, setupFromDeliveries(game, seats, dealer, deal.deliveries), full.chain, { hand, seatSigners, stage: req => stageCards(deal.deliveries, req), complete: true })
+        const r = replayChain(engine, setupFromDeliveries(game, seats, dealer, deal.deliveries), full.chain, { hand, seatSigners, verify, stage: req => stageCards(deal.deliveries, req), complete: true })
         if (!r.ok) throw new Error(`${r.code} ${r.reason}`)
         expect(engine.score(r.state)).toEqual(full.score())
       }

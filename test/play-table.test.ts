@@ -55,6 +55,10 @@ function table (game: string, seats: Array<'human' | 'robot'>, scheme = game ===
   }
 }
 
+/** The verifier with a native signature check behind a memo, as a node runs it (the crypto is not under test). */
+const memo = verifyMemo()
+const check = (r: unknown) => verifyReceipt(r, { verifyDoc: memo.verify })
+
 /** One receipt per node (the dealer's node logs it once, whichever of its machines asks). */
 const receiptsOf = (t: ReturnType<typeof table>) => {
   const seen = new Set<string>()
@@ -67,7 +71,7 @@ function playedHand (t: ReturnType<typeof table>): Receipt {
   for (let i = 0; i < 12; i++) {
     const hand = t.deal(i % t.spec.seats.length)
     const r = receiptsOf(t).filter(x => x.commit.body.hand === hand)
-    if (r.length > 0 && (verifyReceipt(r[0]).summary?.play?.tricks ?? 0) > 0) return r[0]
+    if (r.length > 0 && (check(r[0]).summary?.play?.tricks ?? 0) > 0) return r[0]
   }
   throw new Error('no hand played out in 12 deals')
 }
@@ -77,7 +81,6 @@ describe('a played hand at a commit–reveal table', () => {
     ['coinche', ['human', 'human', 'robot', 'robot']],
     ['belote', ['human', 'robot', 'human', 'robot']],
     ['duo', ['human', 'human']],
-    ['tarot', ['human', 'robot', 'human', 'robot']],
     ['tarot', ['human', 'human', 'robot', 'robot', 'robot']]
   ] as const) {
     it(`${game} at ${seats.length}: played to its end, revealed, and the receipt replays to the score every node saw`, () => {
@@ -89,7 +92,7 @@ describe('a played hand at a commit–reveal table', () => {
       expect(receipts.length).toBe(seats.filter(s => s === 'human').length)
       const r = receipts[0]
       expect(r.play?.score).not.toBeNull()
-      const verdict = verifyReceipt(r)
+      const verdict = check(r)
       expect(verdict.problems).toEqual([])
       expect(verdict.ok).toBe(true)
       expect(verdict.summary?.play?.score).toMatchObject(r.play?.score ?? {})
@@ -141,7 +144,7 @@ describe('a played hand at a commit–reveal table', () => {
       const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
       expect(receipt.play?.refused?.body.seat).toBe(1)
       expect(receipt.play?.score).toBeNull()
-      const verdict = verifyReceipt(receipt)
+      const verdict = check(receipt)
       expect(verdict.problems).toEqual([])
       expect(verdict.summary?.play?.refused).toMatchObject({ seat: 1, rule: kind })
       // A refused action the rules allow (the dealer blaming an honest seat) fails.
@@ -150,7 +153,7 @@ describe('a played hand at a commit–reveal table', () => {
       if (!replayed.ok) throw new Error(replayed.reason)
       const allowed = engines.coinche.legal(replayed.state, 1)[0]
       const honest = signAction(seat1, receipt.play!.refused!.body.hand, (receipt.play!.actions.at(-1) ?? null) as ActionDoc | null, 1, allowed)
-      expect(verifyReceipt({ ...receipt, play: { ...receipt.play!, refused: honest as never } }).problems.map(p => p.code)).toEqual(['play-refused'])
+      expect(check({ ...receipt, play: { ...receipt.play!, refused: honest as never } }).problems.map(p => p.code)).toEqual(['play-refused'])
     })
   }
 })
@@ -166,7 +169,7 @@ describe('verifying a played hand\'s receipt', () => {
     for (const a of actions.slice(from)) out.push(signAction(signerOf(a.body.seat), a.body.hand, out.at(-1) ?? null, a.body.seat, a.body.action))
     return { ...receipt, play: { ...receipt.play!, actions: out as Receipt['play'] extends infer P ? P extends { actions: infer A } ? A : never : never } }
   }
-  const codes = (r: unknown) => verifyReceipt(r).problems.map(p => p.code)
+  const codes = (r: unknown) => check(r).problems.map(p => p.code)
   const firstCard = receipt.play!.actions.findIndex(a => (a.body.action as { type: string }).type === 'card')
 
   it('the receipt as logged verifies', () => {
@@ -174,7 +177,7 @@ describe('verifying a played hand\'s receipt', () => {
   })
   it('a card the seat did not hold fails with play-card-not-held', () => {
     const seat = receipt.play!.actions[firstCard].body.seat
-    const other = verifyReceipt(receipt).summary!.hands![(seat + 1) % 4][0]
+    const other = check(receipt).summary!.hands![(seat + 1) % 4][0]
     expect(codes(resign(a => { (a[firstCard].body.action as { card: string }).card = other; return a.slice(0, firstCard + 1) }, firstCard))).toEqual(['play-card-not-held'])
   })
   it('an illegal action fails with play-illegal', () => {
@@ -205,7 +208,7 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
       const hand = t.deal(0)
       expect(t.rejections).toEqual([])
       const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand) as Receipt
-      expect(verifyReceipt(receipt).problems).toEqual([])
+      expect(check(receipt).problems).toEqual([])
       const actions = receipt.play!.actions
       const draws = actions.flatMap((a, i) => (a.body.seat === -1 ? [i] : []))
       expect(draws.length).toBeGreaterThan(game === 'dice' ? 20 : 3)
@@ -219,7 +222,7 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
       }
       const first = draws[1]
       const stage = (a: ActionDoc) => a.body.action as { inputs: { n: number }, cards: Record<string, string[]> }
-      const codesOf = (r: Receipt) => verifyReceipt(r).problems.map(p => `${p.code} ${p.message.split(': ')[2]}`)
+      const codesOf = (r: Receipt) => check(r).problems.map(p => `${p.code} ${p.message.split(': ')[2]}`)
       // Changed: another card, or other dice.
       const changed = resigned(a => {
         const c = stage(a[first]).cards

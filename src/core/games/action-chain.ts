@@ -60,6 +60,8 @@ export interface ChainContext {
   complete?: boolean
   /** The peer id that signs the dealer's stage actions (seat DEALER_SEAT): draws, rolls, the key. */
   dealer?: string
+  /** The signature check (default verifyDocument; a node passes its faster native one). */
+  verify?: (doc: ActionDoc) => boolean
   /**
    * The check of a dealer's stage action against what the caller can compute (a draw from the
    * revealed key): null when the cards are right, else why not. Absent: not checked (a seat that
@@ -128,7 +130,7 @@ export function replayChain<S, A>(engine: GameEngine<S, A>, setup: GameSetup, ch
     const doc = chain[i]
     const stuck = settle(i)
     if (stuck !== null) return stuck
-    const broken = checkLink(doc, i, prev, ctx)
+    const broken = checkLink(doc, i, prev, ctx, ctx.verify)
     if (broken !== null) return fail(i, broken.code, broken.reason)
     const r = applyAction(engine, state, (doc as ActionDoc).body, ctx)
     if (!r.ok) return fail(i, r.code, r.reason, r.rule)

@@ -9,6 +9,7 @@ import { engines } from '../games/index.js'
 import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../games/play-setup.js'
 import { checkDraw, DRAW_GAMES, drawSetup, engineIdOf } from '../games/play-draws.js'
 import type { Delivery } from '../schemes/types.js'
+import type { Signed } from '../signed.js'
 import { problem, Reason, type Problem } from './reasons.js'
 import { docDigest } from './digest.js'
 import { ROBOT, type Receipt } from './messages.js'
@@ -33,7 +34,7 @@ export function actionSigners (seats: readonly string[], dealer: string): string
  * hand asks for must also be one the reveal lists). Returns the problems and, when the chain
  * replays, what the summary says of it.
  */
-export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], key: string): { problems: Problem[], summary?: PlaySummary } {
+export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], key: string, verify?: (doc: Signed<unknown>) => boolean): { problems: Problem[], summary?: PlaySummary } {
   const commit = receipt.commit.body
   const play = receipt.play
   if (commit.params.play !== true) {
@@ -53,7 +54,8 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
     // the dealer's stage action, recomputed from the key and its number.
     stage: request => (!draws && stages.includes(request.stage) ? stageCards(deliveries, request) : null),
     ...(draws ? { checkStage: checkDraw(commit.game, key) } : {}),
-    complete: play.score !== null
+    complete: play.score !== null,
+    ...(verify === undefined ? {} : { verify })
   })
   if (!r.ok) {
     const where = `play: action ${r.index + 1}`
@@ -72,7 +74,7 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
     const ctx = { hand: docDigest(receipt.commit), seatSigners: actionSigners(commit.seats, commit.dealer), dealer: commit.dealer }
     const wrong = (m: string): { problems: Problem[], summary: PlaySummary } => ({ problems: [problem(Reason.PLAY_REFUSED, `play: the refused action ${m}`)], summary })
     if (play.score !== null) return wrong('comes with a score: a hand ended by a refused action has none')
-    const link = checkLink(play.refused, play.actions.length, r.head ?? CHAIN_START, ctx)
+    const link = checkLink(play.refused, play.actions.length, r.head ?? CHAIN_START, ctx, verify)
     if (link !== null) return wrong(`is not the chain's next link (${link.code}: ${link.reason})`)
     const b = play.refused.body
     if (b.seat === DEALER_SEAT) return wrong('is the dealer\'s own')

@@ -103,7 +103,7 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
         if (!deal.deliveries.some(d => d.stage === stage)) add(Reason.STAGE, `reveal: stage ${stage} deals no cards with these parameters${stage === 'take' ? ' (belote\'s take needs a taker)' : ''}`)
       }
       // A played hand: its action chain replayed on this deal (docs/games.md "Verifying a played hand").
-      const played = checkPlay(receipt, deal.deliveries, key)
+      const played = checkPlay(receipt, deal.deliveries, key, verifyDoc)
       problems.push(...played.problems)
       if (played.summary !== undefined) summary.play = played.summary
     }
