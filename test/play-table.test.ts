@@ -31,23 +31,36 @@ function table (game: string, seats: Array<'human' | 'robot'>, scheme = game ===
     table: spec, signer: memos.get(signer.peerId)!.signer(signer), verifyDoc: memos.get(signer.peerId)!.verify, timeouts: { contributeMs: 5_000, ackMs: 5_000, revealMs: 600_000, ...(byHand !== undefined && signer === signers[byHand.manual] ? { playMs: byHand.playMs } : {}) }, beacon: null,
     now: () => clock, random: n => new Uint8Array(n).fill(++counter % 251)
   })
-  const dealer = new PlayingDealer(init(signers[0]))
+  let dealer = new PlayingDealer(init(signers[0]))
+  const persisted = new Map<string, unknown>()
   const seatMachines = new Map(seats.flatMap((s, i) => (s === 'human' ? [[signers[i].peerId, new PlayingSeat({ ...init(signers[i]), autoplay: byHand?.manual !== i })] as const] : [])))
   const appended: Array<{ who: string, entry: string, payload: unknown }> = []
   const events: Array<{ who: string, hand: number, event: HandEvent }> = []
   const rejections: string[] = []
   let intercept: ((from: string, to: string, doc: Signed<unknown>) => Signed<unknown> | undefined) | undefined
   const run = inMemoryTable({
-    dealerId: spec.dealer, dealer, seats: seatMachines,
+    dealerId: spec.dealer,
+    // Read at each delivery: a restarted dealer takes the old one's place.
+    get dealer () { return dealer },
+    seats: seatMachines,
     intercept: () => intercept,
-    onEffect: (who, e) => {
+    onEffect: (who, e, role) => {
       if (e.kind === 'append') appended.push({ who, entry: e.entry, payload: e.payload })
+      if (e.kind === 'persist' && role === 'dealer') { if (e.value === null) persisted.delete(e.key); else persisted.set(e.key, structuredClone(e.value)) }
       if (e.kind === 'event') events.push({ who, hand: e.hand, event: e.event })
     },
     onRejection: (to, err) => { rejections.push(`${to.slice(-4)}: ${err.message}`) }
   })
   return {
-    spec, signers, dealer, seatMachines, appended, events, rejections, run,
+    spec, signers, get dealer () { return dealer }, seatMachines,
+    /** The dealer's node restarts: a new machine restored from what the old one saved and logged. */
+    restartDealer: () => {
+      dealer = new PlayingDealer(init(signers[0]))
+      const keys = [...persisted.keys()].sort()
+      const meta = persisted.get(keys.find(k => k.endsWith('/meta')) ?? '')
+      const hands = keys.filter(k => k.includes('/hand/')).map(k => structuredClone(persisted.get(k)))
+      run(spec.dealer, dealer.restore(meta, hands, appended.filter(a => a.who === spec.dealer).map(a => ({ kind: a.entry, payload: a.payload }))), 'dealer')
+    }, appended, events, rejections, run,
     setIntercept: (f: typeof intercept) => { intercept = f },
     now: () => clock,
     advance: (ms: number) => { clock += ms },
@@ -236,6 +249,23 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
       expect(codesOf(resigned(a => { stage(a[first]).inputs.n -= 1; return a }, first))[0]).toBe('play-draw draw-repeated')
     })
   }
+})
+
+describe('a dealer restarted in the middle of a played hand', () => {
+  it('reveals it as it stands: the receipt says the play was lost (no actions, no score), and verifies', () => {
+    const t = table('coinche', ['human', 'human', 'human', 'robot'])
+    // Seat 2's node never gets its actions through: the hand waits for it.
+    t.setIntercept((from, _to, doc) => (doc.type === 'play' && from === t.signers[2].peerId ? undefined : doc))
+    const hand = t.deal(0)
+    expect(t.dealer.playing(hand)?.toAct()).toBe(2)
+    expect(receiptsOf(t)).toEqual([])
+    t.setIntercept(undefined)
+    t.restartDealer()
+    const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
+    expect(receipt.play).toEqual({ actions: [], score: null })
+    expect(check(receipt).problems).toEqual([])
+    expect(receiptsOf(t).filter(r => r.commit.body.hand === hand)).toHaveLength(3)
+  })
 })
 
 describe('playing by hand, and the time to play', () => {

@@ -30,6 +30,8 @@ export class PlayingDealer implements DealerSide {
   readonly #init: MachineInit
   readonly #verify: (doc: Signed<unknown>) => boolean
   readonly #hands = new Map<number, DealerPlayHand>()
+  /** Played hands restored after a restart: their chain was not saved. */
+  readonly #lost = new Set<number>()
   /** PLAYs for a hand not dealt yet, by hand (at most EARLY_KEPT in all). */
   readonly #early = new Map<number, Array<{ from: string, doc: Signed<unknown> }>>()
 
@@ -77,8 +79,20 @@ export class PlayingDealer implements DealerSide {
   finalizeRevealed (): Effect[] { return this.#inner.finalizeRevealed() }
   status (): DealerHandStatus[] { return this.#inner.status() }
   robotCards (hand: number): ReturnType<DealerSide['robotCards']> { return this.#inner.robotCards(hand) }
+  /**
+   * After a restart. A played hand's chain is not saved: a hand restored dealt is revealed at once,
+   * and one restored revealed is finished as before; the receipt of either carries the chain as
+   * lost (no actions, `score: null`: a hand stopped before its end, docs/games.md).
+   */
   restore (meta: unknown, snapshots: unknown[], logged: Array<{ kind: string, payload: unknown }>): Effect[] {
-    return this.#inner.restore(meta as Parameters<DealerMachine['restore']>[0], snapshots as Parameters<DealerMachine['restore']>[1], logged)
+    const saved = snapshots as Parameters<DealerMachine['restore']>[1]
+    const effects = this.#inner.restore(meta as Parameters<DealerMachine['restore']>[0], saved, logged)
+    for (const s of saved) {
+      if (s.commit.body.params.play !== true || (s.phase !== 'dealt' && s.phase !== 'revealed')) continue
+      this.#lost.add(s.hand)
+      if (s.phase === 'dealt') effects.push({ kind: 'event', hand: s.hand, event: { type: 'play-refused', reason: 'the dealer\'s node restarted: the hand\'s play is lost, and the hand is revealed as it stands' } }, ...this.#inner.end(s.hand))
+    }
+    return effects
   }
 
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void { this.#inner.delivery(to, doc, outcome) }
@@ -89,6 +103,7 @@ export class PlayingDealer implements DealerSide {
   /** The hand's chain as its receipt carries it (DealerMachine asks when it builds the receipt). */
   #receiptPlay (hand: number): ReceiptPlay | undefined {
     const h = this.#hands.get(hand)
+    if (this.#lost.delete(hand)) return { actions: [], score: null }
     if (h === undefined) return undefined
     this.#hands.delete(hand)
     const score = h.play.over() ? h.play.score() : null
@@ -102,7 +117,7 @@ export class PlayingDealer implements DealerSide {
   /** After any step of the inner machine: a played hand just dealt starts its play. */
   #after (effects: Effect[]): Effect[] {
     for (const s of this.#inner.status()) {
-      if (s.phase !== 'dealt' || this.#hands.has(s.hand)) continue
+      if (s.phase !== 'dealt' || this.#hands.has(s.hand) || this.#lost.has(s.hand)) continue
       const dealt = this.#inner.dealtHand(s.hand)
       if (dealt === undefined || dealt.commit.body.params.play !== true) continue
       const body = dealt.commit.body
