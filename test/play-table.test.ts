@@ -12,7 +12,8 @@ import { inMemoryTable } from '../src/protocol/in-memory.js'
 import type { Effect, HandEvent, MachineInit, TableSpec } from '../src/protocol/types.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Receipt } from '../src/core/hand/messages.js'
-import { replayChain, signAction, type ActionDoc } from '../src/core/games/action-chain.js'
+import { actionDigest, replayChain, signAction, type ActionDoc } from '../src/core/games/action-chain.js'
+import { docDigest } from '../src/core/hand/digest.js'
 import { engines } from '../src/core/games/index.js'
 import { setupFromDeliveries } from '../src/core/games/play-setup.js'
 import { actionSigners } from '../src/core/hand/play-verify.js'
@@ -77,6 +78,20 @@ const receiptsOf = (t: ReturnType<typeof table>) => {
   const seen = new Set<string>()
   const key = (a: { who: string, payload: unknown }) => `${a.who}/${(a.payload as Receipt).commit.body.hand}`
   return t.appended.filter(a => a.entry === 'receipt' && !seen.has(key(a)) && seen.add(key(a)) !== undefined).map(a => a.payload as Receipt)
+}
+
+type Actions = NonNullable<Receipt['play']>['actions']
+
+/**
+ * `receipt` with the chain `actions` (and `play` fields), re-sealed with the test keys as an honest
+ * dealer and seats would have signed it: the REVEAL names that chain, signed by the dealer, and
+ * every ACK countersigns that REVEAL. Only the rule under test can then catch what was changed.
+ */
+function resealed (t: ReturnType<typeof table>, receipt: Receipt, actions: ActionDoc[], play: Partial<NonNullable<Receipt['play']>> = {}): Receipt {
+  const last = actions.at(-1)
+  const reveal = signDocument('reveal', { ...receipt.reveal.body, play: { actions: actions.length, head: last === undefined ? '0'.repeat(64) : actionDigest(last) } }, t.signers[0])
+  const acks = receipt.acks.map(a => signDocument('ack', { ...a.body, reveal: docDigest(reveal) }, t.signers[a.body.seat]))
+  return { ...receipt, reveal: reveal as Receipt['reveal'], acks: acks as Receipt['acks'], play: { ...receipt.play!, ...play, actions: actions as Actions } }
 }
 
 /** Deals until a hand is played out (not thrown in for want of a bid): its receipt, as the dealer's node logged it. */
@@ -153,12 +168,17 @@ describe('a played hand at a commit–reveal table', () => {
       let hand = 0
       for (let i = 0; i < 12 && forged === undefined; i++) hand = t.deal(i % 4)
       expect(forged).toBeDefined()
+      // Seat 1's own node holds the action it sent before the forgery: it does not countersign a
+      // chain without it. The dealer completes the receipt without it once ackMs is out.
+      t.advance(5_001)
+      t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
       expect(t.events.find(e => e.hand === hand && e.event.type === 'play-refused')?.event).toMatchObject({ seat: 1 })
       const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
       expect(receipt.play?.refused?.body.seat).toBe(1)
       expect(receipt.play?.score).toBeNull()
       const verdict = check(receipt)
       expect(verdict.problems).toEqual([])
+      expect(verdict.summary?.missingAcks).toEqual([1])
       expect(verdict.summary?.play?.refused).toMatchObject({ seat: 1, rule: kind })
       // A refused action the rules allow (the dealer blaming an honest seat) fails.
       const deliveries = verdict.summary!.deliveries!
@@ -180,7 +200,7 @@ describe('verifying a played hand\'s receipt', () => {
     const actions = change(structuredClone(receipt.play!.actions) as ActionDoc[])
     const out: ActionDoc[] = actions.slice(0, from)
     for (const a of actions.slice(from)) out.push(signAction(signerOf(a.body.seat), a.body.hand, out.at(-1) ?? null, a.body.seat, a.body.action))
-    return { ...receipt, play: { ...receipt.play!, actions: out as Receipt['play'] extends infer P ? P extends { actions: infer A } ? A : never : never } }
+    return resealed(t, receipt, out)
   }
   const codes = (r: unknown) => check(r).problems.map(p => p.code)
   const firstCard = receipt.play!.actions.findIndex(a => (a.body.action as { type: string }).type === 'card')
@@ -198,14 +218,16 @@ describe('verifying a played hand\'s receipt', () => {
     expect(codes(resign(a => { a[firstCard].body.action = { type: 'pass' }; return a.slice(0, firstCard + 1) }, firstCard))).toEqual(['play-illegal'])
   })
   it('a broken chain (an action dropped, not re-signed) fails with play-chain', () => {
-    const actions = [...receipt.play!.actions]
+    const actions = [...receipt.play!.actions] as ActionDoc[]
     actions.splice(firstCard + 2, 1)
-    expect(codes({ ...receipt, play: { ...receipt.play!, actions } })).toEqual(['play-chain'])
+    expect(codes(resealed(t, receipt, actions))).toEqual(['play-chain'])
+    // The chain as logged, but not the one the REVEAL (and so every ACK) names.
+    expect(codes({ ...receipt, play: { ...receipt.play!, actions: receipt.play!.actions.slice(0, -1) } })).toEqual(['play-chain'])
   })
   it('a changed score, or a chain cut short with its score, fails with play-score', () => {
     const score = { ...receipt.play!.score!, points: receipt.play!.score!.points.map(p => p + 10) }
     expect(codes({ ...receipt, play: { ...receipt.play!, score } })).toEqual(['play-score'])
-    expect(codes({ ...receipt, play: { ...receipt.play!, actions: receipt.play!.actions.slice(0, -1) } })).toEqual(['play-score'])
+    expect(codes(resealed(t, receipt, receipt.play!.actions.slice(0, -1) as ActionDoc[]))).toEqual(['play-score'])
   })
   it('a played hand without its chain fails with play-missing; a hand not played verifies as before', () => {
     const { play, ...bare } = receipt
@@ -231,7 +253,7 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
         const changed = change(structuredClone(actions) as ActionDoc[])
         const out: ActionDoc[] = changed.slice(0, from)
         for (const a of changed.slice(from)) out.push(signAction(a.body.seat === -1 ? dealer : t.signers[a.body.seat], a.body.hand, out.at(-1) ?? null, a.body.seat, a.body.action))
-        return { ...receipt, play: { ...receipt.play!, actions: out as Receipt['play'] extends infer P ? P extends { actions: infer A } ? A : never : never } }
+        return resealed(t, receipt, out)
       }
       const first = draws[1]
       const stage = (a: ActionDoc) => a.body.action as { inputs: { n: number }, cards: Record<string, string[]> }
@@ -252,7 +274,7 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
 })
 
 describe('a dealer restarted in the middle of a played hand', () => {
-  it('reveals it as it stands: the receipt says the play was lost (no actions, no score), and verifies', () => {
+  it('reveals it as it stands, naming no chain: the seats, which played some, do not countersign, and the receipt is incomplete', () => {
     const t = table('coinche', ['human', 'human', 'human', 'robot'])
     // Seat 2's node never gets its actions through: the hand waits for it.
     t.setIntercept((from, _to, doc) => (doc.type === 'play' && from === t.signers[2].peerId ? undefined : doc))
@@ -261,10 +283,16 @@ describe('a dealer restarted in the middle of a played hand', () => {
     expect(receiptsOf(t)).toEqual([])
     t.setIntercept(undefined)
     t.restartDealer()
+    // Every seat played or saw actions: a reveal naming none is not countersigned.
+    expect(t.rejections.filter(r => r.includes('names a chain of 0 actions'))).toHaveLength(3)
+    t.advance(5_001)
+    t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
     const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
     expect(receipt.play).toEqual({ actions: [], score: null })
-    expect(check(receipt).problems).toEqual([])
-    expect(receiptsOf(t).filter(r => r.commit.body.hand === hand)).toHaveLength(3)
+    expect(receipt.reveal.body.play).toEqual({ actions: 0, head: '0'.repeat(64) })
+    const verdict = check(receipt)
+    expect(verdict.problems).toEqual([])
+    expect(verdict.status).toBe('incomplete')
   })
 })
 

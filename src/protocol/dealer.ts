@@ -418,6 +418,9 @@ export class DealerMachine implements DealerSide {
       stages: hand.stages
     }
     if (hand.recovered !== undefined && hand.recovered.length > 0) body.recovered = hand.recovered
+    // A played hand's REVEAL names its chain: every seat's ACK countersigns it (docs/games.md).
+    const play = hand.commit.body.params.play === true ? this.#init.playHead?.(hand.hand) : undefined
+    if (play !== undefined) body.play = play
     hand.reveal = signDocument('reveal', body, this.#init.signer)
     const effects: Effect[] = [
       this.#enter(hand, 'revealed'),

@@ -7,7 +7,7 @@ import { engines } from '../core/games/index.js'
 import { PlayHand } from '../core/games/play-hand.js'
 import { PLAYED_CARD_GAMES, robotRandom, setupFromDeliveries, stageCards } from '../core/games/play-setup.js'
 import { DRAW_GAMES, drawCards, drawSetup, engineIdOf } from '../core/games/play-draws.js'
-import type { ActionDoc } from '../core/games/action-chain.js'
+import { actionDigest, CHAIN_START, type ActionDoc } from '../core/games/action-chain.js'
 import type { BeaconResult, DealerHandStatus, DealerSide } from './contracts.js'
 import { DealerMachine, type DealtHand } from './dealer.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
@@ -38,7 +38,7 @@ export class PlayingDealer implements DealerSide {
   constructor (init: MachineInit) {
     this.#init = init
     this.#verify = init.verifyDoc ?? verifyDocument
-    this.#inner = new DealerMachine({ ...init, receiptPlay: hand => this.#receiptPlay(hand) })
+    this.#inner = new DealerMachine({ ...init, receiptPlay: hand => this.#receiptPlay(hand), playHead: hand => this.#playHead(hand) })
   }
 
   get family (): DealerSide['family'] { return this.#inner.family }
@@ -99,6 +99,12 @@ export class PlayingDealer implements DealerSide {
 
   /** A hand in play as the dealer's node holds it (the whole deal), if it is played. */
   playing (hand: number): PlayHand | undefined { return this.#hands.get(hand)?.play }
+
+  /** The chain the hand's REVEAL names: its length and last digest (a chain lost in a restart: none). */
+  #playHead (hand: number): { actions: number, head: string } {
+    const last = this.#lost.has(hand) ? null : this.#hands.get(hand)?.play.head ?? null
+    return { actions: last === null ? 0 : last.body.n, head: last === null ? CHAIN_START : actionDigest(last) }
+  }
 
   /** The hand's chain as its receipt carries it (DealerMachine asks when it builds the receipt). */
   #receiptPlay (hand: number): ReceiptPlay | undefined {

@@ -8,7 +8,7 @@ import { engines } from '../core/games/index.js'
 import { PlayHand } from '../core/games/play-hand.js'
 import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../core/games/play-setup.js'
 import { DRAW_GAMES, drawSetup, engineIdOf } from '../core/games/play-draws.js'
-import type { ActionDoc } from '../core/games/action-chain.js'
+import { actionDigest, CHAIN_START, type ActionDoc } from '../core/games/action-chain.js'
 import type { Delivery } from '../core/schemes/types.js'
 import type { BeaconResult, PlayView, SeatCards, SeatHandStatus, SeatSide } from './contracts.js'
 import { SeatMachine } from './seat.js'
@@ -100,6 +100,7 @@ export class PlayingSeat implements SeatSide {
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
     if (doc.type === 'play') return this.#onPlay(from, doc)
+    if (doc.type === 'reveal' || doc.type === 'final') this.#checkChain(doc)
     const effects = this.#inner.receive(from, doc)
     const hand = (doc.body as { hand: number }).hand
     const contributed = effects.find(e => e.kind === 'event' && e.event.type === 'contributed')
@@ -114,6 +115,32 @@ export class PlayingSeat implements SeatSide {
       return [...effects, { kind: 'event', hand, event: { type: 'play-refused', reason: (err as Error).message } }]
     }
     return effects
+  }
+
+  /**
+   * A played hand's REVEAL must name the chain this seat holds, or one that extends it (it may have
+   * missed the last actions), and the FINAL's receipt must hold this seat's chain as it saw it:
+   * otherwise this seat does not countersign, nor log, a hand whose play is not the one it played.
+   */
+  #checkChain (doc: Signed<unknown>): void {
+    const body = doc.body as { hand: number, commit?: string, play?: { actions: number, head: string }, receipt?: { play?: { actions: ActionDoc[] } } }
+    const h = this.#hands.get(body.hand)
+    if (h?.play === undefined) return
+    const mine = h.play.chain
+    if (doc.type === 'reveal') {
+      if (body.commit !== h.digest) return
+      const named = body.play
+      const head = mine.length === 0 ? CHAIN_START : actionDigest(mine[mine.length - 1])
+      if (named === undefined) throw new Rejection(`reveal of hand ${body.hand}: a played hand's reveal names no action chain`)
+      if (named.actions < mine.length || (named.actions === mine.length && named.head !== head)) {
+        throw new Rejection(`reveal of hand ${body.hand}: it names a chain of ${named.actions} actions, not the ${mine.length} this seat played`)
+      }
+      return
+    }
+    const theirs = body.receipt?.play?.actions ?? []
+    if (mine.some((a, i) => theirs[i] === undefined || actionDigest(theirs[i]) !== actionDigest(a))) {
+      throw new Rejection(`final of hand ${body.hand}: its action chain is not the one this seat played`)
+    }
   }
 
   #onCommit (doc: SignedCommit): void {

@@ -58,6 +58,8 @@ export interface MachineInit {
   timelock?: TimelockConfig | null
   /** A played hand's action chain and score, asked for when its receipt is built (src/protocol/play.ts). */
   receiptPlay?: (hand: number) => ReceiptPlay | undefined
+  /** A played hand's chain as its REVEAL names it (count and last digest), asked for when it is revealed. */
+  playHead?: (hand: number) => { actions: number, head: string } | undefined
 }
 
 export interface TimelockConfig {

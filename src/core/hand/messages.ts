@@ -139,7 +139,13 @@ export const revealBodySchema = z.object({
   /** Stages delivered during the hand, in order. */
   stages: z.array(shortText).max(8),
   /** Nonces of seats that pledged but never sent them, opened by the dealer from their pledges' timelock. */
-  recovered: z.array(z.object({ seat: index, nonce }).strict()).max(8).optional()
+  recovered: z.array(z.object({ seat: index, nonce }).strict()).max(8).optional(),
+  /**
+   * A played hand (params.play): how many actions its chain holds and the digest of the last (64
+   * zeros for none), so that each seat's ACK countersigns the chain (docs/games.md "Verifying a
+   * played hand").
+   */
+  play: z.object({ actions: z.number().int().min(0).max(400), head: hex32 }).strict().optional()
 }).strict()
 export type RevealBody = z.infer<typeof revealBodySchema>
 export const signedRevealSchema = signedOf('reveal', revealBodySchema)

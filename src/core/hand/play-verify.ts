@@ -4,7 +4,7 @@
  * score compared with the replayed one. Each broken rule is a problem with its reason code.
  */
 import { canonicalJson } from '../canonical.js'
-import { applyAction, checkLink, CHAIN_START, DEALER_SEAT, replayChain, type ActionBody } from '../games/action-chain.js'
+import { actionDigest, applyAction, checkLink, CHAIN_START, DEALER_SEAT, replayChain, type ActionBody, type ActionDoc } from '../games/action-chain.js'
 import { engines } from '../games/index.js'
 import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../games/play-setup.js'
 import { checkDraw, DRAW_GAMES, drawSetup, engineIdOf } from '../games/play-draws.js'
@@ -41,6 +41,14 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
     return { problems: play === undefined ? [] : [problem(Reason.PLAY_MISSING, 'play: the receipt carries actions of a hand not committed as played')] }
   }
   if (play === undefined) return { problems: [problem(Reason.PLAY_MISSING, 'play: the hand was committed as played and the receipt carries no actions')] }
+  // The chain is the one the REVEAL names, which every seat's ACK countersigns.
+  const named = receipt.reveal.body.play
+  if (named === undefined) return { problems: [problem(Reason.PLAY_MISSING, 'play: the reveal of a played hand names no action chain')] }
+  const last = play.actions.at(-1)
+  const head = last === undefined ? CHAIN_START : actionDigest(last as ActionDoc)
+  if (named.actions !== play.actions.length || named.head !== head) {
+    return { problems: [problem(Reason.PLAY_CHAIN, `play: the receipt's chain (${play.actions.length} actions) is not the one the reveal names (${named.actions} actions, last ${named.head.slice(0, 12)}…)`)] }
+  }
   const draws = DRAW_GAMES.has(commit.game)
   const engine = engines[engineIdOf(commit.game)]
   if (engine === undefined || (!draws && !PLAYED_CARD_GAMES.has(commit.game))) return { problems: [problem(Reason.PLAY_MISSING, `play: ${commit.game} is not played at a table`)] }
