@@ -30,6 +30,8 @@ export class PlayingDealer implements DealerSide {
   readonly #init: MachineInit
   readonly #verify: (doc: Signed<unknown>) => boolean
   readonly #hands = new Map<number, DealerPlayHand>()
+  /** Hands in play already looked at once dealt (played or not). */
+  readonly #looked = new Set<number>()
   /** Played hands restored after a restart: their chain was not saved. */
   readonly #lost = new Set<number>()
   /** PLAYs for a hand not dealt yet, by hand (at most EARLY_KEPT in all). */
@@ -122,8 +124,12 @@ export class PlayingDealer implements DealerSide {
 
   /** After any step of the inner machine: a played hand just dealt starts its play. */
   #after (effects: Effect[]): Effect[] {
-    for (const s of this.#inner.status()) {
-      if (s.phase !== 'dealt' || this.#hands.has(s.hand) || this.#lost.has(s.hand)) continue
+    const status = this.#inner.status()
+    // A hand is looked at once, when it is first seen dealt (dealtHand recomputes the key).
+    for (const hand of this.#looked) if (!status.some(s => s.hand === hand)) this.#looked.delete(hand)
+    for (const s of status) {
+      if (s.phase !== 'dealt' || this.#looked.has(s.hand) || this.#lost.has(s.hand)) continue
+      this.#looked.add(s.hand)
       const dealt = this.#inner.dealtHand(s.hand)
       if (dealt === undefined || dealt.commit.body.params.play !== true) continue
       const body = dealt.commit.body
