@@ -236,7 +236,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     }
     watchers.push(...nodes.map(n => n.client.watch()))
     // A played hand thrown in (nobody bid) is dealt again, up to this many deals in all.
-    const maxDeals = play ? 3 * hands + 4 : hands
+    const maxDeals = play ? 6 * hands + 4 : hands
     // A hand counts once played out: a card game's hand thrown in does not; every draw game's does.
     const counted = (r: HandReport): boolean => !play || draws || (r.played?.tricks ?? 0) > 0 || r.aborted !== null
     for (let h = 0; h < maxDeals && reports.filter(counted).length < hands; h++) {
