@@ -297,6 +297,20 @@ describe('a dealer restarted in the middle of a played hand', () => {
 })
 
 describe('playing by hand, and the time to play', () => {
+  it('a dice series played by hand is dealt from the dealer\'s first draw: no seat records a missing deal while it waits', () => {
+    const t = table('dice', ['human', 'human'], 'dice-v1', { manual: 1, playMs: 600_000 })
+    const hand = t.deal(0)
+    // Seat 0 (robot-played) rolls, the dealer draws; seat 1 takes its time, past the deal deadline.
+    const seat1 = t.seatMachines.get(t.signers[1].peerId)!
+    expect(seat1.playView(hand)?.toAct).toBe(1)
+    expect(seat1.status().find(h => h.hand === hand)?.phase).toBe('dealt')
+    t.advance(60_000)
+    for (const [peer, m] of t.seatMachines) t.run(peer, m.tick(t.now()), 'seat')
+    expect(t.events.filter(e => e.event.type === 'aborted')).toEqual([])
+    t.run(t.signers[1].peerId, seat1.act(hand, { type: 'roll', n: 1, expression: '2d6' }), 'seat')
+    expect(seat1.playView(hand)?.actions).toContainEqual(expect.objectContaining({ seat: -1, action: expect.objectContaining({ stage: 'roll', inputs: { n: 1, seat: 1 } }) }))
+  })
+
   it('a seat played by hand acts only when told, is refused an illegal action, and its robot plays a turn left for playMs', () => {
     const t = table('coinche', ['human', 'human', 'robot', 'robot'], 'atout-v1', { manual: 1, playMs: 5_000 })
     const seat1 = t.seatMachines.get(t.signers[1].peerId)!

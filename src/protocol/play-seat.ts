@@ -197,7 +197,9 @@ export class PlayingSeat implements SeatSide {
       if (h.early.size >= EARLY_KEPT) throw new Rejection(`play: more than ${EARLY_KEPT} actions ahead of this seat's hand`)
       if (a.body.n > (h.play?.chain.length ?? 0)) h.early.set(a.body.n, a)
     }
-    return this.#advance(body.hand)
+    // The dealer's signed draw for this COMMIT shows the hand was dealt (a game dealing no card).
+    const dealt = DRAW_GAMES.has(h.commit.game) && body.actions.some(a => a.body.seat === -1) ? this.#inner.drawnDeal(body.hand) : []
+    return [...dealt, ...this.#advance(body.hand)]
   }
 
   /** Actions in their order, stages as the game asks for them, and this seat's own turn. */

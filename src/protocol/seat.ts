@@ -575,6 +575,18 @@ export class SeatMachine implements SeatSide {
     ]
   }
 
+  /**
+   * A hand of a game that deals no card before play (its draws are the dealer's actions:
+   * docs/games.md "Draws on the chain") is dealt once the dealer's first draw for it is in: it
+   * stops waiting for a deal and waits for the REVEAL (revealMs), as a hand whose cards came.
+   * Returns the save, or nothing when the hand is not such a hand still waiting for its deal.
+   */
+  drawnDeal (handNo: number): Effect[] {
+    const hand = this.#hands.get(handNo)
+    if (hand?.phase !== 'contributed' || cardSchemeFor(hand.commit.body).stagesFor(hand.commit.body.game).length > 0) return []
+    return [this.#enter(hand, 'dealt')]
+  }
+
   #onReveal (doc: SignedReveal): Effect[] {
     // A game that deals no card before play (its draws are actions: docs/games.md "Draws on the
     // chain") is revealed while the seat is still `contributed`: it is dealt then, with nothing.
