@@ -10,7 +10,7 @@ import { cliInProcess } from './helpers/cli-in-process.js'
 import { fairdeal } from './helpers/cli.js'
 import { requireBuild } from './helpers/node-process.js'
 
-const ALL = ['beacon demo', 'beacon group', 'beacon serve', 'beacon verify', 'deal', 'demo', 'hand cards', 'hand deal', 'hand end', 'hand stage',
+const ALL = ['beacon demo', 'beacon group', 'beacon serve', 'beacon verify', 'deal', 'demo', 'hand bid', 'hand cards', 'hand deal', 'hand end', 'hand play', 'hand show', 'hand stage',
   'hand status', 'init', 'log export', 'log show', 'node', 'relay', 'repair', 'table add', 'table join', 'table new', 'vectors check', 'verify', 'web']
 
 describe('one shape per command', () => {

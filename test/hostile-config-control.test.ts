@@ -73,7 +73,7 @@ describe('the control endpoint', () => {
 
   it('answers bad input with 400 and a reason, changing nothing', async () => {
     expect(await post('/hand/deal', '{"dealer":-0}')).toEqual({ status: 400, error: 'field dealer must be a non-negative integer' })
-    expect(await post('/hand/deal', '{"dealr":1}')).toEqual({ status: 400, error: 'unknown field "dealr" (this request takes: dealer, table)' })
+    expect(await post('/hand/deal', '{"dealr":1}')).toEqual({ status: 400, error: 'unknown field "dealr" (this request takes: dealer, table, play)' })
     expect(await post('/hand/deal', '{"table":5}')).toEqual({ status: 400, error: 'field table must be a table id' })
     expect((await post('/hand/deal', '{"table":"nope"}')).status).toBe(404)
     expect(await post('/hand/end', '{"hand":1,"extra":true}')).toMatchObject({ status: 400, error: /unknown field "extra"/ })

@@ -32,7 +32,10 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   'hand stage': async () => await import('./commands/hand.js'),
   'hand end': async () => await import('./commands/hand.js'),
   'hand status': async () => await import('./commands/hand.js'),
-  'hand cards': async () => await import('./commands/hand.js')
+  'hand cards': async () => await import('./commands/hand.js'),
+  'hand show': async () => await import('./commands/hand-play.js'),
+  'hand bid': async () => await import('./commands/hand-play.js'),
+  'hand play': async () => await import('./commands/hand-play.js')
 }
 
 /** The words of every command, sorted. */

@@ -39,7 +39,9 @@ const tableSchema = z.object({
   timeouts: z.object({
     contributeMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.contributeMs),
     ackMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_TIMEOUTS.ackMs),
-    revealMs: z.number().int().min(1_000).max(7 * 86_400_000).default(DEFAULT_TIMEOUTS.revealMs)
+    revealMs: z.number().int().min(1_000).max(7 * 86_400_000).default(DEFAULT_TIMEOUTS.revealMs),
+    /** Time to play (docs/games.md): this node's seat is played from the terminal or page, and its robot plays a turn left this long. Absent: the robot plays at once. */
+    playMs: z.number().int().min(1_000).max(86_400_000).optional()
   }).strict().default(DEFAULT_TIMEOUTS),
   /** "none", a preset name ("quicknet", "default"), a path to a beacon JSON, or {info, relays}. */
   beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),
@@ -172,7 +174,8 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
 async function parseTable (t: TableBlock, field: string, base: string, fail: (field: string, message: string) => never): Promise<TableConfig> {
   let scheme
   try { scheme = getScheme(t.scheme) } catch (err) { fail(`${field}.scheme`, (err as Error).message) }
-  if (scheme?.kind !== 'cards') fail(`${field}.scheme`, `${t.scheme} does not deal cards`)
+  // A dice scheme's table rolls a series during play (docs/games.md "Draws on the chain").
+  if (scheme === undefined || (scheme.kind !== 'cards' && scheme.kind !== 'dice')) fail(`${field}.scheme`, `${t.scheme} does not deal cards or roll dice`)
   else {
     if (!scheme.games.includes(t.game)) fail(`${field}.game`, `${t.scheme} has no game ${t.game} (it has: ${scheme.games.join(', ')})`)
     else if (!scheme.seatsFor(t.game).includes(t.seats.length)) fail(`${field}.seats`, `${t.game} is played by ${scheme.seatsFor(t.game).join(' or ')} seats, not ${t.seats.length}`)

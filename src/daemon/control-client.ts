@@ -1,3 +1,4 @@
+import type { PlayView } from '../protocol/contracts.js'
 import type { ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -87,9 +88,14 @@ export class ControlClient {
   async status (table?: string): Promise<Record<string, unknown>> { return await this.request('GET', `/status${tableQuery(table, '?')}`) }
   /** Every table the node serves. */
   async tables (): Promise<Array<{ id: string, game: string, scheme: string, role: string }>> { return (await this.request<{ tables: Array<{ id: string, game: string, scheme: string, role: string }> }>('GET', '/tables')).tables }
-  async deal (dealer?: number, table?: string): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer, table })).hand }
+  /** `play`: the hand is played at the table once dealt (docs/games.md "Playing a dealt hand"). */
+  async deal (dealer?: number, table?: string, play?: boolean): Promise<number> { return (await this.request<{ hand: number }>('POST', '/hand/deal', { dealer, table, ...(play === true ? { play } : {}) })).hand }
   async stage (hand: number, stage: string, taker?: number, table?: string): Promise<void> { await this.request('POST', '/hand/stage', { hand, stage, taker, table }) }
   async end (hand: number, table?: string): Promise<void> { await this.request('POST', '/hand/end', { hand, table }) }
+  /** This node's seat's action in a played hand. */
+  async act (hand: number, action: unknown, table?: string): Promise<void> { await this.request('POST', '/hand/act', { hand, action, table }) }
+  /** A played hand as this node's seat sees it (src/protocol/contracts.ts PlayView). */
+  async play (hand: number, table?: string): Promise<PlayView> { return await this.request('GET', `/hand/play?hand=${hand}${tableQuery(table, '&')}`) }
   async cards (hand: number, table?: string): Promise<{ hand: number, seat: number | null, cards: Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }>, robots?: Array<{ stage: string, seat: number, cards: string[] }> }> {
     return await this.request('GET', `/hand/cards?hand=${hand}${tableQuery(table, '&')}`)
   }

@@ -159,9 +159,10 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       readQuery(url, [])
       return reply(res, 200, { tables: daemon.tableList() })
     case 'POST /hand/deal': {
-      const body = await readBody(req, ['dealer', 'table'])
+      const body = await readBody(req, ['dealer', 'table', 'play'])
       const table = tableField(body.table)
-      const hand = await daemon.deal({ dealer: intField(body, 'dealer', false), table })
+      if (body.play !== undefined && typeof body.play !== 'boolean') throw new HttpError(400, 'field play must be a boolean')
+      const hand = await daemon.deal({ dealer: intField(body, 'dealer', false), table, play: body.play === true })
       return reply(res, 200, { hand, table: daemon.table(table).id })
     }
     case 'POST /hand/stage': {
@@ -176,6 +177,21 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       const hand = intField(body, 'hand', true) as number
       await daemon.end(hand, tableField(body.table))
       return reply(res, 200, { hand })
+    }
+    case 'POST /hand/act': {
+      // This node's seat's action in a played hand: a bid, a card, … (docs/games.md "Playing a dealt hand").
+      const body = await readBody(req, ['hand', 'action', 'table'])
+      const hand = intField(body, 'hand', true) as number
+      if (typeof body.action !== 'object' || body.action === null || Array.isArray(body.action)) throw new HttpError(400, 'field action must be an object')
+      await daemon.act(hand, body.action, tableField(body.table))
+      return reply(res, 200, { hand, action: body.action })
+    }
+    case 'GET /hand/play': {
+      readQuery(url, ['hand', 'table'])
+      const hand = queryInt(url, 'hand')
+      const view = daemon.table(tableField(url.searchParams.get('table'))).playView(hand)
+      if (view === undefined) throw new HttpError(404, `hand ${hand} is not played at this node's seat (not played, not dealt yet, or over)`)
+      return reply(res, 200, view)
     }
     case 'GET /hand/cards': {
       readQuery(url, ['hand', 'table'])

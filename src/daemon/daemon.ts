@@ -279,7 +279,7 @@ export class Daemon {
   get rejections (): number { return this.#rejections }
 
   /** Starts a hand (dealer only). Resolves once the COMMIT is durable and handed to the network. */
-  async deal (params: { dealer?: number, table?: string } = {}): Promise<number> {
+  async deal (params: { dealer?: number, table?: string, play?: boolean } = {}): Promise<number> {
     if (this.#stopping) throw new Rejection('the node is stopping')
     return await this.table(params.table).deal(params)
   }
@@ -292,6 +292,11 @@ export class Daemon {
   async end (hand: number, table?: string): Promise<void> {
     if (this.#stopping) throw new Rejection('the node is stopping')
     await this.table(table).end(hand)
+  }
+
+  async act (hand: number, action: unknown, table?: string): Promise<void> {
+    if (this.#stopping) throw new Rejection('the node is stopping')
+    await this.table(table).act(hand, action)
   }
 
   cards (hand: number, table?: string): ReturnType<SeatSide['cards']> {

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
-import { getCardScheme } from '../core/schemes/registry.js'
+import { getScheme } from '../core/schemes/registry.js'
 import { verifyLogPayload } from '../core/receipt.js'
 import { ROBOT } from '../core/hand/messages.js'
 import type { DrandBeaconConfig } from '../core/beacon/index.js'
@@ -39,6 +39,20 @@ export interface DemoOptions {
   onHand?: (report: HandReport) => void
   /** The hands' contribution window in ms (default: see prepareLocalTable's timeouts below). */
   contributeMs?: number
+  /**
+   * Play each hand at the table (docs/games.md "Playing a dealt hand"): every node plays its seat
+   * with the game's robot, the dealer's node the robot seats. A hand nobody bids on is thrown in
+   * and dealt again: `hands` counts hands played out.
+   */
+  play?: boolean
+}
+
+/** A played hand as the demo reports it (`played` in the JSON). */
+export interface PlayedReport {
+  hand: number
+  actions: number
+  tricks: number
+  score: { points: number[], summary: string, detail: Record<string, unknown> }
 }
 
 export interface SeatReport {
@@ -59,6 +73,8 @@ export interface HandReport {
   seats: SeatReport[]
   /** From the dealer's COMMIT to the last seat holding its first cards, ms (node clocks, one machine). */
   dealtMs?: number
+  /** A played hand (--play): its actions, tricks and score as the dealer's node saw the game end. */
+  played?: PlayedReport
 }
 
 export interface DemoResult {
@@ -69,15 +85,21 @@ export interface DemoResult {
   seats: Array<{ seat: number, peerId: string, verified: number }>
   failures: string[]
   reports: HandReport[]
+  /** With `play`: one entry per hand dealt, in order (thrown-in hands too, with 0 tricks). */
+  played: PlayedReport[]
   /** Each node's log re-verified from its data directory after the run. */
   logs: Array<{ node: string, dataDir: string, passed: number, failed: number }>
   table: LocalTable
 }
 
-const SEATS_FOR_GAME: Record<string, number> = { coinche: 4, belote: 4, duo: 2, tarot: 4 }
+const SEATS_FOR_GAME: Record<string, number> = { coinche: 4, belote: 4, duo: 2, tarot: 4, blackjack: 2, dice: 2 }
+/** The demo's games that draw during the hand (docs/games.md "Draws on the chain"): always played; the table's game as its scheme names it. */
+const DRAW_GAME_TABLES: Record<string, string> = { blackjack: 'shoe', dice: 'dice' }
 
 /** The scheme a demo of `game` uses, with or without a beacon. */
 export function demoScheme (game: string, beacon: boolean, blind = false): string {
+  if (game === 'blackjack') return 'shoe-v1'
+  if (game === 'dice') return 'dice-v1'
   if (blind) return 'blind-v1'
   if (game === 'tarot') return 'tarot-v1'
   return beacon ? 'atout-drand-v1' : 'atout-v1'
@@ -150,16 +172,20 @@ function laterStages (game: string, hand: number, seats: number): Array<{ stage:
 export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   const { game, hands } = options
   const seats = SEATS_FOR_GAME[game]
-  if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo or tarot, not ${game}`)
+  if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo, tarot, blackjack or dice, not ${game}`)
+  const draws = DRAW_GAME_TABLES[game] !== undefined
+  if (draws && (options.beacon !== null || options.blind === true)) throw new Error(`the ${game} demo's scheme (${demoScheme(game, false)}) binds no beacon and is not blind`)
   const scheme = demoScheme(game, options.beacon !== null, options.blind === true)
-  getCardScheme(scheme)
+  getScheme(scheme)
   const timelock = options.timelock === true
   if (timelock && options.beacon === null) throw new Error('--timelock needs a beacon (--beacon local)')
   if (options.killDealerAfter != null && (!timelock || !options.processes)) throw new Error('--kill-dealer-after needs --timelock and --processes')
+  const play = options.play === true || draws
+  if (play && (options.blind === true || timelock)) throw new Error('--play is built for commit–reveal tables without --timelock (blind-v1 card opening is not built yet)')
   const killHand = options.killDealerAfter != null ? Math.min(2, hands) : 0
   const table = await prepareLocalTable({
     root: options.root,
-    game,
+    game: DRAW_GAME_TABLES[game] ?? game,
     scheme,
     seats,
     transport: options.transport,
@@ -209,9 +235,13 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
       nodes.push(options.processes ? await startProcess(table, i) : await startInProcess(table, i, options.logger))
     }
     watchers.push(...nodes.map(n => n.client.watch()))
-    for (let h = 0; h < hands; h++) {
+    // A played hand thrown in (nobody bid) is dealt again, up to this many deals in all.
+    const maxDeals = play ? 6 * hands + 4 : hands
+    // A hand counts once played out: a card game's hand thrown in does not; every draw game's does.
+    const counted = (r: HandReport): boolean => !play || draws || (r.played?.tricks ?? 0) > 0 || r.aborted !== null
+    for (let h = 0; h < maxDeals && reports.filter(counted).length < hands; h++) {
       const dealerSeat = h % seats
-      const hand = await nodes[0].client.deal(dealerSeat)
+      const hand = await nodes[0].client.deal(dealerSeat, undefined, play)
       const report: HandReport = { hand, dealerSeat, beaconRound: null, aborted: null, recovered: null, seats: [] }
       const timeout = 60_000
       const isHand = (e: NodeEvent): boolean => e.hand === hand && e.role === 'seat'
@@ -226,19 +256,31 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
           continue
         }
         let lastCards = committed.time
-        for (const w of watchers) {
+        // A draw game deals no card before play.
+        for (const w of draws ? [] : watchers) {
           const e = await w.until(ended('cards'), `hand ${hand} cards`, timeout)
           if (e.event.type === 'aborted') throw new AbortedHand(e.event.reason, e.event.detail)
           lastCards = Math.max(lastCards, e.time)
         }
-        report.dealtMs = lastCards - committed.time
-        for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
-        const cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
-        await nodes[0].client.end(hand)
+        if (!draws) report.dealtMs = lastCards - committed.time
+        let cards: Array<Awaited<ReturnType<ControlClient['cards']>>>
+        if (play) {
+          // The game deals its own stages and ends the hand: the dealer's node says when, and how.
+          const over = await watchers[0].until(e => e.hand === hand && e.role === 'dealer' && (e.event.type === 'played' || e.event.type === 'aborted'), `hand ${hand} played`, 4 * timeout)
+          if (over.event.type === 'aborted') throw new AbortedHand(over.event.reason, over.event.detail)
+          if (over.event.type === 'played') report.played = { hand, actions: over.event.actions, tricks: over.event.tricks, score: over.event.score }
+          cards = []
+        } else {
+          for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
+          cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
+          await nodes[0].client.end(hand)
+        }
         for (const [i, w] of watchers.entries()) {
           const shield = await w.until(ended('shield'), `hand ${hand} shield`, timeout)
           const receipt = await w.until(ended('receipt'), `hand ${hand} receipt`, timeout)
           const seat = seatList.indexOf(table.peerIds[i])
+          // A played hand's cards as the seat was shown them (its stages came during the game).
+          if (play) cards[i] = { cards: w.seen.flatMap(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' ? [{ stage: e.event.stage, seat: e.event.seat, public: e.event.public, cards: e.event.cards }] : []) } as (typeof cards)[number]
           const ok = shield.event.type === 'shield' && shield.event.ok
           if (ok) verified.set(seat, (verified.get(seat) ?? 0) + 1)
           else failures.push(`hand ${hand} seat ${seat}: shield failed: ${shield.event.type === 'shield' ? shield.event.problems.join('; ') : 'aborted'}`)
@@ -273,6 +315,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
     seats: seatList.map((p, seat) => ({ seat, peerId: p, verified: verified.get(seat) ?? 0 })).filter(s => s.peerId !== ROBOT),
     failures,
     reports,
+    played: reports.flatMap(r => (r.played === undefined ? [] : [r.played])),
     logs,
     table
   }

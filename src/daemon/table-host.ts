@@ -82,12 +82,13 @@ export class TableHost {
   }
 
   /** Starts a hand (dealer only). Resolves once the COMMIT is durable and handed to the network. */
-  async deal (params: { dealer?: number } = {}): Promise<number> {
+  async deal (params: { dealer?: number, play?: boolean } = {}): Promise<number> {
     const dealer = this.#requireDealer()
     const seats = this.config.table.seats.length
     const dealerSeat = params.dealer ?? 0
     if (!Number.isInteger(dealerSeat) || dealerSeat < 0 || dealerSeat >= seats) throw new Rejection(`dealer seat must be 0 to ${seats - 1}`)
-    const { hand, effects } = dealer.startHand({ dealer: dealerSeat })
+    if (params.play === true && dealer.family !== 'commit-reveal') throw new Rejection(`hands are played at commit–reveal tables only: opening each card of a ${this.config.table.scheme} hand as it is played is not built`)
+    const { hand, effects } = dealer.startHand({ dealer: dealerSeat, ...(params.play === true ? { play: true as const } : {}) })
     await this.#enqueue('dealer', effects)
     return hand
   }
@@ -98,6 +99,18 @@ export class TableHost {
 
   async end (hand: number): Promise<void> {
     await this.#enqueue('dealer', this.#requireDealer().end(hand))
+  }
+
+  /** This node's seat acts in a played hand (checked first: a Rejection, and nothing signed, if it is not legal now). */
+  async act (hand: number, action: unknown): Promise<void> {
+    if (this.seat?.act === undefined) throw new Rejection(`this node holds no seat that plays at table ${this.id}`)
+    if (this.#stopping) throw new Rejection('the node is stopping')
+    await this.#enqueue('seat', this.seat.act(hand, action))
+  }
+
+  /** A played hand as this node's seat sees it. */
+  playView (hand: number): ReturnType<NonNullable<SeatSide['playView']>> {
+    return this.seat?.playView?.(hand)
   }
 
   cards (hand: number): ReturnType<SeatSide['cards']> {

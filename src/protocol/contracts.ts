@@ -76,8 +76,28 @@ export interface DealerSide extends HandMachine {
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void
 }
 
+/** A played hand as this seat sees it (docs/games.md "Playing a dealt hand"): for `hand show` and the page. */
+export interface PlayView {
+  hand: number
+  game: string
+  seat: number
+  /** The seat to act, or null (a stage awaited, or the hand over). */
+  toAct: number | null
+  /** This seat's legal actions now (empty when it is not its turn). */
+  legal: unknown[]
+  actions: Array<{ n: number, seat: number, action: unknown }>
+  tricks: number
+  over: boolean
+  /** When this seat's robot plays for it (time to play), if it is its turn and the node plays by hand. */
+  robotAt?: number
+}
+
 export interface SeatSide extends HandMachine {
   readonly seat: number
+  /** This seat's action in a played hand, checked first: a Rejection, and nothing signed, if it is not legal now. */
+  act?: (hand: number, action: unknown) => Effect[]
+  /** A played hand as this seat sees it, or undefined when the hand is not played here. */
+  playView?: (hand: number) => PlayView | undefined
   cards (hand: number): SeatCards[]
   status (): SeatHandStatus[]
   /** After a restart: the seat's meta and the hands saved under this family's keys; returns its ASKs and the like. */

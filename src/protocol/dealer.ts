@@ -31,6 +31,9 @@ export { ENDED_HANDS_KEPT as ENDED_KEPT } from './hand-book.js'
 /** How many times the dealer answers one seat's ASK about one hand. */
 const ANSWERS_PER_SEAT_HAND = 4
 
+/** What the table's play needs of a dealt hand (DealerMachine.dealtHand). */
+export interface DealtHand { commit: SignedCommit, digest: string, deal: Deal, key: string, stages: string[] }
+
 /** A log entry as the host reads it back (kind and payload), for `restore`. */
 export interface LoggedOutcome { kind: string, payload: unknown }
 
@@ -225,6 +228,14 @@ export class DealerMachine implements DealerSide {
       .map(d => ({ stage: d.stage, seat: d.seat as number, cards: d.cards }))
   }
 
+  /** A hand in its `dealt` phase: its COMMIT, the deal, its key and the stages dealt so far (the table's play, src/protocol/play.ts). */
+  dealtHand (handNo: number): DealtHand | undefined {
+    const hand = this.#book.get(handNo)
+    if (hand?.deal === undefined || hand.phase !== 'dealt') return undefined
+    const { key } = recomputeDeal(hand.commit.body, hand.secret, recoveredNonces(noncesBySeat(hand.commit.body, hand.nonces), hand.recovered), hand.beacon, hand.params)
+    return { commit: hand.commit, digest: hand.digest, deal: hand.deal, key, stages: [...hand.stages] }
+  }
+
   /** COMMIT a new hand: the secret is persisted before the commitment is sent anywhere. */
   startHand (params: DealParams): { hand: number, effects: Effect[] } {
     const { table, timeouts, signer } = this.#init
@@ -407,6 +418,9 @@ export class DealerMachine implements DealerSide {
       stages: hand.stages
     }
     if (hand.recovered !== undefined && hand.recovered.length > 0) body.recovered = hand.recovered
+    // A played hand's REVEAL names its chain: every seat's ACK countersigns it (docs/games.md).
+    const play = hand.commit.body.params.play === true ? this.#init.playHead?.(hand.hand) : undefined
+    if (play !== undefined) body.play = play
     hand.reveal = signDocument('reveal', body, this.#init.signer)
     const effects: Effect[] = [
       this.#enter(hand, 'revealed'),
@@ -879,6 +893,9 @@ export class DealerMachine implements DealerSide {
       reveal: hand.reveal as SignedReveal,
       acks: [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat)
     }
+    // A played hand's receipt carries its action chain and score (docs/games.md).
+    const play = this.#init.receiptPlay?.(hand.hand)
+    if (play !== undefined) receipt.play = play
     const gone = this.#enter(hand, 'done')
     const final = this.#final(receipt)
     this.#remember(hand.hand, hand.digest, final)

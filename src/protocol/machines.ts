@@ -2,8 +2,9 @@ import { familyOfScheme } from '../core/schemes/registry.js'
 import type { HandFamily } from '../core/hand/family.js'
 import type { DealerSide, SeatSide } from './contracts.js'
 import type { MachineInit } from './types.js'
-import { DealerMachine, dealerHandKey } from './dealer.js'
-import { SeatMachine, seatHandKey } from './seat.js'
+import { dealerHandKey } from './dealer.js'
+import { seatHandKey } from './seat.js'
+import { PlayingDealer, PlayingSeat } from './play.js'
 import { BlindDealerMachine, blindDealerHandKey } from './blind-dealer.js'
 import { BlindSeatMachine, blindSeatHandKey } from './blind-seat.js'
 
@@ -17,7 +18,8 @@ export interface MachineFamily {
 
 /** The registry: each hand family's dealer and seat machines. */
 export const MACHINES: Readonly<Record<HandFamily, MachineFamily>> = Object.freeze({
-  'commit-reveal': { dealer: init => new DealerMachine(init), seat: init => new SeatMachine(init), dealerHandKey, seatHandKey },
+  // Commit–reveal hands may be played (src/protocol/play.ts wraps the machines).
+  'commit-reveal': { dealer: init => new PlayingDealer(init), seat: init => new PlayingSeat({ ...init, autoplay: init.timeouts.playMs === undefined }), dealerHandKey, seatHandKey },
   blind: { dealer: init => new BlindDealerMachine(init), seat: init => new BlindSeatMachine(init), dealerHandKey: blindDealerHandKey, seatHandKey: blindSeatHandKey }
 })
 

@@ -10,8 +10,8 @@ export function isForDealer (type: string, from: string, dealer: string, self: s
   if (type === 'nonce' || type === 'view') return self === dealer
   if (type === 'pledge' || type === 'ack' || type === 'ask' || type === 'relay') return true
   // A seat's abort record and its dealer-blind documents go to the dealer; the same types coming
-  // from the dealer are relayed ones, for the seat.
-  if (type === 'abort' || BLIND_SEAT_DOCS.has(type)) return from !== dealer
+  // from the dealer are relayed ones, for the seat; so are a played hand's actions (PLAY).
+  if (type === 'abort' || type === 'play' || BLIND_SEAT_DOCS.has(type)) return from !== dealer
   return false
 }
 

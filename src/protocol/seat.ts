@@ -4,7 +4,7 @@ import { contributionProblem } from '../core/contribution.js'
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
-import { humanSeats } from '../core/hand/recompute.js'
+import { cardSchemeFor, humanSeats } from '../core/hand/recompute.js'
 import { verifyReceipt, type ReceiptVerdict } from '../core/hand/verify.js'
 import { acksDue } from '../core/receipt.js'
 import { lateAckProblems } from '../core/log/late-ack.js'
@@ -579,8 +579,25 @@ export class SeatMachine implements SeatSide {
     ]
   }
 
+  /**
+   * A hand of a game that deals no card before play (its draws are the dealer's actions:
+   * docs/games.md "Draws on the chain") is dealt once the dealer's first draw for it is in: it
+   * stops waiting for a deal and waits for the REVEAL (revealMs), as a hand whose cards came.
+   * Returns the save, or nothing when the hand is not such a hand still waiting for its deal.
+   */
+  drawnDeal (handNo: number): Effect[] {
+    const hand = this.#hands.get(handNo)
+    if (hand?.phase !== 'contributed' || cardSchemeFor(hand.commit.body).stagesFor(hand.commit.body.game).length > 0) return []
+    return [this.#enter(hand, 'dealt')]
+  }
+
   #onReveal (doc: SignedReveal): Effect[] {
-    const hand = this.#handFor(doc.body, 'dealt', 'acked')
+    // A game that deals no card before play (its draws are actions: docs/games.md "Draws on the
+    // chain") is revealed while the seat is still `contributed`: it is dealt then, with nothing.
+    const held = this.#hands.get(doc.body.hand)
+    const drawn = held?.phase === 'contributed' && cardSchemeFor(held.commit.body).stagesFor(held.commit.body.game).length === 0
+    const hand = this.#handFor(doc.body, 'dealt', 'acked', ...(drawn ? ['contributed' as const] : []))
+    const dealt: Effect[] = drawn ? [this.#enter(hand, 'dealt')] : []
     if (hand.phase === 'acked') {
       // A dealer that restarted after revealing sends the same reveal again: answer it the same way.
       if (hand.reveal === undefined || docDigest(hand.reveal) !== docDigest(doc)) throw new Rejection(`a second, different reveal for hand ${hand.hand}`)
@@ -603,6 +620,7 @@ export class SeatMachine implements SeatSide {
     }
     hand.ack = signDocument('ack', ack, this.#init.signer)
     return [
+      ...dealt,
       // Saved before the ACK leaves: a seat that crashes once it has countersigned comes back
       // knowing it did, and takes the receipt that holds its countersignature.
       this.#enter(hand, 'acked'),

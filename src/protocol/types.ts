@@ -3,6 +3,8 @@ import type { Signer } from '../core/identity.js'
 import type { ChainInfo } from '../core/beacon/index.js'
 import type { RecoveredFault, RecoveredRule } from '../core/hand/recovered.js'
 import { InputError } from '../core/errors.js'
+import type { ReceiptPlay } from '../core/hand/messages.js'
+import type { GameScore } from '../core/games/types.js'
 
 /** The table as the config defines it: every node of the table must agree on all of it. */
 export interface TableSpec {
@@ -22,6 +24,11 @@ export interface Timeouts {
   ackMs: number
   /** A seat waits this long after its cards for the REVEAL before it records the dealer's refusal. */
   revealMs: number
+  /**
+   * Time to play (docs/games.md "Time to play"): the node's own seat is played by hand (`hand
+   * play`, `hand bid`), and its robot plays a turn left this long. Absent: the robot plays at once.
+   */
+  playMs?: number
 }
 
 /** A table's timeouts when its config gives none (the node config's defaults; the seat page uses them too). */
@@ -52,6 +59,10 @@ export interface MachineInit {
    * timelock supports.
    */
   timelock?: TimelockConfig | null
+  /** A played hand's action chain and score, asked for when its receipt is built (src/protocol/play.ts). */
+  receiptPlay?: (hand: number) => ReceiptPlay | undefined
+  /** A played hand's chain as its REVEAL names it (count and last digest), asked for when it is revealed. */
+  playHead?: (hand: number) => { actions: number, head: string } | undefined
 }
 
 export interface TimelockConfig {
@@ -92,6 +103,15 @@ export type HandEvent =
   | { type: 'contributed' }
   | { type: 'cards', stage: string, seat: number | null, public: boolean, cards: string[] }
   | { type: 'revealed' }
+  /** A played hand: action `n` of the chain, taken by this node (its own, or one it checked). */
+  | { type: 'action', n: number, seat: number, action: unknown, robot?: boolean }
+  /** A played hand is over (the dealer reveals it next): its actions, tricks and score. */
+  | { type: 'played', actions: number, tricks: number, score: GameScore }
+  /**
+   * A played hand's step refused by the game: at a seat, one it could not take (the hand's play
+   * stops there); at the dealer, `seat`'s action, which ends the hand (its receipt names the seat).
+   */
+  | { type: 'play-refused', reason: string, seat?: number }
   | { type: 'shield', ok: boolean, problems: string[] }
   | { type: 'receipt', acked: number[] }
   | { type: 'aborted', reason: string, blame: string[], detail: string }

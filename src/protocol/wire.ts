@@ -4,7 +4,7 @@ import { canonicalBytes } from '../core/canonical.js'
 import { freezeDeep, markChecked } from '../core/frozen.js'
 import {
   abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
-  pledgesBodySchema, receiptSchema, revealBodySchema, signedCommitSchema
+  pledgesBodySchema, receiptSchema, revealBodySchema, signedCommitSchema, signedActionSchema, MAX_ACTIONS
 } from '../core/hand/messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBfinalSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema,
@@ -76,6 +76,15 @@ export const relayBodySchema = z.object({
 }).strict()
 export type RelayBody = z.infer<typeof relayBodySchema>
 
+/** PLAY, seat → dealer and dealer → seats: actions of a played hand (docs/games.md "Playing a dealt hand"). */
+export const playBodySchema = z.object({
+  table: finalBodySchema.shape.table,
+  hand: finalBodySchema.shape.hand,
+  commit: finalBodySchema.shape.commit,
+  actions: z.array(signedActionSchema).min(1).max(MAX_ACTIONS)
+}).strict()
+export type PlayBody = z.infer<typeof playBodySchema>
+
 /** Every document that may arrive on the table protocol, by its type tag. */
 export const wireSchema = z.discriminatedUnion('type', [
   signed('commit', commitBodySchema),
@@ -93,7 +102,8 @@ export const wireSchema = z.discriminatedUnion('type', [
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
   signedBsecretSchema, signedBrevealSchema, signedBfinalSchema,
   signed('view', viewBodySchema),
-  signed('relay', relayBodySchema)
+  signed('relay', relayBodySchema),
+  signed('play', playBodySchema)
 ])
 export type WireDoc = z.infer<typeof wireSchema>
 

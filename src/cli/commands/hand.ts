@@ -13,21 +13,24 @@ const COMMON = `  --data DIR     the data directory of the running node to drive
 const BASE = { data: { type: 'string' }, table: { type: 'string' }, json: { type: 'boolean' } } as const
 
 type Sub = 'deal' | 'stage' | 'end' | 'status' | 'cards'
-interface HandValues { data?: string, table?: string, json?: boolean, hand?: string, stage?: string, taker?: string, dealer?: string, wait?: boolean }
+interface HandValues { data?: string, table?: string, json?: boolean, hand?: string, stage?: string, taker?: string, dealer?: string, wait?: boolean, play?: boolean }
 
 export const commands = [
   defineCommand({
     name: 'hand deal',
     summary: 'dealer: commit a new hand; prints its number',
-    help: `usage: fairdeal hand deal --data DIR [--dealer SEAT] [--table ID] [--json]
+    help: `usage: fairdeal hand deal --data DIR [--dealer SEAT] [--play] [--table ID] [--json]
 
 Starts a hand at the dealer node: commits it and prints its number. A seat the dealer node is not
 connected to is named on stderr at once (unless it connects in time, the hand ends at its
 contribution deadline as unreachable, blaming nobody).
   --dealer SEAT  the seat that deals this hand in the game (default 0; see docs/schemes.md for how
                  it orders the deal); not the dealer node, which is the table's
+  --play         the hand is played at the table (docs/games.md "Playing a dealt hand"): bids and
+                 cards signed and checked ('hand show', 'hand bid', 'hand play'), the game's stages
+                 dealt when it asks, the hand revealed when it is over
 ${COMMON}`,
-    options: { ...BASE, dealer: { type: 'string' } },
+    options: { ...BASE, dealer: { type: 'string' }, play: { type: 'boolean' } },
     run: async ({ values }) => await run('deal', values)
   }),
   defineCommand({
@@ -96,7 +99,7 @@ async function run (sub: Sub, values: HandValues): Promise<number> {
   const out = (json: unknown, text: string): void => { process.stdout.write((values.json === true ? JSON.stringify(json) : text) + '\n') }
   switch (sub) {
     case 'deal': {
-      const dealt = await client.deal(dealer, table)
+      const dealt = await client.deal(dealer, table, values.play === true)
       out({ hand: dealt }, `hand ${dealt} committed`)
       // A seat the dealer cannot reach is said now, not when its hand aborts contributeMs later.
       const missing = await unreachableSeats(client, table)

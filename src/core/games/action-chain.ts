@@ -44,7 +44,7 @@ export function signAction(signer: Signer, hand: string, last: ActionDoc | null,
 /** The reason codes of a broken chain (docs/games.md, "The action chain"). */
 export type ChainCode =
   | 'chain-bad-document' | 'chain-signature' | 'chain-wrong-hand' | 'chain-number' | 'chain-prev'
-  | 'chain-wrong-signer' | 'chain-stage-missing' | 'chain-stage-refused' | 'chain-illegal-action' | 'chain-not-over'
+  | 'chain-wrong-signer' | 'chain-stage-missing' | 'chain-stage-refused' | 'chain-illegal-action' | 'chain-not-over' | 'chain-draw'
 
 export type ChainResult<S> =
   | { ok: true, state: S, head: string | null }
@@ -58,7 +58,23 @@ export interface ChainContext {
   stage: (request: StageRequest) => Record<string, string[]> | null
   /** Require the hand to be over at the end of the chain (a receipt's chain). */
   complete?: boolean
+  /** The peer id that signs the dealer's stage actions (seat DEALER_SEAT): draws, rolls, the key. */
+  dealer?: string
+  /** The signature check (default verifyDocument; a node passes its faster native one). */
+  verify?: (doc: ActionDoc) => boolean
+  /**
+   * The check of a dealer's stage action against what the caller can compute (a draw from the
+   * revealed key): null when the cards are right, else why not. Absent: not checked (a seat that
+   * does not know the key yet).
+   */
+  checkStage?: (request: StageRequest, cards: Record<string, string[]>, state: unknown) => string | null
 }
+
+/** The `seat` of the dealer's own actions: the stages a game draws during the hand (docs/games.md "Draws on the chain"). */
+export const DEALER_SEAT = -1
+
+/** A stage dealt as an action of the chain, signed by the dealer: `inputs` are the engine's request's, exactly. */
+export interface StageAction { type: 'stage', stage: string, inputs: Record<string, number> | null, cards: Record<string, string[]> }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -67,6 +83,23 @@ function wellFormed(doc: unknown): doc is ActionDoc {
   const b = doc.body
   if (!isObject(b) || Object.keys(b).sort().join() !== 'action,hand,n,prev,seat') return false
   return typeof b.hand === 'string' && Number.isSafeInteger(b.n) && isHex(b.prev, 32) && Number.isInteger(b.seat) && isObject(b.action)
+}
+
+/**
+ * The link rules of action `index` (from 0) of a chain whose previous document's digest is `prev`
+ * (CHAIN_START for the first): well-formed, signature, hand, number, prev, signer, in that order.
+ * Null when the link holds; the engine's rules are checked apart (replayChain, PlayHand).
+ */
+export function checkLink (doc: unknown, index: number, prev: string, ctx: Pick<ChainContext, 'hand' | 'seatSigners' | 'dealer'>, verify: (doc: ActionDoc) => boolean = verifyDocument): { code: ChainCode, reason: string } | null {
+  if (!wellFormed(doc)) return { code: 'chain-bad-document', reason: 'not an action document' }
+  if (!verify(doc)) return { code: 'chain-signature', reason: 'the signature does not verify' }
+  const b = doc.body
+  if (b.hand !== ctx.hand) return { code: 'chain-wrong-hand', reason: `action of hand ${b.hand}` }
+  if (b.n !== index + 1) return { code: 'chain-number', reason: `numbered ${b.n}, expected ${index + 1}` }
+  if (b.prev !== prev) return { code: 'chain-prev', reason: 'prev is not the digest of the previous action' }
+  const signer = b.seat === DEALER_SEAT ? ctx.dealer : ctx.seatSigners[b.seat]
+  if (signer === undefined || signer !== doc.signer) return { code: 'chain-wrong-signer', reason: b.seat === DEALER_SEAT ? 'a stage action not signed by the dealer' : `not signed by seat ${b.seat}'s key` }
+  return null
 }
 
 /**
@@ -82,10 +115,11 @@ export function replayChain<S, A>(engine: GameEngine<S, A>, setup: GameSetup, ch
   let state = engine.start(setup)
   let prev = CHAIN_START
   const fail = (index: number, code: ChainCode, reason: string, rule?: string): ChainResult<S> => ({ ok: false, index, code, reason, ...(rule === undefined ? {} : { rule }) })
+  // The stages the deal supplies (card games); a stage it does not (a draw) must be the next action.
   const settle = (index: number): ChainResult<S> | null => {
     for (let request = engine.pendingStage(state); request !== null; request = engine.pendingStage(state)) {
       const cards = ctx.stage(request)
-      if (cards === null) return fail(index, 'chain-stage-missing', `the hand waits for stage ${request.stage}`)
+      if (cards === null) return null
       const r = engine.deliver(state, request.stage, cards)
       if (!r.ok) return fail(index, 'chain-stage-refused', `stage ${request.stage}: ${r.message}`, r.code)
       state = r.state
@@ -96,20 +130,48 @@ export function replayChain<S, A>(engine: GameEngine<S, A>, setup: GameSetup, ch
     const doc = chain[i]
     const stuck = settle(i)
     if (stuck !== null) return stuck
-    if (!wellFormed(doc)) return fail(i, 'chain-bad-document', 'not an action document')
-    if (!verifyDocument(doc)) return fail(i, 'chain-signature', 'the signature does not verify')
-    const b = doc.body
-    if (b.hand !== ctx.hand) return fail(i, 'chain-wrong-hand', `action of hand ${b.hand}`)
-    if (b.n !== i + 1) return fail(i, 'chain-number', `numbered ${b.n}, expected ${i + 1}`)
-    if (b.prev !== prev) return fail(i, 'chain-prev', 'prev is not the digest of the previous action')
-    if (ctx.seatSigners[b.seat] !== doc.signer) return fail(i, 'chain-wrong-signer', `not signed by seat ${b.seat}'s key`)
-    const r = engine.apply(state, b.seat, b.action as A)
-    if (!r.ok) return fail(i, 'chain-illegal-action', r.message, r.code)
+    const broken = checkLink(doc, i, prev, ctx, ctx.verify)
+    if (broken !== null) return fail(i, broken.code, broken.reason)
+    const r = applyAction(engine, state, (doc as ActionDoc).body, ctx)
+    if (!r.ok) return fail(i, r.code, r.reason, r.rule)
     state = r.state
-    prev = actionDigest(doc)
+    prev = actionDigest(doc as ActionDoc)
   }
   const stuck = settle(chain.length)
   if (stuck !== null) return stuck
+  const waiting = engine.pendingStage(state)
+  if (ctx.complete === true && waiting !== null) return fail(chain.length, 'chain-stage-missing', `the hand waits for stage ${waiting.stage}`)
   if (ctx.complete === true && !engine.isOver(state)) return fail(chain.length, 'chain-not-over', 'the chain ends before the hand does')
   return { ok: true, state, head: chain.length === 0 ? null : prev }
+}
+
+/**
+ * One action whose link holds, applied: a seat's action to the engine (`chain-illegal-action`, or
+ * `chain-stage-missing` while the hand waits for a stage), or the dealer's stage action
+ * ({@link StageAction}, seat {@link DEALER_SEAT}) to the stage the hand asks for: the same stage
+ * and inputs (`chain-draw`, rule `draw-skipped`, `draw-repeated` or `draw-other`), the cards the
+ * caller's `checkStage` computes (`chain-draw`, rule `draw-mismatch`), accepted by the engine
+ * (`chain-stage-refused`).
+ */
+export function applyAction<S, A>(engine: GameEngine<S, A>, state: S, body: ActionBody, ctx: Pick<ChainContext, 'checkStage'>): { ok: true, state: S } | { ok: false, code: ChainCode, rule?: string, reason: string } {
+  const request = engine.pendingStage(state)
+  if (body.seat !== DEALER_SEAT) {
+    if (request !== null) return { ok: false, code: 'chain-stage-missing', reason: `the hand waits for stage ${request.stage}` }
+    const r = engine.apply(state, body.seat, body.action as A)
+    return r.ok ? r : { ok: false, code: 'chain-illegal-action', rule: r.code, reason: r.message }
+  }
+  const a = body.action as Partial<StageAction>
+  if (a.type !== 'stage' || typeof a.stage !== 'string' || !isObject(a.cards)) return { ok: false, code: 'chain-illegal-action', rule: 'bad-action', reason: 'the dealer\'s actions are stage actions' }
+  if (request === null) return { ok: false, code: 'chain-illegal-action', rule: 'stage-not-asked', reason: `stage ${a.stage} comes when the hand asks for none` }
+  const asked = canonicalJson(request.inputs ?? null)
+  if (a.stage !== request.stage || canonicalJson(a.inputs ?? null) !== asked) {
+    const n = request.inputs?.n
+    const got = (a.inputs as Record<string, unknown> | null | undefined)?.n
+    const rule = a.stage === request.stage && typeof n === 'number' && typeof got === 'number' && got !== n ? (got < n ? 'draw-repeated' : 'draw-skipped') : 'draw-other'
+    return { ok: false, code: 'chain-draw', rule, reason: `the hand asks for ${request.stage} ${asked}, not ${String(a.stage)} ${canonicalJson(a.inputs ?? null)}` }
+  }
+  const wrong = ctx.checkStage?.(request, a.cards as Record<string, string[]>, state) ?? null
+  if (wrong !== null) return { ok: false, code: 'chain-draw', rule: 'draw-mismatch', reason: wrong }
+  const r = engine.deliver(state, request.stage, a.cards as Record<string, string[]>)
+  return r.ok ? r : { ok: false, code: 'chain-stage-refused', rule: r.code, reason: `stage ${request.stage}: ${r.message}` }
 }

@@ -479,7 +479,7 @@ function robot (s: TarotState, seat: number, random: (n: number) => number): Tar
   switch (s.phase) {
     case 'bidding': {
       const st = strength(s.hands[seat])
-      const want: TarotBid | 'pass' = st >= 22 ? 'garde-contre' : st >= 19 ? 'garde-sans' : st >= 15 ? 'garde' : st >= 12 ? 'petite' : 'pass'
+      const want: TarotBid | 'pass' = st >= 21 ? 'garde-contre' : st >= 18 ? 'garde-sans' : st >= 14 ? 'garde' : st >= 10 ? 'petite' : 'pass'
       return moves.find(m => m.type === 'bid' && m.bid === want) ?? { type: 'bid', bid: 'pass' }
     }
     case 'call': {

@@ -30,7 +30,9 @@ const timelockText = z.string().max(MAX_TIMELOCK_CHARS).regex(TIMELOCK_ARMOR, 'm
 /** Game-level parameters that choose who gets which cards; they never change the deck. */
 export const dealParamsSchema = z.object({
   dealer: index,
-  taker: index.optional()
+  taker: index.optional(),
+  /** The hand is played at the table: its receipt must carry the action chain (docs/games.md "Playing a dealt hand"). */
+  play: z.literal(true).optional()
 }).strict()
 export type DealParams = z.infer<typeof dealParamsSchema>
 
@@ -137,7 +139,13 @@ export const revealBodySchema = z.object({
   /** Stages delivered during the hand, in order. */
   stages: z.array(shortText).max(8),
   /** Nonces of seats that pledged but never sent them, opened by the dealer from their pledges' timelock. */
-  recovered: z.array(z.object({ seat: index, nonce }).strict()).max(8).optional()
+  recovered: z.array(z.object({ seat: index, nonce }).strict()).max(8).optional(),
+  /**
+   * A played hand (params.play): how many actions its chain holds and the digest of the last (64
+   * zeros for none), so that each seat's ACK countersigns the chain (docs/games.md "Verifying a
+   * played hand").
+   */
+  play: z.object({ actions: z.number().int().min(0).max(400), head: hex32 }).strict().optional()
 }).strict()
 export type RevealBody = z.infer<typeof revealBodySchema>
 export const signedRevealSchema = signedOf('reveal', revealBodySchema)
@@ -181,13 +189,48 @@ export const abortBodySchema = z.object({
 export type AbortBody = z.infer<typeof abortBodySchema>
 export const signedAbortSchema = signedOf('abort', abortBodySchema)
 
+/** The most actions a hand's chain may hold (a 5-seat tarot hand takes under 100). */
+export const MAX_ACTIONS = 400
+
+/** One action of a hand in play (src/core/games/action-chain.ts): `hand` is the digest of the hand's COMMIT. */
+export const actionBodySchema = z.object({
+  hand: hex32,
+  n: z.number().int().min(1).max(MAX_ACTIONS),
+  prev: hex32,
+  /** The acting seat, or −1: the dealer's stage action (a draw: docs/games.md "Draws on the chain"). */
+  seat: z.number().int().min(-1).max(15),
+  action: z.record(z.string(), z.unknown())
+}).strict()
+export const signedActionSchema = signedOf('game-action', actionBodySchema)
+
+/**
+ * A hand's outcome as the game engine scores it (src/core/games/types.ts GameScore): its points per
+ * seat and its summary line. The engine's detail is not carried (tarot's counts run in half
+ * points, which canonical JSON does not hold); the verifier replays it.
+ */
+export const gameScoreSchema = z.object({
+  points: z.array(z.number().int()).max(8),
+  summary: z.string().max(500)
+}).strict()
+
+/** What a played hand's receipt adds: the whole action chain, and the score (null: the hand stopped before its end). */
+export const receiptPlaySchema = z.object({
+  actions: z.array(signedActionSchema).max(MAX_ACTIONS),
+  score: gameScoreSchema.nullable(),
+  /** The action that ended the hand: the next link of the chain, signed by its seat, which the rules refuse (docs/games.md "A refused action"). */
+  refused: signedActionSchema.optional()
+}).strict()
+export type ReceiptPlay = z.infer<typeof receiptPlaySchema>
+
 /** A finished hand: the dealer's commit and reveal, every pledge and every seat's countersignature. */
 export const receiptSchema = z.object({
   v: z.literal(1),
   commit: signedCommitSchema,
   pledges: z.array(signedPledgeSchema).max(8),
   reveal: signedRevealSchema,
-  acks: z.array(signedAckSchema).max(8)
+  acks: z.array(signedAckSchema).max(8),
+  /** A played hand's action chain and score (docs/games.md "Verifying a played hand"). */
+  play: receiptPlaySchema.optional()
 }).strict()
 export type Receipt = z.infer<typeof receiptSchema>
 

@@ -92,7 +92,21 @@ export const Reason = {
   /** A late-ack entry for a seat whose countersignature the receipt, or an earlier late-ack entry, already holds, or for a seat that is not a human seat. */
   LATE_ACK_ACKED: 'late-ack-acked',
   /** A late-ack entry that is not of the documented form ({ ack } with a well-formed signed ACK). */
-  LATE_ACK_FORM: 'late-ack-form'
+  LATE_ACK_FORM: 'late-ack-form',
+  /** Play (docs/games.md "Verifying a played hand"): the COMMIT says the hand is played (`params.play`) and the receipt carries no actions, or the receipt carries actions of a hand not committed as played. */
+  PLAY_MISSING: 'play-missing',
+  /** Play: an action document that breaks the action chain (its form, signature, hand, number, prev or signer), or a stage the hand asked for that the reveal does not list. */
+  PLAY_CHAIN: 'play-chain',
+  /** Play: a card played (or shown) that the seat did not hold in the revealed deal. */
+  PLAY_NOT_HELD: 'play-card-not-held',
+  /** Play: an action the game's rules refuse at that point (the engine's refusal code is in the message). */
+  PLAY_ILLEGAL: 'play-illegal',
+  /** Play: a dealer's draw (a shoe card, a roll, the key at a series' end) that is not the one the hand asks for next (skipped, repeated, another stage) or not the one the revealed key gives. */
+  PLAY_DRAW: 'play-draw',
+  /** Play: the receipt's refused action (the one that ended the hand, naming its seat) is not the chain's next link, or the rules allow it: the seat is blamed wrongly. */
+  PLAY_REFUSED: 'play-refused',
+  /** Play: the receipt's score is not the replayed hand's, or a score is given for a hand the chain does not finish. */
+  PLAY_SCORE: 'play-score'
 } as const
 
 export type ReasonCode = typeof Reason[keyof typeof Reason]

@@ -1,12 +1,13 @@
 import { getScheme } from '../schemes/registry.js'
-import type { CardScheme, Deal } from '../schemes/types.js'
+import type { CardScheme, Deal, DiceScheme } from '../schemes/types.js'
 import { CoreInputError } from '../errors.js'
 import { ROBOT, type BeaconEntry, type CommitBody, type DealParams, type SignedNonce } from './messages.js'
 
 /** The card scheme a COMMIT names, or a CoreInputError saying why it cannot deal that table. */
 export function cardSchemeFor (commit: CommitBody): CardScheme {
-  const scheme = getScheme(commit.scheme)
-  if (scheme.kind !== 'cards') throw new CoreInputError(`scheme ${commit.scheme} does not deal cards`)
+  const found = getScheme(commit.scheme)
+  // A dice scheme deals nothing: its hand is a series of rolls drawn during play (docs/games.md "Draws on the chain").
+  const scheme = found.kind === 'dice' ? seriesScheme(found) : found
   if (!scheme.games.includes(commit.game)) throw new CoreInputError(`scheme ${commit.scheme} has no game ${commit.game}`)
   if (!scheme.seatsFor(commit.game).includes(commit.seats.length)) {
     throw new CoreInputError(`${commit.game} is not played by ${commit.seats.length} seats`)
@@ -15,6 +16,17 @@ export function cardSchemeFor (commit: CommitBody): CardScheme {
     throw new CoreInputError(scheme.beacon ? `scheme ${commit.scheme} needs a beacon round` : `scheme ${commit.scheme} takes no beacon`)
   }
   return scheme
+}
+
+/** A dice scheme as a hand sees it: the key, and a deal with no cards (every roll is drawn in play). */
+function seriesScheme (dice: DiceScheme): CardScheme {
+  return {
+    ...dice,
+    kind: 'cards',
+    stagesFor: (game: string) => { dice.seatsFor(game); return [] },
+    deck: () => [],
+    deal: (game: string, _key: string, options = {}) => ({ scheme: dice.id, game, seats: options.seats ?? 1, dealer: options.dealer ?? 0, deck: [], deliveries: [], hands: undefined })
+  }
 }
 
 /** Nonces in seat order, the empty string for robots, from the seats' signed NONCE documents. */

@@ -16,7 +16,8 @@ export function shieldProblems (
   options: VerifyOptions = {}
 ): Problem[] {
   const verdict = verifyReceipt({ v: 1, commit: input.commit, pledges: input.pledges, reveal: input.reveal, acks: [] }, options)
-  const problems = [...verdict.problems]
+  // The deal's checks only: a played hand's actions come with its receipt (FINAL), not its REVEAL.
+  const problems = verdict.problems.filter(p => !p.code.startsWith('play-'))
   if (problems.length > 0) return problems
   // Same deck: every card message the dealer sent must be the deal's, for every stage delivered.
   const expected = verdict.summary?.deliveries ?? []

@@ -19,6 +19,8 @@ export interface VerifyOptions {
   verifyDoc?: (doc: Signed<unknown>) => boolean
 }
 
+import type { PlaySummary } from './play-verify.js'
+
 export interface ReceiptSummary {
   table: string
   hand: number
@@ -42,6 +44,8 @@ export interface ReceiptSummary {
   revealDigest?: string
   /** Each human seat's cards digest in the recomputed deal, by seat index: what its ack must say (set when the deal was recomputed). */
   seatCards?: Record<number, string>
+  /** A played hand: its actions, its tricks and its replayed score (src/core/hand/play-verify.ts). */
+  play?: PlaySummary
 }
 
 export interface Verdict<S> {

@@ -5,6 +5,7 @@ import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { docDigest, seatCardsDigest } from './digest.js'
 import { cardSchemeFor, noncesBySeat, recomputeDeal } from './recompute.js'
 import { checkBlindReceipt } from './blind-verify.js'
+import { checkPlay } from './play-verify.js'
 import { rulesFamilyOf } from './family-of.js'
 import {
   receiptSchema, signedAbortSchema, ROBOT,
@@ -108,6 +109,10 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
       for (const stage of reveal.stages) {
         if (!deal.deliveries.some(d => d.stage === stage)) add(Reason.STAGE, `reveal: stage ${stage} deals no cards with these parameters${stage === 'take' ? ' (belote\'s take needs a taker)' : ''}`)
       }
+      // A played hand: its action chain replayed on this deal (docs/games.md "Verifying a played hand").
+      const played = checkPlay(receipt, deal.deliveries, key, verifyDoc)
+      problems.push(...played.problems)
+      if (played.summary !== undefined) summary.play = played.summary
     }
   } catch (err) {
     add(Reason.SCHEME, `deal: ${(err as Error).message}`)

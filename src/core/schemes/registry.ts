@@ -9,11 +9,12 @@ import { blindV1 } from './blind.js'
 import { diceV1 } from './dice.js'
 import { preview } from './inputs.js'
 import { tarotV1 } from './tarot.js'
+import { shoeV1 } from './shoe.js'
 import type { CardScheme, DiceScheme, Scheme } from './types.js'
 import type { HandFamily } from '../hand/family.js'
 
 const SCHEMES: ReadonlyMap<string, Scheme> = new Map<string, Scheme>(
-  [atoutV1, atoutDrandV1, tarotV1, bitjack21, diceV1, blindV1].map(s => [s.id, s])
+  [atoutV1, atoutDrandV1, tarotV1, bitjack21, shoeV1, diceV1, blindV1].map(s => [s.id, s])
 )
 
 /** The scheme a receipt names; CoreInputError for an id this build does not know. */
