@@ -95,9 +95,10 @@ export class PageSeatHost {
     }
   }
 
-  #send (to: string, doc: Signed<unknown>, fallback?: Signed<unknown>): void {
-    // The page dials the dealer alone; a document for another seat goes as its RELAY, through the dealer.
-    const which = to === this.table.dealer ? doc : fallback
+  #send (to: string, doc: Signed<unknown>, fallback?: () => Signed<unknown>): void {
+    // The page dials the dealer alone; a document for another seat goes as its RELAY, through the dealer
+    // (signed only now: a fallback is signed only when it is sent).
+    const which = to === this.table.dealer ? doc : fallback?.()
     if (which === undefined) { console.warn(`no route to ${to} for ${doc.type}`); return }
     this.sendToDealer(encodeFrame(which)).catch((err: unknown) => { console.warn(`send of ${which.type} failed:`, (err as Error).message) })
   }
