@@ -118,7 +118,7 @@ describe('atout deals: every deal is a permutation, every seat gets its count', 
 describe('registry and bad input', () => {
   it('lists every scheme and finds each by id', () => {
     const ids = listSchemes().map(s => s.id)
-    expect(ids).toEqual(['atout-v1', 'atout-drand-v1', 'tarot-v1', 'bitjack21', 'dice-v1', 'blind-v1', 'shoe-v1'])
+    expect(ids).toEqual(['atout-v1', 'atout-drand-v1', 'tarot-v1', 'bitjack21', 'shoe-v1', 'dice-v1', 'blind-v1'])
     for (const id of ids) expect(getScheme(id).id).toBe(id)
     expect(() => getScheme('atout-v2')).toThrow(CoreInputError)
     expect(() => getScheme('atout-v2')).toThrow(/unknown scheme "atout-v2" \(known: atout-v1, /)
