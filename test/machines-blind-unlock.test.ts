@@ -1,0 +1,166 @@
+// Time-locked blind tables (docs/dealer-blind.md §14): nobody can walk away. In memory, on the real
+// wire encoding, one injected clock, a local beacon: every hand key also travels sealed to the key
+// round; a seat that withholds its shares after seeing its cards, or its hand key after the BEND, is
+// opened from that timelock once the round is out, the others get their cards and finish the hand,
+// the receipt verifies offline and the dealer's signed BUNLOCK in it names the seat.
+import { describe, expect, it } from 'vitest'
+import { canonicalJson } from '../src/core/canonical.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
+import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
+import { blindKeyRound } from '../src/core/hand/blind-timelock.js'
+import { localBeaconSecretKey, localChainInfo, parseChainInfo, roundTime, signLocalRound } from '../src/core/beacon/index.js'
+import { scalarToHex } from '../src/core/blind/index.js'
+import { sealTimelockText, timelockTarget } from '../src/core/timelock/index.js'
+import { signDocument, type Signed } from '../src/core/signed.js'
+import { docDigest } from '../src/core/hand/digest.js'
+import { blindTable, ids, signers } from './helpers/blind-memory.js'
+
+const beaconKey = localBeaconSecretKey(new Uint8Array(48).fill(7))
+const chain = parseChainInfo(localChainInfo({ secretKey: beaconKey, period: 3, genesisTime: 900 }))
+const HAND_MS = 600_000
+const timelocked = { beacon: { chain, marginMs: 1_000 }, timelock: { rule: 'open' as const, handMs: HAND_MS } }
+
+type Table = ReturnType<typeof blindTable>
+
+/** A 4-seat coinche table whose seat 3 stops once `gone.on` (nothing to or from it arrives); `withhold` drops its frames of that type before. */
+function table (withhold: string | null, change?: (doc: Signed<any>) => Signed<any>): { t: Table, gone: { on: boolean } } {
+  const gone = { on: false }
+  const t = blindTable(ids, {
+    ...timelocked,
+    intercept: (from, to, doc) => {
+      if (gone.on && (from === ids[3] || to === ids[3])) return undefined
+      if (from === ids[3] && doc.type === withhold) return undefined
+      return from === ids[3] && change !== undefined ? change(doc) : doc
+    }
+  })
+  return { t, gone }
+}
+
+const commitOf = (t: Table): any => (t.nodes.get(ids[1])!.saved.get([...t.nodes.get(ids[1])!.saved.keys()].find(k => k.includes('/hand/'))!) as any).commit
+
+/** Deals hand 1 through its bound round. */
+function deal (t: Table): { hand: number, round: number, keyRound: number } {
+  const hand = t.deal()
+  const { round } = commitOf(t).body.beacon
+  t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry: signLocalRound(beaconKey, round) }))
+  return { hand, round, keyRound: commitOf(t).body.keyRound }
+}
+
+const privateCards = (t: Table, seat: number, hand: number): unknown[] => t.nodes.get(ids[seat])!.seat!.cards(hand).filter(c => !c.public && c.seat === seat)
+const receiptsOf = (t: Table, seats: number[]): unknown[] => seats.map(s => t.nodes.get(ids[s])!.log.find(l => l.entry === 'receipt')?.payload)
+
+/** Seats 0–2 end the hand: one receipt in every log, verifying, seat 3's ack missing; returns it. */
+function endWithoutSeat3 (t: Table, hand: number): any {
+  const receipts = receiptsOf(t, [0, 1, 2])
+  for (const r of receipts) expect(canonicalJson(r)).toBe(canonicalJson(receipts[0]))
+  const verdict = verifyReceipt(receipts[0])
+  expect(verdict.status).toBe('incomplete')
+  expect(verdict.problems).toEqual([])
+  expect((receipts[0] as any).acks.map((a: any) => a.body.seat)).toEqual([0, 1, 2])
+  expect([...t.nodes.values()].flatMap(n => n.log.filter(l => l.entry === 'abort'))).toEqual([])
+  void hand
+  return receipts[0]
+}
+
+describe('time-locked blind hands: nobody can walk away', () => {
+  it('the COMMIT names the key round (handMs after the bound round); every key carries its hand key sealed to it', () => {
+    const { t } = table(null)
+    const { round, keyRound } = deal(t)
+    expect(keyRound).toBe(blindKeyRound(chain, round, HAND_MS))
+    expect(roundTime(chain, keyRound)).toBeGreaterThan(roundTime(chain, round) + HAND_MS)
+    const bkeys = t.nodes.get(ids[1])!.frames.find(f => f.type === 'bkeys')!
+    for (const k of bkeys.body.keys) expect(timelockTarget(k.body.timelock)).toEqual({ chainHash: chain.hash, round: keyRound })
+  }, 60_000)
+
+  it('seat 3 withholds its shares after seeing its cards: at the key round the dealer opens its key, the others get their cards, the hand ends with a receipt naming it', () => {
+    const { t, gone } = table('bshares')
+    const { hand, keyRound } = deal(t)
+    expect(privateCards(t, 3, hand)).toHaveLength(1)
+    gone.on = true
+    for (const s of [0, 1, 2]) expect(privateCards(t, s, hand)).toEqual([])
+    expect(() => { t.end(hand) }).toThrow(/shares due from seat 3/)
+    // At the shares' deadline the dealer waits for the key round instead of aborting; a beacon failure is retried.
+    t.tick(20_001)
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'unlocking' }])
+    expect(t.dealerNode.dealer!.beaconResult(hand, { error: 'round not out yet' })).toEqual([])
+    expect(t.dealerNode.dealer!.tick(t.now() + 20_001).filter(e => e.kind === 'fetchBeacon')).toEqual([{ kind: 'fetchBeacon', hand, round: keyRound }])
+    t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry: signLocalRound(beaconKey, keyRound) }))
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    for (const s of [0, 1, 2]) expect(privateCards(t, s, hand)).toHaveLength(1)
+    for (const s of [1, 2]) expect(t.nodes.get(ids[s])!.events.filter(e => e.type === 'unlocked')).toEqual([{ role: 'seat', hand, type: 'unlocked', seats: [3], reason: 'missing-shares' }])
+    t.end(hand)
+    const receipt = endWithoutSeat3(t, hand)
+    const unlock = receipt.reveal.body.unlock
+    expect(unlock.signer).toBe(ids[0])
+    expect(unlock.body.keys.map((k: any) => [k.seat, k.reason])).toEqual([[3, 'missing-shares']])
+    expect(receipt.reveal.body.secrets.map((s: any) => s.body.seat)).toEqual([0, 1, 2])
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+
+  it('seat 3 withholds its hand key after the BEND: at the key round it is opened, the BREVEAL carries the BUNLOCK, the receipt verifies; tampered, it fails', () => {
+    const { t, gone } = table(null)
+    const { hand, keyRound } = deal(t)
+    for (const s of [0, 1, 2, 3]) expect(privateCards(t, s, hand)).toHaveLength(1)
+    gone.on = true
+    t.end(hand)
+    t.tick(10_001)
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'unlocking' }])
+    t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry: signLocalRound(beaconKey, keyRound) }))
+    const receipt = endWithoutSeat3(t, hand)
+    expect(receipt.reveal.body.unlock.body.keys.map((k: any) => [k.seat, k.reason])).toEqual([[3, 'missing-secret']])
+    // The verifier opens the timelock itself: a key that is not what it holds fails, so does another round's entry.
+    const forged = structuredClone(receipt)
+    forged.reveal.body.unlock.body.keys[0].secret = scalarToHex(5n)
+    forged.reveal.body.unlock = signDocument('bunlock', forged.reveal.body.unlock.body, signers[0])
+    forged.reveal = signDocument('breveal', forged.reveal.body, signers[0])
+    expect(verifyReceipt(forged).problems.map(p => p.code)).toContain('blind-hand-key')
+    const early = structuredClone(receipt)
+    early.reveal.body.unlock = signDocument('bunlock', { ...early.reveal.body.unlock.body, beacon: signLocalRound(beaconKey, keyRound - 1) }, signers[0])
+    early.reveal = signDocument('breveal', early.reveal.body, signers[0])
+    expect(verifyReceipt(early).problems.map(p => p.message).join('\n')).toMatch(/unlock: key round entry/)
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+
+  it('a seat whose timelock does not hold its key and walks away is named as on other tables (missing-shares), a record that verifies', () => {
+    // Seat 3 seals another key: nobody can tell before the key round.
+    const { t, gone } = table('bshares', doc => doc.type !== 'bkey'
+      ? doc
+      : signDocument('bkey', { ...doc.body, timelock: sealTimelockText(scalarToHex(7n), chain, timelockTarget(doc.body.timelock).round, () => new Uint8Array(16).fill(1)) }, signers[3]))
+    const { hand, keyRound } = deal(t)
+    gone.on = true
+    t.tick(20_001)
+    t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry: signLocalRound(beaconKey, keyRound) }))
+    const record = t.dealerNode.log.find(l => l.entry === 'abort')!.payload
+    expect(record.body.reason).toBe('missing-shares')
+    expect(record.body.blame).toEqual([ids[3]])
+    expect(record.body.detail).toMatch(/timelock of seat 3 opens to a key that is not its public key's/)
+    expect(checkAbortRecord(record, { table: { id: 'blind-mem', dealer: ids[0], seats: ids } }).problems).toEqual([])
+  }, 60_000)
+
+  it('a key without its timelock is refused by the dealer (then missing-key); a COMMIT without a key round is refused by a time-locked seat', () => {
+    const { t } = table(null, doc => doc.type === 'bkey' ? signDocument('bkey', (({ timelock, ...rest }) => rest)(doc.body), signers[3]) : doc)
+    t.deal()
+    expect(t.rejections.join('\n')).toMatch(/key of seat 3: no timelock on a time-locked table/)
+    const first = commitOf(t)
+    const { keyRound, ...body } = first.body
+    expect(keyRound).toBeGreaterThan(body.beacon.round)
+    const second = signDocument('commit', { ...body, hand: 2, prev: docDigest(first) }, signers[0])
+    expect(() => t.nodes.get(ids[1])!.seat!.receive(ids[0], second)).toThrow(/commit: names no key round on a time-locked table/)
+  }, 60_000)
+
+  it('restarts: a dealer restarted while it waits for the key round fetches it again and finishes; a seat restarted after the BUNLOCK keeps it', () => {
+    const { t, gone } = table('bshares')
+    const { hand, keyRound } = deal(t)
+    gone.on = true
+    t.tick(20_001)
+    expect(t.restartDealer().filter(e => e.kind === 'fetchBeacon')).toEqual([{ kind: 'fetchBeacon', hand, round: keyRound }])
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'unlocking' }])
+    t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry: signLocalRound(beaconKey, keyRound) }))
+    for (const s of [0, 1, 2]) expect(privateCards(t, s, hand)).toHaveLength(1)
+    t.restartSeat(ids[2])
+    t.restartDealer()
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    t.end(hand)
+    endWithoutSeat3(t, hand)
+  }, 60_000)
+})
