@@ -84,7 +84,9 @@ describe('time-locked blind hands: nobody can walk away', () => {
     t.tick(20_001)
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'unlocking' }])
     expect(t.dealerNode.dealer!.beaconResult(hand, { error: 'round not out yet' })).toEqual([])
-    expect(t.dealerNode.dealer!.tick(t.now() + 20_001).filter(e => e.kind === 'fetchBeacon')).toEqual([{ kind: 'fetchBeacon', hand, round: keyRound }])
+    // Retried contributeMs after the key round's time, not before.
+    expect(t.dealerNode.dealer!.tick(roundTime(chain, keyRound))).toEqual([])
+    expect(t.dealerNode.dealer!.tick(roundTime(chain, keyRound) + 20_001).filter(e => e.kind === 'fetchBeacon')).toEqual([{ kind: 'fetchBeacon', hand, round: keyRound }])
     t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry: signLocalRound(beaconKey, keyRound) }))
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
     for (const s of [0, 1, 2]) expect(privateCards(t, s, hand)).toHaveLength(1)

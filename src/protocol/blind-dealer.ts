@@ -1,5 +1,5 @@
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
-import { firstRoundAfter } from '../core/beacon/index.js'
+import { firstRoundAfter, roundTime } from '../core/beacon/index.js'
 import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
 import {
   BLIND_COMMITMENT, beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, cardDeliveries, checkBkey,
@@ -135,8 +135,8 @@ export class BlindDealerMachine implements DealerSide {
         keys: h => h.commit.body.deadline,
         shuffling: h => h.commit.body.deadline,
         dealt: (_h, now) => now + contributeMs,
-        // The key round is fetched again every contributeMs until it is had.
-        unlocking: (_h, now) => now + contributeMs,
+        // The key round is fetched again contributeMs after its time (and every contributeMs after) until it is had.
+        unlocking: (h, now) => Math.max(now, init.beacon === null || h.commit.body.keyRound === undefined ? now : roundTime(init.beacon.chain, h.commit.body.keyRound)) + contributeMs,
         ending: (_h, now) => now + ackMs,
         revealed: (_h, now) => now + ackMs
       },
