@@ -33,8 +33,9 @@ it('belote, 4 seats: seat 3 killed after it holds its cards, before its shares f
     transport: 'tcp',
     beacon: { name: 'local', trust: beacon.trust, info: beacon.info, relays: [beacon.url] },
     beaconMarginMs: 0,
-    // Keys and four shuffles on a shared machine: contributeMs is also how long the dealer waits for the take's shares.
-    timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 30_000 },
+    // The test waits it out twice: the bound round comes after it (keys and four shuffles must fit
+    // in it on a shared machine), and the dealer waits that long for the take's shares.
+    timeouts: { contributeMs: 8_000, ackMs: 10_000, revealMs: 30_000 },
     timelock: 'open',
     timelockHandMs: 1_000
   })
