@@ -157,7 +157,8 @@ export class BlindSeatMachine implements SeatSide {
   readonly family = 'blind' as const
 
   status (): SeatHandStatus[] {
-    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase }))
+    // While the seats shuffle, how many shuffles this seat holds: the page's k of n.
+    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase, ...(h.phase === 'keyed' || h.phase === 'shuffling' ? { shuffled: h.shuffles.length } : {}) }))
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
