@@ -14,6 +14,7 @@ import { sealTimelockText, timelockTarget } from '../src/core/timelock/index.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { blindTable, ids, signers } from './helpers/blind-memory.js'
+import { signAbort } from '../src/protocol/abort.js'
 
 const beaconKey = localBeaconSecretKey(new Uint8Array(48).fill(7))
 const chain = parseChainInfo(localChainInfo({ secretKey: beaconKey, period: 3, genesisTime: 900 }))
@@ -149,6 +150,30 @@ describe('time-locked blind hands: nobody can walk away', () => {
     expect(keyRound).toBeGreaterThan(body.beacon.round)
     const second = signDocument('commit', { ...body, hand: 2, prev: docDigest(first) }, signers[0])
     expect(() => t.nodes.get(ids[1])!.seat!.receive(ids[0], second)).toThrow(/commit: names no key round on a time-locked table/)
+  }, 60_000)
+
+  it('a seat shown a key without its timelock records invalid-key against its author before it shuffles; a record whose key carries its timelock is refuted', () => {
+    let proper: Signed<any> | undefined
+    const t = blindTable(ids.slice(0, 2), {
+      ...timelocked,
+      game: 'duo',
+      // What seat 1 is shown: seat 0's key stripped of its timelock (signed again by seat 0's node, the dealer's).
+      intercept: (_from, to, doc) => {
+        if (doc.type !== 'bkeys' || to !== ids[1]) return doc
+        proper = doc.body.keys[0]
+        const { timelock, ...bare } = doc.body.keys[0].body
+        const keys = [signDocument('bkey', bare, signers[0]), ...doc.body.keys.slice(1)]
+        return signDocument('bkeys', { ...doc.body, keys }, signers[0])
+      }
+    })
+    t.deal()
+    const record = t.nodes.get(ids[1])!.log.find(l => l.entry === 'abort')!.payload
+    expect([record.body.reason, record.body.blame, record.body.detail]).toEqual(['invalid-key', [ids[0]], 'key of seat 0: no timelock on a time-locked table'])
+    expect(t.nodes.get(ids[1])!.frames.filter(f => f.type === 'bshuffle' && f.signer === ids[1])).toEqual([])
+    const table = { table: { id: 'blind-mem', dealer: ids[0], seats: ids.slice(0, 2) } }
+    expect(checkAbortRecord(record, table).problems).toEqual([])
+    const refuted = signAbort(record.body.commit, 'invalid-key', [ids[0]], 'no timelock', [proper!], signers[1])
+    expect(checkAbortRecord(refuted, table).problems.map(p => p.code)).toEqual(['abort-refuted'])
   }, 60_000)
 
   it('restarts: a dealer restarted while it waits for the key round fetches it again and finishes; a seat restarted after the BUNLOCK keeps it', () => {
