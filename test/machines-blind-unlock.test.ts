@@ -176,7 +176,7 @@ describe('time-locked blind hands: nobody can walk away', () => {
     expect(checkAbortRecord(refuted, table).problems.map(p => p.code)).toEqual(['abort-refuted'])
   }, 60_000)
 
-  it('restarts: a dealer restarted while it waits for the key round fetches it again and finishes; a seat restarted after the BUNLOCK keeps it', () => {
+  it('restarts: a dealer restarted while it waits for the key round fetches it again and finishes; a seat restarted after the BUNLOCK keeps it; the seat named, back before the end, takes it and finishes the hand', () => {
     const { t, gone, walker } = table('duo', 'bshares')
     const { hand, keyRound } = deal(t)
     gone.on = true
@@ -188,7 +188,17 @@ describe('time-locked blind hands: nobody can walk away', () => {
     t.restartSeat(ids[0])
     t.restartDealer()
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
+    // Seat 1 was only cut off: back before the end, it asks, takes the BUNLOCK naming it with its own
+    // key, and finishes the hand with the others: one receipt everywhere, seat 1 named in it.
+    gone.on = false
+    t.restartSeat(ids[walker])
+    expect(t.nodes.get(ids[walker])!.events.filter(e => e.type === 'unlocked')).toEqual([{ role: 'seat', hand, type: 'unlocked', seats: [walker], reason: 'missing-shares' }])
     t.end(hand)
-    endWithout(t, walker)
+    const receipts = receiptsOf(t, [0, 1])
+    expect(canonicalJson(receipts[1])).toBe(canonicalJson(receipts[0]))
+    expect(verifyReceipt(receipts[0]).problems).toEqual([])
+    expect((receipts[0] as any).reveal.body.unlock.body.keys.map((k: any) => k.seat)).toEqual([walker])
+    // The hand did not wait for seat 1's countersignature: it came after the receipt, and is refused as late.
+    expect(t.rejections.map(r => r.slice(6))).toEqual(['ack for hand 1, which is not in play (replayed or late)'])
   }, 60_000)
 })

@@ -724,6 +724,9 @@ export class BlindDealerMachine implements DealerSide {
   // ---- the end ---------------------------------------------------------------------------------
 
   #onSecret (from: string, doc: SignedBsecret): Effect[] {
+    // A seat back after its key was unlocked answers the BEND too, maybe after the reveal: its key is held already.
+    const live = this.#book.get(doc.body.hand)
+    if (live !== undefined && live.unlocked.has(doc.body.seat) && from === live.commit.body.seats[doc.body.seat] && doc.body.commit === live.digest) return []
     const hand = this.#checkSeatDoc(from, doc, 'ending')
     if (hand.secrets.some(s => s.body.seat === doc.body.seat)) throw new Rejection(`replayed hand key of seat ${doc.body.seat}`)
     const r = checkBsecret(hand.commit.body, hand.digest, doc, hand.pubs[doc.body.seat])
@@ -759,7 +762,7 @@ export class BlindDealerMachine implements DealerSide {
     if (doc.body.cards !== seatCardsDigest(hand.deliveries as Delivery[], doc.body.seat, hand.stages)) throw new Rejection(`countersignature of seat ${doc.body.seat} names cards it was not dealt`)
     hand.acks.set(doc.body.seat, doc)
     // A seat whose key was unlocked walked away: its countersignature is not awaited.
-    return hand.acks.size === this.#humans.filter(s => !hand.unlocked.has(s)).length ? this.#finalize(hand) : [this.#book.save(hand)]
+    return this.#humans.every(s => hand.acks.has(s) || hand.unlocked.has(s)) ? this.#finalize(hand) : [this.#book.save(hand)]
   }
 
   #finalize (hand: BlindDealerHand): Effect[] {

@@ -431,14 +431,18 @@ export class BlindSeatMachine implements SeatSide {
   #onUnlock (doc: SignedBunlock): Effect[] {
     const hand = this.#handFor(doc.body, 'dealt', 'ended')
     if (hand.unlock !== undefined && docDigest(hand.unlock) === docDigest(doc)) return []
-    if (doc.body.keys.some(k => k.seat === this.#seat)) throw new Rejection('bunlock: names my own seat, which has not walked away')
+    // This seat named (it was down or cut off when its shares were due, and is back): true only with its own key.
+    const mine = doc.body.keys.find(k => k.seat === this.#seat)
+    if (mine !== undefined && mine.secret !== hand.secret) throw new Rejection('bunlock: names my seat with a key that is not mine')
     const r = checkBunlock(hand.commit.body, hand.digest, doc, hand.keys, hand.pubs, this.#verify, false)
     if ('problems' in r) throw new Rejection(`bunlock: ${r.problems[0]}`)
     // A later BUNLOCK extends the earlier one.
     for (const [seat] of hand.unlocked) if (!r.secrets.has(seat)) throw new Rejection(`bunlock: leaves out seat ${seat}, unlocked before`)
+    if (hand.unlock !== undefined && hand.unlock.body.keys.some(k => k.seat === this.#seat) && !r.secrets.has(this.#seat)) throw new Rejection(`bunlock: leaves out seat ${this.#seat}, unlocked before`)
     hand.unlock = doc
     hand.unlocked = r.secrets
-    const seats = [...r.secrets.keys()]
+    r.secrets.delete(this.#seat)
+    const seats = [...doc.body.keys.map(k => k.seat)]
     return [
       this.#enter(hand, hand.phase),
       { kind: 'event', hand: hand.hand, event: { type: 'unlocked', seats, reason: doc.body.keys[doc.body.keys.length - 1].reason } },
@@ -514,7 +518,9 @@ export class BlindSeatMachine implements SeatSide {
     // Left out, my countersignature is refused: unless I countersigned only after asking, once the
     // hand had ended without me (I was paused, down or cut off): then this is the hand's receipt,
     // the one every other log holds, and I log it as it is.
-    if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack)) && hand.late !== true) throw new Rejection('bfinal: the receipt leaves out my countersignature')
+    // So is a seat whose key was unlocked (§14 of docs/dealer-blind.md): the hand was not waiting for it.
+    const unlocked = hand.unlock?.body.keys.some(k => k.seat === this.#seat) === true
+    if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack)) && hand.late !== true && !unlocked) throw new Rejection('bfinal: the receipt leaves out my countersignature')
     return this.#done(hand, doc.body.acks)
   }
 
