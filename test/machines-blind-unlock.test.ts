@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
+import { verifyLogPayload } from '../src/core/receipt.js'
 import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
 import { blindKeyRound } from '../src/core/hand/blind-timelock.js'
 import { localBeaconSecretKey, localChainInfo, parseChainInfo, roundTime, signLocalRound } from '../src/core/beacon/index.js'
@@ -97,6 +98,9 @@ describe('time-locked blind hands: nobody can walk away', () => {
     const unlock = receipt.reveal.body.unlock
     expect(unlock.signer).toBe(ids[0])
     expect(unlock.body.keys.map((k: any) => [k.seat, k.reason])).toEqual([[3, 'missing-shares']])
+    // What verify and log show print for the hand: seat 3 named.
+    const line = verifyLogPayload('receipt', receipt).problems.flatMap(p => typeof p === 'string' || p.code !== 'receipt-incomplete' ? [] : [p.message])[0]
+    expect(line).toBe(`incomplete: no countersignature from seat 3 (${ids[3]}); seat 3 walked away (withheld its shares; its key was opened from its timelock)`)
     expect(receipt.reveal.body.secrets.map((s: any) => s.body.seat)).toEqual([0, 1, 2])
     expect(t.rejections).toEqual([])
   }, 60_000)

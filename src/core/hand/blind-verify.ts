@@ -114,7 +114,10 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   if (reveal.unlock !== undefined) {
     const r = checkBunlock(commit, commitDigest, reveal.unlock, receipt.keys, pubs, verifyDoc, true)
     if ('problems' in r) for (const p of r.problems) add(Reason.BLIND_HAND_KEY, p)
-    else secrets.push(...r.secrets.values())
+    else {
+      secrets.push(...r.secrets.values())
+      summary.unlocked = reveal.unlock.body.keys.map(k => ({ seat: k.seat, reason: k.reason }))
+    }
   }
   if (problems.length > 0) return done()
 
