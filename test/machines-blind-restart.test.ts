@@ -132,7 +132,7 @@ describe('one blind hand restarted at each phase in turn (seat keyed, dealer dea
     // Seat 1 keyed: the BKEYS and seat 0's shuffle never reach it; restarted, it asks and takes them from the dealer's answer.
     blocked.add('bkeys>seat1').add('bshuffle>seat1')
     const hand = t.deal()
-    expect(seat1().status()).toEqual([{ hand, phase: 'keyed' }])
+    expect(seat1().status()).toEqual([{ hand, phase: 'keyed', shuffled: 0 }])
     expect(dealer().status()).toMatchObject([{ hand, phase: 'shuffling', contributed: 1 }])
     blocked.clear()
     t.restartSeat(ids[1])
@@ -194,9 +194,9 @@ describe('a blind seat restarted mid-hand', () => {
       intercept: (from, to, doc) => { if (hold && to === ids[1] && doc.type === 'bshuffle') { held.push(doc); return undefined } return doc }
     })
     const hand = t.deal()
-    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling' }])
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling', shuffled: 0 }])
     t.restartSeat(ids[1])
-    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling' }])
+    expect(t.nodes.get(ids[1])!.seat!.status()).toEqual([{ hand, phase: 'shuffling', shuffled: 0 }])
     hold = false
     t.run(t.dealerNode, 'dealer', held.map(doc => ({ kind: 'send' as const, to: ids[1], doc })))
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])

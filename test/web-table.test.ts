@@ -116,7 +116,15 @@ describe.skipIf(skip)('the table page of a blind duo table', () => {
     const { table } = live
     const { pages, dealerIndex } = await openPages(live)
     const dealerPage = pages[dealerIndex]
+    const seatPage = pages[1 - dealerIndex]
     // Browser code as a string: the tests are type-checked without the DOM's types.
+    await seatPage.evaluate(`
+      window.seen = []
+      new MutationObserver(() => {
+        const hand = document.querySelector('[data-testid=hand]')
+        if (hand !== null) window.seen.push(hand.textContent)
+      }).observe(document.querySelector('#hands'), { childList: true, subtree: true, characterData: true })
+    `)
     await dealerPage.evaluate(`
       window.seen = []
       new MutationObserver(() => {
@@ -143,6 +151,11 @@ describe.skipIf(skip)('the table page of a blind duo table', () => {
       expect(s.reason).toMatch(/^ not yet: (the seats' hand keys are not all in|the deck is still being shuffled \([0-2] of 2 seats\)|not every seat holds its cards: .*)$/)
     }
     expect(seen.some(s => /waiting for the seats' hand keys|shuffling: [0-2] of 2 seats/.test(s.text))).toBe(true)
+    // The seat's own page follows the hand from its node's status: the keys, then the shuffle's k of n (seen
+    // here as "shuffling: 2 of 2 seats"; how many renders fall in the short shuffle is timing), never the old bare line.
+    const seatSeen = await seatPage.evaluate('window.seen') as string[]
+    expect(seatSeen.some(s => /waiting for the seats' hand keys|shuffling: [0-2] of 2 seats/.test(s))).toBe(true)
+    expect(seatSeen.filter(s => /shuffling the deck in turn/.test(s))).toEqual([])
 
     await end.click()
     for (const page of pages) {

@@ -54,6 +54,11 @@ const tableSchema = z.object({
    */
   timelock: z.enum(['off', ...RECOVERED_RULES]).default('off'),
   /**
+   * A time-locked blind-v1 table's planned length of a hand, deal to end: every hand key is sealed
+   * to the first round due this long after the bound round (docs/dealer-blind.md §14). Default 30 minutes.
+   */
+  timelockHandMs: z.number().int().min(1_000).max(7 * 86_400_000).optional(),
+  /**
    * The table's relay, `/ip4/HOST/tcp/PORT[/ws]/p2p/RELAYID` (`fairdeal relay` prints it): the dealer
    * holds a reservation there and every member also reaches the dealer through it
    * (docs/network.md, "A dealer behind NAT: the relay").
@@ -215,7 +220,7 @@ async function parseTable (t: TableBlock, field: string, base: string, fail: (fi
     timeouts: t.timeouts,
     beacon,
     beaconMarginMs: t.beaconMarginMs,
-    timelock: t.timelock === 'off' ? null : { rule: t.timelock },
+    timelock: t.timelock === 'off' ? null : { rule: t.timelock, ...(t.timelockHandMs === undefined ? {} : { handMs: t.timelockHandMs }) },
     relay: t.relay ?? null
   }
 }

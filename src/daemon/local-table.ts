@@ -26,6 +26,8 @@ export interface LocalTableInit {
   logAccess?: 'members' | 'anyone'
   /** table.timelock: 'off' (default) or the rule for hands the seats finish ('replay', 'void', 'open'). */
   timelock?: 'off' | 'replay' | 'void' | 'open'
+  /** table.timelockHandMs: a time-locked blind table's planned length of a hand (docs/dealer-blind.md §14). */
+  timelockHandMs?: number
   /**
    * Seats as behind home routers: every node but the dealer's listens nowhere and nobody has its
    * address; each dials the dealer and is reached on that connection (docs/network.md).
@@ -84,7 +86,8 @@ export async function prepareLocalTable (init: LocalTableInit): Promise<LocalTab
         timeouts: init.timeouts,
         beacon: init.beacon ?? 'none',
         beaconMarginMs: init.beaconMarginMs,
-        timelock: init.timelock
+        timelock: init.timelock,
+        ...(init.timelockHandMs === undefined ? {} : { timelockHandMs: init.timelockHandMs })
       }
     }
     const file = join(init.root, `${names[i]}.json`)

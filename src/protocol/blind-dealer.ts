@@ -1,5 +1,5 @@
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
-import { firstRoundAfter } from '../core/beacon/index.js'
+import { firstRoundAfter, roundTime } from '../core/beacon/index.js'
 import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
 import {
   BLIND_COMMITMENT, beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, cardDeliveries, checkBkey,
@@ -7,7 +7,7 @@ import {
 } from '../core/hand/blind.js'
 import type {
   BlindReceipt, BkeysBody, BdealBody, BendBody, BfinalBody, BrevealBody, BsecretBody, BsharesBody, BshuffleBody, BkeyBody,
-  SignedBkey, SignedBsecret, SignedBshuffle, SignedBreveal
+  SignedBkey, SignedBsecret, SignedBshuffle, SignedBreveal, BunlockBody, SignedBunlock
 } from '../core/hand/blind-messages.js'
 import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
 import { humanSeats } from '../core/hand/recompute.js'
@@ -26,8 +26,10 @@ import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
 import { dealerMetaKey, type DealerMeta } from './dealer.js'
+import { DEFAULT_BLIND_HAND_MS, blindKeyRound, checkKeyTimelock, openHandKey } from '../core/hand/blind-timelock.js'
+import type { ChainInfo } from '../core/beacon/index.js'
 
-type Phase = 'keys' | 'shuffling' | 'beacon' | 'dealt' | 'ending' | 'revealed' | 'done' | 'aborted'
+type Phase = 'keys' | 'shuffling' | 'beacon' | 'dealt' | 'unlocking' | 'ending' | 'revealed' | 'done' | 'aborted'
 
 /** What is saved of a blind hand (docs/dealer-blind.md §7): enough to go on, or to abort it honestly. */
 export interface BlindDealerSnapshot {
@@ -52,6 +54,8 @@ export interface BlindDealerSnapshot {
   bend?: Signed<BendBody>
   reveal?: SignedBreveal
   acks?: SignedAck[]
+  /** A time-locked hand's last BUNLOCK: hand keys opened from their timelock (docs/dealer-blind.md §14). */
+  unlock?: SignedBunlock
 }
 
 interface BlindDealerHand extends Omit<BlindDealerSnapshot, 'deals' | 'sharesIn' | 'acks'>, BookHand<Phase> {
@@ -73,6 +77,8 @@ interface BlindDealerHand extends Omit<BlindDealerSnapshot, 'deals' | 'sharesIn'
   sharesIn: Array<Signed<BsharesBody>>
   /** How many shuffles of the chain were checked (each once). */
   verified: number
+  /** Hand keys opened from their timelock, by seat (the BUNLOCK's): those seats owe nothing any more. */
+  unlocked: Map<number, bigint>
 }
 
 /** How many times a seat may ask about one hand. */
@@ -85,8 +91,10 @@ export const BLIND_DEALER_MOVES: Transitions<Phase> = Object.freeze({
   shuffling: ['beacon', 'dealt', 'aborted'],
   beacon: ['dealt', 'aborted'],
   // A later stage (take, faceUp, dog) is dealt again: its shares are due anew.
-  dealt: ['dealt', 'ending', 'aborted'],
-  ending: ['revealed', 'aborted'],
+  dealt: ['dealt', 'unlocking', 'ending', 'aborted'],
+  // A time-locked hand waits for its key round, then goes on without the seats that walked away (docs/dealer-blind.md §14).
+  unlocking: ['unlocking', 'dealt', 'revealed', 'aborted'],
+  ending: ['unlocking', 'revealed', 'aborted'],
   revealed: ['done', 'aborted'],
   done: [],
   aborted: []
@@ -109,12 +117,15 @@ export class BlindDealerMachine implements DealerSide {
   readonly #book: HandBook<Phase, BlindDealerHand, BlindDealerSnapshot, AskQuota>
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
+  /** A time-locked table's planned length of a hand (docs/dealer-blind.md §14), or null. */
+  readonly #handMs: number | null
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
 
   constructor (init: MachineInit) {
     this.#init = init
     this.#humans = humanSeats(init.table.seats)
     this.#verify = init.verifyDoc ?? verifyDocument
+    this.#handMs = init.timelock != null && init.beacon !== null ? (init.timelock.handMs ?? DEFAULT_BLIND_HAND_MS) : null
     const { contributeMs, ackMs } = init.timeouts
     this.#book = new HandBook({
       transitions: BLIND_DEALER_MOVES,
@@ -124,6 +135,8 @@ export class BlindDealerMachine implements DealerSide {
         keys: h => h.commit.body.deadline,
         shuffling: h => h.commit.body.deadline,
         dealt: (_h, now) => now + contributeMs,
+        // The key round is fetched again contributeMs after its time (and every contributeMs after) until it is had.
+        unlocking: (h, now) => Math.max(now, init.beacon === null || h.commit.body.keyRound === undefined ? now : roundTime(init.beacon.chain, h.commit.body.keyRound)) + contributeMs,
         ending: (_h, now) => now + ackMs,
         revealed: (_h, now) => now + ackMs
       },
@@ -182,6 +195,10 @@ export class BlindDealerMachine implements DealerSide {
           effects.push({ kind: 'fetchBeacon', hand: hand.hand, round: (hand.commit.body.beacon as NonNullable<CommitBody['beacon']>).round })
           break
         default:
+          if (s.phase === 'unlocking' && s.deals !== undefined && s.sharesIn !== undefined) {
+            effects.push(...this.#resume(hand, s), this.#fetchKeyRound(hand))
+            break
+          }
           if (s.deals === undefined || s.sharesIn === undefined) {
             effects.push(...this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer restarted during blind hand ${s.hand}`, []))
           } else effects.push(...this.#resume(hand, s))
@@ -198,6 +215,7 @@ export class BlindDealerMachine implements DealerSide {
     hand.deals = [...(s.deals ?? [])]
     hand.sharesIn = [...(s.sharesIn ?? [])]
     for (const a of s.acks ?? []) hand.acks.set(a.body.seat, a)
+    for (const k of s.unlock?.body.keys ?? []) hand.unlocked.set(k.seat, scalarFromHex(k.secret, 'hand key'))
     this.#setDealt(hand)
     const dealt = hand.dealt as Ciphertext[]
     const stages = new Set(hand.deals.flatMap(d => d.body.stages))
@@ -207,10 +225,10 @@ export class BlindDealerMachine implements DealerSide {
       const ownerIsHuman = d.seat !== null && seats[d.seat] !== ROBOT
       for (let seat = 0; seat < seats.length; seat++) {
         if (!d.public && d.seat === seat) continue
-        if (seats[seat] === ROBOT) {
-          // The robot's shares the dealer opens itself: x·b for each position (what its BSHARES carried).
+        if (seats[seat] === ROBOT || hand.unlocked.has(seat)) {
+          // The robot's shares the dealer opens itself: x·b for each position (what its BSHARES carried); an unlocked seat's likewise.
           if (d.public || !ownerIsHuman) {
-            const x = scalarFromHex(hand.robotKeys[seat], 'robot key')
+            const x = hand.unlocked.get(seat) ?? scalarFromHex(hand.robotKeys[seat], 'robot key')
             const got = hand.gathered.get(deliveryKey(d.stage, d.seat)) ?? new Map<number, Point>()
             hand.gathered.set(deliveryKey(d.stage, d.seat), got)
             for (const pos of d.positions) got.set(pos * 16 + seat, mulSecret(dealt[pos].b, x))
@@ -233,6 +251,7 @@ export class BlindDealerMachine implements DealerSide {
     }
     // The robots' cards opened again (no event: they were announced before the restart).
     for (const d of layout) if (!d.public && d.seat !== null && seats[d.seat] === ROBOT) this.#openIfComplete(hand, d)
+    if (hand.phase === 'unlocking') return []
     if (hand.phase === 'dealt') {
       if (hand.pending.size === 0) hand.due = undefined
       const dueStages = new Set([...hand.pending].map(p => p.split('|')[0]))
@@ -241,9 +260,9 @@ export class BlindDealerMachine implements DealerSide {
     }
     const missing = (has: (seat: number) => boolean, doc: Signed<unknown>): Effect[] =>
       this.#humans.filter(seat => !has(seat)).map((seat): Effect => ({ kind: 'send', to: seats[seat], doc }))
-    if (hand.phase === 'ending') return missing(seat => hand.secrets.some(x => x.body.seat === seat), hand.bend as Signed<BendBody>)
+    if (hand.phase === 'ending') return missing(seat => hand.secrets.some(x => x.body.seat === seat) || hand.unlocked.has(seat), hand.bend as Signed<BendBody>)
     // revealed
-    const cards = openDeckWithKeys(hand.commit.body.game, dealt, hand.secrets.map(x => scalarFromHex(x.body.secret, 'secret')))
+    const cards = openDeckWithKeys(hand.commit.body.game, dealt, this.#handKeys(hand))
     hand.deliveries = cardDeliveries(this.#layout(hand), cards)
     return missing(seat => hand.acks.has(seat), hand.reveal as SignedBreveal)
   }
@@ -274,7 +293,7 @@ export class BlindDealerMachine implements DealerSide {
   #fresh (s: BlindDealerSnapshot): BlindDealerHand {
     return {
       ...s, digest: docDigest(s.commit), pubs: [], deck: blindStartingDeck(s.commit.body.game), pending: new Set(),
-      gathered: new Map(), robotOpened: [], acks: new Map(), deals: [], sharesIn: [], verified: 0
+      gathered: new Map(), robotOpened: [], acks: new Map(), deals: [], sharesIn: [], verified: 0, unlocked: new Map()
     }
   }
 
@@ -291,6 +310,8 @@ export class BlindDealerMachine implements DealerSide {
       table: table.id, hand, prev: this.#meta.prevCommit, scheme: table.scheme, game: table.game, seats: table.seats,
       dealer: table.dealer, params, commitment: BLIND_COMMITMENT, beacon, deadline
     }
+    // Time-locked: the round every hand key is sealed to, handMs after the bound round (docs/dealer-blind.md §14).
+    if (this.#handMs !== null && beacon !== null) body.keyRound = blindKeyRound(this.#init.beacon?.chain as ChainInfo, beacon.round, this.#handMs)
     const commit = signDocument('commit', body, signer)
     const robotKeys: Record<string, string> = {}
     table.seats.forEach((s, seat) => { if (s === ROBOT) robotKeys[seat] = scalarToHex(randomScalar(this.#init.random)) })
@@ -298,7 +319,7 @@ export class BlindDealerMachine implements DealerSide {
     this.#book.open(state)
     this.#meta = { nextHand: hand + 1, prevCommit: state.digest }
     // The robots' keys are on disk before anything leaves.
-    const robotDocs = Object.entries(robotKeys).map(([seat, x]) => makeBkey(href(state), Number(seat), signer, scalarFromHex(x, 'robot key'), this.#init.random))
+    const robotDocs = Object.entries(robotKeys).map(([seat, x]) => makeBkey(href(state), Number(seat), signer, scalarFromHex(x, 'robot key'), this.#init.random, this.#init.beacon?.chain))
     for (const doc of robotDocs) this.#addKey(state, doc)
     const effects: Effect[] = [
       this.#book.save(state),
@@ -325,6 +346,7 @@ export class BlindDealerMachine implements DealerSide {
 
   beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
     const hand = this.#book.get(handNo)
+    if (hand?.phase === 'unlocking') return this.#unlock(hand, result)
     if (hand === undefined || hand.phase !== 'beacon') return []
     if ('error' in result) return this.#abort(hand, 'beacon-unavailable', [], result.error, [])
     if (result.entry.round !== hand.commit.body.beacon?.round) return this.#abort(hand, 'beacon-unavailable', [], `the beacon gave round ${result.entry.round}, not the bound round`, [])
@@ -362,7 +384,7 @@ export class BlindDealerMachine implements DealerSide {
     const end = signDocument('bend', { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest }, this.#init.signer)
     hand.bend = end
     const effects: Effect[] = [this.#enter(hand, 'ending'), ...this.#toHumans(end)]
-    if (this.#humans.length === 0) effects.push(...this.#reveal(hand))
+    if (this.#humans.every(s => hand.unlocked.has(s))) effects.push(...this.#reveal(hand))
     return effects
   }
 
@@ -397,11 +419,16 @@ export class BlindDealerMachine implements DealerSide {
         }
         case 'dealt': {
           const missing = [...new Set([...hand.pending].map(p => Number(p.split('|')[2])))]
+          if (this.#timelocked(hand)) { effects.push(this.#enter(hand, 'unlocking'), this.#fetchKeyRound(hand)); break }
           effects.push(...this.#abort(hand, 'missing-shares', missing.map(s => seats[s]), `no decryption shares from seat ${missing.join(', ')} in time`, this.#sharesEvidence(hand)))
           break
         }
+        case 'unlocking':
+          effects.push(this.#enter(hand, 'unlocking'), this.#fetchKeyRound(hand))
+          break
         case 'ending': {
-          const missing = this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s))
+          const missing = this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s) && !hand.unlocked.has(s))
+          if (this.#timelocked(hand)) { effects.push(this.#enter(hand, 'unlocking'), this.#fetchKeyRound(hand)); break }
           effects.push(...this.#abort(hand, 'missing-secret', missing.map(s => seats[s]), `no hand key published by seat ${missing.join(', ')} after the hand`, [hand.bend as Signed<BendBody>, ...hand.secrets]))
           break
         }
@@ -419,7 +446,8 @@ export class BlindDealerMachine implements DealerSide {
 
   abortHand (handNo: number, detail: string): Effect[] {
     const hand = this.#book.get(handNo)
-    if (hand === undefined || hand.phase === 'revealed' || hand.phase === 'ending') return []
+    // A hand waiting for its key round stays saved: the restarted dealer finishes it (docs/dealer-blind.md §14).
+    if (hand === undefined || hand.phase === 'revealed' || hand.phase === 'ending' || hand.phase === 'unlocking') return []
     if (hand.phase === 'dealt' && hand.pending.size === 0) return this.end(handNo)
     return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], detail, [])
   }
@@ -453,6 +481,9 @@ export class BlindDealerMachine implements DealerSide {
     if (hand.keys.some(k => k.body.seat === doc.body.seat)) throw new Rejection(`replayed key of seat ${doc.body.seat} for hand ${hand.hand}`)
     const r = checkBkey(hand.commit.body, hand.digest, doc)
     if ('problem' in r) return this.#abort(hand, 'invalid-key', [from], `key of seat ${doc.body.seat}: ${r.problem}`, [doc])
+    // Refused, not recorded (docs/dealer-blind.md §14): the key is then missing at the deadline.
+    const locked = checkKeyTimelock(hand.commit.body, doc)
+    if (locked !== null) throw new Rejection(locked)
     this.#addKey(hand, doc)
     return this.#afterKey(hand)
   }
@@ -545,7 +576,7 @@ export class BlindDealerMachine implements DealerSide {
     for (const d of deliveries) {
       for (let seat = 0; seat < seats.length; seat++) {
         if (!d.public && d.seat === seat) continue
-        if (seats[seat] !== ROBOT) hand.pending.add(`${deliveryKey(d.stage, d.seat)}|${seat}`)
+        if (seats[seat] !== ROBOT && !hand.unlocked.has(seat)) hand.pending.add(`${deliveryKey(d.stage, d.seat)}|${seat}`)
       }
     }
     const body: BdealBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages }
@@ -560,7 +591,81 @@ export class BlindDealerMachine implements DealerSide {
         const doc = makeBshares(href(hand), seat, this.#init.signer, scalarFromHex(xHex, 'robot key'), hand.dealt as Ciphertext[], d.positions, d.stage, d.seat, this.#init.random)
         effects.push(...this.#routeShares(hand, d, doc, null))
       }
+      effects.push(...this.#unlockedShares(hand, d))
     }
+    return effects
+  }
+
+  /**
+   * The shares of seats whose key was unlocked, for a delivery the dealer opens itself (public
+   * cards, robots' cards): x·b, like a robot's. A human owner computes them itself from the BUNLOCK.
+   */
+  #unlockedShares (hand: BlindDealerHand, d: PositionDelivery): Effect[] {
+    const { seats } = hand.commit.body
+    if (hand.unlocked.size === 0 || (!d.public && d.seat !== null && seats[d.seat] !== ROBOT)) return []
+    const dealt = hand.dealt as Ciphertext[]
+    const got = hand.gathered.get(deliveryKey(d.stage, d.seat)) ?? new Map<number, Point>()
+    hand.gathered.set(deliveryKey(d.stage, d.seat), got)
+    // Opened already (every share was in before): nothing to add, nothing to announce again.
+    const senders = seats.filter((_, s) => d.public || s !== d.seat).length
+    if (got.size >= senders * d.positions.length) return []
+    for (const [seat, x] of hand.unlocked) {
+      if (!d.public && d.seat === seat) continue
+      for (const pos of d.positions) got.set(pos * 16 + seat, mulSecret(dealt[pos].b, x))
+    }
+    return this.#openIfComplete(hand, d)
+  }
+
+  // ---- time-locked hands: finishing without a seat (docs/dealer-blind.md §14) ------------------
+
+  #timelocked (hand: BlindDealerHand): boolean {
+    return hand.commit.body.keyRound !== undefined && this.#init.beacon !== null
+  }
+
+  #fetchKeyRound (hand: BlindDealerHand): Effect {
+    return { kind: 'fetchBeacon', hand: hand.hand, round: hand.commit.body.keyRound as number }
+  }
+
+  /**
+   * The key round is out: each seat that withheld (its shares, before the BEND; its hand key,
+   * after) is opened from its timelock and checked against its public key. All open: a BUNLOCK
+   * names them (every key unlocked so far) and the hand goes on without them; one does not: the
+   * record of other tables (missing-shares, missing-secret). A beacon failure is retried.
+   */
+  #unlock (hand: BlindDealerHand, result: { entry: BeaconEntry } | { error: string }): Effect[] {
+    if ('error' in result || result.entry.round !== hand.commit.body.keyRound) return []
+    const { seats } = hand.commit.body
+    const ending = hand.bend !== undefined
+    const reason = ending ? 'missing-secret' as const : 'missing-shares' as const
+    const walked = ending
+      ? this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s) && !hand.unlocked.has(s))
+      : [...new Set([...hand.pending].map(p => Number(p.split('|')[2])))].sort((a, b) => a - b)
+    const opened = new Map<number, bigint>()
+    for (const seat of walked) {
+      const r = openHandKey(hand.commit.body, hand.keys[seat], hand.pubs[seat], result.entry)
+      if ('problem' in r) {
+        const detail = `no ${ending ? 'hand key' : 'decryption shares'} from seat ${walked.join(', ')}, and ${r.problem}`
+        return ending
+          ? this.#abort(hand, 'missing-secret', walked.map(s => seats[s]), detail, [hand.bend as Signed<BendBody>, ...hand.secrets])
+          : this.#abort(hand, 'missing-shares', walked.map(s => seats[s]), detail, this.#sharesEvidence(hand))
+      }
+      opened.set(seat, r.secret)
+    }
+    const keys = [
+      ...(hand.unlock?.body.keys ?? []),
+      ...walked.map(seat => ({ seat, secret: scalarToHex(opened.get(seat) as bigint), reason }))
+    ].sort((a, b) => a.seat - b.seat)
+    const body: BunlockBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: result.entry, keys }
+    hand.unlock = signDocument('bunlock', body, this.#init.signer)
+    for (const [seat, x] of opened) hand.unlocked.set(seat, x)
+    const event: Effect = { kind: 'event', hand: hand.hand, event: { type: 'unlocked', seats: walked, reason } }
+    if (ending) return [event, ...this.#toHumans(hand.unlock), ...this.#reveal(hand)]
+    // The shares they owed are owed by nobody now: the dealer's own openings take x·b.
+    for (const p of [...hand.pending]) if (opened.has(Number(p.split('|')[2]))) hand.pending.delete(p)
+    const effects: Effect[] = [this.#enter(hand, 'dealt'), event, ...this.#toHumans(hand.unlock)]
+    if (hand.pending.size === 0) hand.due = undefined
+    const stages = new Set(hand.stages)
+    for (const d of this.#layout(hand).filter(l => stages.has(l.stage))) effects.push(...this.#unlockedShares(hand, d))
     return effects
   }
 
@@ -619,26 +724,35 @@ export class BlindDealerMachine implements DealerSide {
   // ---- the end ---------------------------------------------------------------------------------
 
   #onSecret (from: string, doc: SignedBsecret): Effect[] {
+    // A seat back after its key was unlocked answers the BEND too, maybe after the reveal: its key is held already.
+    const live = this.#book.get(doc.body.hand)
+    if (live !== undefined && live.unlocked.has(doc.body.seat) && from === live.commit.body.seats[doc.body.seat] && doc.body.commit === live.digest) return []
     const hand = this.#checkSeatDoc(from, doc, 'ending')
     if (hand.secrets.some(s => s.body.seat === doc.body.seat)) throw new Rejection(`replayed hand key of seat ${doc.body.seat}`)
     const r = checkBsecret(hand.commit.body, hand.digest, doc, hand.pubs[doc.body.seat])
     if ('problem' in r) throw new Rejection(`hand key of seat ${doc.body.seat}: ${r.problem}`)
     hand.secrets.push(doc)
-    if (hand.secrets.length < hand.commit.body.seats.length) return [this.#book.save(hand)]
+    if (hand.secrets.length + hand.unlocked.size < hand.commit.body.seats.length) return [this.#book.save(hand)]
     return this.#reveal(hand)
   }
 
   #reveal (hand: BlindDealerHand): Effect[] {
     hand.secrets.sort((a, b) => a.body.seat - b.body.seat)
     const body: BrevealBody = {
-      table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages: hand.stages, secrets: hand.secrets
+      table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages: hand.stages, secrets: hand.secrets,
+      ...(hand.unlock === undefined ? {} : { unlock: hand.unlock })
     }
     hand.reveal = signDocument('breveal', body, this.#init.signer)
-    const cards = openDeckWithKeys(hand.commit.body.game, hand.dealt as Ciphertext[], hand.secrets.map(s => scalarFromHex(s.body.secret, 'secret')))
+    const cards = openDeckWithKeys(hand.commit.body.game, hand.dealt as Ciphertext[], this.#handKeys(hand))
     hand.deliveries = cardDeliveries(this.#layout(hand), cards)
     const effects: Effect[] = [this.#book.enter(hand, 'revealed'), { kind: 'event', hand: hand.hand, event: { type: 'revealed' } }, ...this.#toHumans(hand.reveal)]
     if (this.#humans.length === 0) effects.push(...this.#finalize(hand))
     return effects
+  }
+
+  /** Every hand key: the published ones and the unlocked ones. */
+  #handKeys (hand: BlindDealerHand): bigint[] {
+    return [...hand.secrets.map(s => scalarFromHex(s.body.secret, 'secret')), ...hand.unlocked.values()]
   }
 
   #onAck (from: string, doc: SignedAck): Effect[] {
@@ -647,7 +761,8 @@ export class BlindDealerMachine implements DealerSide {
     if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection(`countersignature of seat ${doc.body.seat} names another reveal`)
     if (doc.body.cards !== seatCardsDigest(hand.deliveries as Delivery[], doc.body.seat, hand.stages)) throw new Rejection(`countersignature of seat ${doc.body.seat} names cards it was not dealt`)
     hand.acks.set(doc.body.seat, doc)
-    return hand.acks.size === this.#humans.length ? this.#finalize(hand) : [this.#book.save(hand)]
+    // A seat whose key was unlocked walked away: its countersignature is not awaited.
+    return this.#humans.every(s => hand.acks.has(s) || hand.unlocked.has(s)) ? this.#finalize(hand) : [this.#book.save(hand)]
   }
 
   #finalize (hand: BlindDealerHand): Effect[] {
@@ -686,6 +801,8 @@ export class BlindDealerMachine implements DealerSide {
     const hand = live as BlindDealerHand
     // A seat that missed the keys (it restarted before them): the BKEYS and every shuffle held.
     if (hand.phase === 'shuffling') return [send(this.#bkeys(hand)), ...hand.shuffles.map(send)]
+    // A seat that missed the BUNLOCK (its cards wait on the shares of the seats it names).
+    if (hand.phase === 'dealt' && hand.unlock !== undefined) return [send(hand.unlock)]
     if (hand.phase === 'ending') return [send(hand.bend as Signed<BendBody>)]
     if (hand.phase === 'revealed') return [send(hand.bend as Signed<BendBody>), send(hand.reveal as SignedBreveal)]
     return []
@@ -746,6 +863,7 @@ function blindDealerSnapshot (hand: BlindDealerHand): BlindDealerSnapshot {
   return {
     ...s, deals: [...hand.deals], sharesIn: [...hand.sharesIn], acks: [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat),
     ...(hand.bend === undefined ? {} : { bend: hand.bend }),
-    ...(hand.reveal === undefined ? {} : { reveal: hand.reveal })
+    ...(hand.reveal === undefined ? {} : { reveal: hand.reveal }),
+    ...(hand.unlock === undefined ? {} : { unlock: hand.unlock })
   }
 }

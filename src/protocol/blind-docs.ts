@@ -12,6 +12,7 @@ import type { BkeyBody, BsecretBody, BsharesBody, BshuffleBody } from '../core/h
 import type { CommitBody } from '../core/hand/messages.js'
 import type { Signer } from '../core/identity.js'
 import { signDocument, type Signed } from '../core/signed.js'
+import { sealTimelockText } from '../core/timelock/index.js'
 
 export interface BlindHandRef { commit: CommitBody, digest: string }
 
@@ -23,10 +24,21 @@ export function href (hand: { commit: { body: CommitBody }, digest: string }): B
 const ref = (h: BlindHandRef, seat: number): { table: string, hand: number, commit: string, seat: number } =>
   ({ table: h.commit.table, hand: h.commit.hand, commit: h.digest, seat })
 
-export function makeBkey (h: BlindHandRef, seat: number, signer: Signer, x: bigint, random: RandomBytes): Signed<BkeyBody> {
+/**
+ * A seat's BKEY. On a time-locked hand (the COMMIT names a key round; `chain` is its beacon's) the
+ * hand key also goes sealed with tlock to that round (docs/dealer-blind.md §14).
+ */
+export function makeBkey (h: BlindHandRef, seat: number, signer: Signer, x: bigint, random: RandomBytes, chain?: TimelockChain): Signed<BkeyBody> {
   const { pub, proof } = proveKey(blindContext(h.commit, h.digest, keyStep(seat), signer.peerId), x, random)
-  return signDocument('bkey', { ...ref(h, seat), pub, proof }, signer)
+  const body: BkeyBody = { ...ref(h, seat), pub, proof }
+  if (h.commit.keyRound !== undefined) {
+    if (chain === undefined) throw new Error(`hand ${h.commit.hand} is time-locked: its key needs the beacon's chain to be sealed`)
+    body.timelock = sealTimelockText(scalarToHex(x), chain, h.commit.keyRound, random)
+  }
+  return signDocument('bkey', body, signer)
 }
+
+export type TimelockChain = Parameters<typeof sealTimelockText>[1]
 
 export function makeBshuffle (h: BlindHandRef, seat: number, signer: Signer, pk: Point, input: readonly Ciphertext[], random: RandomBytes): { doc: Signed<BshuffleBody>, output: Ciphertext[] } {
   const { output, proof } = shuffleDeck(blindContext(h.commit, h.digest, shuffleStep(seat), signer.peerId), pk, input, random)

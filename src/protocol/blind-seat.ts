@@ -6,7 +6,7 @@ import {
   checkBshuffle, dealtDeck, openPosition, proverOf
 } from '../core/hand/blind.js'
 import type {
-  BdealBody, BendBody, BfinalBody, BkeysBody, BlindReceipt, BsharesBody, SignedBkey, SignedBreveal, SignedBshares, SignedBshuffle
+  BdealBody, BendBody, BfinalBody, BkeysBody, BlindReceipt, BsharesBody, SignedBkey, SignedBreveal, SignedBshares, SignedBshuffle, SignedBunlock
 } from '../core/hand/blind-messages.js'
 import { verifyBlindReceipt } from '../core/hand/blind-verify.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
@@ -23,6 +23,7 @@ import { logAbort, signAbort } from './abort.js'
 import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
 import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
+import { DEFAULT_BLIND_HAND_MS, checkBunlock, checkCommitKeyRound, checkKeyTimelock } from '../core/hand/blind-timelock.js'
 
 type Phase = 'keyed' | 'shuffling' | 'dealt' | 'ended' | 'acked' | 'done' | 'aborted'
 
@@ -49,6 +50,8 @@ export interface BlindSeatSnapshot {
   /** The dealer's BDEALs and BEND as received: an abort record carries them (docs/dealer-blind.md §13). */
   deals?: Array<Signed<BdealBody>>
   bend?: Signed<BendBody>
+  /** A time-locked hand's BUNLOCK: the hand keys of seats that walked away (docs/dealer-blind.md §14). */
+  unlock?: SignedBunlock
 }
 
 interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
@@ -62,6 +65,8 @@ interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
   asked?: boolean
   /** Whether it ever asked the dealer about the hand (then a receipt finalised without its countersignature is still the hand's). */
   late?: boolean
+  /** The BUNLOCK's hand keys, by seat: x·b stands for that seat's shares. */
+  unlocked: Map<number, bigint>
 }
 
 /** The blind seat's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
@@ -89,6 +94,8 @@ export class BlindSeatMachine implements SeatSide {
   readonly #seat: number
   readonly #hands: HandBook<Phase, BlindSeatHand, BlindSeatSnapshot>
   readonly #verify: (doc: Signed<unknown>) => boolean
+  /** A time-locked table's planned length of a hand (docs/dealer-blind.md §14), or null. */
+  readonly #handMs: number | null
   #meta: SeatMeta = { lastHand: 0 }
 
   constructor (init: MachineInit) {
@@ -96,6 +103,7 @@ export class BlindSeatMachine implements SeatSide {
     this.#seat = init.table.seats.indexOf(init.signer.peerId)
     if (this.#seat < 0) throw new Error(`${init.signer.peerId} holds no seat at table ${init.table.id}`)
     this.#verify = init.verifyDoc ?? verifyDocument
+    this.#handMs = init.timelock != null && init.beacon !== null ? (init.timelock.handMs ?? DEFAULT_BLIND_HAND_MS) : null
     const { contributeMs, revealMs, ackMs } = init.timeouts
     // When a seat in each phase stops waiting for the dealer's next step: the deal (after the bound
     // round, if one) plus twice contributeMs; revealMs for the REVEAL; twice ackMs for the BFINAL.
@@ -105,9 +113,15 @@ export class BlindSeatMachine implements SeatSide {
       const due = body.beacon === null || chain === undefined ? body.deadline : Math.max(body.deadline, roundTime(chain, body.beacon.round))
       return due + 2 * contributeMs
     }
+    // Once dealt, a time-locked hand may wait for its key round (a seat walked away): the seat waits that long too.
+    const revealDue = (hand: BlindSeatHand, now: number): number => {
+      const chain = init.beacon?.chain
+      const round = hand.commit.body.keyRound
+      return round === undefined || chain === undefined ? now + revealMs : Math.max(now + revealMs, roundTime(chain, round) + 2 * contributeMs)
+    }
     this.#hands = new HandBook({
       transitions: BLIND_SEAT_MOVES,
-      deadlines: { keyed: dealDue, shuffling: dealDue, dealt: (_h, now) => now + revealMs, ended: (_h, now) => now + revealMs, acked: (_h, now) => now + 2 * ackMs },
+      deadlines: { keyed: dealDue, shuffling: dealDue, dealt: revealDue, ended: revealDue, acked: (_h, now) => now + 2 * ackMs },
       final: ['done', 'aborted'],
       key: hand => blindSeatHandKey(init.table.id, hand),
       snapshot: blindSeatSnapshot,
@@ -132,7 +146,8 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
-    return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game) }
+    const unlocked = new Map((s.unlock?.body.keys ?? []).map(k => [k.seat, scalarFromHex(k.secret, 'hand key')]))
+    return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game), unlocked }
   }
 
   cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
@@ -142,7 +157,8 @@ export class BlindSeatMachine implements SeatSide {
   readonly family = 'blind' as const
 
   status (): SeatHandStatus[] {
-    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase }))
+    // While the seats shuffle, how many shuffles this seat holds: the page's k of n.
+    return this.#hands.values().map(h => ({ hand: h.hand, phase: h.phase, ...(h.phase === 'keyed' || h.phase === 'shuffling' ? { shuffled: h.shuffles.length } : {}) }))
   }
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
@@ -159,6 +175,7 @@ export class BlindSeatMachine implements SeatSide {
       case 'bend': return this.#onEnd(doc as Signed<{ table: string, hand: number, commit: string }>)
       case 'breveal': return this.#onReveal(doc as SignedBreveal)
       case 'bfinal': return this.#onFinal(doc as Signed<BfinalBody>)
+      case 'bunlock': return this.#onUnlock(doc as SignedBunlock)
       case 'abort': return this.#onAbort(doc as Signed<AbortBody>)
       default: throw new Rejection(`a blind seat does not accept ${doc.type} messages`)
     }
@@ -216,14 +233,14 @@ export class BlindSeatMachine implements SeatSide {
       return known.phase === 'keyed' && known.ownKey !== undefined ? [{ kind: 'send', to: this.#init.table.dealer, doc: known.ownKey }] : []
     }
     checkCommitForSeat(doc.body, this.#meta, this.#init)
-    const problem = checkBlindCommit(doc.body)
+    const problem = checkBlindCommit(doc.body) ?? checkCommitKeyRound(doc.body, this.#handMs)
     if (problem !== null) throw new Rejection(`commit: ${problem}`)
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
     const x = randomScalar(this.#init.random)
     const hand = this.#fresh({
       hand: doc.body.hand, commit: doc, phase: 'keyed', secret: scalarToHex(x), keys: [], shuffles: [], beacon: null, params: null, stages: [], shares: [], cards: [], deals: []
     })
-    hand.ownKey = makeBkey(href(hand), this.#seat, this.#init.signer, x, this.#init.random)
+    hand.ownKey = makeBkey(href(hand), this.#seat, this.#init.signer, x, this.#init.random, this.#init.beacon?.chain)
     this.#hands.open(hand)
     this.#meta = { lastHand: hand.hand, lastCommit: hand.digest }
     return [
@@ -256,6 +273,9 @@ export class BlindSeatMachine implements SeatSide {
       if (key.body.commit !== hand.digest) return this.#abort(hand, 'equivocation', dealer, `seat ${key.body.seat} answered another commit for hand ${hand.hand}`, [doc])
       const r = checkBkey(hand.commit.body, hand.digest, key)
       if ('problem' in r) return this.#abort(hand, 'invalid-key', [key.signer], `key of seat ${key.body.seat}: ${r.problem}`, [key])
+      // Before this seat shuffles: every hand key can be opened at the key round if its seat walks away (§14).
+      const locked = checkKeyTimelock(hand.commit.body, key)
+      if (locked !== null) return this.#abort(hand, 'invalid-key', [key.signer], locked, [key])
     }
     // Another key of mine, signed by me, is not the dealer's fault to prove: refused, and the hand times out.
     if (doc.body.keys[this.#seat].body.pub !== pointToHex(publicKey(hand.x))) throw new Rejection('bkeys: the key relayed for my seat is not mine')
@@ -373,7 +393,9 @@ export class BlindSeatMachine implements SeatSide {
       if (!hand.stages.includes(d.stage) || (!d.public && d.seat !== this.#seat)) continue
       if (hand.cards.some(c => c.stage === d.stage && c.seat === d.seat)) continue
       const docs = hand.shares.filter(s => s.body.stage === d.stage && s.body.to === d.seat)
-      if (docs.length < seats.length - 1) continue
+      // A seat whose key was unlocked (§14) gives no shares: x·b stands for them.
+      const standIn = [...hand.unlocked.keys()].filter(seat => seat !== this.#seat && !docs.some(s => s.body.seat === seat))
+      if (docs.length + standIn.length < seats.length - 1) continue
       const bySeat = new Map<number, Map<number, Point>>()
       for (const s of docs) {
         const r = checkBshares(hand.commit.body, hand.digest, s, hand.pubs[s.body.seat], hand.dealt, d.positions)
@@ -387,7 +409,9 @@ export class BlindSeatMachine implements SeatSide {
       const dealt = hand.dealt
       let cards: string[]
       try {
-        cards = d.positions.map(pos => openPosition(game, dealt[pos], [...[...bySeat.values()].map(m => m.get(pos) as Point), mulSecret(dealt[pos].b, hand.x)]))
+        cards = d.positions.map(pos => openPosition(game, dealt[pos], [
+          ...[...bySeat.values()].map(m => m.get(pos) as Point), ...standIn.map(seat => mulSecret(dealt[pos].b, hand.unlocked.get(seat) as bigint)), mulSecret(dealt[pos].b, hand.x)
+        ]))
       } catch (err) {
         // Every share verified, yet no card: the deck itself is wrong, which the shuffle proofs exclude.
         return this.#abort(hand, 'invalid-shares', [this.#init.table.dealer], (err as Error).message, docs)
@@ -397,6 +421,33 @@ export class BlindSeatMachine implements SeatSide {
       effects.push(this.#enter(hand, hand.phase), { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } })
     }
     return effects
+  }
+
+  /**
+   * BUNLOCK (docs/dealer-blind.md §14): seats that walked away, their hand keys opened from their
+   * timelock. Checked against their public keys (x·G = pk: then x·b is their share, whatever the
+   * ciphertext held); this seat's own key in it is refused. Cards waiting on their shares open now.
+   */
+  #onUnlock (doc: SignedBunlock): Effect[] {
+    const hand = this.#handFor(doc.body, 'dealt', 'ended')
+    if (hand.unlock !== undefined && docDigest(hand.unlock) === docDigest(doc)) return []
+    // This seat named (it was down or cut off when its shares were due, and is back): true only with its own key.
+    const mine = doc.body.keys.find(k => k.seat === this.#seat)
+    if (mine !== undefined && mine.secret !== hand.secret) throw new Rejection('bunlock: names my seat with a key that is not mine')
+    const r = checkBunlock(hand.commit.body, hand.digest, doc, hand.keys, hand.pubs, this.#verify, false)
+    if ('problems' in r) throw new Rejection(`bunlock: ${r.problems[0]}`)
+    // A later BUNLOCK extends the earlier one.
+    for (const [seat] of hand.unlocked) if (!r.secrets.has(seat)) throw new Rejection(`bunlock: leaves out seat ${seat}, unlocked before`)
+    if (hand.unlock !== undefined && hand.unlock.body.keys.some(k => k.seat === this.#seat) && !r.secrets.has(this.#seat)) throw new Rejection(`bunlock: leaves out seat ${this.#seat}, unlocked before`)
+    hand.unlock = doc
+    hand.unlocked = r.secrets
+    r.secrets.delete(this.#seat)
+    const seats = [...doc.body.keys.map(k => k.seat)]
+    return [
+      this.#enter(hand, hand.phase),
+      { kind: 'event', hand: hand.hand, event: { type: 'unlocked', seats, reason: doc.body.keys[doc.body.keys.length - 1].reason } },
+      ...this.#openReady(hand)
+    ]
   }
 
   #onEnd (doc: Signed<{ table: string, hand: number, commit: string }>): Effect[] {
@@ -467,7 +518,9 @@ export class BlindSeatMachine implements SeatSide {
     // Left out, my countersignature is refused: unless I countersigned only after asking, once the
     // hand had ended without me (I was paused, down or cut off): then this is the hand's receipt,
     // the one every other log holds, and I log it as it is.
-    if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack)) && hand.late !== true) throw new Rejection('bfinal: the receipt leaves out my countersignature')
+    // So is a seat whose key was unlocked (§14 of docs/dealer-blind.md): the hand was not waiting for it.
+    const unlocked = hand.unlock?.body.keys.some(k => k.seat === this.#seat) === true
+    if (!doc.body.acks.some(a => docDigest(a) === docDigest(hand.ack)) && hand.late !== true && !unlocked) throw new Rejection('bfinal: the receipt leaves out my countersignature')
     return this.#done(hand, doc.body.acks)
   }
 
@@ -534,6 +587,6 @@ function blindSeatSnapshot (hand: BlindSeatHand): BlindSeatSnapshot {
   return {
     hand: hand.hand, commit: hand.commit, phase: hand.phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
     params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack,
-    ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend
+    ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend, ...(hand.unlock === undefined ? {} : { unlock: hand.unlock })
   }
 }

@@ -33,6 +33,8 @@ export interface SeatHandStatus {
   waitUntil?: number
   /** The hand is time-locked: a dealer that does not go on is replaced by the timelocks (docs/protocol.md §16.4). */
   timelocked?: boolean
+  /** A blind hand in phase keyed or shuffling: how many seats' shuffles this seat holds (checked), of the table's seats (the shuffle's k of n). */
+  shuffled?: number
 }
 
 /** What a seat holds of a hand: each delivery it opened or was shown, in order. */

@@ -67,6 +67,11 @@ export interface MachineInit {
 
 export interface TimelockConfig {
   rule: RecoveredRule
+  /**
+   * A blind table's planned length of a hand from its deal to its end: hand keys are sealed to the
+   * first round due this long after the bound round (docs/dealer-blind.md §14). Default 30 minutes.
+   */
+  handMs?: number
 }
 
 /**
@@ -117,6 +122,8 @@ export type HandEvent =
   | { type: 'aborted', reason: string, blame: string[], detail: string }
   /** The dealer dealt without these seats' NONCEs, opening their pledges' timelock. */
   | { type: 'nonces-recovered', seats: number[] }
+  /** A blind time-locked hand goes on without these seats: their hand keys were opened from their timelock (docs/dealer-blind.md §14). */
+  | { type: 'unlocked', seats: number[], reason: 'missing-shares' | 'missing-secret' }
   /** The hand was finished from its timelocks without the dealer (a RECOVERED record was logged). */
   | { type: 'recovered', rule: RecoveredRule, faults: RecoveredFault[], blame: string[] }
 

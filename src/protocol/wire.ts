@@ -8,7 +8,7 @@ import {
 } from '../core/hand/messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBfinalSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema,
-  signedBsecretSchema, signedBsharesSchema, signedBshuffleSchema
+  signedBsecretSchema, signedBsharesSchema, signedBshuffleSchema, signedBunlockSchema
 } from '../core/hand/blind-messages.js'
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
@@ -100,7 +100,7 @@ export const wireSchema = z.discriminatedUnion('type', [
   signed('lateack', lateAckWireSchema),
   // Dealer-blind hands (docs/dealer-blind.md §8).
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
-  signedBsecretSchema, signedBrevealSchema, signedBfinalSchema,
+  signedBsecretSchema, signedBrevealSchema, signedBfinalSchema, signedBunlockSchema,
   signed('view', viewBodySchema),
   signed('relay', relayBodySchema),
   signed('play', playBodySchema)

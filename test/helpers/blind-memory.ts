@@ -10,7 +10,7 @@ import { handKeyPrefix } from '../../src/protocol/machines.js'
 import { BlindSeatMachine, blindSeatHandKey, blindSeatMetaKey, type BlindSeatSnapshot } from '../../src/protocol/blind-seat.js'
 import type { SeatMeta } from '../../src/protocol/seat.js'
 import { inMemoryTable } from '../../src/protocol/in-memory.js'
-import type { BeaconBindingConfig, Effect, MachineInit } from '../../src/protocol/types.js'
+import type { BeaconBindingConfig, Effect, MachineInit, TimelockConfig } from '../../src/protocol/types.js'
 
 export const signers: Signer[] = [0, 1, 2, 3].map(i => signerFromSeed(new Uint8Array(32).fill(40 + i)))
 export const ids = signers.map(s => s.peerId)
@@ -27,12 +27,12 @@ export interface Node {
 }
 
 /** A table of blind machines on one injected clock; `intercept` may change or drop (undefined) any frame. */
-export function blindTable (seats: string[], options: { game?: string, beacon?: BeaconBindingConfig, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
+export function blindTable (seats: string[], options: { game?: string, beacon?: BeaconBindingConfig, timelock?: TimelockConfig, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
   let now = 1_000_000
   const spec = { id: 'blind-mem', game: options.game ?? 'coinche', scheme: 'blind-v1', seats, dealer: ids[0] }
   const init = (i: number, seed: number): MachineInit => ({
     table: spec, signer: signers[i], timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 60_000 }, beacon: options.beacon ?? null,
-    now: () => now, random: seededRandom(new Uint8Array(32).fill(seed))
+    now: () => now, random: seededRandom(new Uint8Array(32).fill(seed)), timelock: options.timelock ?? null
   })
   const nodes = new Map<string, Node>()
   nodes.set(ids[0], { id: ids[0], dealer: new BlindDealerMachine(init(0, 1)), seat: seats.includes(ids[0]) ? new BlindSeatMachine(init(0, 2)) : undefined, log: [], events: [], frames: [], saved: new Map() })

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { checkKeyTimelock } from './blind-timelock.js'
 import type { Signed } from '../signed.js'
 import { canonicalJson } from '../canonical.js'
 import { type Ciphertext, type Point, decodeDeck } from '../blind/index.js'
@@ -334,7 +335,8 @@ function invalidKey (ctx: Ctx): void {
     else add(Reason.ABORT_EVIDENCE, 'abort: an invalid-key record carries the key of the party it blames (or the BKEYS that relays it)')
     return
   }
-  if (accused.every(k => !('problem' in checkBkey(commit, digest, k)))) add(Reason.ABORT_REFUTED, 'abort: the key in its evidence passes its proof of knowledge')
+  // On a time-locked hand a key without its timelock, or locked to another target, is faulty too (docs/dealer-blind.md §14).
+  if (accused.every(k => !('problem' in checkBkey(commit, digest, k)) && checkKeyTimelock(commit, k) === null)) add(Reason.ABORT_REFUTED, 'abort: the key in its evidence passes its proof of knowledge (and carries its timelock)')
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import type { Signed } from '../signed.js'
 import {
-  beaconEntrySchema, dealParamsSchema, handRef, hex32, index, shortText, signedAckSchema, signedCommitSchema, signedOf
+  beaconEntrySchema, dealParamsSchema, handRef, hex32, index, shortText, signedAckSchema, signedCommitSchema, signedOf, timelockText
 } from './messages.js'
 
 /**
@@ -22,7 +22,9 @@ const blindRef = { ...handRef, commit: hex32, seat: index }
 export const bkeyBodySchema = z.object({
   ...blindRef,
   pub: point,
-  proof: z.object({ c: scalar, s: scalar }).strict()
+  proof: z.object({ c: scalar, s: scalar }).strict(),
+  /** On a time-locked table: the hand key (hex, UTF-8) sealed to the COMMIT's keyRound (docs/dealer-blind.md §14). */
+  timelock: timelockText.optional()
 }).strict()
 export type BkeyBody = z.infer<typeof bkeyBodySchema>
 export const signedBkeySchema = signedOf('bkey', bkeyBodySchema)
@@ -83,6 +85,20 @@ export const bsecretBodySchema = z.object({
 export type BsecretBody = z.infer<typeof bsecretBodySchema>
 export const signedBsecretSchema = signedOf('bsecret', bsecretBodySchema)
 
+/** BUNLOCK, dealer → every seat: hand keys opened from their timelock, naming the seats that withheld them (docs/dealer-blind.md §14). */
+export const bunlockBodySchema = z.object({
+  ...handRef,
+  commit: hex32,
+  beacon: beaconEntrySchema,
+  keys: z.array(z.object({
+    seat: index,
+    secret: scalar,
+    reason: z.enum(['missing-shares', 'missing-secret'])
+  }).strict()).min(1).max(8)
+}).strict()
+export type BunlockBody = z.infer<typeof bunlockBodySchema>
+export const signedBunlockSchema = signedOf('bunlock', bunlockBodySchema)
+
 /** BREVEAL, dealer → every seat at the end of the hand: the beacon entry, the deal parameters, the stages, every hand key. */
 export const brevealBodySchema = z.object({
   ...handRef,
@@ -90,7 +106,9 @@ export const brevealBodySchema = z.object({
   beacon: beaconEntrySchema.nullable(),
   params: dealParamsSchema,
   stages: z.array(shortText).max(8),
-  secrets: z.array(signedBsecretSchema).max(8)
+  secrets: z.array(signedBsecretSchema).max(8),
+  /** The hand's last BUNLOCK, when a hand key was opened from its timelock (those seats have no BSECRET). */
+  unlock: signedBunlockSchema.optional()
 }).strict()
 export type BrevealBody = z.infer<typeof brevealBodySchema>
 export const signedBrevealSchema = signedOf('breveal', brevealBodySchema)
@@ -138,3 +156,4 @@ export type SignedBshuffle = Signed<BshuffleBody>
 export type SignedBshares = Signed<BsharesBody>
 export type SignedBsecret = Signed<BsecretBody>
 export type SignedBreveal = Signed<BrevealBody>
+export type SignedBunlock = Signed<BunlockBody>

@@ -19,6 +19,7 @@ import {
 } from './verdict.js'
 import { messagesOf, problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { getCardScheme } from '../schemes/registry.js'
+import { checkBunlock, checkKeyTimelock } from './blind-timelock.js'
 
 /** The blind receipt's checks as plain messages (the blind seat's shield prints them); checkBlindReceipt gives the codes. */
 export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {}): { ok: boolean, problems: string[], summary?: ReceiptSummary } {
@@ -63,11 +64,16 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   for (const [what, doc] of signed) if (!verifyDoc(doc)) add(Reason.BAD_SIGNATURE, `${what}: bad signature`)
   if (reveal.table !== commit.table || reveal.hand !== commit.hand) add(Reason.OTHER_HAND, 'reveal: names another table or hand')
   if (reveal.commit !== commitDigest) add(Reason.OTHER_COMMIT, 'reveal: answers another commit (equivocation)')
-  for (const [what, list] of [['key', receipt.keys], ['shuffle', receipt.shuffles], ['hand key', reveal.secrets]] as const) {
+  for (const [what, list] of [['key', receipt.keys], ['shuffle', receipt.shuffles]] as const) {
     const seats = list.map(d => d.body.seat)
     if (seats.length !== n || new Set(seats).size !== n || seats.some(s => s >= n)) add(Reason.SEAT_SET, `${what}s: must be one per seat`)
     else checkSeatOrder(`${what}s`, seats, problems)
   }
+  // Hand keys: a BSECRET each, or (time-locked, docs/dealer-blind.md §14) opened from its timelock in the unlock.
+  const unlocked = reveal.unlock?.body.keys.map(k => k.seat) ?? []
+  const keyed = [...reveal.secrets.map(d => d.body.seat), ...unlocked]
+  if (keyed.length !== n || new Set(keyed).size !== n || keyed.some(s => s >= n)) add(Reason.SEAT_SET, 'hand keys: must be one per seat, published or unlocked')
+  else checkSeatOrder('hand keys', reveal.secrets.map(d => d.body.seat), problems)
   checkSeatOrder('acks', receipt.acks.map(a => a.body.seat), problems)
   if (reveal.params.dealer !== commit.params.dealer) add(Reason.PARAMS_CHANGED, 'reveal: deal parameters change the committed dealer seat')
   if (commit.params.taker !== undefined && reveal.params.taker !== commit.params.taker) add(Reason.PARAMS_CHANGED, 'reveal: deal parameters change the committed taker')
@@ -85,6 +91,11 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
     const r = checkBkey(commit, commitDigest, doc)
     if ('problem' in r) add(Reason.BLIND_KEY, `key of seat ${doc.body.seat}: ${r.problem}`)
     else pubs.push(r.pub)
+    const locked = checkKeyTimelock(commit, doc)
+    if (locked !== null) add(Reason.BLIND_KEY, locked)
+  }
+  if (commit.keyRound !== undefined && commit.beacon !== null && commit.keyRound <= commit.beacon.round) {
+    add(Reason.BLIND_KEY, `commit: key round ${commit.keyRound} is not after the bound round ${commit.beacon.round}`)
   }
   if (problems.length > 0) return done()
   const pk = blindJointKey(pubs)
@@ -99,6 +110,14 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
     const r = checkBsecret(commit, commitDigest, doc, pubs[doc.body.seat])
     if ('problem' in r) add(Reason.BLIND_HAND_KEY, `hand key of seat ${doc.body.seat}: ${r.problem}`)
     else secrets.push(r.secret)
+  }
+  if (reveal.unlock !== undefined) {
+    const r = checkBunlock(commit, commitDigest, reveal.unlock, receipt.keys, pubs, verifyDoc, true)
+    if ('problems' in r) for (const p of r.problems) add(Reason.BLIND_HAND_KEY, p)
+    else {
+      secrets.push(...r.secrets.values())
+      summary.unlocked = reveal.unlock.body.keys.map(k => ({ seat: k.seat, reason: k.reason }))
+    }
   }
   if (problems.length > 0) return done()
 

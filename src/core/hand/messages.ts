@@ -25,7 +25,7 @@ const nonce = z.string().max(256)
 /** The field rules, for documents defined beside this file (recovered.ts). */
 export const fields = { hex32, peerId, shortText, index, handNo, nonce }
 
-const timelockText = z.string().max(MAX_TIMELOCK_CHARS).regex(TIMELOCK_ARMOR, 'must be an armored age file (tlock)')
+export const timelockText = z.string().max(MAX_TIMELOCK_CHARS).regex(TIMELOCK_ARMOR, 'must be an armored age file (tlock)')
 
 /** Game-level parameters that choose who gets which cards; they never change the deck. */
 export const dealParamsSchema = z.object({
@@ -71,7 +71,9 @@ export const commitBodySchema = z.object({
   /** Epoch ms: contributions after this are refused and the hand aborts. */
   deadline: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   /** On a time-locked table: the secret encrypted to the bound round, so anyone can open it once it is out. */
-  timelock: timelockText.optional()
+  timelock: timelockText.optional(),
+  /** On a time-locked blind-v1 table: the round every seat's hand key is sealed to (docs/dealer-blind.md §14). */
+  keyRound: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional()
 }).strict()
 export type CommitBody = z.infer<typeof commitBodySchema>
 

@@ -46,6 +46,8 @@ export interface ReceiptSummary {
   seatCards?: Record<number, string>
   /** A played hand: its actions, its tricks and its replayed score (src/core/hand/play-verify.ts). */
   play?: PlaySummary
+  /** A time-locked blind hand finished without these seats: their hand keys were opened from their timelock (docs/dealer-blind.md §14). */
+  unlocked?: Array<{ seat: number, reason: 'missing-shares' | 'missing-secret' }>
 }
 
 export interface Verdict<S> {
@@ -121,9 +123,11 @@ export function checkAcks (
 }
 
 /** The one-line reason a receipt is incomplete, naming the seats (and peers) whose ack is missing. */
-export function incompleteMessage (summary: Pick<ReceiptSummary, 'missingAcks' | 'seats'>): string {
+export function incompleteMessage (summary: Pick<ReceiptSummary, 'missingAcks' | 'seats' | 'unlocked'>): string {
   const who = summary.missingAcks.map(s => `${s} (${summary.seats[s]})`).join(', ')
-  return `incomplete: no countersignature from seat${summary.missingAcks.length > 1 ? 's' : ''} ${who}`
+  // Seats that walked away from a time-locked blind hand are named with what they withheld.
+  const walked = (summary.unlocked ?? []).map(u => `seat ${u.seat} walked away (${u.reason === 'missing-shares' ? 'withheld its shares' : 'withheld its hand key'}; its key was opened from its timelock)`)
+  return `incomplete: no countersignature from seat${summary.missingAcks.length > 1 ? 's' : ''} ${who}${walked.length > 0 ? `; ${walked.join('; ')}` : ''}`
 }
 
 export function checkSeatOrder (what: string, seats: readonly number[], problems: Problem[]): void {

@@ -22,7 +22,8 @@ interface Status {
   peers: Peer[]
   /** `owed`: a blind hand in `dealt` whose shares are not all in, why End is refused (src/protocol/blind-dealer.ts status). */
   dealerHands: Array<{ hand: number, family: string, phase: string, stages: string[], joined: number, contributed: number, acks: number, owed?: string }>
-  seatHands: Array<{ hand: number, phase: string }>
+  /** `shuffled`: a blind hand's shuffles the seat holds (src/protocol/blind-seat.ts status). */
+  seatHands: Array<{ hand: number, phase: string, shuffled?: number }>
   beacon: { name?: string, trust?: string } | null
 }
 
@@ -113,7 +114,7 @@ function phaseOf (hand: number): string {
 /** The table deals dealer-blind hands (blind-v1): no commitment, seats shuffle in turn. */
 const isBlind = (): boolean => status !== undefined && familyOfScheme(status.table.scheme) === 'blind'
 
-/** Where a blind hand stands, in a player's words: the dealer node knows how many seats have shuffled, a seat's node only its phase. */
+/** Where a blind hand stands, in a player's words: how many seats have shuffled, as the dealer's node or the seat's own node knows it. */
 function blindProgress (hand: number): string | null {
   const n = status?.table.seats.length ?? 0
   const d = status?.dealerHands.find(h => h.hand === hand)
@@ -123,12 +124,14 @@ function blindProgress (hand: number): string | null {
       case 'shuffling': return `shuffling: ${d.contributed} of ${n} seats`
       case 'beacon': return `shuffled by all ${n} seats; waiting for the beacon round`
       case 'dealt': return d.owed === undefined ? 'every seat holds its cards' : 'dealing: decryption shares still due'
+      case 'unlocking': return 'a seat walked away: waiting for the key round that opens its hand key'
       default: return null
     }
   }
-  switch (status?.seatHands.find(h => h.hand === hand)?.phase) {
+  const s = status?.seatHands.find(h => h.hand === hand)
+  switch (s?.phase) {
     case 'keyed': return 'waiting for the seats\' hand keys'
-    case 'shuffling': return `the ${n} seats are shuffling the deck in turn`
+    case 'shuffling': return s.shuffled === undefined ? `the ${n} seats are shuffling the deck in turn` : `shuffling: ${s.shuffled} of ${n} seats`
     default: return null
   }
 }
@@ -141,6 +144,7 @@ function blindEndRefusal (d: Status['dealerHands'][number]): string | null {
     case 'shuffling': return `the deck is still being shuffled (${d.contributed} of ${n} seats)`
     case 'beacon': return 'the deck is shuffled; the beacon round that orders the deal is not out yet'
     case 'dealt': return d.owed ?? null
+    case 'unlocking': return 'a seat walked away: its shares come from its hand key once the key round is out'
     default: return `the hand is already ${d.phase}`
   }
 }
@@ -290,8 +294,9 @@ async function refresh (): Promise<void> {
   renderHands()
   follow()
   // A blind hand's shuffles and shares raise no event of the page's: while one is under way on
-  // this dealer node, its progress (and when End may be pressed) is fetched every 300 ms.
-  const underWay = isBlind() && status.dealerHands.some(d => ['keys', 'shuffling', 'beacon'].includes(d.phase) || d.owed !== undefined)
+  // this node (its dealer's or its seat's side), its progress (and when End may be pressed) is fetched every 300 ms.
+  const underWay = isBlind() && (status.dealerHands.some(d => ['keys', 'shuffling', 'beacon'].includes(d.phase) || d.owed !== undefined) ||
+    status.seatHands.some(s => ['keyed', 'shuffling'].includes(s.phase)))
   if (underWay && soon === undefined) soon = setTimeout(() => { soon = undefined; void refresh() }, 300)
 }
 let soon: ReturnType<typeof setTimeout> | undefined
