@@ -161,6 +161,8 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   if (rule.signer === 'seat' && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only a seat of the hand signs ${reason}`)
   if (rule.signer === 'either' && doc.signer !== commit.dealer && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only the dealer or a seat of the hand signs ${reason}`)
 
+  // The hand's secret is published by a dealer-stopped record only (the dealer's own check is in its row).
+  if (body.secret !== undefined && reason !== 'dealer-stopped') add(Reason.ABORT_SECRET, `abort: only a dealer-stopped record publishes the hand's secret, not a ${reason} record`)
   const digest = docDigest(commitDoc)
   const ev = sortEvidence(COMMIT_REVEAL_DOCS, rule, body, commit, digest, verifyDoc, add)
   const ctx: Ctx = { body, signer: doc.signer, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }
@@ -293,13 +295,19 @@ function dealerEvidence (ctx: Ctx): DealerHeld {
 }
 
 /**
- * A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
- * dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
+ * A time-locked hand is never given up once every seat has pledged: whoever pledged cannot opt out,
+ * and every node opens the missing nonces (and the secret) from their timelocks once the bound round
+ * is out (docs/protocol.md §16.4). `why` says what the record's own evidence shows.
  */
-function notTimelocked (ctx: Ctx): void {
+function notTimelocked (ctx: Ctx, why: string): void {
   if (ctx.commit.timelock !== undefined) {
-    ctx.add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${ctx.body.reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
+    ctx.add(Reason.ABORT_TIMELOCKED, `abort: no ${ctx.body.reason} record on a time-locked hand ${why}: the hand is finished from its timelocks`)
   }
+}
+
+/** The dealer's record holds a pledge of every human seat: the PLEDGES went out (a time-locked hand can no longer be given up). */
+function everyPledgeHeld (ctx: Ctx, held: DealerHeld): boolean {
+  return ctx.humans.every(s => held.pledges.has(s))
 }
 
 /** Every human seat's pledge is in the evidence (`why` says which rule asks it). */
@@ -329,7 +337,7 @@ function missingPledge (ctx: Ctx): void {
 function missingNonce (ctx: Ctx): void {
   const { body, commit, humans, add } = ctx
   const held = dealerEvidence(ctx)
-  notTimelocked(ctx)
+  notTimelocked(ctx, '(the dealer recovers the missing nonces)')
   if (humans.length > 1) {
     const needed = new Set<number>()
     for (const b of body.blame) for (const s of humans) if (s !== commit.seats.indexOf(b)) needed.add(s)
@@ -344,7 +352,7 @@ function missingNonce (ctx: Ctx): void {
 /** missing-view signed by the dealer at its deadline: every pledge, the VIEWs it holds; blames seats with none. */
 function dealerMissingView (ctx: Ctx): void {
   const held = dealerEvidence(ctx)
-  notTimelocked(ctx)
+  notTimelocked(ctx, '(the dealer recovers the missing nonces)')
   everyPledge(ctx, held, 'nonces are sent only once every seat has pledged')
   blameAmongAbsent(ctx, new Set(held.views.keys()), 'VIEW')
 }
@@ -356,12 +364,14 @@ function beaconUnavailable (ctx: Ctx): void {
   everyPledge(ctx, held, 'a beacon-unavailable record carries every pledge')
   for (const s of humans) if (!held.nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
   if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
+  notTimelocked(ctx, '(the dealer finishes it once the round can be had)')
 }
 
 /** unreachable (dealer, blaming nobody): what it received, with at least one seat's pledge or nonce absent. */
 function unreachable (ctx: Ctx): void {
   const held = dealerEvidence(ctx)
   pledgesBeforeNonces(ctx, held)
+  if (everyPledgeHeld(ctx, held)) notTimelocked(ctx, 'holding every pledge (the dealer recovers the missing nonces)')
   if (ctx.humans.every(s => held.pledges.has(s) && held.nonces.has(s))) {
     ctx.add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
   }
@@ -372,6 +382,7 @@ function dealerStopped (ctx: Ctx): void {
   const { body, commit, add } = ctx
   const held = dealerEvidence(ctx)
   pledgesBeforeNonces(ctx, held)
+  if (everyPledgeHeld(ctx, held)) notTimelocked(ctx, 'holding every pledge (only a hand still pledging is stopped)')
   const secret = body.secret
   if (secret === undefined) add(Reason.ABORT_SECRET, 'abort: a dealer-stopped record publishes the hand\'s secret')
   else {
@@ -480,6 +491,7 @@ function missingDeal (ctx: Ctx): void {
   const own = ev.pledges.find(p => p.body.seat === author)
   if (own !== undefined && docDigest(own) !== docDigest(fromDealer.get(author))) add(Reason.ABORT_EVIDENCE, 'abort: its author\'s PLEDGE is not the one in the PLEDGES')
   authorNonce(ctx, fromDealer, true)
+  if (ev.nonces.some(n => n.body.seat === author)) notTimelocked(ctx, 'after its author\'s NONCE went out')
 }
 
 /** missing-reveal: the PLEDGES, the author's NONCE and the CARDS it received (at least one). */
@@ -488,6 +500,7 @@ function missingReveal (ctx: Ctx): void {
   if (fromDealer === undefined) ctx.add(Reason.ABORT_EVIDENCE, 'abort: a missing-reveal record carries the PLEDGES its author received')
   authorNonce(ctx, fromDealer ?? new Map(), true)
   checkCards(ctx, true)
+  notTimelocked(ctx, 'after the deal')
 }
 
 function checkCards (ctx: Ctx, required: boolean): void {
