@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
+import { verifyReceipt } from '../src/core/hand/verify.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { Reason } from '../src/core/hand/reasons.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
@@ -48,6 +49,15 @@ describe('the hand\'s secret is published by dealer-stopped only (docs/protocol.
     const h = await timelockedHand()
     const ownPledge = h.pledges.filter(p => p.body.seat === 3)
     expect(codes(record(h, SEAT2, 'missing-deal', [DEALER.peerId], ownPledge, SECRET))).toEqual([Reason.ABORT_SECRET])
+  })
+})
+
+describe('receipt orders are strictly increasing (docs/protocol.md §9 step 5)', () => {
+  test('a pledge listed twice breaks one-per-seat and the order alike: seat-set and order', async () => {
+    const h = await timelockedHand()
+    expect(verifyReceipt(h.receipt).status).toBe('incomplete')
+    const twice = { ...h.receipt, pledges: [h.receipt.pledges[0], h.receipt.pledges[1], h.receipt.pledges[1], h.receipt.pledges[2]] }
+    expect(new Set(verifyReceipt(twice).problems.map(p => p.code))).toEqual(new Set([Reason.SEAT_SET, Reason.ORDER]))
   })
 })
 

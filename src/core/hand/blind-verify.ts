@@ -66,7 +66,8 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   for (const [what, list] of [['key', receipt.keys], ['shuffle', receipt.shuffles], ['hand key', reveal.secrets]] as const) {
     const seats = list.map(d => d.body.seat)
     if (seats.length !== n || new Set(seats).size !== n || seats.some(s => s >= n)) add(Reason.SEAT_SET, `${what}s: must be one per seat`)
-    else checkSeatOrder(`${what}s`, seats, problems)
+    // The order is a rule of its own (docs/dealer-blind.md §10 step 1), checked whatever the seat set.
+    checkSeatOrder(`${what}s`, seats, problems)
   }
   checkSeatOrder('acks', receipt.acks.map(a => a.body.seat), problems)
   if (reveal.params.dealer !== commit.params.dealer) add(Reason.PARAMS_CHANGED, 'reveal: deal parameters change the committed dealer seat')
