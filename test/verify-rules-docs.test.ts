@@ -12,7 +12,8 @@ import { Reason } from '../src/core/hand/reasons.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import type { Signer } from '../src/core/identity.js'
 import type { AbortBody, AbortReason } from '../src/core/hand/messages.js'
-import { DEALER, SECRET, SEAT1, SEAT2, timelockedHand, type Hand } from './helpers/timelock-hand.js'
+import { DEALER, ENTRY, SECRET, SEAT1, SEAT2, timelockedHand, type Hand } from './helpers/timelock-hand.js'
+import { openHand, verifyRecovered } from '../src/core/hand/recovered.js'
 
 const codes = (record: unknown): string[] => checkAbortRecord(record).problems.map(p => p.code)
 
@@ -58,6 +59,18 @@ describe('receipt orders are strictly increasing (docs/protocol.md §9 step 5)',
     expect(verifyReceipt(h.receipt).status).toBe('incomplete')
     const twice = { ...h.receipt, pledges: [h.receipt.pledges[0], h.receipt.pledges[1], h.receipt.pledges[1], h.receipt.pledges[2]] }
     expect(new Set(verifyReceipt(twice).problems.map(p => p.code))).toEqual(new Set([Reason.SEAT_SET, Reason.ORDER]))
+  })
+})
+
+describe('a RECOVERED record\'s pledges are by seat (docs/protocol.md §16.5)', () => {
+  test('the honest record verifies; its pledges out of seat order fail with order alone', async () => {
+    const h = await timelockedHand()
+    const opened = openHand(h.commit, h.pledges, ENTRY, h.cards)
+    const record = (pledges: typeof h.pledges): unknown => signDocument('recovered', {
+      table: 'tl-test', hand: 1, commit: h.commit, pledges, beacon: ENTRY, secret: opened.secret, nonces: opened.nonces, cards: h.cards, faults: opened.faults, rule: 'replay', detail: 'test'
+    }, SEAT1)
+    expect(verifyRecovered(record(h.pledges)).problems).toEqual([])
+    expect(verifyRecovered(record([...h.pledges].reverse())).problems.map(p => p.code)).toEqual([Reason.ORDER])
   })
 })
 
