@@ -733,8 +733,10 @@ export class BlindDealerMachine implements DealerSide {
     if (ended !== undefined) return ended.docs.map(send)
     const hand = live as BlindDealerHand
     // A seat that missed the keys (it restarted before them): the BKEYS and every shuffle held.
-    // A seat that never saw the COMMIT (it was down when it went out): the COMMIT, which it answers with its key.
-    if (hand.phase === 'keys') return body.commit === null ? [send(hand.commit)] : []
+    // A seat that never saw the COMMIT (it was down when it went out): the COMMIT while keys are
+    // still taken, which it answers with its key; nothing later (it cannot join the hand then).
+    if (body.commit === null) return hand.phase === 'keys' ? [send(hand.commit)] : []
+    if (hand.phase === 'keys') return []
     if (hand.phase === 'shuffling') return [send(this.#bkeys(hand)), ...hand.shuffles.map(send)]
     if (hand.phase === 'ending') return [send(hand.bend as Signed<BendBody>)]
     if (hand.phase === 'revealed') return [send(hand.bend as Signed<BendBody>), send(hand.reveal as SignedBreveal)]
