@@ -434,25 +434,35 @@ function seatMissingView (ctx: Ctx): void {
 }
 
 /**
- * One PLEDGES document of the dealer's, for this COMMIT: one pledge per human seat, by seat, each
- * signed by its seat for this hand and COMMIT. Returns its pledges by seat.
+ * The one check of a PLEDGES document's pledges against its COMMIT (docs/protocol.md §10, "PLEDGES"):
+ * one pledge per human seat, in strictly increasing seat order, each signed by its seat for this
+ * table, hand and COMMIT (`digest`). A seat accepts a PLEDGES only when it finds nothing here, so
+ * every record it later signs with that PLEDGES as evidence keeps this rule; the abort rules run
+ * it on every PLEDGES a record carries. (The PLEDGES' own signer and signature are the caller's.)
  */
-function checkPledgesDoc (ctx: Ctx, doc: Signed<PledgesBody>): Map<number, SignedPledge> {
-  const { commit, digest, humans, add, verifyDoc } = ctx
-  const out = new Map<number, SignedPledge>()
-  let last = -1
+export function pledgesDocProblems (commit: CommitBody, digest: string, doc: Signed<PledgesBody>, verifyDoc: VerifyDoc): Problem[] {
+  const problems: Problem[] = []
+  const add = (code: ReasonCode, message: string): void => { problems.push(problem(code, message)) }
+  const humans = humanSeats(commit.seats)
+  const seen = new Set<number>()
+  const seats = doc.body.pledges.map(p => p.body.seat)
+  if (seats.some((s, i) => i > 0 && s <= seats[i - 1])) add(Reason.ORDER, 'the PLEDGES are not in strictly increasing seat order')
   for (const p of doc.body.pledges) {
-    const what = `abort: the PLEDGES' pledge of seat ${p.body.seat}`
-    if (!humans.includes(p.body.seat) || out.has(p.body.seat)) add(Reason.SEAT_SET, `${what}: not one pledge per human seat`)
-    if (p.body.seat < last) add(Reason.ORDER, 'abort: the PLEDGES are not in seat order')
-    last = p.body.seat
+    const what = `the PLEDGES' pledge of seat ${p.body.seat}`
+    if (!humans.includes(p.body.seat) || seen.has(p.body.seat)) add(Reason.SEAT_SET, `${what}: not one pledge per human seat`)
+    seen.add(p.body.seat)
     if (p.signer !== commit.seats[p.body.seat]) add(Reason.WRONG_SIGNER, `${what}: not signed by that seat`)
     else if (!verifyDoc(p)) add(Reason.BAD_SIGNATURE, `${what}: bad signature`)
     if (p.body.table !== commit.table || p.body.hand !== commit.hand || p.body.commit !== digest) add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: for another hand or COMMIT`)
-    out.set(p.body.seat, p)
   }
-  for (const s of humans) if (!out.has(s)) add(Reason.SEAT_SET, `abort: the PLEDGES have no pledge of seat ${s}`)
-  return out
+  for (const s of humans) if (!seen.has(s)) add(Reason.SEAT_SET, `the PLEDGES have no pledge of seat ${s}`)
+  return problems
+}
+
+/** One PLEDGES document of the dealer's in a record (pledgesDocProblems); returns its pledges by seat. */
+function checkPledgesDoc (ctx: Ctx, doc: Signed<PledgesBody>): Map<number, SignedPledge> {
+  for (const p of pledgesDocProblems(ctx.commit, ctx.digest, doc, ctx.verifyDoc)) ctx.add(p.code, `abort: ${p.message}`)
+  return new Map(doc.body.pledges.map(p => [p.body.seat, p]))
 }
 
 /** The one PLEDGES document a seat's record may carry, checked; undefined when there is none. */

@@ -1,13 +1,16 @@
-// A commit–reveal dealer never reveals a hand while a seat's own cards have not reached it (issue
-// 18: an honest dealer must not be blamed): the seat's shield would rightly record invalid-reveal
-// ("I never received my own deal cards"), so End is refused first, with the reason, and the cards
-// are sent again until they arrive. In memory, injected clock; the host's delivery reports are
-// given by hand (the in-memory table delivers every frame).
+// Commit–reveal machines refuse, first, what would make a record its evidence cannot support
+// (issue 18). A dealer never reveals a hand while a seat's own cards have not reached it (the
+// seat's shield would rightly record invalid-reveal, blaming an honest dealer): End is refused with
+// the reason, and the cards are sent again until they arrive. A seat never takes a PLEDGES that the
+// abort rules would fail (its records carry it). In memory, injected clock; the host's delivery
+// reports are given by hand (the in-memory table delivers every frame).
 import { describe, expect, test } from 'vitest'
 import { memoryTable } from './helpers/memory-table.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Signed } from '../src/core/signed.js'
-import type { CardsBody } from '../src/core/hand/messages.js'
+import type { CardsBody, PledgesBody } from '../src/core/hand/messages.js'
+import { signDocument } from '../src/core/signed.js'
+import type { Signer } from '../src/core/identity.js'
 
 describe('End while a seat\'s own cards are undelivered', () => {
   test('is refused naming the seat, its stage and the send error; the cards go again; once delivered, End gives a receipt with nobody blamed', () => {
@@ -32,5 +35,20 @@ describe('End while a seat\'s own cards are undelivered', () => {
     expect(verifyReceipt(receipt).status).toBe('verified')
     expect([...t.appended.values()].flat().filter(e => e.entry === 'abort')).toEqual([])
     expect(t.rejections).toEqual([])
+  })
+})
+
+describe('a PLEDGES the abort rules would fail', () => {
+  test('out of seat order: the seat refuses it with the rule\'s reason and signs nothing with it', () => {
+    const t = memoryTable()
+    const seat1 = t.signers[1].peerId
+    const dealer = t.signers.find(s => s.peerId === t.table.dealer) as Signer
+    t.intercept = (_from, to, doc) => to === seat1 && doc.type === 'pledges'
+      ? signDocument('pledges', { ...(doc.body as PledgesBody), pledges: [...(doc.body as PledgesBody).pledges].reverse() }, dealer)
+      : doc
+    const { effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(t.rejections.filter(r => r.to === seat1).map(r => r.reason)).toEqual(['pledges: the PLEDGES are not in strictly increasing seat order'])
+    expect(t.seats.get(seat1)?.status()).toMatchObject([{ phase: 'pledged' }])
   })
 })
