@@ -540,12 +540,12 @@ export class BlindSeatMachine implements SeatSide {
   /**
    * A COMMIT for a later hand than the next one this seat knows of: it missed the hands between (it
    * was paused, or its store lost them) and asks the dealer about the first of them, then each next
-   * one, logging each hand's receipt or record as the answers come (no gap in its log). A seat new
-   * to the table (no hand yet) does not fetch the hands before it joined.
+   * one, logging each hand's receipt or record as the answers come (no gap in its log). From hand 1
+   * on, even for a seat that knows no hand yet: a whole log is checked for gaps from hand 1.
    */
   #noteGap (handNo: number): Effect[] {
     const next = this.#meta.lastHand + 1
-    if (this.#meta.lastHand === 0 || handNo <= next) return []
+    if (handNo <= next) return []
     this.#gap = { next, end: handNo - 1, prev: this.#meta.lastCommit }
     return [this.#askAbout(next, null)]
   }

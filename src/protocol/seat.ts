@@ -776,7 +776,9 @@ export class SeatMachine implements SeatSide {
    */
   #noteGap (body: CommitBody): Effect[] {
     const next = this.#meta.lastHand + 1
-    if (this.#meta.lastHand === 0 || body.hand <= next) return []
+    // From hand 1 on, even for a seat that knows no hand yet (its node was up but unreachable for
+    // the first hands): a whole log is checked for gaps from hand 1 (docs/log.md, "Hand chains").
+    if (body.hand <= next) return []
     this.#gap = { next, end: body.hand - 1, prev: this.#meta.lastCommit }
     return [this.#ask(next, null)]
   }
