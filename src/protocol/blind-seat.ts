@@ -431,6 +431,8 @@ export class BlindSeatMachine implements SeatSide {
     // The same BREVEAL again (the dealer's answer to an ASK): my countersignature goes again.
     if (held?.reveal !== undefined && held.ack !== undefined && docDigest(held.reveal) === docDigest(doc)) return [{ kind: 'send', to: this.#init.table.dealer, doc: held.ack }]
     const hand = this.#handFor(doc.body, 'ended')
+    // A BREVEAL whose signature fails proves nothing, so it is refused, not recorded (a record carrying it would not verify).
+    if (!this.#verify(doc)) throw new Rejection('breveal: bad signature')
     const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [] }
     const verdict = verifyBlindReceipt(receipt, { verifyDoc: this.#verify })
     const problems = [...verdict.problems]
