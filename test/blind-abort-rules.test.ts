@@ -301,6 +301,9 @@ describe('claims of a faulty document are re-checked', () => {
     only(record('invalid-reveal', B, [A], [d.deal, reveal([badKey, d.secretB])]), Reason.ABORT_EVIDENCE) // no keys to check them with
     only(record('invalid-reveal', B, [A], [d.deal]), Reason.ABORT_REFUTED) // the BDEAL passes
     expectValid(record('invalid-reveal', B, [A], [forge(d.deal, b => { b.params = { dealer: 1 } })]))
+    // A BREVEAL listing a stage twice fails the seat's receipt check (§10 step 1): the record holds, not refuted (issue 18).
+    const twice = signDocument('breveal', { ...honest.body, stages: [...d.deal.body.stages, ...d.deal.body.stages] }, signers[0])
+    expectValid(record('invalid-reveal', B, [A], [d.keys, d.deal, twice]))
   })
 
   test('equivocation needs two conflicting documents signed by the dealer', () => {

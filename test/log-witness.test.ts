@@ -187,6 +187,13 @@ describe('an older copy is not a rolled-back log (issue 18)', () => {
   it('the same copy as a node\'s log as it is now is rolled back', async () => {
     expect((await compare(older, [later])).map(f => f.kind)).toEqual(['rolled-back'])
   })
+
+  it('two heads the owner signed at one seq with two hashes are a fork, even against an older copy that stops before that seq', async () => {
+    const other = statement(cosignHead(STRANGER, makeHead(OWNER, 7, 'ab'.repeat(32)).head, SEEN + 20).line)
+    const failures = await compareFile([later, other])
+    expect(failures.map(f => [f.kind, f.seq])).toEqual([['forked', 7]])
+    expect(failures[0].evidence).toEqual([later.line, other.line])
+  })
 })
 
 describe('a witness\'s evidence stays bounded', () => {

@@ -327,12 +327,11 @@ describe('a seat\'s abort record on a time-locked hand', () => {
     const t = lockedTable()
     const hand = start(t)
     expect(t.dealer.status()).toMatchObject([{ hand, phase: 'beacon' }])
-    // A valid claim (docs/protocol.md §10) carries what the seat held: the PLEDGES and its own NONCE.
+    // A valid claim (docs/protocol.md §10) carries what the seat held: a seat that never got the
+    // PLEDGES (its nonce never went out) holds its own PLEDGE. (One holding the PLEDGES and its own
+    // NONCE is no valid claim on a time-locked hand: that seat finishes the hand from its timelocks.)
     const decoded = (peer: string): Array<Signed<{ seat?: number }>> => (t.frames.get(peer) ?? []).map(f => JSON.parse(new TextDecoder().decode(f)) as Signed<{ seat?: number }>)
-    const held = [
-      decoded(peerOf(t, 2)).find(d => d.type === 'pledges'),
-      decoded(t.table.dealer).find(d => d.type === 'nonce' && d.body.seat === 2)
-    ] as Array<Signed<unknown>>
+    const held = [decoded(t.table.dealer).find(d => d.type === 'pledge' && d.body.seat === 2)] as Array<Signed<unknown>>
     const claim = signAbort(commitOf(t, hand), 'missing-deal', [t.table.dealer], 'no cards yet', held, t.signers[2])
     const fetches: Effect[] = []
     const out = t.dealer.receive(peerOf(t, 2), claim)

@@ -2,10 +2,11 @@
 // through its one-time link) shows exactly that seat's own cards, then the shield after the
 // reveal; the dealer's page deals and ends the hand with its buttons. The API answers nothing
 // without the token or a session, and never serves another seat's cards. Then a blind duo table:
-// no commitment shown, the shuffle's progress, End only once every seat holds its cards. One
-// browser.
+// no commitment shown, the shuffle's progress, End only once every seat holds its cards, and,
+// ended from the page as early as it allows, one receipt in every node's log and every log
+// verifying (issue 18). One browser.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TestTable } from './helpers/table-nodes.js'
+import { TestTable, logEntries, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
 import { startTableWeb, type TableWeb } from '../src/daemon/table-web.js'
 
@@ -112,7 +113,7 @@ describe.skipIf(skip)('the table page of a live table', () => {
 describe.skipIf(skip)('the table page of a blind duo table', () => {
   const live = liveTable({ game: 'duo', scheme: 'blind-v1', seats: 2, robots: [] }, ['e', 'f'])
 
-  it('shows no commitment, the shuffle in progress, and End only once every seat holds its cards', async () => {
+  it('shows no commitment, the shuffle in progress, and End only once every seat holds its cards; ended then, every log holds the receipt and verifies', async () => {
     const { table } = live
     const { pages, dealerIndex } = await openPages(live)
     const dealerPage = pages[dealerIndex]
@@ -164,6 +165,15 @@ describe.skipIf(skip)('the table page of a blind duo table', () => {
       expect(await shield.innerText()).toMatch(/^✓ shield/)
       expect(await page.locator(`[data-testid=hand][data-hand="${hand}"]`).innerText()).not.toMatch(/0{16}|commitment/)
     }
+    // Ended from the page as early as it allows (issue 18): every node logs the one receipt, no
+    // abort record anywhere, and every node's log verifies.
+    for (const n of table.nodes) await waitEvent(n!.daemon.events, e => e.hand === hand && e.role === 'seat' && e.event.type === 'receipt', `the receipt of hand ${hand} at node ${n!.index}`, 20_000)
     for (const page of pages) await page.close()
+    const dirs = table.nodes.map(n => n!.dataDir)
+    await table.stopAll()
+    for (const dir of dirs) {
+      expect((await logEntries(dir)).map(e => e.body.kind)).toEqual(['receipt'])
+      expect(await verifyNodeLog(dir)).toMatchObject({ failed: 0, failures: [] })
+    }
   })
 })

@@ -363,8 +363,9 @@ export class TableHost {
       return
     }
     // The dealer machine hears whether its COMMIT and PLEDGES arrived: it sends them again, and a
-    // seat it never reached is recorded as unreachable rather than blamed for not answering.
-    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges' || doc.type === 'view') ? this.dealer : undefined
+    // seat it never reached is recorded as unreachable rather than blamed for not answering. It
+    // hears of its CARDS too: it refuses End while a seat's own cards have not reached it.
+    const report = role === 'dealer' && (doc.type === 'commit' || doc.type === 'pledges' || doc.type === 'view' || doc.type === 'cards') ? this.dealer : undefined
     // A document with a fallback does not wait out a long dial to a seat behind NAT: its RELAY goes.
     const options = fallback !== undefined ? { signal: AbortSignal.timeout(DIRECT_BEFORE_RELAY_MS) } : undefined
     this.#node.send(to, frame, options).then(() => { report?.delivery(to, doc, { ok: true }) }, (err: unknown) => {

@@ -28,6 +28,7 @@ import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-
 import { dealerMetaKey, type DealerMeta } from './dealer.js'
 import { DEFAULT_BLIND_HAND_MS, blindKeyRound, checkKeyTimelock, openHandKey } from '../core/hand/blind-timelock.js'
 import type { ChainInfo } from '../core/beacon/index.js'
+import { receiptParts } from './blind-receipt-parts.js'
 
 type Phase = 'keys' | 'shuffling' | 'beacon' | 'dealt' | 'unlocking' | 'ending' | 'revealed' | 'done' | 'aborted'
 
@@ -83,6 +84,11 @@ interface BlindDealerHand extends Omit<BlindDealerSnapshot, 'deals' | 'sharesIn'
 
 /** How many times a seat may ask about one hand. */
 const ASKS_PER_SEAT_HAND = 4
+/**
+ * How many of its last receipts the dealer keeps whole, for a seat that asks about a hand it never
+ * saw (each holds every seat's shuffle: up to about 0.3 MB at 8 seats).
+ */
+export const WHOLE_RECEIPTS_KEPT = 16
 type AskQuota = `ask/${number}`
 
 /** The blind dealer's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
@@ -115,6 +121,8 @@ const deliveryKey = (stage: string, to: number | null): string => `${stage}|${to
 export class BlindDealerMachine implements DealerSide {
   readonly #init: MachineInit
   readonly #book: HandBook<Phase, BlindDealerHand, BlindDealerSnapshot, AskQuota>
+  /** The last WHOLE_RECEIPTS_KEPT receipts, by hand (kept in memory only, like the ended hands' memos). */
+  readonly #receipts = new Map<number, BlindReceipt>()
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
   /** A time-locked table's planned length of a hand (docs/dealer-blind.md §14), or null. */
@@ -170,8 +178,9 @@ export class BlindDealerMachine implements DealerSide {
    * Keys and shuffles are still due by the COMMIT's deadline; shares, hand keys and
    * countersignatures get their phase's wait again from the restart.
    */
-  restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[], _logged: Array<{ kind: string, payload: unknown }> = []): Effect[] {
+  restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[], logged: Array<{ kind: string, payload: unknown }> = []): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
+    for (const e of logged) this.#rememberLogged(e)
     const effects: Effect[] = []
     for (const s of snapshots) {
       const hand = this.#fresh(s)
@@ -769,10 +778,7 @@ export class BlindDealerMachine implements DealerSide {
     const acks = [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat)
     const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: hand.reveal as SignedBreveal, acks }
     const gone = this.#enter(hand, 'done')
-    // The receipt is too large for one frame (every shuffle): seats assemble it from what they hold.
-    const final: BfinalBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, reveal: docDigest(hand.reveal), acks }
-    const finalDoc = signDocument('bfinal', final, this.#init.signer)
-    this.#book.remember(hand.hand, { digest: hand.digest, docs: [hand.bend as Signed<BendBody>, hand.reveal as SignedBreveal, finalDoc] })
+    const finalDoc = this.#rememberReceipt(receipt)
     return [
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
       { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: acks.map(a => a.body.seat) } },
@@ -782,9 +788,48 @@ export class BlindDealerMachine implements DealerSide {
   }
 
   /**
+   * Remembers how a hand ended with `receipt` (at its end, or read back from the log after a
+   * restart): the BEND, BREVEAL and BFINAL a seat that held the hand asks for (the dealer's
+   * documents re-signed from the receipt: Ed25519 signatures are deterministic, so they are the
+   * ones sent), and the whole receipt among the last WHOLE_RECEIPTS_KEPT. Returns the BFINAL.
+   */
+  #rememberReceipt (receipt: BlindReceipt): Signed<BfinalBody> {
+    const { table, hand } = receipt.commit.body
+    const digest = docDigest(receipt.commit)
+    // The receipt is too large for one frame (every shuffle): seats assemble it from what they hold.
+    const final: BfinalBody = { table, hand, commit: digest, reveal: docDigest(receipt.reveal), acks: receipt.acks }
+    const finalDoc = signDocument('bfinal', final, this.#init.signer)
+    const bend = signDocument('bend', { table, hand, commit: digest }, this.#init.signer)
+    this.#book.remember(hand, { digest, docs: [bend, receipt.reveal, finalDoc] })
+    this.#receipts.delete(hand)
+    this.#receipts.set(hand, receipt)
+    for (const old of this.#receipts.keys()) {
+      if (this.#receipts.size <= WHOLE_RECEIPTS_KEPT) break
+      this.#receipts.delete(old)
+    }
+    return finalDoc
+  }
+
+  /** An ended hand read back from the log (this table's, this dealer's COMMIT): a receipt wins over the records logged for its hand. */
+  #rememberLogged (e: { kind: string, payload: unknown }): void {
+    const { table } = this.#init
+    if (e.kind === 'receipt' && (e.payload as { v?: unknown }).v === 2) {
+      const receipt = e.payload as BlindReceipt
+      if (receipt.commit.body.table === table.id && receipt.commit.signer === table.dealer) this.#rememberReceipt(receipt)
+    } else if (e.kind === 'abort') {
+      const record = e.payload as Signed<AbortBody>
+      const commit = record.body.commit
+      if (commit === null || commit.body.table !== table.id || commit.signer !== table.dealer) return
+      // The first record of a hand is the one that ended it (later ones are seats' claims after the deal).
+      if (this.#book.ended(commit.body.hand) === undefined) this.#book.remember(commit.body.hand, { digest: docDigest(commit), docs: [record] })
+    }
+  }
+
+  /**
    * A seat asks how a hand went (it was down or cut off, or is about to record the dealer's
    * silence): an ended hand's BEND, BREVEAL and BFINAL (it assembles the receipt from what it holds),
-   * or the abort record that ended it; a hand in play, the BKEYS and the shuffles held (while the
+   * or, to a seat that never saw the COMMIT (`commit: null`), the whole receipt in BRECEIPT parts
+   * (one of the last WHOLE_RECEIPTS_KEPT), or the abort record that ended it; a hand in play, the BKEYS and the shuffles held (while the
    * seats shuffle), or the BEND (and the BREVEAL) it may have missed.
    * Each seat may ask about a hand ASKS_PER_SEAT_HAND times.
    */
@@ -797,9 +842,16 @@ export class BlindDealerMachine implements DealerSide {
     if (!checkAsk(ctx, from, doc, this.#meta.nextHand, () => live?.digest ?? ended?.digest)) return []
     this.#book.count(body.hand, `ask/${body.seat}`, ASKS_PER_SEAT_HAND, `seat ${body.seat} already asked about hand ${body.hand} ${ASKS_PER_SEAT_HAND} times`)
     const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
+    // A seat that never saw the hand's COMMIT cannot assemble the receipt: it gets the whole one, in parts.
+    const whole = body.commit === null ? this.#receipts.get(body.hand) : undefined
+    if (ended !== undefined && whole !== undefined) return receiptParts(whole, ended.digest, this.#init.signer).map(send)
     if (ended !== undefined) return ended.docs.map(send)
     const hand = live as BlindDealerHand
     // A seat that missed the keys (it restarted before them): the BKEYS and every shuffle held.
+    // A seat that never saw the COMMIT (it was down when it went out): the COMMIT while keys are
+    // still taken, which it answers with its key; nothing later (it cannot join the hand then).
+    if (body.commit === null) return hand.phase === 'keys' ? [send(hand.commit)] : []
+    if (hand.phase === 'keys') return []
     if (hand.phase === 'shuffling') return [send(this.#bkeys(hand)), ...hand.shuffles.map(send)]
     // A seat that missed the BUNLOCK (its cards wait on the shares of the seats it names).
     if (hand.phase === 'dealt' && hand.unlock !== undefined) return [send(hand.unlock)]

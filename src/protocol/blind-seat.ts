@@ -24,6 +24,7 @@ import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
 import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
 import { DEFAULT_BLIND_HAND_MS, checkBunlock, checkCommitKeyRound, checkKeyTimelock } from '../core/hand/blind-timelock.js'
+import { ReceiptJoiner, type BreceiptBody } from './blind-receipt-parts.js'
 
 type Phase = 'keyed' | 'shuffling' | 'dealt' | 'ended' | 'acked' | 'done' | 'aborted'
 
@@ -97,6 +98,10 @@ export class BlindSeatMachine implements SeatSide {
   /** A time-locked table's planned length of a hand (docs/dealer-blind.md §14), or null. */
   readonly #handMs: number | null
   #meta: SeatMeta = { lastHand: 0 }
+  /** Hands this seat missed (it learned of a later COMMIT): the next one to ask about, the last one, and the COMMIT it must link to. */
+  #gap: { next: number, end: number, prev: string | undefined } | undefined
+  /** The BRECEIPT parts of the one missed hand being fetched. */
+  readonly #joiner = new ReceiptJoiner()
 
   constructor (init: MachineInit) {
     this.#init = init
@@ -141,8 +146,9 @@ export class BlindSeatMachine implements SeatSide {
       if (s.params !== null && s.shuffles.length === s.commit.body.seats.length) this.#setDealt(hand)
       this.#hands.open(hand)
     }
-    // It asks the dealer at once what became of each hand it held: it may have ended, or gone on, meanwhile.
-    return this.#hands.values().map(hand => this.#ask(hand))
+    // It asks the dealer at once what became of each hand it held, and of the hand after the last it
+    // knows of: they may have ended, or gone on, meanwhile.
+    return [...this.#hands.values().map(hand => this.#ask(hand)), this.#askAbout(this.#meta.lastHand + 1, null)]
   }
 
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
@@ -166,6 +172,11 @@ export class BlindSeatMachine implements SeatSide {
     // The dealer relays the seats' shuffles, shares and abort records: each is checked on its own signature.
     const relayed = doc.type === 'bshuffle' || doc.type === 'bshares' || doc.type === 'abort'
     if (!relayed && doc.signer !== from) throw new Rejection(`${doc.type} relayed: signed by ${doc.signer} but sent by the dealer`)
+    // An abort record of a hand this seat never saw: the dealer's answer to its ASK about a missed hand.
+    if (doc.type === 'abort' && this.#hands.get((doc as Signed<AbortBody>).body.hand) === undefined && (doc as Signed<AbortBody>).body.table === this.#init.table.id) {
+      const commit = (doc as Signed<AbortBody>).body.commit
+      if (commit !== null) return this.#catchUp(doc, commit)
+    }
     switch (doc.type) {
       case 'commit': return this.#onCommit(doc as SignedCommit)
       case 'bkeys': return this.#onKeys(doc as Signed<BkeysBody>)
@@ -176,6 +187,7 @@ export class BlindSeatMachine implements SeatSide {
       case 'breveal': return this.#onReveal(doc as SignedBreveal)
       case 'bfinal': return this.#onFinal(doc as Signed<BfinalBody>)
       case 'bunlock': return this.#onUnlock(doc as SignedBunlock)
+      case 'breceipt': return this.#onReceiptPart(doc as Signed<BreceiptBody>)
       case 'abort': return this.#onAbort(doc as Signed<AbortBody>)
       default: throw new Rejection(`a blind seat does not accept ${doc.type} messages`)
     }
@@ -236,6 +248,7 @@ export class BlindSeatMachine implements SeatSide {
     const problem = checkBlindCommit(doc.body) ?? checkCommitKeyRound(doc.body, this.#handMs)
     if (problem !== null) throw new Rejection(`commit: ${problem}`)
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
+    const missed = this.#noteGap(doc.body.hand)
     const x = randomScalar(this.#init.random)
     const hand = this.#fresh({
       hand: doc.body.hand, commit: doc, phase: 'keyed', secret: scalarToHex(x), keys: [], shuffles: [], beacon: null, params: null, stages: [], shares: [], cards: [], deals: []
@@ -247,7 +260,8 @@ export class BlindSeatMachine implements SeatSide {
       this.#hands.save(hand),
       { kind: 'persist', key: blindSeatMetaKey(this.#init.table.id), value: this.#meta },
       { kind: 'event', hand: hand.hand, event: { type: 'committed', commitment: doc.body.commitment, beaconRound: doc.body.beacon?.round ?? null } },
-      { kind: 'send', to: this.#init.table.dealer, doc: hand.ownKey }
+      { kind: 'send', to: this.#init.table.dealer, doc: hand.ownKey },
+      ...missed
     ]
   }
 
@@ -468,6 +482,8 @@ export class BlindSeatMachine implements SeatSide {
     // The same BREVEAL again (the dealer's answer to an ASK): my countersignature goes again.
     if (held?.reveal !== undefined && held.ack !== undefined && docDigest(held.reveal) === docDigest(doc)) return [{ kind: 'send', to: this.#init.table.dealer, doc: held.ack }]
     const hand = this.#handFor(doc.body, 'ended')
+    // A BREVEAL whose signature fails proves nothing, so it is refused, not recorded (a record carrying it would not verify).
+    if (!this.#verify(doc)) throw new Rejection('breveal: bad signature')
     const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [] }
     const verdict = verifyBlindReceipt(receipt, { verifyDoc: this.#verify })
     const problems = [...verdict.problems]
@@ -568,8 +584,84 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   #ask (hand: BlindSeatHand): Effect {
-    const body: AskBody = { table: this.#init.table.id, hand: hand.hand, commit: hand.digest, seat: this.#seat }
+    return this.#askAbout(hand.hand, hand.digest)
+  }
+
+  #askAbout (hand: number, commit: string | null): Effect {
+    const body: AskBody = { table: this.#init.table.id, hand, commit, seat: this.#seat }
     return { kind: 'send', to: this.#init.table.dealer, doc: signDocument('ask', body, this.#init.signer) }
+  }
+
+  /**
+   * A COMMIT for a later hand than the next one this seat knows of: it missed the hands between (it
+   * was paused, or its store lost them) and asks the dealer about the first of them, then each next
+   * one, logging each hand's receipt or record as the answers come (no gap in its log). From hand 1
+   * on, even for a seat that knows no hand yet: a whole log is checked for gaps from hand 1.
+   */
+  #noteGap (handNo: number): Effect[] {
+    const next = this.#meta.lastHand + 1
+    if (handNo <= next) return []
+    this.#gap = { next, end: handNo - 1, prev: this.#meta.lastCommit }
+    return [this.#askAbout(next, null)]
+  }
+
+  /** One BRECEIPT part of a missed hand's receipt (docs/protocol.md §11); the whole receipt, once joined, is caught up. */
+  #onReceiptPart (doc: Signed<BreceiptBody>): Effect[] {
+    if (doc.body.table !== this.#init.table.id) throw new Rejection(`breceipt for another table (${doc.body.table})`)
+    if (this.#hands.get(doc.body.hand) !== undefined) throw new Rejection(`breceipt for hand ${doc.body.hand}, which this seat holds`)
+    const expected = this.#gap?.next ?? this.#meta.lastHand + 1
+    if (doc.body.hand !== expected) throw new Rejection(`breceipt for hand ${doc.body.hand}, not the next missed hand (${expected})`)
+    if (!this.#verify(doc)) throw new Rejection('breceipt: bad signature')
+    let receipt: BlindReceipt | undefined
+    try { receipt = this.#joiner.add(doc.body) } catch (err) { throw new Rejection(`breceipt: ${(err as Error).message}`) }
+    if (receipt === undefined) return []
+    if (docDigest(receipt.commit) !== doc.body.commit) throw new Rejection('breceipt: the receipt\'s COMMIT is not the one its parts name')
+    return this.#catchUp(receipt, receipt.commit)
+  }
+
+  /**
+   * A missed hand's whole receipt or abort record (the dealer's answer to an ASK about a hand this
+   * seat never saw): taken only for the next hand it can learn of, whose COMMIT is this table's
+   * dealer's and links to the last COMMIT it knows; checked as any verifier checks it; logged; then
+   * it asks about the hand after.
+   */
+  #catchUp (doc: Signed<unknown> | BlindReceipt, commit: SignedCommit): Effect[] {
+    const { table } = this.#init
+    const body = commit.body
+    const gap = this.#gap
+    const next = gap?.next ?? this.#meta.lastHand + 1
+    const what = 'v' in doc ? 'receipt' : doc.type
+    // An answer about a hand this seat already ended (it asked, and the record came meanwhile too): nothing new.
+    if (gap === undefined && body.hand < next) return []
+    if (body.hand !== next) throw new Rejection(`${what} for hand ${body.hand}, which is not in play here (the next hand this seat can learn of is ${next})`)
+    if (body.table !== table.id || body.dealer !== table.dealer || commit.signer !== table.dealer || !this.#verify(commit)) {
+      throw new Rejection(`${what} for hand ${body.hand}: its COMMIT is not this table's dealer's`)
+    }
+    const prev = gap === undefined ? this.#meta.lastCommit : gap.prev
+    if (prev !== undefined && body.prev !== prev) throw new Rejection(`${what} for hand ${body.hand}: its COMMIT does not link to the commit of hand ${body.hand - 1}`)
+    let logged: Effect[]
+    if ('v' in doc) {
+      const verdict = verifyBlindReceipt(doc, { verifyDoc: this.#verify })
+      if (!verdict.ok) throw new Rejection(`receipt of hand ${body.hand} does not verify: ${verdict.problems[0]}`)
+      logged = [
+        { kind: 'append', entry: 'receipt', hand: body.hand, payload: doc },
+        { kind: 'event', hand: body.hand, event: { type: 'receipt', acked: doc.acks.map(a => a.body.seat) } }
+      ]
+    } else {
+      const record = doc as Signed<AbortBody>
+      const verdict = verifyAbort(record, { verifyDoc: this.#verify, table: { id: table.id, dealer: table.dealer, seats: table.seats } })
+      if (!verdict.ok) throw new Rejection(`abort of hand ${body.hand} does not verify: ${verdict.problems[0].message}`)
+      logged = logAbort(body.hand, record)
+    }
+    const digest = docDigest(commit)
+    if (gap !== undefined) {
+      gap.next = body.hand + 1
+      gap.prev = digest
+      if (gap.next > gap.end) this.#gap = undefined
+      return [...logged, ...(this.#gap === undefined ? [] : [this.#askAbout(gap.next, null)])]
+    }
+    this.#meta = { lastHand: body.hand, lastCommit: digest }
+    return [...logged, { kind: 'persist', key: blindSeatMetaKey(table.id), value: { ...this.#meta } }, this.#askAbout(body.hand + 1, null)]
   }
 
   #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): BlindSeatHand {

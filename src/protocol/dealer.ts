@@ -123,6 +123,12 @@ export class DealerMachine implements DealerSide {
   readonly #verify: (doc: Signed<unknown>) => boolean
   /** Per hand, per seat index: what could not be delivered to a seat still owing its contribution. */
   readonly #undelivered = new Map<number, Map<number, Undelivered>>()
+  /**
+   * A seat's own private CARDS whose send failed, by hand, seat and stage (sent again every
+   * DELIVERY_RETRY_MS): while any is undelivered the dealer refuses End, since the seat's shield
+   * would rightly fail a REVEAL listing a stage whose cards it never received (docs/protocol.md §8).
+   */
+  readonly #cardsUndelivered = new Map<number, Map<string, { to: string, doc: Signed<CardsBody>, reason: string, retryAt: number }>>()
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
 
   constructor (init: DealerInit) {
@@ -403,7 +409,14 @@ export class DealerMachine implements DealerSide {
 
   /** REVEAL: the secret, every nonce and the beacon entry go to every seat. */
   end (handNo: number): Effect[] {
-    return this.#reveal(this.#handIn(handNo, ['dealt']))
+    const hand = this.#handIn(handNo, ['dealt'])
+    const undelivered = [...(this.#cardsUndelivered.get(handNo)?.values() ?? [])]
+    if (undelivered.length > 0) {
+      const { seats } = hand.commit.body
+      const which = undelivered.map(u => `seat ${seats.indexOf(u.to)}'s ${u.doc.body.stage} cards (${u.reason.slice(0, 120)})`).join(', ')
+      throw new Rejection(`hand ${handNo} cannot end yet: not every seat holds its cards: ${which} did not reach it; they are sent again every ${DELIVERY_RETRY_MS / 1000} s`)
+    }
+    return this.#reveal(hand)
   }
 
   #reveal (hand: DealerHand): Effect[] {
@@ -439,6 +452,7 @@ export class DealerMachine implements DealerSide {
    * blaming nobody, not as a seat that refused to answer.
    */
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void {
+    if (doc.type === 'cards') { this.#cardsDelivery(to, doc as Signed<CardsBody>, outcome); return }
     if (doc.type !== 'commit' && doc.type !== 'pledges' && doc.type !== 'view') return
     const hand = this.#book.get((doc.body as { hand: number }).hand)
     const seat = this.#init.table.seats.indexOf(to)
@@ -452,6 +466,19 @@ export class DealerMachine implements DealerSide {
     else { u.docs.add(doc); u.reason = outcome.reason }
     if (pending.size > 0) this.#undelivered.set(hand.hand, pending)
     else this.#undelivered.delete(hand.hand)
+  }
+
+  /** A seat's own private CARDS delivered, or not, while its hand is dealt (End waits for them: #cardsUndelivered). */
+  #cardsDelivery (to: string, doc: Signed<CardsBody>, outcome: { ok: true } | { ok: false, reason: string }): void {
+    const body = doc.body
+    const hand = this.#book.get(body.hand)
+    if (hand === undefined || hand.phase !== 'dealt' || body.public || hand.commit.body.seats[body.seat ?? -1] !== to) return
+    const pending = this.#cardsUndelivered.get(hand.hand) ?? new Map()
+    const key = `${String(body.seat)}/${body.stage}`
+    if (outcome.ok) pending.delete(key)
+    else pending.set(key, { to, doc, reason: outcome.reason, retryAt: this.#init.now() + DELIVERY_RETRY_MS })
+    if (pending.size > 0) this.#cardsUndelivered.set(hand.hand, pending)
+    else this.#cardsUndelivered.delete(hand.hand)
   }
 
   /**
@@ -468,6 +495,13 @@ export class DealerMachine implements DealerSide {
       if (hand.phase === 'contributing' && hand.forwarded === undefined && now >= this.#forwardAt(hand)) {
         hand.forwarded = new Set()
         effects.push(...this.#forwardViews(hand, [...hand.views.values()]))
+      }
+    }
+    for (const pending of this.#cardsUndelivered.values()) {
+      for (const u of pending.values()) {
+        if (u.retryAt > now) continue
+        u.retryAt = now + DELIVERY_RETRY_MS
+        effects.push({ kind: 'send', to: u.to, doc: u.doc })
       }
     }
     for (const hand of this.#book.due(now)) effects.push(...this.#atDeadline(hand))
@@ -936,6 +970,7 @@ export class DealerMachine implements DealerSide {
   #enter (hand: DealerHand, phase: Phase): Effect {
     const save = this.#book.enter(hand, phase)
     if (phase === 'done' || phase === 'aborted') this.#undelivered.delete(hand.hand)
+    if (phase !== 'dealt') this.#cardsUndelivered.delete(hand.hand)
     return save
   }
 

@@ -9,7 +9,7 @@ import { verifyReceipt, type ReceiptVerdict } from '../core/hand/verify.js'
 import { acksDue } from '../core/receipt.js'
 import { lateAckProblems } from '../core/log/late-ack.js'
 import type { AcksDue } from '../core/log/types.js'
-import { verifyAbort } from '../core/hand/abort-rules.js'
+import { pledgesDocProblems, verifyAbort } from '../core/hand/abort-rules.js'
 import { shieldProblems } from '../core/hand/shield.js'
 import { messagesOf } from '../core/hand/reasons.js'
 import type {
@@ -417,6 +417,9 @@ export class SeatMachine implements SeatSide {
       seen.add(p.body.seat)
     }
     if (humans.some(s => !seen.has(s)) || seen.size !== humans.length) throw new Rejection('pledges: not exactly one pledge per human seat')
+    // The one PLEDGES rule the abort records are checked by (order included): this seat's records carry this PLEDGES.
+    const faults = pledgesDocProblems(hand.commit.body, hand.digest, doc, this.#verify)
+    if (faults.length > 0) throw new Rejection(`pledges: ${faults[0].message}`)
     // Before the nonce leaves: every seat's nonce must be locked to this COMMIT's chain and round,
     // or a seat could withhold its nonce and nobody could open it.
     const locked = checkTimelockFields(hand.commit.body, pledges)
@@ -795,7 +798,9 @@ export class SeatMachine implements SeatSide {
    */
   #noteGap (body: CommitBody): Effect[] {
     const next = this.#meta.lastHand + 1
-    if (this.#meta.lastHand === 0 || body.hand <= next) return []
+    // From hand 1 on, even for a seat that knows no hand yet (its node was up but unreachable for
+    // the first hands): a whole log is checked for gaps from hand 1 (docs/log.md, "Hand chains").
+    if (body.hand <= next) return []
     this.#gap = { next, end: body.hand - 1, prev: this.#meta.lastCommit }
     return [this.#ask(next, null)]
   }

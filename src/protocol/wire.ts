@@ -13,6 +13,7 @@ import {
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
 import { viewBodySchema } from '../core/hand/view-messages.js'
+import { breceiptBodySchema } from './blind-receipt-parts.js'
 
 /** The libp2p protocol id of the table protocol. */
 export const TABLE_PROTOCOL = '/fairdeal/table/1.0.0'
@@ -101,6 +102,7 @@ export const wireSchema = z.discriminatedUnion('type', [
   // Dealer-blind hands (docs/dealer-blind.md §8).
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
   signedBsecretSchema, signedBrevealSchema, signedBfinalSchema, signedBunlockSchema,
+  signed('breceipt', breceiptBodySchema),
   signed('view', viewBodySchema),
   signed('relay', relayBodySchema),
   signed('play', playBodySchema)

@@ -63,12 +63,16 @@ export function blindTable (seats: string[], options: { game?: string, beacon?: 
   return {
     nodes, rejections, dealerNode, run, now: (): number => now,
     deal: (): number => { const { hand, effects } = dealerNode.dealer!.startHand({ dealer: 0 }); run(dealerNode, 'dealer', effects); return hand },
-    /** The dealer machine restarted from what its node saved (a new random stream); its restore effects run, and are returned. */
-    restartDealer: (): Effect[] => {
+    /**
+     * The dealer machine restarted from what its node saved (a new random stream), and, with `withLog`,
+     * the entries its node logged (as the daemon passes the end of its log); its restore effects run, and are returned.
+     */
+    restartDealer: (withLog = false): Effect[] => {
       const prefix = handKeyPrefix(blindDealerHandKey, spec.id)
       const saved = [...dealerNode.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindDealerSnapshot)
       dealerNode.dealer = new BlindDealerMachine(init(0, 3))
-      const effects = dealerNode.dealer.restore(dealerNode.saved.get(blindDealerMetaKey(spec.id)) as DealerMeta | undefined, saved)
+      const logged = withLog ? dealerNode.log.map(l => ({ kind: l.entry, payload: l.payload })) : []
+      const effects = dealerNode.dealer.restore(dealerNode.saved.get(blindDealerMetaKey(spec.id)) as DealerMeta | undefined, saved, logged)
       run(dealerNode, 'dealer', effects)
       return effects
     },

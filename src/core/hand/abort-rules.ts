@@ -161,6 +161,8 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
   if (rule.signer === 'seat' && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only a seat of the hand signs ${reason}`)
   if (rule.signer === 'either' && doc.signer !== commit.dealer && !humans.includes(author)) add(Reason.ABORT_SIGNER, `abort: only the dealer or a seat of the hand signs ${reason}`)
 
+  // The hand's secret is published by a dealer-stopped record only (the dealer's own check is in its row).
+  if (body.secret !== undefined && reason !== 'dealer-stopped') add(Reason.ABORT_SECRET, `abort: only a dealer-stopped record publishes the hand's secret, not a ${reason} record`)
   const digest = docDigest(commitDoc)
   const ev = sortEvidence(COMMIT_REVEAL_DOCS, rule, body, commit, digest, verifyDoc, add)
   const ctx: Ctx = { body, signer: doc.signer, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }
@@ -293,13 +295,19 @@ function dealerEvidence (ctx: Ctx): DealerHeld {
 }
 
 /**
- * A time-locked hand is never given up for a missing nonce: whoever pledged cannot opt out, and the
- * dealer opens the missing nonces from their pledges once the bound round is out (docs/protocol.md §16.4).
+ * A time-locked hand is never given up once every seat has pledged: whoever pledged cannot opt out,
+ * and every node opens the missing nonces (and the secret) from their timelocks once the bound round
+ * is out (docs/protocol.md §16.4). `why` says what the record's own evidence shows.
  */
-function notTimelocked (ctx: Ctx): void {
+function notTimelocked (ctx: Ctx, why: string): void {
   if (ctx.commit.timelock !== undefined) {
-    ctx.add(Reason.ABORT_TIMELOCKED, `abort: the dealer signs no ${ctx.body.reason} on a time-locked hand: it recovers the missing nonces from their timelock`)
+    ctx.add(Reason.ABORT_TIMELOCKED, `abort: no ${ctx.body.reason} record on a time-locked hand ${why}: the hand is finished from its timelocks`)
   }
+}
+
+/** The dealer's record holds a pledge of every human seat: the PLEDGES went out (a time-locked hand can no longer be given up). */
+function everyPledgeHeld (ctx: Ctx, held: DealerHeld): boolean {
+  return ctx.humans.every(s => held.pledges.has(s))
 }
 
 /** Every human seat's pledge is in the evidence (`why` says which rule asks it). */
@@ -329,7 +337,7 @@ function missingPledge (ctx: Ctx): void {
 function missingNonce (ctx: Ctx): void {
   const { body, commit, humans, add } = ctx
   const held = dealerEvidence(ctx)
-  notTimelocked(ctx)
+  notTimelocked(ctx, '(the dealer recovers the missing nonces)')
   if (humans.length > 1) {
     const needed = new Set<number>()
     for (const b of body.blame) for (const s of humans) if (s !== commit.seats.indexOf(b)) needed.add(s)
@@ -344,7 +352,7 @@ function missingNonce (ctx: Ctx): void {
 /** missing-view signed by the dealer at its deadline: every pledge, the VIEWs it holds; blames seats with none. */
 function dealerMissingView (ctx: Ctx): void {
   const held = dealerEvidence(ctx)
-  notTimelocked(ctx)
+  notTimelocked(ctx, '(the dealer recovers the missing nonces)')
   everyPledge(ctx, held, 'nonces are sent only once every seat has pledged')
   blameAmongAbsent(ctx, new Set(held.views.keys()), 'VIEW')
 }
@@ -356,12 +364,14 @@ function beaconUnavailable (ctx: Ctx): void {
   everyPledge(ctx, held, 'a beacon-unavailable record carries every pledge')
   for (const s of humans) if (!held.nonces.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the nonce of seat ${s} is missing from the evidence (a beacon-unavailable record carries every nonce)`)
   if (commit.beacon === null) add(Reason.ABORT_NO_BEACON, 'abort: beacon-unavailable for a hand that bound no beacon round')
+  notTimelocked(ctx, '(the dealer finishes it once the round can be had)')
 }
 
 /** unreachable (dealer, blaming nobody): what it received, with at least one seat's pledge or nonce absent. */
 function unreachable (ctx: Ctx): void {
   const held = dealerEvidence(ctx)
   pledgesBeforeNonces(ctx, held)
+  if (everyPledgeHeld(ctx, held)) notTimelocked(ctx, 'holding every pledge (the dealer recovers the missing nonces)')
   if (ctx.humans.every(s => held.pledges.has(s) && held.nonces.has(s))) {
     ctx.add(Reason.ABORT_EVIDENCE, 'abort: unreachable, but every pledge and nonce is in its evidence: no seat was missing')
   }
@@ -372,6 +382,7 @@ function dealerStopped (ctx: Ctx): void {
   const { body, commit, add } = ctx
   const held = dealerEvidence(ctx)
   pledgesBeforeNonces(ctx, held)
+  if (everyPledgeHeld(ctx, held)) notTimelocked(ctx, 'holding every pledge (only a hand still pledging is stopped)')
   const secret = body.secret
   if (secret === undefined) add(Reason.ABORT_SECRET, 'abort: a dealer-stopped record publishes the hand\'s secret')
   else {
@@ -423,25 +434,35 @@ function seatMissingView (ctx: Ctx): void {
 }
 
 /**
- * One PLEDGES document of the dealer's, for this COMMIT: one pledge per human seat, by seat, each
- * signed by its seat for this hand and COMMIT. Returns its pledges by seat.
+ * The one check of a PLEDGES document's pledges against its COMMIT (docs/protocol.md §10, "PLEDGES"):
+ * one pledge per human seat, in strictly increasing seat order, each signed by its seat for this
+ * table, hand and COMMIT (`digest`). A seat accepts a PLEDGES only when it finds nothing here, so
+ * every record it later signs with that PLEDGES as evidence keeps this rule; the abort rules run
+ * it on every PLEDGES a record carries. (The PLEDGES' own signer and signature are the caller's.)
  */
-function checkPledgesDoc (ctx: Ctx, doc: Signed<PledgesBody>): Map<number, SignedPledge> {
-  const { commit, digest, humans, add, verifyDoc } = ctx
-  const out = new Map<number, SignedPledge>()
-  let last = -1
+export function pledgesDocProblems (commit: CommitBody, digest: string, doc: Signed<PledgesBody>, verifyDoc: VerifyDoc): Problem[] {
+  const problems: Problem[] = []
+  const add = (code: ReasonCode, message: string): void => { problems.push(problem(code, message)) }
+  const humans = humanSeats(commit.seats)
+  const seen = new Set<number>()
+  const seats = doc.body.pledges.map(p => p.body.seat)
+  if (seats.some((s, i) => i > 0 && s <= seats[i - 1])) add(Reason.ORDER, 'the PLEDGES are not in strictly increasing seat order')
   for (const p of doc.body.pledges) {
-    const what = `abort: the PLEDGES' pledge of seat ${p.body.seat}`
-    if (!humans.includes(p.body.seat) || out.has(p.body.seat)) add(Reason.SEAT_SET, `${what}: not one pledge per human seat`)
-    if (p.body.seat < last) add(Reason.ORDER, 'abort: the PLEDGES are not in seat order')
-    last = p.body.seat
+    const what = `the PLEDGES' pledge of seat ${p.body.seat}`
+    if (!humans.includes(p.body.seat) || seen.has(p.body.seat)) add(Reason.SEAT_SET, `${what}: not one pledge per human seat`)
+    seen.add(p.body.seat)
     if (p.signer !== commit.seats[p.body.seat]) add(Reason.WRONG_SIGNER, `${what}: not signed by that seat`)
     else if (!verifyDoc(p)) add(Reason.BAD_SIGNATURE, `${what}: bad signature`)
     if (p.body.table !== commit.table || p.body.hand !== commit.hand || p.body.commit !== digest) add(Reason.ABORT_FOREIGN_EVIDENCE, `${what}: for another hand or COMMIT`)
-    out.set(p.body.seat, p)
   }
-  for (const s of humans) if (!out.has(s)) add(Reason.SEAT_SET, `abort: the PLEDGES have no pledge of seat ${s}`)
-  return out
+  for (const s of humans) if (!seen.has(s)) add(Reason.SEAT_SET, `the PLEDGES have no pledge of seat ${s}`)
+  return problems
+}
+
+/** One PLEDGES document of the dealer's in a record (pledgesDocProblems); returns its pledges by seat. */
+function checkPledgesDoc (ctx: Ctx, doc: Signed<PledgesBody>): Map<number, SignedPledge> {
+  for (const p of pledgesDocProblems(ctx.commit, ctx.digest, doc, ctx.verifyDoc)) ctx.add(p.code, `abort: ${p.message}`)
+  return new Map(doc.body.pledges.map(p => [p.body.seat, p]))
 }
 
 /** The one PLEDGES document a seat's record may carry, checked; undefined when there is none. */
@@ -480,6 +501,7 @@ function missingDeal (ctx: Ctx): void {
   const own = ev.pledges.find(p => p.body.seat === author)
   if (own !== undefined && docDigest(own) !== docDigest(fromDealer.get(author))) add(Reason.ABORT_EVIDENCE, 'abort: its author\'s PLEDGE is not the one in the PLEDGES')
   authorNonce(ctx, fromDealer, true)
+  if (ev.nonces.some(n => n.body.seat === author)) notTimelocked(ctx, 'after its author\'s NONCE went out')
 }
 
 /** missing-reveal: the PLEDGES, the author's NONCE and the CARDS it received (at least one). */
@@ -488,6 +510,7 @@ function missingReveal (ctx: Ctx): void {
   if (fromDealer === undefined) ctx.add(Reason.ABORT_EVIDENCE, 'abort: a missing-reveal record carries the PLEDGES its author received')
   authorNonce(ctx, fromDealer ?? new Map(), true)
   checkCards(ctx, true)
+  notTimelocked(ctx, 'after the deal')
 }
 
 function checkCards (ctx: Ctx, required: boolean): void {

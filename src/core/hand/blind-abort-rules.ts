@@ -6,8 +6,8 @@ import { type Ciphertext, type Point, decodeDeck } from '../blind/index.js'
 import { getCardScheme } from '../schemes/registry.js'
 import { docDigest } from './digest.js'
 import { humanSeats } from './recompute.js'
-import { Reason, type ReasonCode } from './reasons.js'
-import { checkBeaconEntry } from './verdict.js'
+import { Reason, type Problem, type ReasonCode } from './reasons.js'
+import { checkBeaconEntry, checkStageOrder } from './verdict.js'
 import { expectBlame, sortEvidence, type AddProblem, type EvidenceDocs, type EvidenceRow, type VerifyDoc } from './evidence.js'
 import { signedCommitSchema, type AbortReason, type CommitBody, type SignedAbort, type SignedCommit } from './messages.js'
 import {
@@ -417,6 +417,10 @@ function invalidReveal (ctx: Ctx): void {
   try { blindLayout(commit, accused.params) } catch (err) { faults.push((err as Error).message) }
   if (reveal !== undefined) {
     if (ev.deals.length === 0) { add(Reason.ABORT_EVIDENCE, 'abort: an invalid-reveal record against a BREVEAL carries the BDEALs its author received'); return }
+    // The receipt's stage list rule (docs/dealer-blind.md §10 step 1), the one its author ran.
+    const listed: Problem[] = []
+    checkStageOrder(commit.game, stages, reveal.body.stages, listed)
+    faults.push(...listed.map(p => p.message))
     const pubs = allKeys(ctx, 'the hand keys are checked against them')
     if (pubs === undefined) return
     for (const deal of ev.deals) {

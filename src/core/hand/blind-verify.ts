@@ -67,7 +67,8 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   for (const [what, list] of [['key', receipt.keys], ['shuffle', receipt.shuffles]] as const) {
     const seats = list.map(d => d.body.seat)
     if (seats.length !== n || new Set(seats).size !== n || seats.some(s => s >= n)) add(Reason.SEAT_SET, `${what}s: must be one per seat`)
-    else checkSeatOrder(`${what}s`, seats, problems)
+    // The order is a rule of its own (docs/dealer-blind.md §10 step 1), checked whatever the seat set.
+    checkSeatOrder(`${what}s`, seats, problems)
   }
   // Hand keys: a BSECRET each, or (time-locked, docs/dealer-blind.md §14) opened from its timelock in the unlock.
   const unlocked = reveal.unlock?.body.keys.map(k => k.seat) ?? []

@@ -50,14 +50,18 @@ export const Reason = {
   ABORT_FOREIGN_EVIDENCE: 'abort-foreign-evidence',
   /** An equivocation record without two conflicting documents signed by the dealer. */
   ABORT_NO_CONFLICT: 'abort-no-conflict',
-  /** A `dealer-stopped` record whose published secret is missing or does not open the commitment. */
+  /** A `dealer-stopped` record whose published secret is missing or does not open the commitment, or a record of another reason that carries a secret. */
   ABORT_SECRET: 'abort-secret',
   /**
    * A record refuted by evidence: its own (an `invalid-reveal` whose REVEAL passes every check), or,
    * in a log, another record's (a dealer's `missing-nonce` or `missing-view` blaming a seat whose NONCE or VIEW another record holds).
    */
   ABORT_REFUTED: 'abort-refuted',
-  /** A dealer's `missing-nonce` or `missing-view` record on a time-locked hand (the dealer recovers missing nonces: docs/protocol.md §16.4). */
+  /**
+   * A record that gives up a time-locked hand once every seat pledged (docs/protocol.md §16.4): the dealer's `missing-nonce`,
+   * `missing-view`, `beacon-unavailable`, and `dealer-stopped` or `unreachable` holding every pledge; a seat's `missing-deal`
+   * holding its NONCE, and its `missing-reveal`.
+   */
   ABORT_TIMELOCKED: 'abort-timelocked',
   /** A `broken-chain` record whose two COMMITs do not show a break (the new one links to the known one, or is not the hand after it). */
   ABORT_NO_BREAK: 'abort-no-break',

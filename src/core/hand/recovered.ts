@@ -6,6 +6,7 @@ import { docDigest } from './digest.js'
 import { cardSchemeFor, humanSeats, recomputeDeal } from './recompute.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { checkBeaconEntry, checkOnePerSeat, zodProblems, type Verdict, type VerifyOptions } from './verify.js'
+import { checkSeatOrder } from './verdict.js'
 import { checkTimelockFields, openCommitted, timelockChain } from './timelock-checks.js'
 import {
   beaconEntrySchema, fields, signedCardsSchema, signedCommitSchema, signedOf, signedPledgeSchema, ROBOT,
@@ -168,6 +169,7 @@ export function verifyRecovered (value: unknown, options: VerifyOptions = {}): V
   if (commit.timelock === undefined) add(Reason.TIMELOCK, 'recovered: the commit is not time-locked')
   const digest = docDigest(body.commit)
   checkOnePerSeat('pledge', body.pledges.map(p => p.body.seat), humanSeats(commit.seats), problems)
+  checkSeatOrder('pledges', body.pledges.map(p => p.body.seat), problems)
   for (const p of body.pledges) {
     const what = `pledge of seat ${p.body.seat}`
     if (p.signer !== commit.seats[p.body.seat] || !verifyDoc(p)) add(Reason.WRONG_SIGNER, `${what}: not signed by that seat`)

@@ -130,8 +130,9 @@ export function incompleteMessage (summary: Pick<ReceiptSummary, 'missingAcks' |
   return `incomplete: no countersignature from seat${summary.missingAcks.length > 1 ? 's' : ''} ${who}${walked.length > 0 ? `; ${walked.join('; ')}` : ''}`
 }
 
+/** A list the protocol orders by seat is in strictly increasing seat order (docs/protocol.md §9 step 5): a seat twice breaks it too (and is `seat-set` besides). */
 export function checkSeatOrder (what: string, seats: readonly number[], problems: Problem[]): void {
-  if (seats.some((s, i) => i > 0 && s < seats[i - 1])) problems.push(problem(Reason.ORDER, `${what}: not in seat order (${seats.join(', ')})`))
+  if (seats.some((s, i) => i > 0 && s <= seats[i - 1])) problems.push(problem(Reason.ORDER, `${what}: not in strictly increasing seat order (${seats.join(', ')})`))
 }
 
 /**

@@ -110,6 +110,8 @@ export interface WitnessFailure {
  *   went back. An older copy (a file exported before more entries came) is not compared.
  * - otherwise, the log's entry at S (or its head, when D = S) with another hash than H: **forked**
  *   — the owner signed two different logs.
+ * - two witnessed heads at one seq with two hashes: **forked**, whatever the copy holds (once per
+ *   seq, when the copy did not already show that fork).
  * An empty copy (no line at all) of a current log is rolled back before every witnessed head.
  * Statements for another owner are ignored, as are seqs the copy does not hold (a partial export).
  * Evidence is the cosigned head line and the log's own signed head (or the entry at S; the later
@@ -211,6 +213,22 @@ export class WitnessComparer {
           })
         }
       }
+    }
+    // Two heads the owner signed at one seq with two hashes prove a fork by themselves, whatever
+    // the copy holds (an older file, a log rolled back below that seq): reported once per seq,
+    // unless the copy's own entry or head already showed it.
+    for (const [seq, list] of this.wanted) {
+      if (out.some(f => f.kind === 'forked' && f.seq === seq)) continue
+      const other = list.find(t => t.hash !== list[0].hash)
+      if (other === undefined) continue
+      const s = list[0]
+      out.push({
+        kind: 'forked',
+        witness: other.witness,
+        seq,
+        message: `forked: the owner signed two heads at seq ${seq}: hash ${s.hash.slice(0, 16)}… (witness ${s.witness}, ${new Date(s.seen).toISOString()}) and hash ${other.hash.slice(0, 16)}… (witness ${other.witness}, ${new Date(other.seen).toISOString()})`,
+        evidence: [s.line, other.line]
+      })
     }
     return out.sort((a, b) => a.seq - b.seq)
   }
