@@ -139,3 +139,59 @@ describe('blackjack properties', () => {
     }), { numRuns: 80, seed: 25 })
   })
 })
+
+describe('the bank\'s hole card, hidden (a table: every seat gets each draw as it is made)', () => {
+  /** Plays `r` drawing from its shoe, the hole card delivered hidden and shown only by peek or turn. */
+  function hiddenRound (r: (typeof rounds.rounds)[number]): { s: BlackjackState, stages: string[] } {
+    const shoe = shoeCards(r.key, r.shoe)
+    let s = blackjack.start({ game: 'blackjack', seats: r.boxes, dealer: 0, hands: [], options: { cards: r.shoe } })
+    const actions = [...r.actions]
+    const stages: string[] = []
+    while (!blackjack.isOver(s)) {
+      const stage = blackjack.pendingStage(s)
+      if (stage === null) {
+        const a = actions.shift() as { seat: number, action: BlackjackAction }
+        s = must(blackjack.apply(s, a.seat, a.action))
+        continue
+      }
+      stages.push(stage.stage)
+      const n = stage.inputs?.n as number
+      if (stage.stage === 'draw') s = must(blackjack.deliver(s, 'draw', stage.inputs?.faceUp === 0 ? {} : { card: [shoe[n]] }))
+      else if (stage.stage === 'turn') s = must(blackjack.deliver(s, 'turn', { card: [shoe[n]] }))
+      else {
+        const bj = total([s.bank[0], shoe[n]]).total === 21
+        s = must(blackjack.deliver(s, 'peek', bj ? { blackjack: ['1'], card: [shoe[n]] } : { blackjack: ['0'] }))
+      }
+      // While it is hidden, the hole card is in no state a seat holds.
+      if (s.hole != null) expect(s.bank).toHaveLength(1)
+    }
+    return { s, stages }
+  }
+
+  for (const r of rounds.rounds) {
+    it(`${r.name}: the same round and score as with the card dealt face up; the hole card shown once, by peek or turn`, () => {
+      const { s, stages } = hiddenRound(r)
+      expect(blackjack.score(s).points).toEqual(r.expected.points)
+      expect(s.bank).toEqual(r.expected.bank)
+      expect(s.draws).toBe(r.expected.draws)
+      expect(stages.filter(x => x === 'peek' || x === 'turn').length).toBeGreaterThanOrEqual(1)
+      expect(stages.filter(x => x === 'turn').length).toBeLessThanOrEqual(1)
+    })
+  }
+
+  it('a peek or turn not asked for, a peek showing no blackjack, or a hidden card that is not the hole card: refused', () => {
+    let s = blackjack.start({ game: 'blackjack', seats: 1, dealer: 0, hands: [], options: { cards: 416 } })
+    expect(blackjack.deliver(s, 'turn', { card: ['5H'] })).toMatchObject({ ok: false, code: 'stage-not-asked' })
+    expect(blackjack.deliver(s, 'draw', {})).toMatchObject({ ok: false, code: 'bad-stage' }) // the box's first card
+    for (const card of ['9C', 'AS', '8D']) s = must(blackjack.deliver(s, 'draw', { card: [card] }))
+    s = must(blackjack.deliver(s, 'draw', {}))
+    expect(blackjack.pendingStage(s)).toEqual({ stage: 'peek', inputs: { n: 3 } })
+    expect(blackjack.toAct(s)).toBeNull()
+    expect(blackjack.apply(s, 0, { type: 'stand' })).toMatchObject({ ok: false, code: 'awaiting-stage' })
+    expect(blackjack.deliver(s, 'peek', { blackjack: ['1'], card: ['5H'] })).toMatchObject({ ok: false, code: 'bad-stage' })
+    expect(blackjack.deliver(s, 'peek', { card: ['KH'] })).toMatchObject({ ok: false, code: 'bad-stage' })
+    const ended = must(blackjack.deliver(s, 'peek', { blackjack: ['1'], card: ['KH'] }))
+    expect(blackjack.isOver(ended)).toBe(true)
+    expect(blackjack.score(ended).points).toEqual([-1])
+  })
+})

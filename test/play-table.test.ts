@@ -269,6 +269,16 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
       // Skipped: the draw names the number after the one asked for; repeated: the one before.
       expect(codesOf(resigned(a => { stage(a[first]).inputs.n += 1; return a }, first))[0]).toBe('play-draw draw-skipped')
       expect(codesOf(resigned(a => { stage(a[first]).inputs.n -= 1; return a }, first))[0]).toBe('play-draw draw-repeated')
+      if (game === 'shoe') {
+        // The bank's hole card travels with no card; it is shown once, by the peek or the turn, after the boxes' actions.
+        const hole = actions.findIndex(a => a.body.seat === -1 && stage(a).inputs.faceUp === 0)
+        expect(stage(actions[hole]).cards).toEqual({})
+        const shown = actions.findIndex(a => a.body.seat === -1 && ['peek', 'turn'].includes((a.body.action as { stage: string }).stage) && stage(a).cards.card !== undefined)
+        expect(shown).toBeGreaterThan(hole)
+        if ((actions[shown].body.action as { stage: string }).stage === 'turn') expect(actions.slice(hole, shown).some(a => a.body.seat >= 0)).toBe(true)
+        // A hole card shown early (its card in the face-down draw), re-signed: fails as a changed draw.
+        expect(codesOf(resigned(a => { stage(a[hole]).cards = { card: ['AS'] }; return a }, hole))[0]).toMatch(/^play-draw /)
+      }
     })
   }
 })

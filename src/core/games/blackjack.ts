@@ -8,6 +8,11 @@ import type { GameEngine, GameScore, GameSetup, GameStep, StageRequest } from '.
  * Cards come one at a time through the stage `draw` (`pendingStage` names the draw's number and
  * whom it goes to); the caller takes them from the hand's shoe (blackjack-shoe.ts) and the engine
  * never sees the key.
+ *
+ * The bank's hole card may be delivered hidden (a `draw` with no card: at a table every seat gets
+ * each draw as it is made, and nobody may see the hole card before the bank plays). The round then
+ * asks for it twice more: `peek` after the deal when the up card is an ace or worth ten (`blackjack`
+ * "1" with the card, which ends the round, or "0"), and `turn` when the bank plays (the card).
  */
 
 export type BlackjackAction = { type: 'hit' } | { type: 'stand' } | { type: 'double' } | { type: 'split' }
@@ -39,6 +44,10 @@ export interface BlackjackState {
   current: number
   /** A card this hand (or the bank, −1) waits for, or null. */
   waiting: number | null
+  /** The draw number of the bank's hole card while it is hidden (delivered without its card), else null. */
+  hole?: number | null
+  /** A hidden hole card the round waits on: looked at for a blackjack (`peek`), or turned over (`turn`). */
+  needs?: 'peek' | 'turn' | null
 }
 
 export const BANK = -1
@@ -90,12 +99,17 @@ function start (setup: GameSetup): BlackjackState {
 
 /** The target of the card the hand waits for now, or null. */
 export function nextTarget (s: BlackjackState): BlackjackTarget | null {
+  if (s.needs != null) return null
   if (s.phase === 'deal') return s.queue[0] ?? null
   if (s.waiting !== null) return { hand: s.waiting, faceUp: true }
   return null
 }
 
+/** A ten or a picture: with an ace, the up cards under which the bank looks at its hole card. */
+const peeksUnder = (card: string): boolean => card[0] === 'A' || cardValue(card) === 10
+
 function pendingStage (s: BlackjackState): StageRequest | null {
+  if (s.needs != null) return { stage: s.needs, inputs: { n: s.hole as number } }
   const t = nextTarget(s)
   if (t === null) return null
   return { stage: 'draw', inputs: { n: s.draws, seat: t.hand === BANK ? BANK : s.hands[t.hand].seat, hand: t.hand, faceUp: t.faceUp ? 1 : 0 } }
@@ -117,6 +131,8 @@ function advance (s: BlackjackState): void {
 
 function bankPlays (s: BlackjackState): void {
   s.phase = 'bank'
+  // A hidden hole card is turned over first: the bank's total needs it, and the round's record shows it.
+  if (s.hole != null) { s.needs = 'turn'; s.waiting = null; return }
   const live = s.hands.some(h => total(h.cards).total <= 21 && !isBlackjack(h.cards, h.split))
   // The bank draws to 17 and stands on every 17, soft ones too; it draws nothing when no hand is left to beat.
   if (live && total(s.bank).total < 17) { s.waiting = BANK; return }
@@ -124,26 +140,71 @@ function bankPlays (s: BlackjackState): void {
   s.phase = 'over'
 }
 
+/** The players' turns begin (the bank has no blackjack). */
+function startPlay (s: BlackjackState): void {
+  s.phase = 'play'
+  for (const h of s.hands) if (isBlackjack(h.cards)) h.done = true
+  s.current = 0
+  advance(s)
+}
+
+/** The bank's blackjack ends the round at once. */
+function bankBlackjack (s: BlackjackState): void {
+  s.phase = 'over'
+  for (const h of s.hands) h.done = true
+}
+
+/** `peek` and `turn`: the hidden hole card looked at, or turned over. */
+function deliverHole (state: BlackjackState, stage: 'peek' | 'turn', cards: Record<string, string[]>): GameStep<BlackjackState> {
+  if (state.needs !== stage) return refuse('stage-not-asked', `the round does not ask for ${stage} now`)
+  const s = clone(state)
+  const keys = Object.keys(cards).sort().join()
+  if (stage === 'peek' && keys === 'blackjack' && cards.blackjack.length === 1 && cards.blackjack[0] === '0') {
+    s.needs = null
+    startPlay(s)
+    return { ok: true, state: s }
+  }
+  const shown = stage === 'peek' ? (keys === 'blackjack,card' && cards.blackjack.length === 1 && cards.blackjack[0] === '1' ? cards.card : null) : (keys === 'card' ? cards.card : null)
+  if (shown === null || shown.length !== 1 || !isCard(shown[0])) {
+    return refuse('bad-stage', stage === 'peek' ? 'a peek is {"blackjack":["0"]}, or {"blackjack":["1"],"card":[the hole card]}' : 'a turn is {"card":[the hole card]}')
+  }
+  s.bank.push(shown[0])
+  s.hole = null
+  s.needs = null
+  if (stage === 'peek') {
+    if (!isBlackjack(s.bank)) return refuse('bad-stage', `a peek shows a blackjack, and ${s.bank.join(' ')} is none`)
+    bankBlackjack(s)
+    return { ok: true, state: s }
+  }
+  bankPlays(s)
+  return { ok: true, state: s }
+}
+
 function deliver (state: BlackjackState, stage: string, cards: Record<string, string[]>): GameStep<BlackjackState> {
+  if (stage === 'peek' || stage === 'turn') return deliverHole(state, stage, cards)
   if (stage !== 'draw') return refuse('bad-stage', `blackjack has no stage ${stage}`)
   const target = nextTarget(state)
   if (target === null) return refuse('stage-not-asked', 'no card is asked for now')
   const dealt = Object.values(cards).flat()
-  if (dealt.length !== 1 || !isCard(dealt[0])) return refuse('bad-stage', 'a draw is one card')
+  // The hole card alone may come hidden (no card): it is shown later by peek or turn.
+  const hidden = target.hand === BANK && !target.faceUp && dealt.length === 0
+  if (!hidden && (dealt.length !== 1 || !isCard(dealt[0]))) return refuse('bad-stage', 'a draw is one card')
   if (state.draws >= state.shoeSize) return refuse('shoe-empty', `the ${state.shoeSize}-card shoe is used up`)
   const s = clone(state)
-  const card = dealt[0]
+  if (hidden) s.hole = s.draws
+  else if (target.hand === BANK) s.bank.push(dealt[0]); else s.hands[target.hand].cards.push(dealt[0])
   s.draws++
-  if (target.hand === BANK) s.bank.push(card); else s.hands[target.hand].cards.push(card)
   if (s.phase === 'deal') {
     s.queue.shift()
     if (s.queue.length > 0) return { ok: true, state: s }
     // The bank looks at its hole card under an ace or a ten: a blackjack ends the round at once.
-    if (isBlackjack(s.bank)) { s.phase = 'over'; for (const h of s.hands) h.done = true; return { ok: true, state: s } }
-    s.phase = 'play'
-    for (const h of s.hands) if (isBlackjack(h.cards)) h.done = true
-    s.current = 0
-    advance(s)
+    if (s.hole != null) {
+      if (peeksUnder(s.bank[0])) s.needs = 'peek'
+      else startPlay(s)
+      return { ok: true, state: s }
+    }
+    if (isBlackjack(s.bank)) { bankBlackjack(s); return { ok: true, state: s } }
+    startPlay(s)
     return { ok: true, state: s }
   }
   if (s.phase === 'bank') { bankPlays(s); return { ok: true, state: s } }
@@ -160,7 +221,7 @@ function deliver (state: BlackjackState, stage: string, cards: Record<string, st
 function apply (state: BlackjackState, seat: number, action: BlackjackAction): GameStep<BlackjackState> {
   if (typeof action !== 'object' || action === null || typeof (action as { type?: unknown }).type !== 'string') return refuse('bad-action', 'an action is an object with a type')
   if (state.phase === 'over') return refuse('hand-over', 'the round is over')
-  if (nextTarget(state) !== null) return refuse('awaiting-stage', `the round waits for draw ${state.draws}`)
+  if (pendingStage(state) !== null) return refuse('awaiting-stage', `the round waits for ${state.needs ?? `draw ${state.draws}`}`)
   if (state.phase !== 'play') return refuse('wrong-phase', `no player acts during ${state.phase}`)
   const h = state.hands[state.current]
   if (seat !== h.seat) return refuse('not-your-turn', `box ${h.seat} is to act, not ${seat}`)
@@ -195,7 +256,7 @@ function apply (state: BlackjackState, seat: number, action: BlackjackAction): G
 }
 
 function toAct (s: BlackjackState): number | null {
-  return s.phase === 'play' && nextTarget(s) === null && s.current >= 0 ? s.hands[s.current].seat : null
+  return s.phase === 'play' && pendingStage(s) === null && s.current >= 0 ? s.hands[s.current].seat : null
 }
 
 function legal (s: BlackjackState, seat: number): BlackjackAction[] {

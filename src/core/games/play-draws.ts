@@ -6,6 +6,7 @@
  */
 import { canonicalJson } from '../canonical.js'
 import { shoeCards } from './blackjack-shoe.js'
+import { isBlackjack, type BlackjackState } from './blackjack.js'
 import { rollDelivery, type DiceState } from './dice.js'
 import type { GameSetup, StageRequest } from './types.js'
 
@@ -35,15 +36,22 @@ let lastShoe: { key: string, cards: string[] } | undefined
 
 /**
  * The cards of the stage a draw game asks for, from the hand's key: blackjack's `draw` n is
- * `{ "card": [shoe[n]] }` (shoeDraw), the dice table's `roll` n of expression E is
+ * `{ "card": [shoe[n]] }` (shoeDraw), or `{}` for the bank's hole card (dealt face down: every seat
+ * gets the draw, so it carries no card); its `peek` n is `{ "blackjack": ["1"], "card": [shoe[n]] }`
+ * when the hole card makes the bank a blackjack and `{ "blackjack": ["0"] }` otherwise; its `turn`
+ * n is `{ "card": [shoe[n]] }`; the dice table's `roll` n of expression E is
  * `{ "n": ["n"], "dice": [...] }` (seriesRoll), its `reveal` is `{ "key": [key] }`.
  */
 export function drawCards (game: string, key: string, request: StageRequest, state: unknown): Record<string, string[]> {
-  if (game === 'shoe' && request.stage === 'draw') {
+  if (game === 'shoe' && (request.stage === 'draw' || request.stage === 'peek' || request.stage === 'turn')) {
     const n = request.inputs?.n as number
     if (lastShoe?.key !== key) lastShoe = { key, cards: shoeCards(key, SHOE_CARDS) }
     if (!Number.isSafeInteger(n) || n < 0 || n >= lastShoe.cards.length) throw new RangeError(`draw ${String(n)} is outside the shoe`)
-    return { card: [lastShoe.cards[n]] }
+    const card = lastShoe.cards[n]
+    if (request.stage === 'draw') return request.inputs?.faceUp === 0 ? {} : { card: [card] }
+    if (request.stage === 'turn') return { card: [card] }
+    const up = (state as BlackjackState).bank[0]
+    return isBlackjack([up, card]) ? { blackjack: ['1'], card: [card] } : { blackjack: ['0'] }
   }
   if (game === 'dice' && request.stage === 'roll') {
     const asked = (state as DiceState).asked
