@@ -256,7 +256,7 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
         return resealed(t, receipt, out)
       }
       const first = draws[1]
-      const stage = (a: ActionDoc) => a.body.action as { inputs: { n: number }, cards: Record<string, string[]> }
+      const stage = (a: ActionDoc) => a.body.action as { inputs: { n: number, faceUp?: number }, cards: Record<string, string[]> }
       const codesOf = (r: Receipt) => check(r).problems.map(p => `${p.code} ${p.message.split(': ')[2]}`)
       // Changed: another card, or other dice.
       const changed = resigned(a => {

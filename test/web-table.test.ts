@@ -4,7 +4,8 @@
 // without the token or a session, and never serves another seat's cards. Then a blind duo table:
 // no commitment shown, the shuffle's progress, End only once every seat holds its cards, and,
 // ended from the page as early as it allows, one receipt in every node's log and every log
-// verifying (issue 18). One browser.
+// verifying (issue 18). Then a blackjack table: the shoe's cards as they come, the hole card face
+// down until the bank shows it (issue 25). One browser.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TestTable, logEntries, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
@@ -175,5 +176,31 @@ describe.skipIf(skip)('the table page of a blind duo table', () => {
       expect((await logEntries(dir)).map(e => e.body.kind)).toEqual(['receipt'])
       expect(await verifyNodeLog(dir)).toMatchObject({ failed: 0, failures: [] })
     }
+  })
+})
+
+// Issue 25: a blackjack table (shoe-v1) on the page. The hand is played by the nodes' robots; each
+// page shows the shoe's cards as they come, the bank's hole card face down until the bank shows it,
+// and the round's result.
+describe.skipIf(skip)('the table page of a blackjack table', () => {
+  const live = liveTable({ game: 'shoe', scheme: 'shoe-v1', seats: 2, robots: [] }, ['g', 'h'])
+
+  it('shows each shoe card as it comes, the hole card face down until the bank shows it, then the result', async () => {
+    const { pages, dealerIndex } = await openPages(live)
+    await pages[dealerIndex].click('[data-testid=deal]')
+    for (const page of pages) {
+      await page.locator('[data-testid=hand] [data-testid=shield]').waitFor({ timeout: 20_000 })
+      const lines = (await page.locator('[data-testid=hand] [data-testid=draws] li').allInnerTexts()).map(l => l.trim())
+      expect(lines[0]).toMatch(/^draw #0: box 0 [2-9TJQKA][CDHS]$/)
+      const hole = lines.findIndex(l => /^draw #\d+: the bank, face down$/.test(l))
+      const shown = lines.findIndex(l => /^the bank (turns its hole card: |looks at its hole card: blackjack, )[2-9TJQKA][CDHS]$/.test(l))
+      expect(hole).toBeGreaterThan(0)
+      expect(shown).toBeGreaterThan(hole)
+      // A game of draws deals no cards of a seat's own: the page says nothing of them.
+      expect(await page.locator('[data-testid=hand] [data-testid=seat-cards]').count()).toBe(0)
+    }
+    // The dealer's node plays the game to its end: its page says the round's result.
+    expect(await pages[dealerIndex].locator('[data-testid=hand] [data-testid=result]').innerText()).toMatch(/^result: bank \d+/)
+    for (const page of pages) await page.close()
   })
 })

@@ -2,6 +2,7 @@ import '../style.css'
 import { cardRow } from '../cards.js'
 import { el, short } from '../dom.js'
 import { familyOfScheme, getScheme } from '../../core/schemes/registry.js'
+import { drawLine, drawsDuringHand } from './draws.js'
 
 /**
  * The table page of a running node: the table, who is online, each hand as it happens (the
@@ -36,6 +37,10 @@ interface HandState {
   shield?: { ok: boolean, problems: string[] }
   receipt?: number[]
   aborted?: { reason: string, blame: string[], detail: string }
+  /** A game that draws during the hand: its actions in order, one line each, by number (seen once). */
+  draws?: Map<number, string>
+  /** A played hand's score line, once the game is over. */
+  result?: string
 }
 
 const $ = <T extends HTMLElement>(selector: string): T => document.querySelector(selector) as T
@@ -84,6 +89,8 @@ type NodeEvent = {
   | { type: 'receipt', acked: number[] }
   | { type: 'aborted', reason: string, blame: string[], detail: string }
   | { type: 'contributed' | 'viewing' | 'nonces-recovered' | 'recovered' }
+  | { type: 'action', n: number, seat: number, action: unknown }
+  | { type: 'played', actions: number, tricks: number, score: { summary: string } }
 }
 
 function apply (e: NodeEvent): void {
@@ -100,6 +107,11 @@ function apply (e: NodeEvent): void {
     case 'receipt': h.receipt = ev.acked; break
     case 'aborted': h.aborted = { reason: ev.reason, blame: ev.blame, detail: ev.detail }; break
     case 'contributed': break
+    case 'action':
+      // The dealer's node and its own seat both report each action: it is shown once.
+      if (status !== undefined && drawsDuringHand(status.table.game)) (h.draws ??= new Map()).set(ev.n, drawLine(status.table.game, ev.n, ev.seat, ev.action))
+      break
+    case 'played': h.result = ev.score.summary; break
   }
 }
 
@@ -203,7 +215,8 @@ function renderHands (): void {
       sec.append(el('p', 'facts', `commitment ${h.commitment}` + (round !== null ? ` · ${round}` : '')))
     }
     const own = h.cards.filter(c => !c.public && c.seat === mySeat)
-    if (mySeat !== null) {
+    // A game of draws (blackjack's shoe, dice) deals no cards of a seat's own: its draws are listed below.
+    if (mySeat !== null && !(status !== undefined && drawsDuringHand(status.table.game))) {
       const mine = el('div', 'mine')
       mine.append(el('span', 'stage-name', `your cards (seat ${mySeat})`))
       const codes = own.flatMap(c => c.cards)
@@ -222,6 +235,22 @@ function renderHands (): void {
       stages.append(li)
     }
     if (h.cards.length > 0) sec.append(stages)
+    if (h.draws !== undefined) {
+      // Shoe cards and dice as they come; each is recomputed from the hand's key by every seat after the reveal.
+      const draws = el('ol', 'stages-list')
+      draws.dataset.testid = 'draws'
+      for (const [n, line] of [...h.draws].sort((a, b) => a[0] - b[0])) {
+        const li = el('li', undefined, line)
+        li.dataset.n = String(n)
+        draws.append(li)
+      }
+      sec.append(draws)
+    }
+    if (h.result !== undefined) {
+      const result = el('p', 'facts', `result: ${h.result}`)
+      result.dataset.testid = 'result'
+      sec.append(result)
+    }
     if (h.shield !== undefined) {
       const shield = el('p', `shield-line ${h.shield.ok ? 'ok' : 'bad'}`, h.shield.ok ? '✓ shield: this seat re-checked the whole deal' : `✗ shield failed: ${h.shield.problems.join('; ')}`)
       shield.dataset.testid = 'shield'
