@@ -6,7 +6,7 @@
  */
 import { concatBytes } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
-import { G, IDENTITY, type Point, cardPoint, mulSecret, pointFromHex, pointToBytes, pointToHex, sumPoints } from './group.js'
+import { G, IDENTITY, type Point, cardPoint, combineSecretToPoint, combineToBytes, differenceToPoint, pointFromHex, pointToBytes, pointToHex, samePoint, sumPoints } from './group.js'
 
 export interface Ciphertext { a: Point, b: Point }
 
@@ -36,8 +36,9 @@ export function startingDeck (cards: readonly string[]): Ciphertext[] {
   return cards.map(code => ({ a: cardPoint(code), b: IDENTITY }))
 }
 
+/** (a + r·PK, b + r·G), each sum kept as an encoding on libsodium (no decode, no encode). */
 export function reEncrypt (c: Ciphertext, pk: Point, r: bigint): Ciphertext {
-  return { a: c.a.add(mulSecret(pk, r)), b: c.b.add(mulSecret(G, r)) }
+  return { a: combineSecretToPoint([[pk, r]], [c.a]), b: combineSecretToPoint([[G, r]], [c.b]) }
 }
 
 export function jointKey (publics: readonly Point[]): Point {
@@ -46,10 +47,10 @@ export function jointKey (publics: readonly Point[]): Point {
 
 /** M = a − Σ dₖ: the card's point once every seat's share is in. */
 export function openWithShares (c: Ciphertext, shares: readonly Point[]): Point {
-  return c.a.subtract(sumPoints(shares))
+  return differenceToPoint(c.a, combineToBytes([], shares))
 }
 
 /** The card code whose point is M, or undefined when M is no card of the list. */
 export function cardOf (m: Point, cards: readonly string[]): string | undefined {
-  return cards.find(code => cardPoint(code).equals(m))
+  return cards.find(code => samePoint(cardPoint(code), m))
 }

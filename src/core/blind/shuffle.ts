@@ -14,8 +14,8 @@ import { BoundedSet } from '../bounded-set.js'
 import { CoreInputError } from '../errors.js'
 import { type Ciphertext, deckBytes, reEncrypt } from './elgamal.js'
 import {
-  G, type Point, blindEngine, combineSecretToBytes, combineToBytes, mod, msm, mulPublic, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex,
-  scalarToHex, shuffleGenerators, sumPoints
+  G, type Point, blindEngine, combineSecretToBytes, combineToBytes, differenceToBytes, mod, msm, pointFromHex, pointToBytes, scalarFromHex,
+  scalarToHex, shuffleGeneratorSum, shuffleGenerators
 } from './group.js'
 import { randomPermutation, randomScalar, type RandomBytes } from './random.js'
 import { challenge, type ProofContext, u32be } from './transcript.js'
@@ -185,10 +185,11 @@ function checkShuffle (ctx: ProofContext, pk: Point, input: readonly Ciphertext[
   const { h, hs } = shuffleGenerators(n)
   const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), concatBytes(...commitments.map(pointToBytes))]
   const u = linearChallenges(ctx, statement, n)
-  const cBar = sumPoints(commitments).subtract(sumPoints(hs))
+  // C̄ and Ĉ stay encodings (libsodium sums; noble would decode every commitment).
+  const cBar = differenceToBytes(combineToBytes([], commitments), shuffleGeneratorSum(n))
   let uProd = 1n
   for (const x of u) uProd = mod(uProd * x)
-  const cHat = chain[n - 1].subtract(mulPublic(h, uProd))
+  const cHat = differenceToBytes(chain[n - 1], combineToBytes([[h, uProd]]))
   const t1 = combineToBytes([[cBar, e], [G, s1]])
   const t2 = combineToBytes([[cHat, e], [G, s2]])
   let t3: Uint8Array, t41: Uint8Array, t42: Uint8Array
