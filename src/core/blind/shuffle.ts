@@ -18,7 +18,7 @@ import {
   scalarToHex, shuffleGeneratorSum, shuffleGenerators
 } from './group.js'
 import { randomPermutation, randomScalar, type RandomBytes } from './random.js'
-import { challenge, type ProofContext, u32be } from './transcript.js'
+import { challenge, challenges, type ProofContext, u32be } from './transcript.js'
 
 export interface ShuffleProof {
   /** Permutation commitments c₀ … c_{n−1}. */
@@ -45,7 +45,7 @@ export interface Shuffled {
 
 /** uⱼ = H("shuffle-u", ctx, [PK, input, output, c₀‖…‖c_{n−1}, u32be(j)]). */
 function linearChallenges (ctx: ProofContext, statement: Uint8Array[], n: number): bigint[] {
-  return Array.from({ length: n }, (_, j) => challenge('shuffle-u', ctx, [...statement, u32be(j)]))
+  return challenges('shuffle-u', ctx, statement, Array.from({ length: n }, (_, j) => [u32be(j)]))
 }
 
 /** Shuffle and re-encrypt `input` under `pk` with fresh randomness, and prove it. */
