@@ -4,9 +4,8 @@
  * (a + r'·PK, b + r'·G); seat k's decryption share is dₖ = xₖ·b and M = a − Σ dₖ.
  * A ciphertext travels as 128 lowercase hex characters: a's encoding then b's.
  */
-import { concatBytes } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
-import { G, IDENTITY, type Point, cardPoint, combineSecretToPoint, combineToBytes, differenceToPoint, pointFromHex, pointToBytes, pointToHex, samePoint, sumPoints } from './group.js'
+import { G, IDENTITY, type Point, cardPoint, combineSecretToPoint, combineToBytes, differenceToPoint, pointFromHex, pointToHex, pointsToBytes, samePoint, sumPoints } from './group.js'
 
 export interface Ciphertext { a: Point, b: Point }
 
@@ -28,7 +27,7 @@ export function decodeDeck (hexes: unknown, what: string): Ciphertext[] {
 
 /** The bytes a transcript holds for a deck: a₀ ‖ b₀ ‖ a₁ ‖ b₁ ‖ … (32 bytes each). */
 export function deckBytes (deck: readonly Ciphertext[]): Uint8Array {
-  return concatBytes(...deck.flatMap(c => [pointToBytes(c.a), pointToBytes(c.b)]))
+  return pointsToBytes(deck.flatMap(c => [c.a, c.b]))
 }
 
 /** The public starting deck: each card's point, "encrypted" with r = 0, i.e. (M, identity). */

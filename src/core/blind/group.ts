@@ -93,20 +93,46 @@ function remember (p: Point, bytes: Uint8Array): Point {
   return p
 }
 
+/** A lazily decoded point's own fields (see lazyPoint). */
+interface Lazy { lazyBytes: Uint8Array, lazyEp?: unknown }
+
+/**
+ * The prototype of lazily decoded points: noble's ristretto point keeps its Edwards representative
+ * in the public field `ep`, which every noble method reads; here `ep` is a getter that decodes the
+ * point's bytes with noble the first time it is read.
+ */
+const LAZY: object = Object.create(RistrettoPoint.prototype, {
+  ep: {
+    get (this: Lazy): unknown {
+      return (this.lazyEp ??= (RistrettoPoint.fromBytes(this.lazyBytes) as unknown as { ep: unknown }).ep)
+    }
+  }
+})
+
 /**
  * The point of a canonical encoding already known to be valid (checked by libsodium, or produced
  * by it), as a noble point whose coordinates are decoded only when noble arithmetic first reads
  * them. Decoding is a field inverse square root in noble (~0.13 ms), the largest cost of a
  * verification once the products run on libsodium, and most points never reach noble: they are
- * hashed and multiplied as bytes. noble's ristretto point keeps its Edwards representative in the
- * public field `ep`, which every method reads; the lazy point defines `ep` as a getter that
- * decodes once. Such a point is a `RistrettoPoint` (instanceof holds) and behaves as one.
+ * hashed and multiplied as bytes. Such a point is a `RistrettoPoint` (instanceof holds: its
+ * prototype chain is noble's) and behaves as one.
  */
 function lazyPoint (bytes: Uint8Array): Point {
-  const p = Object.create(RistrettoPoint.prototype) as Point
-  let ep: unknown
-  Object.defineProperty(p, 'ep', { enumerable: true, get: () => (ep ??= (RistrettoPoint.fromBytes(bytes) as unknown as { ep: unknown }).ep) })
-  return remember(p, bytes)
+  const p = Object.create(LAZY) as Lazy
+  p.lazyBytes = bytes
+  return p as unknown as Point
+}
+
+/** The point's encoding when known (not a copy: never modified), else undefined. */
+function knownBytes (p: Point): Uint8Array | undefined {
+  return (p as unknown as Partial<Lazy>).lazyBytes ?? encodings.get(p)
+}
+
+/** The point's encoding, computed once (not a copy: never modified). */
+function bytesOf (p: Point): Uint8Array {
+  let b = knownBytes(p)
+  if (b === undefined) { b = p.toBytes(); encodings.set(p, b) }
+  return b
 }
 
 /** The point of encoding `bytes` produced by the engine (valid by construction). */
@@ -116,23 +142,33 @@ function fromEngine (bytes: Uint8Array): Point {
 
 /** Whether p is the identity, from its encoding when known (no decode). */
 function isZeroPoint (p: Point): boolean {
-  const b = encodings.get(p)
+  const b = knownBytes(p)
   return b !== undefined ? b.every(v => v === 0) : p.is0()
 }
 
 /** Whether two points are the same group element: their canonical encodings are equal. */
 export function samePoint (p: Point, q: Point): boolean {
   if (p === q) return true
-  const a = encodings.get(p); const b = encodings.get(q)
+  const a = knownBytes(p); const b = knownBytes(q)
   if (a === undefined || b === undefined) return p.equals(q)
   for (let i = 0; i < 32; i++) if (a[i] !== b[i]) return false
   return true
 }
 
 export function pointToBytes (p: Point): Uint8Array {
-  let b = encodings.get(p)
-  if (b === undefined) { b = p.toBytes(); encodings.set(p, b) }
-  return b.slice()
+  return bytesOf(p).slice()
+}
+
+/** Writes the encodings of `points` into `out` from `offset` (32 bytes each), with no copy between. */
+export function writePoints (points: readonly Point[], out: Uint8Array, offset = 0): void {
+  for (let i = 0; i < points.length; i++) out.set(bytesOf(points[i]), offset + 32 * i)
+}
+
+/** The encodings of `points`, concatenated. */
+export function pointsToBytes (points: readonly Point[]): Uint8Array {
+  const out = new Uint8Array(32 * points.length)
+  writePoints(points, out)
+  return out
 }
 
 export function pointToHex (p: Point): string {
@@ -209,7 +245,7 @@ export function mulPublic (p: Point, x: bigint): Point {
 export type PointOrEncoding = Point | Uint8Array
 
 function encodingOf (p: PointOrEncoding): Uint8Array {
-  return p instanceof Uint8Array ? p : pointToBytes(p)
+  return p instanceof Uint8Array ? p : bytesOf(p)
 }
 
 function isIdentity (p: PointOrEncoding): boolean {

@@ -14,7 +14,7 @@ import { BoundedSet } from '../bounded-set.js'
 import { CoreInputError } from '../errors.js'
 import { type Ciphertext, deckBytes, reEncrypt } from './elgamal.js'
 import {
-  G, type Point, blindEngine, combineSecretToBytes, combineToBytes, differenceToBytes, mod, msm, pointFromHex, pointToBytes, scalarFromHex,
+  G, type Point, blindEngine, combineSecretToBytes, combineToBytes, differenceToBytes, mod, msm, pointFromHex, pointToBytes, pointsToBytes, scalarFromHex,
   scalarToHex, shuffleGeneratorSum, shuffleGenerators
 } from './group.js'
 import { randomPermutation, randomScalar, type RandomBytes } from './random.js'
@@ -183,7 +183,7 @@ function checkShuffle (ctx: ProofContext, pk: Point, input: readonly Ciphertext[
   const sHat = scalarList(proof.sHat, n, 'sHat')
   const sPrime = scalarList(proof.sPrime, n, 'sPrime')
   const { h, hs } = shuffleGenerators(n)
-  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), concatBytes(...commitments.map(pointToBytes))]
+  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), pointsToBytes(commitments)]
   const u = linearChallenges(ctx, statement, n)
   // C̄ and Ĉ stay encodings (libsodium sums; noble would decode every commitment).
   const cBar = differenceToBytes(combineToBytes([], commitments), shuffleGeneratorSum(n))
@@ -214,7 +214,7 @@ function checkShuffle (ctx: ProofContext, pk: Point, input: readonly Ciphertext[
   // Three terms each, hashed as bytes: single multiplications summed in encoded form beat a tiny Pippenger.
   const tHat = chain.map((c, i) => combineToBytes([[c, e], [G, sHat[i]], [i === 0 ? h : chain[i - 1], sPrime[i]]]))
   const expected = challenge('shuffle', ctx, [
-    ...statement, concatBytes(...chain.map(pointToBytes)),
+    ...statement, pointsToBytes(chain),
     t1, t2, t3, t41, t42, concatBytes(...tHat)
   ])
   return expected === e
