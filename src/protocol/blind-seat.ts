@@ -1,6 +1,6 @@
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { roundTime } from '../core/beacon/index.js'
-import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, pointToHex, publicKey, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
+import { type Ciphertext, type Point, type PreparedShuffle, decodeDeck, prepareShuffle, mulSecret, pointFromHex, pointToHex, publicKey, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
 import {
   beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, checkBkey, checkBlindCommit, checkBshares,
   checkBshuffle, dealtDeck, openPosition, proverOf
@@ -68,6 +68,8 @@ interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
    * this seat's turn waits: its check runs after this seat's own shuffle has left (#checkPending).
    */
   checked?: number
+  /** My shuffle's randomness and the points that read no deck, made once the keys are in (not saved). */
+  prepared?: PreparedShuffle
 }
 
 /** The blind seat's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
@@ -271,7 +273,11 @@ export class BlindSeatMachine implements SeatSide {
     if (doc.body.keys[this.#seat].body.pub !== pointToHex(publicKey(hand.x))) throw new Rejection('bkeys: the key relayed for my seat is not mine')
     hand.keys = doc.body.keys
     this.#setKeys(hand)
-    return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+    const effects = [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+    // Not my turn yet: what my shuffle can compute without its input deck (about half its work)
+    // is made now, while the earlier seats shuffle (docs/dealer-blind.md, parallelism).
+    if (hand.shuffles.length < this.#seat) hand.prepared = prepareShuffle(hand.pk as Point, hand.deck.length, this.#init.random)
+    return effects
   }
 
   /**
@@ -356,7 +362,8 @@ export class BlindSeatMachine implements SeatSide {
   /** My shuffle, once every shuffle before mine is in and checked. */
   #myTurn (hand: BlindSeatHand): Effect[] {
     if (hand.shuffles.length !== this.#seat) return []
-    const { doc, output } = makeBshuffle(href(hand), this.#seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random)
+    const { doc, output } = makeBshuffle(href(hand), this.#seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random, hand.prepared)
+    hand.prepared = undefined
     hand.shuffles.push(doc)
     hand.deck = output
     return [this.#enter(hand, 'shuffling'), { kind: 'send', to: this.#init.table.dealer, doc }]
