@@ -102,25 +102,26 @@ describe('blind-v1 machines in memory', () => {
   }, 300_000)
 
   it('the seat after a bad shuffle shuffles first, then checks it and names its author before any share', () => {
-    // Four seats: seat 2 shuffles seat 1's output at once (its check waits until its own shuffle
-    // has left), then the check names seat 1 and no share leaves any node.
-    const sent: Array<{ from: string, type: string }> = []
-    const t = table(ids, {
+    // Seat 1 shuffles seat 0's output at once (its check waits until its own shuffle has left),
+    // then the check names seat 0 and no share leaves any node.
+    const sent: Array<{ from: string, type: string, seat?: number }> = []
+    const t = table(ids.slice(0, 2), {
+      game: 'duo',
       intercept: (from, to, doc) => {
-        sent.push({ from, type: doc.type })
-        if (doc.type !== 'bshuffle' || doc.body.seat !== 1 || from !== ids[1]) return doc
+        sent.push({ from, type: doc.type, seat: doc.body.seat })
+        if (doc.type !== 'bshuffle' || doc.body.seat !== 0 || from !== ids[0] || to !== ids[0]) return doc
         const body = doc.body as BshuffleBody
-        return signDocument('bshuffle', { ...body, deck: body.deck.slice().reverse() }, signers[1])
+        return signDocument('bshuffle', { ...body, deck: body.deck.slice().reverse() }, signers[0])
       }
     })
     t.deal()
-    expect(sent.some(m => m.from === ids[2] && m.type === 'bshuffle')).toBe(true)
+    expect(sent.some(m => m.from === ids[1] && m.type === 'bshuffle' && m.seat === 1)).toBe(true)
     expect(sent.some(m => m.type === 'bshares')).toBe(false)
     for (const n of t.nodes.values()) {
       const abort = n.log.find(l => l.entry === 'abort')
       expect(abort, `node ${n.id.slice(-4)} logged no abort`).toBeDefined()
       expect(abort!.payload.body.reason).toBe('invalid-shuffle')
-      expect(abort!.payload.body.blame).toEqual([ids[1]])
+      expect(abort!.payload.body.blame).toEqual([ids[0]])
     }
   }, 300_000)
 
