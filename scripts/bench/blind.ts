@@ -32,11 +32,12 @@ type Units = { varMs: number, baseMs: number, publicMs: number, msmPointMs: numb
 function units (): Units {
   const scalars = Array.from({ length: 64 }, () => randomScalar(random))
   const points: Point[] = scalars.map(s => publicKey(s))
-  // The best of 5 batches: the machine is shared, and a unit cost is what one operation takes undisturbed.
+  // The best of 20 batches of n/5: the machine is shared, and a unit cost is what one operation
+  // takes undisturbed (with 5 batches, two costs of the very same libsodium call differed by 1.6x).
   const time = (fn: (i: number) => unknown, n: number): number => {
     for (let i = 0; i < 8; i++) fn(i)
     let best = Infinity
-    for (let b = 0; b < 5; b++) {
+    for (let b = 0; b < 20; b++) {
       const t = performance.now()
       for (let i = 0; i < n / 5; i++) fn(i)
       best = Math.min(best, (performance.now() - t) / (n / 5))
@@ -86,7 +87,7 @@ function line (label: string, ms: number, boundMs: number, goal?: string): void 
 /**
  * Wall and CPU time of an in-process step. On a shared machine the wall time of a step of ~0.1-1 s
  * includes the time other processes held the cores; its CPU time does not, and is what the bound
- * (unit costs, best of 5 short batches) is compared with.
+ * (unit costs, best of 20 short batches) is compared with.
  */
 function timed (fn: () => void): { wall: number, cpu: number } {
   const c = process.cpuUsage()
