@@ -1,6 +1,6 @@
 // libp2p 3 targets Node 22+. Node 20 lacks Promise.withResolvers and a global WebSocket;
 // both shims are guarded so this module is a no-op where the platform already has them.
-import { WebSocket as WsWebSocket } from 'ws'
+import { createRequire } from 'node:module'
 import { blindEngineReady } from './core/blind/group.js'
 
 interface PromiseWithResolversShape<T> {
@@ -19,9 +19,18 @@ if (typeof P.withResolvers !== 'function') {
   }
 }
 
+// `ws` is loaded on first use of the global, not here: loading it takes as long as a whole
+// blind receipt's check (~0.1-0.3 s), and `fairdeal verify` never opens a WebSocket.
 const g = globalThis as unknown as { WebSocket?: unknown }
 if (typeof g.WebSocket === 'undefined') {
-  g.WebSocket = WsWebSocket
+  const require = createRequire(import.meta.url)
+  let loaded: unknown
+  Object.defineProperty(globalThis, 'WebSocket', {
+    configurable: true,
+    enumerable: false,
+    get: () => (loaded ??= (require('ws') as { WebSocket: unknown }).WebSocket),
+    set: (value: unknown) => { Object.defineProperty(globalThis, 'WebSocket', { value, writable: true, configurable: true, enumerable: false }) }
+  })
 }
 
 // blind-v1's fast engine (libsodium's ristretto255, WebAssembly) loads asynchronously: every

@@ -101,6 +101,30 @@ describe('blind-v1 machines in memory', () => {
     expect(t.nodes.get(ids[1])!.seat!.cards(hand)).toEqual([])
   }, 300_000)
 
+  it('the seat after a bad shuffle shuffles first, then checks it and names its author before any share', () => {
+    // Seat 1 shuffles seat 0's output at once (its check waits until its own shuffle has left),
+    // then the check names seat 0 and no share leaves any node.
+    const sent: Array<{ from: string, type: string, seat?: number }> = []
+    const t = table(ids.slice(0, 2), {
+      game: 'duo',
+      intercept: (from, to, doc) => {
+        sent.push({ from, type: doc.type, seat: doc.body.seat })
+        if (doc.type !== 'bshuffle' || doc.body.seat !== 0 || from !== ids[0] || to !== ids[0]) return doc
+        const body = doc.body as BshuffleBody
+        return signDocument('bshuffle', { ...body, deck: body.deck.slice().reverse() }, signers[0])
+      }
+    })
+    t.deal()
+    expect(sent.some(m => m.from === ids[1] && m.type === 'bshuffle' && m.seat === 1)).toBe(true)
+    expect(sent.some(m => m.type === 'bshares')).toBe(false)
+    for (const n of t.nodes.values()) {
+      const abort = n.log.find(l => l.entry === 'abort')
+      expect(abort, `node ${n.id.slice(-4)} logged no abort`).toBeDefined()
+      expect(abort!.payload.body.reason).toBe('invalid-shuffle')
+      expect(abort!.payload.body.blame).toEqual([ids[0]])
+    }
+  }, 300_000)
+
   it('a wrong decryption share is caught by the seat it was for, naming its author', () => {
     // Seat 0 (the dealer's node) gives seat 1 a share for one card in place of another's.
     const t = table(ids.slice(0, 2), {

@@ -3,7 +3,6 @@
 // fallback, beside the CLI's one-thread rate on the same file in the same run (`fairdeal verify
 // FILE --workers 0`: the same core checks, Ed25519 on Node's OpenSSL). Goal: the page at least a
 // third of the CLI's one-thread rate. Needs Debian's Chromium at /usr/bin/chromium (skipped without).
-import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,15 +14,15 @@ import { verifyLogPayload } from '../../src/core/receipt.js'
 import { nativeSigner, nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 import { startWebServer } from '../../src/daemon/web-server.js'
 import { generateReceipts } from './lib/memory-hands.js'
+import { CHROMIUM, chromiumMissing, launchChromium, verifyOnPage } from './lib/chromium.js'
 
-const CHROMIUM = process.env.FAIRDEAL_CHROMIUM ?? '/usr/bin/chromium'
 const COUNT = 1000
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en')
 
 export async function run (): Promise<void> {
-  if (!existsSync(CHROMIUM)) {
+  if (chromiumMissing()) {
     console.log(`skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`)
     return
   }
@@ -63,23 +62,14 @@ export async function run (): Promise<void> {
     console.log(`CLI, one thread (Node OpenSSL Ed25519): ${fmt(cli)} entries/s; 'fairdeal verify FILE --workers 0' as a process, start-up included: ${fmt(cliProcess)}/s`)
 
     const server = await startWebServer({ port: 0, routes: { '/bench.jsonl': (_req, res) => { res.writeHead(200, { 'content-type': 'application/jsonl' }); res.end(text) } } })
-    const { chromium } = await import('playwright-core')
-    const profile = await mkdtemp(join(tmpdir(), 'fairdeal-chromium-'))
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
-    })
+    const browser = await launchChromium()
+    const { context } = browser
     try {
       const page = await context.newPage()
       for (const engine of ['webcrypto', 'pure'] as const) {
         const rates: number[] = []
         for (let pass = 0; pass < 2; pass++) {
-          await page.goto(`${server.url}/verify?ed25519=${engine}`)
-          await page.setInputFiles('[data-testid=receipt-input]', file)
-          await page.waitForFunction(() => (globalThis as unknown as { fairdealVerify?: { last?: unknown } }).fairdealVerify?.last !== undefined, undefined, { timeout: 600_000 })
-          const last = await page.evaluate(() => (globalThis as unknown as { fairdealVerify: { last: { entries: number, ms: number, engine: string } } }).fairdealVerify.last)
-          const summary = await page.locator('[data-testid=summary]').innerText()
+          const { summary, ...last } = await verifyOnPage(page, `${server.url}/verify?ed25519=${engine}`, file)
           if (summary !== `${COUNT} passed, 0 failed` || last.engine !== engine) throw new Error(`the page said ${summary} (engine ${last.engine})`)
           rates.push(last.entries / (last.ms / 1000))
         }
@@ -90,8 +80,7 @@ export async function run (): Promise<void> {
       const version = context.browser()?.version() ?? 'Chromium'
       console.log(`  (${version}; best of 2 passes each, the page's own timing, from the file's text to the last verdict drawn)`)
     } finally {
-      await context.close()
-      await rm(profile, { recursive: true, force: true })
+      await browser.close()
       await server.close()
     }
   } finally {

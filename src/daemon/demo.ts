@@ -169,6 +169,25 @@ function laterStages (game: string, hand: number, seats: number): Array<{ stage:
  * The embedded demo: a dealer node holding seat 0 and one node per other seat, on loopback, playing
  * `hands` hands; every seat checks every hand itself, and every node's log is re-verified at the end.
  */
+/**
+ * Ends the hand once the dealer holds every share it asked for. Each seat's own cards can open
+ * before a public stage's last shares reach the dealer (tarot's dog: the dealer checks them before
+ * relaying), and the dealer refuses to end until they have ("cannot end yet"); no event announces
+ * that last share, so the refusal is tried again every 20 ms until the timeout.
+ */
+async function endOnceDealt (client: ControlClient, hand: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      await client.end(hand)
+      return
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.includes('cannot end yet') || Date.now() > until) throw err
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+  }
+}
+
 export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   const { game, hands } = options
   const seats = SEATS_FOR_GAME[game]
@@ -273,7 +292,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
         } else {
           for (const s of laterStages(game, hand, seats)) await nodes[0].client.stage(hand, s.stage, s.taker)
           cards = await Promise.all(nodes.map(async n => await n.client.cards(hand)))
-          await nodes[0].client.end(hand)
+          await endOnceDealt(nodes[0].client, hand, timeout)
         }
         for (const [i, w] of watchers.entries()) {
           const shield = await w.until(ended('shield'), `hand ${hand} shield`, timeout)

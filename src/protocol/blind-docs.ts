@@ -4,7 +4,7 @@
  * injected randomness. The checks of these documents are src/core/hand/blind.ts.
  */
 import {
-  type Ciphertext, type Point, encodeCiphertext, proveKey, proveShare, scalarToHex, shuffleDeck
+  type Ciphertext, type Point, type PreparedShuffle, encodeCiphertext, finishShuffle, proveKey, proveShare, scalarToHex, shuffleDeck
 } from '../core/blind/index.js'
 import type { RandomBytes } from '../core/blind/random.js'
 import { blindContext, keyStep, shareStep, shuffleStep } from '../core/hand/blind.js'
@@ -40,8 +40,10 @@ export function makeBkey (h: BlindHandRef, seat: number, signer: Signer, x: bigi
 
 export type TimelockChain = Parameters<typeof sealTimelockText>[1]
 
-export function makeBshuffle (h: BlindHandRef, seat: number, signer: Signer, pk: Point, input: readonly Ciphertext[], random: RandomBytes): { doc: Signed<BshuffleBody>, output: Ciphertext[] } {
-  const { output, proof } = shuffleDeck(blindContext(h.commit, h.digest, shuffleStep(seat), signer.peerId), pk, input, random)
+/** `prepared`: made earlier with prepareShuffle for this key and deck size (then `random` is not read). */
+export function makeBshuffle (h: BlindHandRef, seat: number, signer: Signer, pk: Point, input: readonly Ciphertext[], random: RandomBytes, prepared?: PreparedShuffle): { doc: Signed<BshuffleBody>, output: Ciphertext[] } {
+  const ctx = blindContext(h.commit, h.digest, shuffleStep(seat), signer.peerId)
+  const { output, proof } = prepared === undefined ? shuffleDeck(ctx, pk, input, random) : finishShuffle(ctx, prepared, input)
   return { doc: signDocument('bshuffle', { ...ref(h, seat), deck: output.map(encodeCiphertext), proof }, signer), output }
 }
 

@@ -1,6 +1,6 @@
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { roundTime } from '../core/beacon/index.js'
-import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, pointToHex, publicKey, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
+import { type Ciphertext, type Point, type PreparedShuffle, decodeDeck, prepareShuffle, mulSecret, pointFromHex, pointToHex, publicKey, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
 import {
   beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, checkBkey, checkBlindCommit, checkBshares,
   checkBshuffle, dealtDeck, openPosition, proverOf
@@ -68,6 +68,14 @@ interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
   late?: boolean
   /** The BUNLOCK's hand keys, by seat: x·b stands for that seat's shares. */
   unlocked: Map<number, bigint>
+  /**
+   * How many shuffles, from seat 0, are checked (its own counts as checked); not saved, so a
+   * restored hand checks every shuffle again before it gives a share. Only the shuffle just before
+   * this seat's turn waits: its check runs after this seat's own shuffle has left (#checkPending).
+   */
+  checked?: number
+  /** My shuffle's randomness and the points that read no deck, made once the keys are in (not saved). */
+  prepared?: PreparedShuffle
 }
 
 /** The blind seat's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
@@ -200,6 +208,10 @@ export class BlindSeatMachine implements SeatSide {
 
   tick (now: number): Effect[] {
     const effects: Effect[] = []
+    // A shuffle left unchecked for my turn is checked now, while the next seats shuffle.
+    for (const hand of this.#hands.values()) {
+      if (hand.phase === 'shuffling') effects.push(...(this.#checkPending(hand) ?? []))
+    }
     for (const hand of this.#hands.due(now)) {
       if (hand.asked !== true) {
         // Before recording anything against the dealer, ask it once (docs/protocol.md §7): its answer
@@ -295,7 +307,11 @@ export class BlindSeatMachine implements SeatSide {
     if (doc.body.keys[this.#seat].body.pub !== pointToHex(publicKey(hand.x))) throw new Rejection('bkeys: the key relayed for my seat is not mine')
     hand.keys = doc.body.keys
     this.#setKeys(hand)
-    return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+    const effects = [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+    // Not my turn yet: what my shuffle can compute without its input deck (about half its work)
+    // is made now, while the earlier seats shuffle (docs/dealer-blind.md, parallelism).
+    if (hand.shuffles.length < this.#seat) hand.prepared = prepareShuffle(hand.pk as Point, hand.deck.length, this.#init.random)
+    return effects
   }
 
   /**
@@ -319,20 +335,69 @@ export class BlindSeatMachine implements SeatSide {
     if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn`)
     if (doc.body.seat === this.#seat) throw new Rejection('my own shuffle relayed back')
     if (!this.#verify(doc)) throw new Rejection(`shuffle of seat ${doc.body.seat}: bad signature`)
-    const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, hand.deck)
-    if ('problem' in r) {
-      const k = doc.body.seat
-      return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${k}: ${r.problem}`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, k - 1), k), doc])
+    if (doc.body.seat === this.#seat - 1) {
+      // My turn is next: I shuffle its output at once and check its proof after mine has left,
+      // while the next seat shuffles (docs/dealer-blind.md, "What each node may do in parallel"):
+      // a shuffle of a bad input reveals nothing, and no share leaves before the check.
+      const output = this.#deckOf(hand, doc)
+      if (output !== undefined) {
+        hand.shuffles.push(doc)
+        hand.deck = output
+        return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+      }
     }
+    const failed = this.#checkPending(hand)
+    if (failed !== undefined) return failed
+    const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, hand.deck)
+    if ('problem' in r) return this.#invalidShuffle(hand, doc, r.problem)
     hand.shuffles.push(doc)
+    hand.checked = hand.shuffles.length
     hand.deck = r.deck
     return [this.#enter(hand, 'shuffling'), ...this.#myTurn(hand)]
+  }
+
+  /** The deck a shuffle outputs, when it is N well-formed ciphertexts (its proof unchecked); otherwise undefined. */
+  #deckOf (hand: BlindSeatHand, doc: SignedBshuffle): Ciphertext[] | undefined {
+    try {
+      const deck = decodeDeck(doc.body.deck, 'deck')
+      return deck.length === hand.deck.length ? deck : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  #invalidShuffle (hand: BlindSeatHand, doc: SignedBshuffle, problem: string): Effect[] {
+    const k = doc.body.seat
+    return this.#abort(hand, 'invalid-shuffle', [doc.signer], `shuffle of seat ${k}: ${problem}`, [...hand.keys, ...hand.shuffles.slice(Math.max(0, k - 1), k), doc])
+  }
+
+  /**
+   * Checks every shuffle held but not checked yet (the one before this seat's turn, or all of
+   * them after a restart), in order: the abort naming the first bad one, or undefined.
+   */
+  #checkPending (hand: BlindSeatHand): Effect[] | undefined {
+    const start = hand.checked ?? 0
+    if (start >= hand.shuffles.length) return undefined
+    let input = start === 0 ? blindStartingDeck(hand.commit.body.game) : decodeDeck(hand.shuffles[start - 1].body.deck, 'deck')
+    for (let i = start; i < hand.shuffles.length; i++) {
+      const doc = hand.shuffles[i]
+      if (i === this.#seat) {
+        input = decodeDeck(doc.body.deck, 'deck') // my own
+      } else {
+        const r = checkBshuffle(hand.commit.body, hand.digest, doc, hand.pk as Point, input)
+        if ('problem' in r) return this.#invalidShuffle(hand, doc, r.problem)
+        input = r.deck
+      }
+      hand.checked = i + 1
+    }
+    return undefined
   }
 
   /** My shuffle, once every shuffle before mine is in and checked. */
   #myTurn (hand: BlindSeatHand): Effect[] {
     if (hand.shuffles.length !== this.#seat) return []
-    const { doc, output } = makeBshuffle(href(hand), this.#seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random)
+    const { doc, output } = makeBshuffle(href(hand), this.#seat, this.#init.signer, hand.pk as Point, hand.deck, this.#init.random, hand.prepared)
+    hand.prepared = undefined
     hand.shuffles.push(doc)
     hand.deck = output
     return [this.#enter(hand, 'shuffling'), { kind: 'send', to: this.#init.table.dealer, doc }]
@@ -357,6 +422,9 @@ export class BlindSeatMachine implements SeatSide {
     }
     const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
     if (!this.#verify(doc)) throw new Rejection('bdeal: bad signature')
+    // Every shuffle is checked before any share leaves.
+    const failed = hand.phase === 'shuffling' ? this.#checkPending(hand) : undefined
+    if (failed !== undefined) return failed
     const { seats, params } = hand.commit.body
     if (hand.shuffles.length !== seats.length) throw new Rejection(`bdeal before every seat shuffled (${hand.shuffles.length} of ${seats.length})`)
     if (doc.body.params.dealer !== params.dealer) throw new Rejection('bdeal changes the committed dealer seat')

@@ -13,7 +13,6 @@ import { readJsonLines } from '../../store/jsonl.js'
 import { LogInputError } from '../../store/errors.js'
 import { checkWitnessLine, WitnessComparer, type WitnessStatement } from '../../core/log/witness.js'
 import type { Libp2p } from '@libp2p/interface'
-import { dataDirLogLines } from '../node-log.js'
 
 const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairdeal log export' ('-' for stdin)
        fairdeal verify --data DIR     the log of a node's data directory (running or stopped)
@@ -37,7 +36,8 @@ each dealer's COMMITs at a table link hand to hand, and no committed hand is mis
                          DIR/node.json, or DIR.json beside DIR (the demo's layout)
   --json                 one JSON object per failure, then a summary object
   --chain-only           skip the receipt checks: order, links, signatures and head only
-  --workers N            verification threads (default ${defaultWorkerCount()}; 0 verifies in this thread)
+  --workers N            verification threads (default ${defaultWorkerCount()}, or 0 for a FILE under 1 MiB;
+                         0 verifies in this thread)
 
 With --data, the heads peers cosigned for the node (kept in DIR/db-head.json) are checked too,
 and every other member of the table its config names (with --peer, of the --as node's table) is
@@ -107,7 +107,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
   if (values.config !== undefined && memberDir === undefined) throw new UsageError('--config goes with --data DIR or --as DIR')
   if (witnesses.length > 0 && positionals.length > 0 && values.owner === undefined) throw new UsageError('--witness with a FILE needs --owner PEERID (whose heads to ask for)')
   const { from, to } = parseSeqRange(values)
-  const workers = parseIntOption(values.workers, '--workers', 0, 64) ?? defaultWorkerCount()
+  const workers = parseIntOption(values.workers, '--workers', 0, 64) ?? await defaultWorkers(positionals[0])
   if (values.owner !== undefined) {
     const { isPeerId } = await import('../../core/identity.js')
     if (!isPeerId(values.owner)) throw new UsageError(`--owner must be an Ed25519 peer id, got ${JSON.stringify(values.owner)}`)
@@ -177,7 +177,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       ? inThreadChecker(chainOnly ? null : verifyLogPayload, nativeVerifyDocument)
       : await createCheckPool({
         workers,
-        payloadModule: chainOnly ? null : new URL('../../core/receipt.js', import.meta.url).href,
+        payloadModule: chainOnly ? null : new URL('../verify-payload.js', import.meta.url).href,
         verifyDocModule: new URL('../../crypto/native-crypto.js', import.meta.url).href
       })
     const progress = new Progress(!json && process.stderr.isTTY === true, from ?? 0, to)
@@ -357,6 +357,22 @@ async function dialer (asDir: string | undefined): Promise<Libp2p> {
   return await createNode({ privateKey, listen: [], logger: pino({ level: 'silent' }) })
 }
 
+/** A log file this small is checked in this thread unless --workers says otherwise. */
+const SMALL_LOG_BYTES = 1024 * 1024
+
+/**
+ * Threads for a log: none for a small file, since starting one (loading the verifier and
+ * libsodium in it, ~0.2-0.5 s) costs more than checking a few receipts; the cores otherwise.
+ */
+async function defaultWorkers (file: string | undefined): Promise<number> {
+  if (file !== undefined && file !== '-') {
+    try {
+      if ((await stat(file)).size < SMALL_LOG_BYTES) return 0
+    } catch { /* fileSource reports an unreadable file */ }
+  }
+  return defaultWorkerCount()
+}
+
 async function fileSource (file: string): Promise<Source> {
   if (file !== '-') {
     try {
@@ -374,6 +390,8 @@ async function fileSource (file: string): Promise<Source> {
 
 async function dataSource (dir: string): Promise<Source> {
   // A running node's log comes through its control endpoint: the same lines, checked here.
+  // Imported here: it opens LevelDB, which a FILE or --peer source never needs (start-up time).
+  const { dataDirLogLines } = await import('../node-log.js')
   const log = await dataDirLogLines(dir)
   try {
     return { lines: log.lines, expectOwner: await identityOf(dir), store: true, notes: log.notes, cosigned: log.cosigned, close: log.close }

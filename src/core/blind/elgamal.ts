@@ -4,9 +4,8 @@
  * (a + r'·PK, b + r'·G); seat k's decryption share is dₖ = xₖ·b and M = a − Σ dₖ.
  * A ciphertext travels as 128 lowercase hex characters: a's encoding then b's.
  */
-import { concatBytes } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
-import { G, IDENTITY, type Point, cardPoint, mulSecret, pointFromHex, pointToBytes, pointToHex, sumPoints } from './group.js'
+import { G, IDENTITY, type Point, cardPoint, combineSecretToPoint, combineToBytes, differenceToPoint, pointFromHex, pointToHex, pointsToBytes, samePoint, sumPoints } from './group.js'
 
 export interface Ciphertext { a: Point, b: Point }
 
@@ -28,7 +27,7 @@ export function decodeDeck (hexes: unknown, what: string): Ciphertext[] {
 
 /** The bytes a transcript holds for a deck: a₀ ‖ b₀ ‖ a₁ ‖ b₁ ‖ … (32 bytes each). */
 export function deckBytes (deck: readonly Ciphertext[]): Uint8Array {
-  return concatBytes(...deck.flatMap(c => [pointToBytes(c.a), pointToBytes(c.b)]))
+  return pointsToBytes(deck.flatMap(c => [c.a, c.b]))
 }
 
 /** The public starting deck: each card's point, "encrypted" with r = 0, i.e. (M, identity). */
@@ -36,8 +35,9 @@ export function startingDeck (cards: readonly string[]): Ciphertext[] {
   return cards.map(code => ({ a: cardPoint(code), b: IDENTITY }))
 }
 
+/** (a + r·PK, b + r·G), each sum kept as an encoding on libsodium (no decode, no encode). */
 export function reEncrypt (c: Ciphertext, pk: Point, r: bigint): Ciphertext {
-  return { a: c.a.add(mulSecret(pk, r)), b: c.b.add(mulSecret(G, r)) }
+  return { a: combineSecretToPoint([[pk, r]], [c.a]), b: combineSecretToPoint([[G, r]], [c.b]) }
 }
 
 export function jointKey (publics: readonly Point[]): Point {
@@ -46,10 +46,10 @@ export function jointKey (publics: readonly Point[]): Point {
 
 /** M = a − Σ dₖ: the card's point once every seat's share is in. */
 export function openWithShares (c: Ciphertext, shares: readonly Point[]): Point {
-  return c.a.subtract(sumPoints(shares))
+  return differenceToPoint(c.a, combineToBytes([], shares))
 }
 
 /** The card code whose point is M, or undefined when M is no card of the list. */
 export function cardOf (m: Point, cards: readonly string[]): string | undefined {
-  return cards.find(code => cardPoint(code).equals(m))
+  return cards.find(code => samePoint(cardPoint(code), m))
 }

@@ -11,6 +11,8 @@ import { ristretto255, ristretto255_hasher } from '@noble/curves/ed25519.js'
 import sodium from 'libsodium-wrappers-sumo'
 import { pippenger } from '@noble/curves/abstract/curve.js'
 import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js'
+import { expand_message_xmd } from '@noble/curves/abstract/hash-to-curve.js'
+import { sha512 } from '@noble/hashes/sha2.js'
 import { fromHex, toHex, utf8 } from '../bytes.js'
 import { CoreInputError } from '../errors.js'
 
@@ -91,10 +93,82 @@ function remember (p: Point, bytes: Uint8Array): Point {
   return p
 }
 
-export function pointToBytes (p: Point): Uint8Array {
-  let b = encodings.get(p)
+/** A lazily decoded point's own fields (see lazyPoint). */
+interface Lazy { lazyBytes: Uint8Array, lazyEp?: unknown }
+
+/**
+ * The prototype of lazily decoded points: noble's ristretto point keeps its Edwards representative
+ * in the public field `ep`, which every noble method reads; here `ep` is a getter that decodes the
+ * point's bytes with noble the first time it is read.
+ */
+const LAZY: object = Object.create(RistrettoPoint.prototype, {
+  ep: {
+    get (this: Lazy): unknown {
+      return (this.lazyEp ??= (RistrettoPoint.fromBytes(this.lazyBytes) as unknown as { ep: unknown }).ep)
+    }
+  }
+})
+
+/**
+ * The point of a canonical encoding already known to be valid (checked by libsodium, or produced
+ * by it), as a noble point whose coordinates are decoded only when noble arithmetic first reads
+ * them. Decoding is a field inverse square root in noble (~0.13 ms), the largest cost of a
+ * verification once the products run on libsodium, and most points never reach noble: they are
+ * hashed and multiplied as bytes. Such a point is a `RistrettoPoint` (instanceof holds: its
+ * prototype chain is noble's) and behaves as one.
+ */
+function lazyPoint (bytes: Uint8Array): Point {
+  const p = Object.create(LAZY) as Lazy
+  p.lazyBytes = bytes
+  return p as unknown as Point
+}
+
+/** The point's encoding when known (not a copy: never modified), else undefined. */
+function knownBytes (p: Point): Uint8Array | undefined {
+  return (p as unknown as Partial<Lazy>).lazyBytes ?? encodings.get(p)
+}
+
+/** The point's encoding, computed once (not a copy: never modified). */
+function bytesOf (p: Point): Uint8Array {
+  let b = knownBytes(p)
   if (b === undefined) { b = p.toBytes(); encodings.set(p, b) }
-  return b.slice()
+  return b
+}
+
+/** The point of encoding `bytes` produced by the engine (valid by construction). */
+function fromEngine (bytes: Uint8Array): Point {
+  return engine === null ? remember(RistrettoPoint.fromBytes(bytes), bytes) : lazyPoint(bytes)
+}
+
+/** Whether p is the identity, from its encoding when known (no decode). */
+function isZeroPoint (p: Point): boolean {
+  const b = knownBytes(p)
+  return b !== undefined ? b.every(v => v === 0) : p.is0()
+}
+
+/** Whether two points are the same group element: their canonical encodings are equal. */
+export function samePoint (p: Point, q: Point): boolean {
+  if (p === q) return true
+  const a = knownBytes(p); const b = knownBytes(q)
+  if (a === undefined || b === undefined) return p.equals(q)
+  for (let i = 0; i < 32; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+export function pointToBytes (p: Point): Uint8Array {
+  return bytesOf(p).slice()
+}
+
+/** Writes the encodings of `points` into `out` from `offset` (32 bytes each), with no copy between. */
+export function writePoints (points: readonly Point[], out: Uint8Array, offset = 0): void {
+  for (let i = 0; i < points.length; i++) out.set(bytesOf(points[i]), offset + 32 * i)
+}
+
+/** The encodings of `points`, concatenated. */
+export function pointsToBytes (points: readonly Point[]): Uint8Array {
+  const out = new Uint8Array(32 * points.length)
+  writePoints(points, out)
+  return out
 }
 
 export function pointToHex (p: Point): string {
@@ -121,7 +195,15 @@ export function pointFromHex (hex: unknown, what: string): Point {
   if (known !== undefined) return known
   try {
     const bytes = fromHex(hex)
-    const p = remember(RistrettoPoint.fromBytes(bytes), bytes)
+    let p: Point
+    if (engine !== null) {
+      // libsodium's validity check is RFC 9496's decode (canonical, non-negative s, a square root),
+      // ~10x faster than noble's; the coordinates wait until noble needs them.
+      if (!engine.crypto_core_ristretto255_is_valid_point(bytes)) throw new CoreInputError('not canonical')
+      p = lazyPoint(bytes)
+    } else {
+      p = remember(RistrettoPoint.fromBytes(bytes), bytes)
+    }
     if (decoded.size >= 8192) decoded.clear()
     decoded.set(hex, p)
     return p
@@ -139,7 +221,7 @@ export function pointFromHex (hex: unknown, what: string): Point {
  */
 export function mulSecret (p: Point, x: bigint): Point {
   const s = mod(x)
-  if (s === 0n || p.is0()) return IDENTITY
+  if (s === 0n || isZeroPoint(p)) return IDENTITY
   if (engine === null) return p.multiply(s)
   const sb = numberToBytesLE(s, 32)
   let out: Uint8Array
@@ -150,7 +232,7 @@ export function mulSecret (p: Point, x: bigint): Point {
   } finally {
     sb.fill(0)
   }
-  return remember(RistrettoPoint.fromBytes(out), out)
+  return lazyPoint(out)
 }
 
 /** x·P for public values: libsodium once loaded (faster than noble's variable-time wNAF), noble's otherwise. */
@@ -163,11 +245,11 @@ export function mulPublic (p: Point, x: bigint): Point {
 export type PointOrEncoding = Point | Uint8Array
 
 function encodingOf (p: PointOrEncoding): Uint8Array {
-  return p instanceof Uint8Array ? p : pointToBytes(p)
+  return p instanceof Uint8Array ? p : bytesOf(p)
 }
 
 function isIdentity (p: PointOrEncoding): boolean {
-  return p instanceof Uint8Array ? p.every(v => v === 0) : p.is0()
+  return p instanceof Uint8Array ? p.every(v => v === 0) : isZeroPoint(p)
 }
 
 /**
@@ -182,9 +264,34 @@ export function combineToBytes (terms: ReadonlyArray<readonly [PointOrEncoding, 
   return combine(terms, plus, mulPublic)
 }
 
+/** combineToBytes as a point (decoded by noble only if noble arithmetic ever reads it). */
+export function combineToPoint (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[] = []): Point {
+  return fromEngine(combine(terms, plus, mulPublic))
+}
+
+/** a − b as a point (no decode on libsodium). */
+export function differenceToPoint (a: PointOrEncoding, b: PointOrEncoding): Point {
+  return fromEngine(differenceToBytes(a, b))
+}
+
+/** The encoding of a − b. */
+export function differenceToBytes (a: PointOrEncoding, b: PointOrEncoding): Uint8Array {
+  if (engine === null) {
+    const asPoint = (p: PointOrEncoding): Point => p instanceof Uint8Array ? RistrettoPoint.fromBytes(p) : p
+    return pointToBytes(asPoint(a).subtract(asPoint(b)))
+  }
+  if (isIdentity(b)) return encodingOf(a).slice()
+  return engine.crypto_core_ristretto255_sub(encodingOf(a), encodingOf(b))
+}
+
 /** combineToBytes for secret scalars: on noble, its constant-time ladder (mulSecret) instead of wNAF. */
 export function combineSecretToBytes (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[] = []): Uint8Array {
   return combine(terms, plus, mulSecret)
+}
+
+/** combineSecretToBytes as a point (a re-encryption: no decode on libsodium). */
+export function combineSecretToPoint (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[] = []): Point {
+  return fromEngine(combine(terms, plus, mulSecret))
 }
 
 function combine (terms: ReadonlyArray<readonly [PointOrEncoding, bigint]>, plus: readonly PointOrEncoding[], nobleMul: (p: Point, x: bigint) => Point): Uint8Array {
@@ -228,9 +335,15 @@ export function sumPoints (points: readonly Point[]): Point {
 const CARD_DST = 'fairdeal/blind-v1/card'
 const GENERATOR_DST = 'fairdeal/blind-v1/generator'
 
-/** hash_to_ristretto255 (RFC 9380 expand_message_xmd, SHA-512) of a UTF-8 text under a DST. */
+/**
+ * hash_to_ristretto255 (RFC 9380 expand_message_xmd, SHA-512) of a UTF-8 text under a DST: the
+ * one-way map of RFC 9496 applied to the 64 expanded bytes, libsodium's
+ * crypto_core_ristretto255_from_hash once loaded (~50x faster than noble's, which runs otherwise;
+ * same point: the vectors check both).
+ */
 function hashToGroup (text: string, dst: string): Point {
-  return ristretto255_hasher.hashToCurve(utf8(text), { DST: dst }) as unknown as Point
+  if (engine === null) return ristretto255_hasher.hashToCurve(utf8(text), { DST: dst }) as unknown as Point
+  return lazyPoint(engine.crypto_core_ristretto255_from_hash(expand_message_xmd(utf8(text), utf8(dst), 64, sha512)))
 }
 
 const cardPoints = new Map<string, Point>()
@@ -252,4 +365,12 @@ export function generator (name: string): Point {
 /** The shuffle proof's generators: h (named "h") and h₀ … h_{n−1} (named "0" … "n−1"). */
 export function shuffleGenerators (n: number): { h: Point, hs: Point[] } {
   return { h: generator('h'), hs: Array.from({ length: n }, (_, i) => generator(String(i))) }
+}
+
+const generatorSums = new Map<number, Uint8Array>()
+/** The encoding of h₀ + … + h_{n−1} (the verifier's C̄ subtracts it), remembered per n. */
+export function shuffleGeneratorSum (n: number): Uint8Array {
+  let s = generatorSums.get(n)
+  if (s === undefined) { s = combineToBytes([], shuffleGenerators(n).hs); generatorSums.set(n, s) }
+  return s
 }

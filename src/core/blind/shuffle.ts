@@ -12,13 +12,13 @@
 import { concatBytes, sha256Hex, toHex, utf8 } from '../bytes.js'
 import { BoundedSet } from '../bounded-set.js'
 import { CoreInputError } from '../errors.js'
-import { type Ciphertext, deckBytes, reEncrypt } from './elgamal.js'
+import { type Ciphertext, deckBytes } from './elgamal.js'
 import {
-  G, type Point, blindEngine, combineSecretToBytes, combineToBytes, mod, msm, mulPublic, mulSecret, pointFromHex, pointToBytes, pointToHex, scalarFromHex,
-  scalarToHex, shuffleGenerators, sumPoints
+  G, type Point, blindEngine, combineSecretToBytes, combineSecretToPoint, combineToBytes, differenceToBytes, mod, msm, pointFromHex, pointToBytes, pointsToBytes, scalarFromHex,
+  scalarToHex, shuffleGeneratorSum, shuffleGenerators
 } from './group.js'
 import { randomPermutation, randomScalar, type RandomBytes } from './random.js'
-import { challenge, type ProofContext, u32be } from './transcript.js'
+import { challenge, challenges, type ProofContext, u32be } from './transcript.js'
 
 export interface ShuffleProof {
   /** Permutation commitments c₀ … c_{n−1}. */
@@ -45,16 +45,61 @@ export interface Shuffled {
 
 /** uⱼ = H("shuffle-u", ctx, [PK, input, output, c₀‖…‖c_{n−1}, u32be(j)]). */
 function linearChallenges (ctx: ProofContext, statement: Uint8Array[], n: number): bigint[] {
-  return Array.from({ length: n }, (_, j) => challenge('shuffle-u', ctx, [...statement, u32be(j)]))
+  return challenges('shuffle-u', ctx, statement, Array.from({ length: n }, (_, j) => [u32be(j)]))
 }
 
 /** Shuffle and re-encrypt `input` under `pk` with fresh randomness, and prove it. */
 export function shuffleDeck (ctx: ProofContext, pk: Point, input: readonly Ciphertext[], random: RandomBytes): Shuffled {
-  const n = input.length
+  return finishShuffle(ctx, prepareShuffle(pk, input.length, random), input)
+}
+
+/**
+ * Everything of a shuffle that does not depend on its input deck, made before the input arrives
+ * (a seat prepares once it knows the joint key, while the earlier seats shuffle): the permutation,
+ * the re-encryption randomness and its points r'ᵢ·PK and r'ᵢ·G, and the proof's randomness with
+ * every commitment that does not read the decks (cᵢ, r̂ᵢ·G, t₁, t₂, t₃, ω̂ᵢ·G, −ω₄·PK, −ω₄·G).
+ * The randomness is drawn in the same order as a shuffle made at once, so the result is
+ * byte-identical (the known-answer vectors). Secret: never published, never saved; use it once.
+ */
+export interface PreparedShuffle {
+  pk: Point
+  permutation: number[]
+  reencryption: bigint[]
+  /** r'ᵢ·PK and r'ᵢ·G: output[i] = input[π(i)] + these. */
+  offsets: Array<{ a: Uint8Array, b: Uint8Array }>
+  proof: PreparedProof
+}
+
+interface PreparedProof {
+  r: bigint[]
+  commitments: Uint8Array[]
+  rHat: bigint[]
+  rHatG: Uint8Array[]
+  w: bigint[]
+  wHat: bigint[]
+  wPrime: bigint[]
+  t1: Uint8Array
+  t2: Uint8Array
+  t3: Uint8Array
+  wHatG: Uint8Array[]
+  /** −ω₄·PK and −ω₄·G, the fixed terms of t₄₁ and t₄₂. */
+  w4PK: Uint8Array
+  w4G: Uint8Array
+}
+
+export function prepareShuffle (pk: Point, n: number, random: RandomBytes): PreparedShuffle {
   const permutation = randomPermutation(random, n)
   const reencryption = Array.from({ length: n }, () => randomScalar(random))
-  const output = permutation.map((j, i) => reEncrypt(input[j], pk, reencryption[i]))
-  const proof = proveShuffle(ctx, pk, input, output, permutation, reencryption, random)
+  const offsets = reencryption.map(r => ({ a: combineSecretToBytes([[pk, r]]), b: combineSecretToBytes([[G, r]]) }))
+  return { pk, permutation, reencryption, offsets, proof: prepareProof(pk, permutation, random) }
+}
+
+/** The shuffle of `input` with what `prepared` holds (prepared for this key and deck size). */
+export function finishShuffle (ctx: ProofContext, prepared: PreparedShuffle, input: readonly Ciphertext[]): Shuffled {
+  const { pk, permutation, reencryption, offsets } = prepared
+  if (input.length !== permutation.length) throw new CoreInputError(`shuffle: prepared for ${permutation.length} cards, the deck has ${input.length}`)
+  const output = permutation.map((j, i) => ({ a: combineSecretToPoint([], [input[j].a, offsets[i].a]), b: combineSecretToPoint([], [input[j].b, offsets[i].b]) }))
+  const proof = finishProof(ctx, pk, input, output, permutation, reencryption, prepared.proof)
   return { output, proof, permutation, reencryption }
 }
 
@@ -65,9 +110,15 @@ export function proveShuffle (
   const n = input.length
   if (output.length !== n || permutation.length !== n || reencryption.length !== n) throw new CoreInputError('shuffle: input, output, permutation and randomness differ in length')
   if (new Set(permutation).size !== n || permutation.some(j => !Number.isInteger(j) || j < 0 || j >= n)) throw new CoreInputError('shuffle: not a permutation of the input positions')
-  const { h, hs } = shuffleGenerators(n)
-  // Every commitment below is computed as an encoding (combineToBytes: on libsodium no decode to
-  // noble's coordinates between products and sums); the transcript and the proof need only bytes.
+  return finishProof(ctx, pk, input, output, permutation, reencryption, prepareProof(pk, permutation, random))
+}
+
+/** The proof's randomness (drawn in the order of docs/dealer-blind.md §5: r, r̂, ω₁…ω₄, ω̂, ω') and its commitments that read no deck. */
+function prepareProof (pk: Point, permutation: readonly number[], random: RandomBytes): PreparedProof {
+  const n = permutation.length
+  const { hs } = shuffleGenerators(n)
+  // Every commitment below is computed as an encoding (combineSecretToBytes: on libsodium no
+  // decode to noble's coordinates between products and sums); the transcript needs only bytes.
   // Permutation commitment: c_{π(i)} = r_{π(i)}·G + hᵢ.
   const r = new Array<bigint>(n)
   const commitments = new Array<Uint8Array>(n)
@@ -76,16 +127,44 @@ export function proveShuffle (
     r[j] = randomScalar(random)
     commitments[j] = combineSecretToBytes([[G, r[j]]], [hs[i]])
   }
-  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), concatBytes(...commitments)]
+  const rHat = Array.from({ length: n }, () => randomScalar(random))
+  const w = [randomScalar(random), randomScalar(random), randomScalar(random), randomScalar(random)]
+  const wHat = Array.from({ length: n }, () => randomScalar(random))
+  const wPrime = Array.from({ length: n }, () => randomScalar(random))
+  const times = (p: Point, x: bigint): Uint8Array => combineSecretToBytes([[p, x]])
+  return {
+    r,
+    commitments,
+    rHat,
+    rHatG: rHat.map(x => times(G, x)),
+    w,
+    wHat,
+    wPrime,
+    t1: times(G, w[0]),
+    t2: times(G, w[1]),
+    t3: combineSecretToBytes([[G, w[2]], ...hs.map((p, i) => [p, wPrime[i]] as const)]),
+    wHatG: wHat.map(x => times(G, x)),
+    w4PK: times(pk, mod(-w[3])),
+    w4G: times(G, mod(-w[3]))
+  }
+}
+
+/** The rest of the proof, once input and output are known (docs/dealer-blind.md §5, prover steps 2–7). */
+function finishProof (
+  ctx: ProofContext, pk: Point, input: readonly Ciphertext[], output: readonly Ciphertext[],
+  permutation: readonly number[], reencryption: readonly bigint[], p: PreparedProof
+): ShuffleProof {
+  const n = input.length
+  const { h } = shuffleGenerators(n)
+  const { r, rHat, w, wHat, wPrime } = p
+  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), concatBytes(...p.commitments)]
   const u = linearChallenges(ctx, statement, n)
   const uP = permutation.map(j => u[j])
   // Commitment chain: ĉ_{−1} = h, ĉᵢ = r̂ᵢ·G + u'ᵢ·ĉ_{i−1}.
-  const rHat: bigint[] = []
   const chain: Uint8Array[] = []
   let prev: Point | Uint8Array = h
   for (let i = 0; i < n; i++) {
-    rHat.push(randomScalar(random))
-    prev = combineSecretToBytes([[G, rHat[i]], [prev, uP[i]]])
+    prev = combineSecretToBytes([[prev, uP[i]]], [p.rHatG[i]])
     chain.push(prev)
   }
   const v = new Array<bigint>(n)
@@ -95,21 +174,15 @@ export function proveShuffle (
   for (let i = 0; i < n; i++) {
     rBar += r[i]; rHatSum += rHat[i] * v[i]; rTilde += r[i] * u[i]; rPrime += reencryption[i] * uP[i]
   }
-  const w = [randomScalar(random), randomScalar(random), randomScalar(random), randomScalar(random)]
-  const wHat = Array.from({ length: n }, () => randomScalar(random))
-  const wPrime = Array.from({ length: n }, () => randomScalar(random))
-  const weighted = (points: readonly Point[]): Array<readonly [Point, bigint]> => points.map((p, i) => [p, wPrime[i]] as const)
-  const t1 = combineSecretToBytes([[G, w[0]]])
-  const t2 = combineSecretToBytes([[G, w[1]]])
-  const t3 = combineSecretToBytes([[G, w[2]], ...weighted(hs)])
-  const t41 = combineSecretToBytes([...weighted(output.map(c => c.a)), [pk, mod(-w[3])]])
-  const t42 = combineSecretToBytes([...weighted(output.map(c => c.b)), [G, mod(-w[3])]])
-  const tHat = chain.map((_, i) => combineSecretToBytes([[G, wHat[i]], [i === 0 ? h : chain[i - 1], wPrime[i]]]))
+  const weighted = (points: readonly Point[]): Array<readonly [Point, bigint]> => points.map((q, i) => [q, wPrime[i]] as const)
+  const t41 = combineSecretToBytes(weighted(output.map(c => c.a)), [p.w4PK])
+  const t42 = combineSecretToBytes(weighted(output.map(c => c.b)), [p.w4G])
+  const tHat = chain.map((_, i) => combineSecretToBytes([[i === 0 ? h : chain[i - 1], wPrime[i]]], [p.wHatG[i]]))
   const e = challenge('shuffle', ctx, [
-    ...statement, concatBytes(...chain), t1, t2, t3, t41, t42, concatBytes(...tHat)
+    ...statement, concatBytes(...chain), p.t1, p.t2, p.t3, t41, t42, concatBytes(...tHat)
   ])
   return {
-    commitments: commitments.map(toHex),
+    commitments: p.commitments.map(toHex),
     chain: chain.map(toHex),
     e: scalarToHex(e),
     s1: scalarToHex(mod(w[0] - e * rBar)),
@@ -183,12 +256,13 @@ function checkShuffle (ctx: ProofContext, pk: Point, input: readonly Ciphertext[
   const sHat = scalarList(proof.sHat, n, 'sHat')
   const sPrime = scalarList(proof.sPrime, n, 'sPrime')
   const { h, hs } = shuffleGenerators(n)
-  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), concatBytes(...commitments.map(pointToBytes))]
+  const statement = [pointToBytes(pk), deckBytes(input), deckBytes(output), pointsToBytes(commitments)]
   const u = linearChallenges(ctx, statement, n)
-  const cBar = sumPoints(commitments).subtract(sumPoints(hs))
+  // C̄ and Ĉ stay encodings (libsodium sums; noble would decode every commitment).
+  const cBar = differenceToBytes(combineToBytes([], commitments), shuffleGeneratorSum(n))
   let uProd = 1n
   for (const x of u) uProd = mod(uProd * x)
-  const cHat = chain[n - 1].subtract(mulPublic(h, uProd))
+  const cHat = differenceToBytes(chain[n - 1], combineToBytes([[h, uProd]]))
   const t1 = combineToBytes([[cBar, e], [G, s1]])
   const t2 = combineToBytes([[cHat, e], [G, s2]])
   let t3: Uint8Array, t41: Uint8Array, t42: Uint8Array
@@ -213,7 +287,7 @@ function checkShuffle (ctx: ProofContext, pk: Point, input: readonly Ciphertext[
   // Three terms each, hashed as bytes: single multiplications summed in encoded form beat a tiny Pippenger.
   const tHat = chain.map((c, i) => combineToBytes([[c, e], [G, sHat[i]], [i === 0 ? h : chain[i - 1], sPrime[i]]]))
   const expected = challenge('shuffle', ctx, [
-    ...statement, concatBytes(...chain.map(pointToBytes)),
+    ...statement, pointsToBytes(chain),
     t1, t2, t3, t41, t42, concatBytes(...tHat)
   ])
   return expected === e
