@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TestTable, logEntries, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser.js'
 import { startTableWeb, type TableWeb } from '../src/daemon/table-web.js'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 
 const skip = skipBrowserTests('test/web-table.test.ts')
 
@@ -202,5 +204,19 @@ describe.skipIf(skip)('the table page of a blackjack table', () => {
     // The dealer's node plays the game to its end: its page says the round's result.
     expect(await pages[dealerIndex].locator('[data-testid=hand] [data-testid=result]').innerText()).toMatch(/^result: bank \d+/)
     for (const page of pages) await page.close()
+    // The seat's log, checked by the verifier page: every draw recomputed from the revealed key.
+    const { table } = live
+    await waitEvent(table.node(1).daemon.events, e => e.role === 'seat' && e.event.type === 'receipt', 'seat 1\'s receipt', 20_000)
+    const dir = table.node(1).dataDir
+    await table.stopAll()
+    const file = join(dir, 'log.jsonl')
+    await writeFile(file, (await logEntries(dir)).map(e => JSON.stringify(e)).join('\n') + '\n')
+    const verifier = await live.browser.context.newPage()
+    await verifier.goto(`${live.webs[1].url}/verify`)
+    await verifier.setInputFiles('[data-testid=receipt-input]', file)
+    const summary = verifier.locator('[data-testid=summary]')
+    await summary.waitFor({ timeout: 20_000 })
+    await expect.poll(async () => await summary.innerText(), { timeout: 20_000 }).toBe('1 passed, 0 failed')
+    await verifier.close()
   })
 })
