@@ -26,9 +26,10 @@ function signRound (shares: Map<number, string>, round: number): ReturnType<type
   return entryFromSignature(round, recoverG1(partials))
 }
 
+const reshared7 = newSigners.map((s, j) => completeReshare({ old, newThreshold: 4, newMembers: 7, deals: deals([1, 2, 3, 4, 5], 4, 7), signer: s, newIndex: j + 1 }))
+
 describe('resharing (5 members, threshold 3 → 7 members, threshold 4)', () => {
-  const all = deals([1, 2, 3, 4, 5], 4, 7)
-  const reshared = newSigners.map((s, j) => completeReshare({ old, newThreshold: 4, newMembers: 7, deals: all, signer: s, newIndex: j + 1 }))
+  const reshared = reshared7
 
   it('keeps the group key and the chain hash; every new member agrees on the commitments', () => {
     expect(results.every(r => r !== undefined)).toBe(true)
@@ -97,12 +98,16 @@ describe('resharing: who may deal', () => {
     expect((err as ReshareRefusedError).record.body.rejected).toEqual([{ dealer: 3, reason: 'constant term is not the dealer\'s old public share' }])
   })
 
-  it('a share off the committed polynomial is rejected for the member it was sent to', () => {
+  it('a share off the committed polynomial leaves its receiver without a share and names the dealer; the others agree on the dealers', () => {
     const d = deals([1, 2, 3, 4], 4, 7)
     d[0] = { ...d[0], shares: d[0].shares.map((s, j) => j === 2 ? d[1].shares[2] : s) }
-    const r = completeReshare({ old, newThreshold: 4, newMembers: 7, deals: d, signer: newSigners[2], newIndex: 3 })
-    expect(r.rejected).toEqual([{ dealer: 1, reason: 'share to new member 3 is not on the committed polynomial' }])
-    expect(r.dealers).toEqual([2, 3, 4])
-    expect(r.groupKey).toBe(results[0].groupKey)
+    const victim = completeReshare({ old, newThreshold: 4, newMembers: 7, deals: d, signer: newSigners[2], newIndex: 3 })
+    expect(victim.share).toBeUndefined()
+    expect(victim.complaints).toEqual([{ dealer: 1, reason: 'share to new member 3 is not on the committed polynomial' }])
+    const other = completeReshare({ old, newThreshold: 4, newMembers: 7, deals: d, signer: newSigners[0], newIndex: 1 })
+    expect(victim.dealers).toEqual([1, 2, 3])
+    expect(other.dealers).toEqual([1, 2, 3])
+    expect(other.commitments).toEqual(victim.commitments)
+    expect(other.share).toBe(reshared7[0].share)
   })
 })

@@ -106,11 +106,14 @@ export function checkReshareDeal (old: OldGroup, deal: ReshareDeal, newThreshold
 }
 
 /**
- * Combines the deals a new member received. Deterministic given the same deals: the first
- * `old.threshold` valid deals by dealer index are used. With fewer valid deals than the old
- * threshold the reshare is refused: throws ReshareRefusedError carrying a record signed by
- * `signer` that names the dealers it had and why the others failed. Returns the new member's
- * share when `newIndex` is given.
+ * Combines the deals a new member received. The dealer set depends only on what every member
+ * sees (the broadcast commitments), never on the shares one member received, so members holding
+ * the same deals agree on it: the first `old.threshold` deals by dealer index whose commitments
+ * are valid. With fewer such deals than the old threshold the reshare is refused: throws
+ * ReshareRefusedError carrying a record signed by `signer` that names the dealers it had and why
+ * the others failed. With `newIndex`, returns that member's share, or, when a chosen dealer's share
+ * to it is off the committed polynomial, no share and a `complaints` entry naming the dealer (the
+ * member then has no share of this epoch and comes back through a later reshare).
  */
 export function completeReshare (opts: {
   old: OldGroup
@@ -119,15 +122,18 @@ export function completeReshare (opts: {
   deals: readonly ReshareDeal[]
   signer: Signer
   newIndex?: number
-}): ReshareResult & { share?: string } {
+}): ReshareResult & { share?: string, complaints?: Array<{ dealer: number, reason: string }> } {
   const { old, newThreshold, newMembers } = opts
   checkThreshold(newThreshold, newMembers)
+  if (opts.newIndex !== undefined && (!Number.isSafeInteger(opts.newIndex) || opts.newIndex < 1 || opts.newIndex > newMembers)) {
+    throw new CoreInputError(`new member index must be from 1 to ${newMembers}`)
+  }
   const rejected: Array<{ dealer: number, reason: string }> = []
   const good = new Map<number, ReshareDeal>()
   for (const deal of [...opts.deals].sort((a, b) => a.dealer - b.dealer)) {
     if (good.has(deal.dealer)) { rejected.push({ dealer: deal.dealer, reason: 'second deal from the same dealer' }); continue }
     if (deal.shares.length !== newMembers) { rejected.push({ dealer: deal.dealer, reason: `deals ${deal.shares.length} shares for ${newMembers} members` }); continue }
-    const reason = checkReshareDeal(old, deal, newThreshold, opts.newIndex)
+    const reason = checkReshareDeal(old, deal, newThreshold)
     if (reason !== undefined) rejected.push({ dealer: deal.dealer, reason })
     else good.set(deal.dealer, deal)
   }
@@ -155,7 +161,7 @@ export function completeReshare (opts: {
   }
   // Σ λ_i s_i·G2 over t old shares is the old key: a mismatch means the old commitments were not the group's.
   if (commitments[0] !== groupKey) throw new CoreInputError('reshared commitments do not keep the group key: old commitments and chain info disagree')
-  const result: ReshareResult & { share?: string } = {
+  const result: ReshareResult & { share?: string, complaints?: Array<{ dealer: number, reason: string }> } = {
     dealers: used.map(d => d.dealer),
     rejected,
     commitments,
@@ -166,8 +172,12 @@ export function completeReshare (opts: {
   }
   if (opts.newIndex !== undefined) {
     const j = opts.newIndex
-    const share = used.reduce((acc, d, i) => Fr.add(acc, Fr.mul(lambdas[i], scalarFromHex(d.shares[j - 1], 'reshared share'))), 0n)
-    result.share = scalarToHex(share)
+    const complaints = used.flatMap(d => {
+      const reason = checkReshareDeal(old, d, newThreshold, j)
+      return reason === undefined ? [] : [{ dealer: d.dealer, reason }]
+    })
+    if (complaints.length > 0) result.complaints = complaints
+    else result.share = scalarToHex(used.reduce((acc, d, i) => Fr.add(acc, Fr.mul(lambdas[i], scalarFromHex(d.shares[j - 1], 'reshared share'))), 0n))
   }
   return result
 }
