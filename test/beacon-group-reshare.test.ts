@@ -110,4 +110,15 @@ describe('resharing: who may deal', () => {
     expect(other.commitments).toEqual(victim.commitments)
     expect(other.share).toBe(reshared7[0].share)
   })
+
+  it('a dealer with two different deals is excluded whatever the order they arrive in', () => {
+    const d = deals([1, 2, 3, 4], 4, 7)
+    const second = reshareDeal({ dealer: 1, oldShareHex: results[0].share, newThreshold: 4, newMembers: 7, random: seededRandom('second') })
+    for (const order of [[...d, second], [second, ...d]]) {
+      const r = completeReshare({ old, newThreshold: 4, newMembers: 7, deals: order, signer: newSigners[0], newIndex: 1 })
+      expect(r.dealers).toEqual([2, 3, 4])
+      expect(r.rejected).toEqual([{ dealer: 1, reason: 'two different deals from the same dealer' }])
+      expect(r.groupKey).toBe(results[0].groupKey)
+    }
+  })
 })

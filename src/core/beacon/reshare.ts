@@ -130,8 +130,18 @@ export function completeReshare (opts: {
   }
   const rejected: Array<{ dealer: number, reason: string }> = []
   const good = new Map<number, ReshareDeal>()
+  // A dealer with two different deals in hand is excluded whatever their order (it equivocated).
+  const seen = new Map<number, string>()
+  const twoFaced = new Set<number>()
+  for (const deal of opts.deals) {
+    const key = JSON.stringify([deal.commitments, deal.shares])
+    const before = seen.get(deal.dealer)
+    if (before !== undefined && before !== key) twoFaced.add(deal.dealer)
+    seen.set(deal.dealer, key)
+  }
+  for (const dealer of [...twoFaced].sort((a, b) => a - b)) rejected.push({ dealer, reason: 'two different deals from the same dealer' })
   for (const deal of [...opts.deals].sort((a, b) => a.dealer - b.dealer)) {
-    if (good.has(deal.dealer)) { rejected.push({ dealer: deal.dealer, reason: 'second deal from the same dealer' }); continue }
+    if (twoFaced.has(deal.dealer) || good.has(deal.dealer)) continue
     if (deal.shares.length !== newMembers) { rejected.push({ dealer: deal.dealer, reason: `deals ${deal.shares.length} shares for ${newMembers} members` }); continue }
     const reason = checkReshareDeal(old, deal, newThreshold)
     if (reason !== undefined) rejected.push({ dealer: deal.dealer, reason })
