@@ -50,3 +50,7 @@ export {
   type RoundEffect, type RoundInit, type RoundStatus, type PartialBody, type BlameBody, type SyncRequest, type SyncReply
 } from './group-rounds.js'
 export { runDkgInMemory, type DkgEnvelope, type InMemoryDkg } from './dkg-in-memory.js'
+export {
+  reshareDeal, checkReshareDeal, completeReshare, ReshareRefusedError, RESHARE_REFUSED,
+  type OldGroup, type ReshareDeal, type ReshareResult, type RefusalBody
+} from './reshare.js'
