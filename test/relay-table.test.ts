@@ -13,6 +13,14 @@ import { verifyLogPayload } from '../src/core/receipt.js'
 import type { NodeConfig } from '../src/daemon/config.js'
 import { playHand, TestTable } from './helpers/table-nodes.js'
 import { CapturedLogger } from './helpers/captured-logger.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'fairdeal.js')
 
 const quiet = pino({ level: 'silent' })
 const started: Libp2p[] = []
@@ -103,3 +111,34 @@ function relayed (c: NodeConfig, relay: string): NodeConfig {
   const tables = c.tables.map(t => ({ ...t, peers: {}, relay }))
   return { ...c, ...tables[0], tables, listen: [] }
 }
+
+// A dealer that starts its relay before its seats have joined by links: the relay reads the
+// dealer's node.json with its open seats (null) and serves the dealer; the seats are let in once
+// the node writes the final table (the file is re-read when it changes).
+describe('fairdeal relay --config on a table still taking its seats', () => {
+  it('starts, serving the dealer alone, instead of refusing the config', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'fairdeal-relay-open-'))
+    try {
+      // Nothing is started on the table's ports: only its config is written.
+      const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(root, 'dealer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--web-port', '23071')
+      expect(made.code, made.stderr).toBe(0)
+      const config = join(root, 'dealer', 'node.json')
+      expect((JSON.parse(await readFile(config, 'utf8')) as { table: { seats: unknown[] } }).table.seats).toContain(null)
+      const child = spawn(process.execPath, [BIN, 'relay', '--data', join(root, 'relay'), '--listen', '/ip4/127.0.0.1/tcp/0', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'info' } })
+      let out = ''
+      let err = ''
+      child.stderr.setEncoding('utf8').on('data', (c: string) => { err += c })
+      child.stdout.setEncoding('utf8').on('data', (c: string) => { out += c })
+      const exited = new Promise<number | null>(resolve => child.once('exit', resolve))
+      try {
+        await Promise.race([until(() => /relay ready for 1 member/.test(out + err), 'the relay ready'), exited.then(code => { throw new Error(`relay exited (${String(code)}): ${err}`) })])
+        expect(out).toMatch(/^relay: \/ip4\/127\.0\.0\.1\/tcp\/\d+\/p2p\/12D3KooW\w+$/m)
+      } finally {
+        child.kill('SIGTERM')
+        await exited
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,3 +1,4 @@
+import { ROBOT } from '../../core/hand/messages.js'
 import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { stat } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
@@ -88,6 +89,25 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   return 0
 }
 
+/**
+ * A dealer's config for a table still taking its seats by links has `null` for each seat not taken
+ * yet (src/daemon/table-join.ts). An open seat is nobody the relay serves until it is taken: it is
+ * read as a robot (no member), and the file is read again once the node writes the final table.
+ */
+function openSeatsAsRobots (raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw
+  const fix = (t: unknown): unknown => {
+    const seats = (t as { seats?: unknown } | null)?.seats
+    return Array.isArray(seats) ? { ...(t as object), seats: seats.map(s => s === null ? ROBOT : s) } : t
+  }
+  const r = raw as { table?: { table?: unknown }, tables?: Array<{ table?: unknown }> }
+  return {
+    ...r,
+    ...(r.table !== undefined ? { table: fix(r.table) } : {}),
+    ...(Array.isArray(r.tables) ? { tables: r.tables.map(fix) } : {})
+  }
+}
+
 /** The members named by node configs, re-read only when a file changed. */
 class ConfigMembers {
   readonly #seen = new Map<string, number>()
@@ -104,7 +124,7 @@ class ConfigMembers {
       if (!first && this.#seen.get(file) === mtime) continue
       this.#seen.set(file, mtime)
       try {
-        const config = await parseNodeConfig(await readNodeConfigJson(file), file)
+        const config = await parseNodeConfig(openSeatsAsRobots(await readNodeConfigJson(file)), file)
         out.push(...nodeMembers(config.tables))
       } catch (err) {
         if (first) throw new UsageError(`--config ${file}: ${(err as Error).message}`)
