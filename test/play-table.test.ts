@@ -321,6 +321,22 @@ describe('playing by hand, and the time to play', () => {
     expect(seat1.playView(hand)?.actions).toContainEqual(expect.objectContaining({ seat: -1, action: expect.objectContaining({ stage: 'roll', inputs: { n: 1, seat: 1 } }) }))
   })
 
+  it('a dice series whose first roll nobody asks for in time: no seat records a missing deal against the dealer, who owes nothing yet', () => {
+    const t = table('dice', ['human', 'human'], 'dice-v1', { manual: 0, playMs: 600_000 })
+    const hand = t.deal(0)
+    // Both seats are played by hand (seat 0 by the manual option, seat 1's turn never comes): nobody rolls for a minute.
+    for (const [, m] of t.seatMachines) expect(m.status().find(h => h.hand === hand)?.phase).toBe('dealt')
+    t.advance(60_000)
+    for (const [peer, m] of t.seatMachines) t.run(peer, m.tick(t.now()), 'seat')
+    t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
+    expect(t.events.filter(e => e.event.type === 'aborted')).toEqual([])
+    expect(t.appended.filter(a => a.entry === 'abort')).toEqual([])
+    // The first roll, asked for late, is drawn and the series goes on.
+    const seat0 = t.seatMachines.get(t.signers[0].peerId)!
+    t.run(t.signers[0].peerId, seat0.act(hand, { type: 'roll', n: 0, expression: '1d6' }), 'seat')
+    expect(seat0.playView(hand)?.actions).toContainEqual(expect.objectContaining({ seat: -1, action: expect.objectContaining({ stage: 'roll', inputs: { n: 0, seat: 0 } }) }))
+  })
+
   it('a seat played by hand acts only when told, is refused an illegal action, and its robot plays a turn left for playMs', () => {
     const t = table('coinche', ['human', 'human', 'robot', 'robot'], 'atout-v1', { manual: 1, playMs: 5_000 })
     const seat1 = t.seatMachines.get(t.signers[1].peerId)!

@@ -105,7 +105,15 @@ export class PlayingSeat implements SeatSide {
     const hand = (doc.body as { hand: number }).hand
     const contributed = effects.find(e => e.kind === 'event' && e.event.type === 'contributed')
     const h = contributed === undefined ? undefined : this.#hands.get((contributed as { hand: number }).hand)
-    if (h !== undefined && !h.contributed) { h.contributed = true; return [...effects, ...this.#advance((contributed as { hand: number }).hand)] }
+    if (h !== undefined && !h.contributed) {
+      h.contributed = true
+      const handNo = (contributed as { hand: number }).hand
+      // A game of draws deals nothing before play: once its nonce is out the seat owes nothing and
+      // waits for the dealer's draws and REVEAL (revealMs), not for a deal. A series whose first
+      // roll nobody asks for in time is no missing deal of the dealer's.
+      const dealt = DRAW_GAMES.has(h.commit.game) ? this.#inner.drawnDeal(handNo) : []
+      return [...effects, ...dealt, ...this.#advance(handNo)]
+    }
     // The machine took the document: what it asks for goes out whatever the play makes of it.
     try {
       if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)

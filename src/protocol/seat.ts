@@ -584,7 +584,7 @@ export class SeatMachine implements SeatSide {
 
   /**
    * A hand of a game that deals no card before play (its draws are the dealer's actions:
-   * docs/games.md "Draws on the chain") is dealt once the dealer's first draw for it is in: it
+   * docs/games.md "Draws on the chain") is dealt once its NONCE is out, or the dealer's first draw for it is in: it
    * stops waiting for a deal and waits for the REVEAL (revealMs), as a hand whose cards came.
    * Returns the save, or nothing when the hand is not such a hand still waiting for its deal.
    */
