@@ -24,6 +24,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json ./
 COPY src ./src
+COPY scripts ./scripts
 # `npm run build` is tsc over src/ (and scripts/, left out here: benchmarks do not ship).
 RUN npm run build && npm prune --omit=dev
 

@@ -1,5 +1,5 @@
 // Layers, one direction (issue 17): every import of src/ — `import`, `import type`, `export … from`,
-// `import()` and a worker module named by `new URL('…', import.meta.url)` — goes to the same layer
+// `import()` and a worker module named by `new URL('…', import.meta.url)` or `distModuleUrl('…')` — goes to the same layer
 // or a lower one, and no module reaches itself again through its imports. No exception list: a new
 // upward arrow or circle fails here with the files named. The layers are README.md's "Source layout".
 import { describe, expect, it } from 'vitest'
@@ -27,7 +27,8 @@ interface Arrow { from: string, to: string, typeOnly: boolean }
 const PATTERNS = [
   /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/g,
   /()()import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g,
-  /()()new URL\(\s*['"](\.{1,2}\/[^'"]+\.js)['"]\s*,\s*import\.meta\.url\s*\)/g
+  /()()new URL\(\s*['"](\.{1,2}\/[^'"]+\.js)['"]\s*,\s*import\.meta\.url\s*\)/g,
+  /(?=(dist))()distModuleUrl\(\s*['"]([^'"]+\.js)['"]\s*\)/g
 ]
 
 function arrows (): Arrow[] {
@@ -36,7 +37,8 @@ function arrows (): Arrow[] {
     const text = readFileSync(file, 'utf8')
     for (const pattern of PATTERNS) {
       for (const m of text.matchAll(pattern)) {
-        const target = normalize(join(dirname(file), m[3])).replace(/\.js$/, '.ts')
+        // distModuleUrl('store/check-worker.js') names a module of dist/src/, i.e. src/store/check-worker.ts.
+        const target = normalize(m[1] === 'dist' ? join(src, m[3]) : join(dirname(file), m[3])).replace(/\.js$/, '.ts')
         if (!target.startsWith(src)) continue
         out.push({ from: relative(src, file), to: relative(src, target), typeOnly: m[2] !== undefined && m[2] !== '' })
       }
@@ -54,6 +56,7 @@ describe('layers', () => {
     expect(all.length).toBeGreaterThan(500)
     expect(all).toContainEqual({ from: 'daemon/daemon.ts', to: 'net/node.ts', typeOnly: false })
     expect(all.some(a => a.typeOnly)).toBe(true)
+    expect(all).toContainEqual({ from: 'store/check-pool.ts', to: 'store/check-worker.ts', typeOnly: false })
     for (const a of all) expect(Object.keys(RANK), `${a.from}: a module outside the layer table`).toContain(layerOf(a.from))
   })
 

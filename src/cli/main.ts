@@ -82,15 +82,13 @@ ${await listing(subcommandsOf(group), `${group} `)}
 'fairdeal ${group} SUBCOMMAND --help' explains one.`
 }
 
-/** The package's version, from its package.json (the repository root: above src/ or dist/src/). */
+/** The package's version, from its package.json (found above the running module: src/, dist/src/ or the bundle). */
 async function version (): Promise<string> {
-  const { readFile } = await import('node:fs/promises')
-  for (const up of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(await readFile(new URL(up, import.meta.url), 'utf8')) as { name?: string, version?: string }
-      if (pkg.name === 'fairdeal' && typeof pkg.version === 'string') return pkg.version
-    } catch {}
-  }
+  const [{ readFile }, { join }, { packageRoot }] = await Promise.all([import('node:fs/promises'), import('node:path'), import('../store/package-files.js')])
+  try {
+    const pkg = JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }
+    if (typeof pkg.version === 'string') return pkg.version
+  } catch {}
   return 'unknown'
 }
 

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { open } from 'node:fs/promises'
 import { join, dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
 import { getScheme } from '../core/schemes/registry.js'
 import { verifyLogPayload } from '../core/receipt.js'
@@ -14,6 +13,7 @@ import { prepareLocalTable, type LocalTable } from './local-table.js'
 import type { NodeEvent } from './events.js'
 import type { HandEvent } from '../protocol/types.js'
 import { verifyDataDir } from './verify-data.js'
+import { binPath } from '../store/package-files.js'
 
 export interface DemoOptions {
   root: string
@@ -126,7 +126,7 @@ async function startInProcess (table: LocalTable, index: number, logger: Logger)
   }
 }
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'fairdeal.js')
+const BIN = binPath()
 
 async function startProcess (table: LocalTable, index: number): Promise<RunningNode> {
   const config = table.configs[index]

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { webRoot } from '../store/package-files.js'
 
 /**
  * The HTTP server of the web pages (`fairdeal web`, later `fairdeal node`): the files Vite built
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
  */
 
 /** dist/web: next to this module's dist/src/daemon, or under the repository when run from src/ (tests). */
-export const WEB_ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/src/') ? '../../web/' : '../../dist/web/', import.meta.url))
+export const WEB_ROOT = webRoot()
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void
 

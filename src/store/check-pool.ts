@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { LineCheck, LogLine } from '../core/log/check.js'
 import type { LineChecker } from '../core/log/verify.js'
+import { distModuleUrl } from './package-files.js'
 
 export interface CheckPoolOptions {
   /** Worker threads; default the number of cores, at most 8. */
@@ -44,8 +45,7 @@ interface Slot {
  */
 export async function createCheckPool (options: CheckPoolOptions): Promise<CheckPool> {
   const count = Math.max(1, options.workers ?? defaultWorkerCount())
-  const url = new URL('./check-worker.js', import.meta.url)
-  if (import.meta.url.endsWith('.ts')) throw new Error('the check pool runs from the build (dist/), not from TypeScript sources')
+  const url = distModuleUrl('store/check-worker.js')
   const slots: Slot[] = []
   let nextId = 0
   let failure: Error | null = null

@@ -4,7 +4,6 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { openSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { setTimeout as delay } from 'node:timers/promises'
 import { pino } from 'pino'
 import { UsageError } from '../errors.js'
@@ -16,6 +15,7 @@ import { startGroupNode } from '../../beacon/group/node.js'
 import { fetchMemberStatus, summarize } from '../../beacon/group/observe.js'
 import { createLogger } from '../../daemon/logger.js'
 import { NodeInputError } from '../../daemon/errors.js'
+import { binPath } from '../../store/package-files.js'
 
 const USAGE = `usage: fairdeal beacon demo --members N [--threshold T] [--period S] [--processes] [--duration S] [--json]
 
@@ -34,7 +34,7 @@ Everything lives in a temporary directory, removed at exit (kept, with each memb
 in memberI.json.log, when FAIRDEAL_DEMO_KEEP is set). Each DKG phase waits up to 20 s (60 s with --processes) for slow
 members; with everyone up it ends as soon as everything is in.`
 
-const BIN = fileURLToPath(new URL('../../../../bin/fairdeal.js', import.meta.url))
+const BIN = binPath()
 
 const OPTIONS = {
   members: { type: 'string' },

@@ -13,6 +13,7 @@ import { readJsonLines } from '../../store/jsonl.js'
 import { LogInputError } from '../../store/errors.js'
 import { checkWitnessLine, WitnessComparer, type WitnessStatement } from '../../core/log/witness.js'
 import type { Libp2p } from '@libp2p/interface'
+import { distModuleUrl } from '../../store/package-files.js'
 
 const USAGE = `usage: fairdeal verify FILE           a log exported with 'fairdeal log export' ('-' for stdin)
        fairdeal verify --data DIR     the log of a node's data directory (running or stopped)
@@ -177,8 +178,8 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       ? inThreadChecker(chainOnly ? null : verifyLogPayload, nativeVerifyDocument)
       : await createCheckPool({
         workers,
-        payloadModule: chainOnly ? null : new URL('../verify-payload.js', import.meta.url).href,
-        verifyDocModule: new URL('../../crypto/native-crypto.js', import.meta.url).href
+        payloadModule: chainOnly ? null : distModuleUrl('cli/verify-payload.js').href,
+        verifyDocModule: distModuleUrl('crypto/native-crypto.js').href
       })
     const progress = new Progress(!json && process.stderr.isTTY === true, from ?? 0, to)
     const write = (failure: LogFailure): void => {
