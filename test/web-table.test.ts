@@ -220,3 +220,81 @@ describe.skipIf(skip)('the table page of a blackjack table', () => {
     await verifier.close()
   })
 })
+
+// The page as a card table (issue 21): a coinche table whose dealer node holds seat 0, played by hand
+// (`timeouts.playMs`), and three robot seats. The dealer deals a played hand from the page; seat 0
+// bids and plays every card by clicking it; at each of its turns the enabled buttons are exactly the
+// legal actions the seat's engine lists, and an illegal card sent anyway is refused with the reason;
+// the hand ends in its score and the shield, and the node's log verifies with the actions replayed.
+describe.skipIf(skip)('the table page as a card table', () => {
+  const live = liveTable({ game: 'coinche', scheme: 'atout-v1', seats: 4, robots: [1, 2, 3], timeouts: { playMs: 120_000 } }, ['p'])
+
+  it('a player bids and plays each card by clicking it; illegal cards are greyed out and refused', async () => {
+    // One node (its peers are robots): the page is ready once it says who this node is.
+    const w = live.webs[0]
+    const page = await live.browser.context.newPage()
+    await page.goto(w.loginLink())
+    await expect.poll(async () => await page.locator('#whoami').innerText()).toMatch(/seat 0/)
+    const api = async (path: string, body?: unknown): Promise<Response> => await fetch(w.url + path, body === undefined
+      ? { headers: { authorization: `Bearer ${live.tokens[0]}` } }
+      : { method: 'POST', headers: { authorization: `Bearer ${live.tokens[0]}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    await page.check('[data-testid=deal-play]')
+    await page.click('[data-testid=deal]')
+    const hand = page.locator('[data-testid=hand]').first()
+    await hand.waitFor()
+    const n = Number(await hand.getAttribute('data-hand'))
+    let clicks = 0
+    let refusedOnce = false
+    type View = { toAct: number | null, over: boolean, legal: Array<{ type: string, card?: string, value?: unknown }>, actions: unknown[] }
+    const apiView = async (): Promise<View> => await (await api(`/api/play?hand=${n}`)).json() as View
+    for (let turn = 0; turn < 40; turn++) {
+      // Either seat 0's turn comes and the page has drawn the chain up to it, or the hand is over.
+      let view: View | undefined
+      await expect.poll(async () => {
+        if (/^score: /.test(await hand.locator('[data-testid=score]').innerText().catch(() => ''))) return true
+        const v = await apiView().catch(() => undefined)
+        if (v === undefined || v.toAct !== 0 || v.over) return false
+        const drawn = await hand.locator('[data-testid=play]').getAttribute('data-actions').catch(() => null)
+        if (drawn !== String(v.actions.length) || await hand.locator('[data-testid=turn]').innerText() !== 'your turn') return false
+        view = v
+        return true
+      }, { timeout: 20_000 }).toBe(true)
+      if (view === undefined) break
+      const legalCards = view.legal.filter(a => a.card !== undefined).map(a => a.card as string).sort()
+      const enabled = (await hand.locator('[data-testid=hand-cards] button:enabled').evaluateAll(bs => bs.map(b => b.getAttribute('data-card') as string))).sort()
+      expect(enabled).toEqual(legalCards)
+      const disabled = await hand.locator('[data-testid=hand-cards] button:disabled').evaluateAll(bs => bs.map(b => b.getAttribute('data-card') as string))
+      if (disabled.length > 0 && !refusedOnce) {
+        // A greyed-out card, sent anyway: refused by the seat's engine with the reason, nothing signed.
+        const res = await api('/api/act', { hand: n, action: { type: 'card', card: disabled[0] } })
+        expect(res.status).toBe(409)
+        expect((await res.json() as { error: string }).error).not.toBe('')
+        refusedOnce = true
+      }
+      const before = view.actions.length
+      if (legalCards.length > 0) {
+        await hand.locator(`[data-testid=hand-cards] button[data-card="${legalCards[0]}"]`).click()
+      } else {
+        // Bidding: 80 in the first suit offered when it may, else pass (or whatever is first).
+        const bid = view.legal.find(a => a.type === 'bid' && a.value === 80) ?? view.legal.find(a => a.type === 'pass') ?? view.legal[0]
+        await hand.locator(`[data-testid=bids] button[data-action='${JSON.stringify(bid)}']`).click()
+      }
+      clicks++
+      // The click is an action on the chain, signed by seat 0.
+      await expect.poll(async () => {
+        const r = await api(`/api/play?hand=${n}`)
+        return r.status === 404 ? Infinity : (await r.json() as View).actions.length // 404: the hand is over and gone
+      }, { timeout: 10_000 }).toBeGreaterThan(before)
+    }
+    expect(clicks).toBeGreaterThanOrEqual(8)
+    if (process.env.CARD_TABLE_SHOT !== undefined) { console.log({ clicks, refusedOnce }); await page.screenshot({ path: process.env.CARD_TABLE_SHOT, fullPage: true }) }
+    await expect(hand.locator('[data-testid=score]').innerText()).resolves.toMatch(/^score: /)
+    await hand.locator('[data-testid=shield]').waitFor({ timeout: 20_000 })
+    expect(await hand.locator('[data-testid=shield]').innerText()).toMatch(/✓ shield/)
+    await page.close()
+    await waitEvent(live.table.node(0).daemon.events, e => e.role === 'dealer' && e.event.type === 'receipt', 'the dealer\'s receipt', 20_000)
+    const dir = live.table.node(0).dataDir
+    await live.table.stopAll()
+    expect(await verifyNodeLog(dir)).toMatchObject({ failed: 0, failures: [] })
+  })
+})

@@ -93,6 +93,16 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
       // The seat machine holds only this seat's cards and the public ones.
       json(res, 200, { hand, seat: table.seat?.seat ?? null, cards: table.seat === undefined ? [] : table.cards(hand) })
     },
+    '/api/play': (req, res) => {
+      // A played hand as this node's seat sees it (whose turn, its legal actions, the actions so
+      // far): what the page's card table draws, as `fairdeal hand show` prints it.
+      const url = new URL(req.url ?? '/', 'http://x')
+      readQuery(url, ['hand', 'table'])
+      const hand = queryInt(url, 'hand')
+      const view = tableOf(url).playView(hand)
+      if (view === undefined) throw new HttpError(404, `hand ${hand} is not played at this node's seat (not played, not dealt yet, or over)`)
+      json(res, 200, view)
+    },
     '/api/events': async (req, res) => {
       // Server-sent events: every event of this node's table from `after` (or Last-Event-ID) on.
       const url = new URL(req.url ?? '/', 'http://x')
@@ -115,9 +125,19 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
     }
   }
   /** Each action's body fields: anything else is refused, as by the control endpoint. */
-  const fields: Record<string, string[]> = { '/api/deal': ['dealer', 'table'], '/api/stage': ['hand', 'stage', 'taker', 'table'], '/api/end': ['hand', 'table'] }
+  const fields: Record<string, string[]> = { '/api/deal': ['dealer', 'table', 'play'], '/api/stage': ['hand', 'stage', 'taker', 'table'], '/api/end': ['hand', 'table'], '/api/act': ['hand', 'action', 'table'] }
   const actions: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
-    '/api/deal': async (body) => ({ hand: await daemon.deal({ dealer: intField(body, 'dealer', false), table: tableField(body.table) }) }),
+    '/api/deal': async (body) => {
+      if (body.play !== undefined && typeof body.play !== 'boolean') throw new HttpError(400, 'field play must be a boolean')
+      return { hand: await daemon.deal({ dealer: intField(body, 'dealer', false), table: tableField(body.table), play: body.play === true }) }
+    },
+    '/api/act': async (body) => {
+      // This node's seat's bid or card, checked by the seat's engine before it is signed (as `hand bid` / `hand play`).
+      const hand = intField(body, 'hand', true) as number
+      if (typeof body.action !== 'object' || body.action === null || Array.isArray(body.action)) throw new HttpError(400, 'field action must be an object')
+      await daemon.act(hand, body.action, tableField(body.table))
+      return { hand, action: body.action }
+    },
     '/api/stage': async (body) => {
       const hand = intField(body, 'hand', true) as number
       if (typeof body.stage !== 'string') throw new HttpError(400, 'field stage must be a string')

@@ -16,6 +16,9 @@ import type { SeatStore } from './store.js'
  * seat fetches a round itself only to finish a time-locked hand (`fetchBeacon`), which the page
  * does not do: it hosts no time-locked table.
  */
+/** How long a page's player has for a turn before its robot plays, at a table that sets no `playMs`. */
+export const PAGE_PLAY_MS = 120_000
+
 export class PageSeatHost {
   readonly seat: SeatSide
   readonly table: TableSpec
@@ -33,9 +36,10 @@ export class PageSeatHost {
   ) {
     this.table = { id: table.id, game: table.game, scheme: table.scheme, seats: table.seats, dealer: table.dealer }
     const random = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n))
-    this.seat = machinesFor(table.scheme).seat({
-      table: this.table, signer, timeouts: { ...DEFAULT_TIMEOUTS, ...table.timeouts }, beacon, now: () => Date.now(), random, timelock: null
-    })
+    // A person plays at the page: its seat plays by hand (its robot only after the table's time to
+    // play, or PAGE_PLAY_MS where the table sets none), where a seat node without `playMs` lets its robot play.
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...table.timeouts, playMs: table.timeouts?.playMs ?? PAGE_PLAY_MS }
+    this.seat = machinesFor(table.scheme).seat({ table: this.table, signer, timeouts, beacon, now: () => Date.now(), random, timelock: null })
     this.signer = signer
   }
 
@@ -47,6 +51,12 @@ export class PageSeatHost {
     const meta = await this.store.get(seatMetaKey(this.table.id))
     const hands = await this.store.values(handKeyPrefix(machines.seatHandKey, this.table.id))
     await this.#enqueue(this.seat.restore(meta, hands))
+  }
+
+  /** This seat's bid or card in a played hand: refused (thrown, nothing signed) when it is not legal now. */
+  async act (hand: number, action: unknown): Promise<void> {
+    if (this.seat.act === undefined) throw new Rejection('this table\'s seats do not play their hands here')
+    await this.#enqueue(this.seat.act(hand, action))
   }
 
   /** A frame from the dealer's node. */

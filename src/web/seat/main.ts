@@ -13,6 +13,7 @@ import { SeatStore } from './store.js'
 import { showBundleHash } from './bundle.js'
 import { newSeatSeed } from './key.js'
 import { beaconBinding } from './beacon.js'
+import { playTable } from '../play-table.js'
 
 /**
  * The seat page: opened from a link `table new` printed (the invite in the URL fragment, never sent
@@ -33,7 +34,14 @@ interface HandView {
   phase: string
   /** When this seat's own cards came (high-resolution wall clock, ms): `data-cards-at`, read by the benchmark. */
   cardsAt?: number
+  /** A played hand's score line, once the game is over. */
+  result?: string
+  revealed?: boolean
 }
+
+/** The seat machine's host, once the page has taken its seat (the card table asks it for each played hand). */
+let host: PageSeatHost | undefined
+let seatCount = 0
 
 const status = document.getElementById('status') as HTMLElement
 const hands = new Map<number, HandView>()
@@ -58,6 +66,11 @@ function render (): void {
     codes.dataset.testid = 'seat-cards'
     mine.append(codes)
     sec.append(mine)
+    const fetched = host?.seat.playView?.(hand)
+    if (fetched !== undefined || h.result !== undefined) {
+      const view = fetched === undefined || h.result !== undefined || h.revealed === true ? { hand, game: '', seat: -1, actions: [], tricks: 0, ...fetched, over: true, toAct: null, legal: [] } : fetched
+      sec.append(playTable({ view, own: h.cards, seats: seatCount, result: h.result, act: async action => { await host?.act(hand, action); render() } }))
+    }
     if (h.publicCards.length > 0) {
       const pub = el('div', 'public')
       pub.append(el('span', 'stage-name', 'on the table'), cardRow(h.publicCards))
@@ -86,7 +99,8 @@ function onEvent (hand: number, e: HandEvent): void {
       else { h.cards.push(...e.cards); h.cardsAt ??= performance.timeOrigin + performance.now() }
       h.phase = 'dealt'
       break
-    case 'revealed': h.phase = 'revealed: checking'; break
+    case 'revealed': h.phase = 'revealed: checking'; h.revealed = true; break
+    case 'played': h.result = e.score.summary; break
     case 'shield': h.shield = { ok: e.ok, problems: e.problems }; h.phase = e.ok ? 'checked' : 'check failed'; break
     case 'receipt': h.phase = 'receipt logged'; break
     case 'aborted': h.aborted = `aborted: ${e.reason}${e.detail !== '' ? ` (${e.detail})` : ''}`; break
@@ -167,25 +181,27 @@ async function run (): Promise<void> {
   // The machine is restored before any frame comes in; what it sends meanwhile (its ASKs) waits for the connection.
   let connected: (net: SeatNet) => void = () => {}
   const ready = new Promise<SeatNet>(resolve => { connected = resolve })
-  const host = new PageSeatHost({ ...t, seats: t.seats as string[], timeouts: t.timeouts }, beacon, signer, store,
+  seatCount = t.seats.length
+  const seatHost = new PageSeatHost({ ...t, seats: t.seats as string[], timeouts: t.timeouts }, beacon, signer, store,
     async frame => { await (await ready).send(frame) }, onEvent, seq => { logEntries = seq + 1; render() }, message => { say(message, true) })
   const kept = await store.exportLines()
   logEntries = Math.max(0, kept.length - 1)
-  await host.restore()
+  host = seatHost
+  await seatHost.restore()
   // The hands in play, as the restored machine holds them (a reload shows them again).
   const mySeat = t.seats.indexOf(signer.peerId)
-  for (const h of host.seat.status()) {
-    const held = host.seat.cards(h.hand)
+  for (const h of seatHost.seat.status()) {
+    const held = seatHost.seat.cards(h.hand)
     hands.set(h.hand, {
       cards: held.filter(c => !c.public && c.seat === mySeat).flatMap(c => c.cards),
       publicCards: held.filter(c => c.public).flatMap(c => c.cards),
       phase: h.phase
     })
   }
-  connected(await connectTable(node, t.dealer, final.body.dealerAddresses, (from, frame) => { host.receive(from, frame) }, up => {
+  connected(await connectTable(node, t.dealer, final.body.dealerAddresses, (from, frame) => { seatHost.receive(from, frame) }, up => {
     if (status.className !== 'error') say(up ? 'connected to the dealer\'s node' : 'not connected to the dealer\'s node: dialling again')
   }))
-  setInterval(() => { host.tick(Date.now()) }, 100)
+  setInterval(() => { seatHost.tick(Date.now()) }, 100)
   const button = document.getElementById('log-export') as HTMLButtonElement
   button.addEventListener('click', () => { void exportLog(store, `fairdeal-${t.id}-seat-${t.seats.indexOf(signer.peerId)}`) })
   render()

@@ -3,6 +3,8 @@ import { cardRow } from '../cards.js'
 import { el, short } from '../dom.js'
 import { familyOfScheme, getScheme } from '../../core/schemes/registry.js'
 import { drawLine, drawsDuringHand } from './draws.js'
+import { playTable } from '../play-table.js'
+import type { PlayView } from '../../protocol/contracts.js'
 
 /**
  * The table page of a running node: the table, who is online, each hand as it happens (the
@@ -46,6 +48,8 @@ interface HandState {
 const $ = <T extends HTMLElement>(selector: string): T => document.querySelector(selector) as T
 const hands = new Map<number, HandState>()
 let status: Status | undefined
+/** Played hands as this node's seat sees them (GET /api/play), kept once the hand is over. */
+const plays = new Map<number, PlayView>()
 
 
 
@@ -190,6 +194,9 @@ function renderHeader (): void {
     list.append(li)
   }
   $('#dealer-controls').hidden = status.peerId !== t.dealer
+  // Playing the hand at the table: the card games of commit–reveal tables (a game of draws is always
+  // played; a dealer-blind table deals without play for now).
+  $('#deal-play-label').hidden = isBlind() || drawsDuringHand(t.game)
 }
 
 function renderHands (): void {
@@ -226,6 +233,18 @@ function renderHands (): void {
       mine.append(code)
       if (codes.length === 0) mine.append(el('span', 'none', h.aborted !== undefined ? 'no cards: the hand stopped' : 'no cards yet'))
       sec.append(mine)
+    }
+    const fetched = plays.get(h.hand)
+    // Once the game is scored or the hand revealed, nothing is left to play (the last view fetched may predate the last card).
+    const view = fetched !== undefined && (h.result !== undefined || h.revealed) ? { ...fetched, over: true, toAct: null, legal: [] } : fetched
+    if (view !== undefined && !(status !== undefined && drawsDuringHand(status.table.game))) {
+      sec.append(playTable({
+        view,
+        own: h.cards.filter(c => c.seat === mySeat).flatMap(c => c.cards),
+        seats: status?.table.seats.length ?? 4,
+        result: h.result,
+        act: async action => { await api('./api/act', { hand: h.hand, action }); await refresh() }
+      }))
     }
     const stages = el('ol', 'stages-list')
     for (const c of h.cards) {
@@ -319,6 +338,7 @@ async function refresh (): Promise<void> {
     if (chosenTable === null) await offerTables()
     return
   }
+  await fetchPlays()
   renderHeader()
   renderHands()
   follow()
@@ -330,9 +350,18 @@ async function refresh (): Promise<void> {
 }
 let soon: ReturnType<typeof setTimeout> | undefined
 
+/** The play view of each hand this node's seat is in (404: not played here, or over and gone). */
+async function fetchPlays (): Promise<void> {
+  if (status === undefined || status.seat === null) return
+  await Promise.all(status.seatHands.map(async ({ hand }) => {
+    try { plays.set(hand, await api<PlayView>(`./api/play?hand=${hand}`)) } catch {}
+  }))
+}
+
 $('#deal').addEventListener('click', () => {
   const seat = Number(($('#deal-seat') as HTMLInputElement).value)
-  void act('/api/deal', { dealer: seat }, 'hand committed')
+  const play = ($('#deal-play') as HTMLInputElement).checked && !($('#deal-play-label').hidden)
+  void act('/api/deal', { dealer: seat, ...(play ? { play: true } : {}) }, 'hand committed')
 })
 
 /** A node serving several tables: one link per table (the page then shows that one). */
