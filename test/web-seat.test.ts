@@ -111,4 +111,47 @@ describe.skipIf(skip)('the seat page', () => {
     const bundle = JSON.parse(await readFile(join(import.meta.dirname, '..', 'dist', 'web', 'bundle.json'), 'utf8')) as { sha256: string }
     expect(await pages[0].textContent('[data-testid=bundle-hash]')).toBe(bundle.sha256)
   }, 4 * WAIT_MS)
+
+  // The page as a card table (issue 21): at a commit–reveal duo table whose dealer node holds seat 0
+  // (its robot plays it), the page's person bids and plays every card of seat 1 by clicking; the
+  // hand ends, checked ("verified"), and the page logs its receipt.
+  it('a page seat plays a whole played duo hand by clicking its bids and cards', async () => {
+    const [tcp, ws, web] = [22053, 22054, 22055]
+    const data = join(dir, 'duo')
+    const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--scheme', 'atout-v1', '--data', data,
+      '--listen', `/ip4/127.0.0.1/tcp/${tcp}`, '--listen', `/ip4/127.0.0.1/tcp/${ws}/ws`, '--web-port', String(web))
+    expect(made.code, made.stderr).toBe(0)
+    const link = new RegExp(`^seat 1: (http://127\\.0\\.0\\.1:${web}/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string
+    const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
+    await until(async () => (await fetch(`http://127.0.0.1:${web}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
+    const page = await browser.context.newPage()
+    page.on('pageerror', err => { process.stderr.write(`page error: ${err.message}\n`) })
+    await page.goto(link)
+    const duo = await starting
+    try {
+      await connected(page)
+      await until(async () => ((await duo.client.status()) as { peers?: Array<{ connected: boolean }> }).peers?.every(p => p.connected) === true, 'the page connected', WAIT_MS)
+      const hand = await duo.client.deal(undefined, undefined, true)
+      const section = page.locator(`section[data-hand="${hand}"]`)
+      const text = async (testid: string): Promise<string> => await section.locator(`[data-testid=${testid}]`).first().innerText({ timeout: 200 }).catch(() => '')
+      let clicks = 0
+      for (let i = 0; i < 80; i++) {
+        const over = async (): Promise<boolean> => /^the hand is over/.test(await text('turn'))
+        await until(async () => await over() || (await text('turn') === 'your turn' && await section.locator('[data-testid=play] button:enabled').count() > 0), 'the page\'s turn or the end of the game', WAIT_MS)
+        if (await over()) break
+        const before = await section.locator('[data-testid=play]').getAttribute('data-actions')
+        const bid80 = section.locator('[data-testid=bids] button:enabled[data-action*=\'"value":80\']')
+        const card = section.locator('[data-testid=hand-cards] button:enabled')
+        await (await bid80.count() > 0 ? bid80 : await card.count() > 0 ? card : section.locator('[data-testid=bids] button:enabled')).first().click()
+        clicks++
+        await until(async () => await over() || await section.locator('[data-testid=play]').getAttribute('data-actions', { timeout: 200 }).catch(() => before) !== before, 'the action on the chain', WAIT_MS)
+      }
+      expect(clicks).toBeGreaterThanOrEqual(16)
+      await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: WAIT_MS })
+      await until(async () => (await page.textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS)
+    } finally {
+      await page.close()
+      await duo.stop()
+    }
+  }, 4 * WAIT_MS)
 })

@@ -41,6 +41,8 @@ interface HandView {
 
 /** The seat machine's host, once the page has taken its seat (the card table asks it for each played hand). */
 let host: PageSeatHost | undefined
+/** Each played hand's last view (kept once the machine lets the finished hand go). */
+const lastViews = new Map<number, NonNullable<ReturnType<NonNullable<PageSeatHost['seat']['playView']>>>>()
 let seatCount = 0
 
 const status = document.getElementById('status') as HTMLElement
@@ -66,9 +68,13 @@ function render (): void {
     codes.dataset.testid = 'seat-cards'
     mine.append(codes)
     sec.append(mine)
+    // A played hand: the seat machine's view while it holds the hand, the last one drawn once it is
+    // over and gone (the seat machine keeps no view of a finished hand).
     const fetched = host?.seat.playView?.(hand)
-    if (fetched !== undefined || h.result !== undefined) {
-      const view = fetched === undefined || h.result !== undefined || h.revealed === true ? { hand, game: '', seat: -1, actions: [], tricks: 0, ...fetched, over: true, toAct: null, legal: [] } : fetched
+    if (fetched !== undefined) lastViews.set(hand, fetched)
+    const last = lastViews.get(hand)
+    if (last !== undefined) {
+      const view = fetched === undefined || h.revealed === true ? { ...last, over: true, toAct: null, legal: [] } : fetched
       sec.append(playTable({ view, own: h.cards, seats: seatCount, result: h.result, act: async action => { await host?.act(hand, action); render() } }))
     }
     if (h.publicCards.length > 0) {
