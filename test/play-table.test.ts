@@ -33,8 +33,15 @@ function table (game: string, seats: Array<'human' | 'robot'>, scheme = game ===
     now: () => clock, random: n => new Uint8Array(n).fill(++counter % 251)
   })
   let dealer = new PlayingDealer(init(signers[0]))
-  const persisted = new Map<string, unknown>()
-  const seatMachines = new Map(seats.flatMap((s, i) => (s === 'human' ? [[signers[i].peerId, new PlayingSeat({ ...init(signers[i]), autoplay: byHand?.manual !== i })] as const] : [])))
+  /** What each node saved, by peer id (the dealer's node: its dealer's and its seat's keys). */
+  const persisted = new Map<string, Map<string, unknown>>()
+  const saved = (who: string): Map<string, unknown> => persisted.get(who) ?? persisted.set(who, new Map()).get(who)!
+  /** A machine's saved meta and hand records, read back as a host reads them (one key range, in key order). */
+  const readBack = (who: string, prefix: string): { meta: unknown, hands: unknown[] } => {
+    const mine = [...saved(who).entries()].filter(([k]) => k.startsWith(prefix)).sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    return { meta: structuredClone(mine.find(([k]) => k.endsWith('/meta'))?.[1]), hands: mine.filter(([k]) => k.includes('/hand/')).map(([, v]) => structuredClone(v)) }
+  }
+  const seatMachines = new Map<string, PlayingSeat>(seats.flatMap((s, i) => (s === 'human' ? [[signers[i].peerId, new PlayingSeat({ ...init(signers[i]), autoplay: byHand?.manual !== i })] as const] : [])))
   const appended: Array<{ who: string, entry: string, payload: unknown }> = []
   const events: Array<{ who: string, hand: number, event: HandEvent }> = []
   const rejections: string[] = []
@@ -47,7 +54,7 @@ function table (game: string, seats: Array<'human' | 'robot'>, scheme = game ===
     intercept: () => intercept,
     onEffect: (who, e, role) => {
       if (e.kind === 'append') appended.push({ who, entry: e.entry, payload: e.payload })
-      if (e.kind === 'persist' && role === 'dealer') { if (e.value === null) persisted.delete(e.key); else persisted.set(e.key, structuredClone(e.value)) }
+      if (e.kind === 'persist') { if (e.value === null) saved(who).delete(e.key); else saved(who).set(e.key, structuredClone(e.value)) }
       if (e.kind === 'event') events.push({ who, hand: e.hand, event: e.event })
     },
     onRejection: (to, err) => { rejections.push(`${to.slice(-4)}: ${err.message}`) }
@@ -57,11 +64,20 @@ function table (game: string, seats: Array<'human' | 'robot'>, scheme = game ===
     /** The dealer's node restarts: a new machine restored from what the old one saved and logged. */
     restartDealer: () => {
       dealer = new PlayingDealer(init(signers[0]))
-      const keys = [...persisted.keys()].sort()
-      const meta = persisted.get(keys.find(k => k.endsWith('/meta')) ?? '')
-      const hands = keys.filter(k => k.includes('/hand/')).map(k => structuredClone(persisted.get(k)))
+      const { meta, hands } = readBack(spec.dealer, 'dealer/')
       run(spec.dealer, dealer.restore(meta, hands, appended.filter(a => a.who === spec.dealer).map(a => ({ kind: a.entry, payload: a.payload }))), 'dealer')
-    }, appended, events, rejections, run,
+    },
+    /** Seat `i`'s node restarts (not the dealer's): a new seat machine restored from what the old one saved. */
+    restartSeat: (i: number) => {
+      const peer = signers[i].peerId
+      const seat = new PlayingSeat({ ...init(signers[i]), autoplay: byHand?.manual !== i })
+      seatMachines.set(peer, seat)
+      const { meta, hands } = readBack(peer, 'seat/')
+      run(peer, seat.restore(meta, hands), 'seat')
+    },
+    /** What each node saved under `prefix`. */
+    savedKeys: (who: string, prefix: string) => [...saved(who).keys()].filter(k => k.startsWith(prefix)),
+    appended, events, rejections, run,
     setIntercept: (f: typeof intercept) => { intercept = f },
     now: () => clock,
     advance: (ms: number) => { clock += ms },
@@ -283,26 +299,74 @@ describe('draws on the chain: a blackjack round from bitjack21\'s shoe, a dice s
   }
 })
 
-describe('a dealer restarted in the middle of a played hand', () => {
-  it('reveals it as it stands, naming no chain: the seats, which played some, do not countersign, and the receipt is incomplete', () => {
+describe('a played hand across restarts (docs/games.md "A restart in the middle of play")', () => {
+  it('a dealer restarted in the middle of play resumes the hand from its save: an action it never received is sent again, and every seat countersigns the whole chain', () => {
     const t = table('coinche', ['human', 'human', 'human', 'robot'])
     // Seat 2's node never gets its actions through: the hand waits for it.
     t.setIntercept((from, _to, doc) => (doc.type === 'play' && from === t.signers[2].peerId ? undefined : doc))
     const hand = t.deal(0)
+    const before = t.dealer.playing(hand)!.chain.length
     expect(t.dealer.playing(hand)?.toAct()).toBe(2)
     expect(receiptsOf(t)).toEqual([])
+    expect(t.savedKeys(t.spec.dealer, 'dealer/').some(k => k.endsWith('/play'))).toBe(true)
     t.setIntercept(undefined)
     t.restartDealer()
-    // Every seat played or saw actions: a reveal naming none is not countersigned.
-    expect(t.rejections.filter(r => r.includes('names a chain of 0 actions'))).toHaveLength(3)
+    // Resumed with its whole chain; seat 2, sent the chain again, sends the action the dealer lacks, and the game goes on to its end.
+    const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
+    expect(receipt).toBeDefined()
+    expect(receipt.play!.actions.length).toBeGreaterThan(before)
+    expect(receipt.play!.score).not.toBeNull()
+    expect(receipt.acks.map(a => a.body.seat)).toEqual([0, 1, 2])
+    const verdict = check(receipt)
+    expect(verdict.problems).toEqual([])
+    expect(verdict.status).toBe('verified')
+    expect(t.rejections.filter(r => r.includes('names a chain'))).toEqual([])
+    // The hand is logged: its saves are gone.
+    expect(t.savedKeys(t.spec.dealer, 'dealer/').filter(k => k.endsWith('/play'))).toEqual([])
+  })
+
+  it('a dealer restarted after the game is over and before the reveal reveals it with its whole chain', () => {
+    const t = table('coinche', ['human', 'human', 'robot', 'robot'])
+    // The reveal is lost with the dealer's node (held back, never released).
+    t.setIntercept((_from, _to, doc) => (doc.type === 'reveal' ? undefined : doc))
+    const hand = t.deal(1)
+    const chain = t.dealer.playing(hand)!.chain.length
+    t.setIntercept(undefined)
+    t.restartDealer()
     t.advance(5_001)
     t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
     const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
-    expect(receipt.play).toEqual({ actions: [], score: null })
-    expect(receipt.reveal.body.play).toEqual({ actions: 0, head: '0'.repeat(64) })
-    const verdict = check(receipt)
-    expect(verdict.problems).toEqual([])
-    expect(verdict.status).toBe('incomplete')
+    expect(receipt.play!.actions).toHaveLength(chain)
+    expect(check(receipt).problems).toEqual([])
+  })
+
+  it('a seat restarted in every phase of play resumes from its save and the hand ends with every ack', () => {
+    for (const after of [1, 3, 6, 12, 20]) {
+      const t = table('coinche', ['human', 'human', 'human', 'robot'])
+      // Seat 1's node goes down once the chain holds `after` actions (its PLAYs lost from then on), and comes back.
+      let down = false
+      let hand = 0
+      t.setIntercept((from, to, doc) => {
+        if (!down && doc.type === 'play' && (t.dealer.playing(hand + 1)?.chain.length ?? 0) >= after) down = true
+        return down && (from === t.signers[1].peerId || to === t.signers[1].peerId) ? undefined : doc
+      })
+      // Hands nobody bids on are thrown in early: dealt again until one runs past `after` actions.
+      for (let i = 0; i < 8 && !down; i++) hand = t.deal(i % 4)
+      expect(down, `after ${after}`).toBe(true)
+      expect(t.savedKeys(t.signers[1].peerId, 'seat/').filter(k => k.endsWith('/play')), `after ${after}`).toEqual([`seat/t/hand/${String(hand).padStart(16, '0')}/play`])
+      t.setIntercept(undefined)
+      t.restartSeat(1)
+      // The dealer sends the chain again to a seat whose turn stays quiet.
+      for (let i = 0; i < 40 && receiptsOf(t).find(r => r.commit.body.hand === hand) === undefined; i++) {
+        t.advance(5_001)
+        t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
+        for (const [peer, seat] of t.seatMachines) t.run(peer, seat.tick(t.now()), 'seat')
+      }
+      const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)
+      expect(receipt, `after ${after}`).toBeDefined()
+      expect(receipt!.acks.map(a => a.body.seat), `after ${after}`).toEqual([0, 1, 2])
+      expect(check(receipt).problems, `after ${after}`).toEqual([])
+    }
   })
 })
 

@@ -4,20 +4,28 @@ import { ROBOT, type ReceiptPlay, type SignedCommit } from '../core/hand/message
 import { docDigest } from '../core/hand/digest.js'
 import { actionSigners } from '../core/hand/play-verify.js'
 import { engines } from '../core/games/index.js'
-import { PlayHand } from '../core/games/play-hand.js'
+import { PlayHand, type PlayHandInit } from '../core/games/play-hand.js'
+import type { GameSetup } from '../core/games/types.js'
 import { PLAYED_CARD_GAMES, robotRandom, setupFromDeliveries, stageCards } from '../core/games/play-setup.js'
 import { DRAW_GAMES, drawCards, drawSetup, engineIdOf } from '../core/games/play-draws.js'
 import { actionDigest, CHAIN_START, type ActionDoc } from '../core/games/action-chain.js'
 import type { BeaconResult, DealerHandStatus, DealerSide } from './contracts.js'
-import { DealerMachine, type DealtHand } from './dealer.js'
+import { DealerMachine, dealerHandKey, type DealtHand } from './dealer.js'
+import { dropPlaySave, playSaveKey, splitPlaySaves, type PlaySave } from './play-save.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { checkEnvelope, EARLY_KEPT, playDoc, refusalText } from './play-common.js'
 
+/** How long a human seat's turn stays quiet before the dealer sends that seat the chain again. */
+export const RESEND_MS = 5_000
+
 interface DealerPlayHand {
   play: PlayHand
+  /** The start the play was built on (saved with its history). */
+  setup: GameSetup
   commit: SignedCommit
   key: string
-  deal: DealtHand['deal']
+  /** The deal (absent for a hand restored already revealed: nothing is dealt any more). */
+  deal: DealtHand['deal'] | undefined
   /** The game's score event went out, or a refused action ended the hand. */
   ended: boolean
   /** The action that ended the hand: the chain's next link, signed by its seat, against the rules. */
@@ -34,6 +42,10 @@ export class PlayingDealer implements DealerSide {
   readonly #looked = new Set<number>()
   /** Played hands restored after a restart: their chain was not saved. */
   readonly #lost = new Set<number>()
+  /** Played hands with a save written (removed with the hand). */
+  readonly #saved = new Set<number>()
+  /** Since when each hand in play has waited for a human seat's action (resent the chain then: RESEND_MS). */
+  readonly #quiet = new Map<number, number>()
   /** PLAYs for a hand not dealt yet, by hand (at most EARLY_KEPT in all). */
   readonly #early = new Map<number, Array<{ from: string, doc: Signed<unknown> }>>()
 
@@ -51,8 +63,29 @@ export class PlayingDealer implements DealerSide {
     return this.#after(this.#inner.receive(from, doc))
   }
 
-  tick (now: number): Effect[] { return this.#after(this.#inner.tick(now)) }
-  nextDeadline (): number | undefined { return this.#inner.nextDeadline() }
+  tick (now: number): Effect[] {
+    const effects = this.#after(this.#inner.tick(now))
+    // A human seat whose turn has been quiet for RESEND_MS is sent the chain again: it may have
+    // missed actions while its node was down or cut off (it ignores those it holds, and sends its
+    // own last action again if the dealer lacks it).
+    for (const [hand, since] of this.#quiet) {
+      const h = this.#hands.get(hand)
+      if (h === undefined || h.ended || h.play.over()) { this.#quiet.delete(hand); continue }
+      if (now - since < RESEND_MS) continue
+      this.#quiet.set(hand, now)
+      const seat = h.play.toAct()
+      const peer = seat === null ? undefined : h.commit.body.seats[seat]
+      if (peer === undefined || peer === ROBOT || h.play.chain.length === 0) continue
+      effects.push(...this.#chainTo(h, hand, peer))
+    }
+    return effects
+  }
+
+  nextDeadline (): number | undefined {
+    const inner = this.#inner.nextDeadline()
+    const quiet = this.#quiet.size === 0 ? undefined : Math.min(...this.#quiet.values()) + RESEND_MS
+    return inner === undefined ? quiet : quiet === undefined ? inner : Math.min(inner, quiet)
+  }
   beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#after(this.#inner.beaconResult(hand, result)) }
 
   startHand (params: Parameters<DealerSide['startHand']>[0]): { hand: number, effects: Effect[] } {
@@ -77,24 +110,84 @@ export class PlayingDealer implements DealerSide {
     return this.#inner.end(hand)
   }
 
-  abortHand (hand: number, detail: string): Effect[] { return this.#inner.abortHand(hand, detail) }
+  /**
+   * The node stops. A hand in play is left saved, not revealed: the node resumes it once restarted
+   * (the seats wait for it up to `revealMs`, as for any dealer that is away). Anything else as the
+   * inner machine closes it.
+   */
+  abortHand (hand: number, detail: string): Effect[] {
+    const h = this.#hands.get(hand)
+    if (h !== undefined && !h.ended && !h.play.over()) return []
+    return this.#inner.abortHand(hand, detail)
+  }
   finalizeRevealed (): Effect[] { return this.#inner.finalizeRevealed() }
   status (): DealerHandStatus[] { return this.#inner.status() }
   robotCards (hand: number): ReturnType<DealerSide['robotCards']> { return this.#inner.robotCards(hand) }
   /**
-   * After a restart. A played hand's chain is not saved: a hand restored dealt is revealed at once,
-   * and one restored revealed is finished as before; the receipt of either carries the chain as
-   * lost (no actions, `score: null`: a hand stopped before its end, docs/games.md).
+   * After a restart. A played hand resumes from its save (play-save.ts): a hand restored dealt goes
+   * on where it was (the robots' and the seats' next actions; every human seat is sent the chain
+   * again, since the actions taken just before the stop may not have reached it), one restored
+   * revealed is finished with its whole chain. A played hand without a save (written by an older
+   * version) is revealed as it stands, its chain marked lost (no actions, `score: null`).
    */
   restore (meta: unknown, snapshots: unknown[], logged: Array<{ kind: string, payload: unknown }>): Effect[] {
-    const saved = snapshots as Parameters<DealerMachine['restore']>[1]
-    const effects = this.#inner.restore(meta as Parameters<DealerMachine['restore']>[0], saved, logged)
-    for (const s of saved) {
-      if (s.commit.body.params.play !== true || (s.phase !== 'dealt' && s.phase !== 'revealed')) continue
-      this.#lost.add(s.hand)
-      if (s.phase === 'dealt') effects.push({ kind: 'event', hand: s.hand, event: { type: 'play-refused', reason: 'the dealer\'s node restarted: the hand\'s play is lost, and the hand is revealed as it stands' } }, ...this.#inner.end(s.hand))
+    const { saves, others } = splitPlaySaves<Parameters<DealerMachine['restore']>[1][number]>(snapshots)
+    const table = this.#init.table.id
+    const played = others.filter(s => s.commit.body.params.play === true && (s.phase === 'dealt' || s.phase === 'revealed'))
+    // The chains first: a hand restored revealed is revealed again by the inner machine's restore,
+    // and its REVEAL names the chain.
+    for (const s of played) {
+      const save = saves.get(s.hand)
+      saves.delete(s.hand)
+      if (save !== undefined) this.#rebuild(s.hand, s.commit, save)
     }
+    const effects = this.#inner.restore(meta as Parameters<DealerMachine['restore']>[0], others, logged)
+    for (const s of played) {
+      if (this.#hands.has(s.hand)) {
+        if (s.phase === 'dealt') effects.push(...this.#resume(s.hand))
+        continue
+      }
+      this.#lost.add(s.hand)
+      if (s.phase === 'dealt') effects.push({ kind: 'event', hand: s.hand, event: { type: 'play-refused', reason: 'the dealer\'s node restarted and found no save of the hand\'s play: the hand is revealed as it stands' } }, ...this.#inner.end(s.hand))
+    }
+    // Saves of hands that are over: removed.
+    for (const hand of saves.keys()) effects.push(dropPlaySave(dealerHandKey(table, hand)))
     return effects
+  }
+
+  /** A played hand rebuilt from its save (nothing, when the save does not replay on it: the chain is then lost). */
+  #rebuild (hand: number, commit: SignedCommit, save: PlaySave): void {
+    let play: PlayHand
+    try { play = PlayHand.replay(this.#playInit(commit, save.setup), save.history) } catch { return }
+    this.#hands.set(hand, { play, setup: save.setup, commit, key: '', deal: undefined, ended: save.ended === true, ...(save.refused === undefined ? {} : { refused: save.refused }) })
+    this.#looked.add(hand)
+    this.#saved.add(hand)
+  }
+
+  /** A rebuilt hand restored dealt goes on: its chain to every human seat again, then what comes next. */
+  #resume (hand: number): Effect[] {
+    const h = this.#hands.get(hand) as DealerPlayHand
+    const dealt = this.#inner.dealtHand(hand) as DealtHand
+    h.key = dealt.key
+    h.deal = dealt.deal
+    if (h.ended) return h.play.over() || h.refused !== undefined ? this.#inner.end(hand) : []
+    const resend = [...new Set(h.commit.body.seats.filter(p => p !== ROBOT))].flatMap(peer => this.#chainTo(h, hand, peer))
+    const advanced = this.#advance(hand)
+    return [this.#save(hand), ...resend, ...advanced]
+  }
+
+  #playInit (commit: SignedCommit, setup: GameSetup): PlayHandInit {
+    const body = commit.body
+    return { engine: engines[engineIdOf(body.game)], setup, hand: docDigest(commit), seatSigners: actionSigners(body.seats, body.dealer), dealer: body.dealer, verify: this.#verify }
+  }
+
+  /** The hand's play as saved now: written before whatever its last steps send. */
+  #save (hand: number): Effect {
+    const h = this.#hands.get(hand) as DealerPlayHand
+    this.#saved.add(hand)
+    this.#quiet.set(hand, this.#init.now())
+    const value: PlaySave = { play: 1, hand, setup: h.setup, history: [...h.play.history], ...(h.ended ? { ended: true } : {}), ...(h.refused === undefined ? {} : { refused: h.refused }) }
+    return { kind: 'persist', key: playSaveKey(dealerHandKey(this.#init.table.id, hand)), value }
   }
 
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void { this.#inner.delivery(to, doc, outcome) }
@@ -126,25 +219,27 @@ export class PlayingDealer implements DealerSide {
   #after (effects: Effect[]): Effect[] {
     const status = this.#inner.status()
     // A hand is looked at once, when it is first seen dealt (dealtHand recomputes the key).
-    for (const hand of this.#looked) if (!status.some(s => s.hand === hand)) this.#looked.delete(hand)
+    for (const hand of this.#looked) {
+      if (status.some(s => s.hand === hand)) continue
+      this.#looked.delete(hand)
+      // The hand is over (logged): its play save goes with it.
+      if (this.#saved.delete(hand)) effects = [...effects, dropPlaySave(dealerHandKey(this.#init.table.id, hand))]
+      this.#hands.delete(hand)
+      this.#quiet.delete(hand)
+    }
     for (const s of status) {
       if (s.phase !== 'dealt' || this.#looked.has(s.hand) || this.#lost.has(s.hand)) continue
       this.#looked.add(s.hand)
       const dealt = this.#inner.dealtHand(s.hand)
       if (dealt === undefined || dealt.commit.body.params.play !== true) continue
       const body = dealt.commit.body
-      const play = new PlayHand({
-        engine: engines[engineIdOf(body.game)],
-        setup: DRAW_GAMES.has(body.game)
-          ? drawSetup(body.game, body.seats.length)
-          : setupFromDeliveries(body.game, body.seats.length, body.params.dealer, dealt.deal.deliveries.filter(d => dealt.stages.includes(d.stage))),
-        hand: dealt.digest,
-        seatSigners: actionSigners(body.seats, body.dealer),
-        dealer: body.dealer,
-        verify: this.#verify
-      })
-      this.#hands.set(s.hand, { play, commit: dealt.commit, key: dealt.key, deal: dealt.deal, ended: false })
-      effects = [...effects, ...this.#advance(s.hand)]
+      const setup = DRAW_GAMES.has(body.game)
+        ? drawSetup(body.game, body.seats.length)
+        : setupFromDeliveries(body.game, body.seats.length, body.params.dealer, dealt.deal.deliveries.filter(d => dealt.stages.includes(d.stage)))
+      const play = new PlayHand(this.#playInit(dealt.commit, setup))
+      this.#hands.set(s.hand, { play, setup, commit: dealt.commit, key: dealt.key, deal: dealt.deal, ended: false })
+      const advanced = this.#advance(s.hand)
+      effects = [...effects, this.#save(s.hand), ...advanced]
       // Actions a seat sent before the hand was dealt (a seat of a draw game acts once it has contributed).
       for (const early of this.#early.get(s.hand) ?? []) {
         try { effects = [...effects, ...this.#onPlay(early.from, early.doc)] } catch { /* refused as it would have been on arrival */ }
@@ -177,14 +272,16 @@ export class PlayingDealer implements DealerSide {
         // the receipt carries it as the record naming that seat (docs/games.md "A refused action").
         h.ended = true
         h.refused = a
-        return [...effects,
+        return [this.#save(body.hand), ...effects,
           { kind: 'event', hand: body.hand, event: { type: 'play-refused', reason: `seat ${a.body.seat}'s action ${a.body.n}: ${refusalText(refused)}`, seat: a.body.seat } },
           ...this.#inner.end(body.hand)]
       }
       if (refused !== null) throw new Rejection(`play: seat ${a.body.seat}'s action ${a.body.n} refused: ${refusalText(refused)}`)
       effects.push(...this.#toHumans(h, body.hand, [a], from), this.#actionEvent(body.hand, a))
     }
-    return [...effects, ...this.#advance(body.hand)]
+    const advanced = this.#advance(body.hand)
+    // Nothing new (every action known already): nothing to save.
+    return effects.length === 0 && advanced.length === 0 ? [] : [this.#save(body.hand), ...effects, ...advanced]
   }
 
   /** Stages asked for, robots' turns, and the reveal once the game is over. */
@@ -204,8 +301,9 @@ export class PlayingDealer implements DealerSide {
       if (request !== null) {
         effects.push(...this.#inner.deliverStage(hand, request.stage, request.inputs?.taker))
         // The taker is a deal parameter (belote's take): the deal is the one dealt with it.
-        h.deal = (this.#inner.dealtHand(hand) as DealtHand).deal
-        const cards = stageCards(h.deal.deliveries, request)
+        const deal = (this.#inner.dealtHand(hand) as DealtHand).deal
+        h.deal = deal
+        const cards = stageCards(deal.deliveries, request)
         const bad = cards === null ? { message: 'the deal has no such stage' } : h.play.deliver(request.stage, cards)
         if (bad !== null) throw new Error(`hand ${hand}: stage ${request.stage} refused by the game: ${bad.message}`)
         continue
@@ -226,6 +324,15 @@ export class PlayingDealer implements DealerSide {
       effects.push(...this.#toHumans(h, hand, [signed.doc], undefined), this.#actionEvent(hand, signed.doc))
     }
     throw new Error(`hand ${hand}: the game does not advance`)
+  }
+
+  /** The whole chain to one human seat, in PLAYs of at most EARLY_KEPT actions (what a seat keeps ahead of its own chain). */
+  #chainTo (h: DealerPlayHand, hand: number, peer: string): Effect[] {
+    const out: Effect[] = []
+    for (let i = 0; i < h.play.chain.length; i += EARLY_KEPT) {
+      out.push({ kind: 'send', to: peer, doc: playDoc(this.#init.signer, this.#init.table.id, hand, docDigest(h.commit), h.play.chain.slice(i, i + EARLY_KEPT)) })
+    }
+    return out
   }
 
   #actionEvent (hand: number, a: ActionDoc): Effect {

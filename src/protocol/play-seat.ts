@@ -5,13 +5,15 @@ import { docDigest } from '../core/hand/digest.js'
 import { cardSchemeFor } from '../core/hand/recompute.js'
 import { actionSigners } from '../core/hand/play-verify.js'
 import { engines } from '../core/games/index.js'
-import { PlayHand } from '../core/games/play-hand.js'
+import { PlayHand, type PlayHandInit } from '../core/games/play-hand.js'
+import type { GameSetup } from '../core/games/types.js'
 import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../core/games/play-setup.js'
 import { DRAW_GAMES, drawSetup, engineIdOf } from '../core/games/play-draws.js'
 import { actionDigest, CHAIN_START, type ActionDoc } from '../core/games/action-chain.js'
 import type { Delivery } from '../core/schemes/types.js'
 import type { BeaconResult, PlayView, SeatCards, SeatHandStatus, SeatSide } from './contracts.js'
-import { SeatMachine } from './seat.js'
+import { SeatMachine, seatHandKey, type SeatHandSnapshot } from './seat.js'
+import { dropPlaySave, playSaveKey, splitPlaySaves, type PlaySave } from './play-save.js'
 import { INITIAL_STAGES } from './stages.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import { checkEnvelope, EARLY_KEPT, playDoc, randomBelow, refusalText } from './play-common.js'
@@ -24,6 +26,8 @@ interface SeatPlayHand {
   /** How many deliveries of each stage this seat is shown (from the scheme's layout). */
   expected: Map<string, number>
   play?: PlayHand
+  /** The start the play was built on (saved with its history). */
+  setup?: GameSetup
   early: Map<number, ActionDoc>
   /** This seat may act: its nonce is in (draw games; a card game's seat acts once it holds its cards). */
   contributed: boolean
@@ -70,7 +74,61 @@ export class PlayingSeat implements SeatSide {
   get seat (): number { return this.#inner.seat }
   cards (hand: number): SeatCards[] { return this.#inner.cards(hand) }
   status (): SeatHandStatus[] { return this.#inner.status() }
-  restore (meta: unknown, snapshots: unknown[]): Effect[] { return this.#inner.restore(meta as Parameters<SeatMachine['restore']>[0], snapshots as Parameters<SeatMachine['restore']>[1]) }
+  /**
+   * After a restart. A played hand resumes from the machine's own snapshot (its COMMIT, the cards it
+   * received) and its play save (play-save.ts): the hand is rebuilt as it was, this seat's turn comes
+   * again, and its own last action goes to the dealer again (the dealer ignores one it holds).
+   */
+  restore (meta: unknown, snapshots: unknown[]): Effect[] {
+    const { saves, others } = splitPlaySaves<SeatHandSnapshot>(snapshots)
+    const effects = this.#inner.restore(meta as Parameters<SeatMachine['restore']>[0], others)
+    for (const snap of others) {
+      if (snap.commit.body.params.play !== true || snap.phase === 'done' || snap.phase === 'aborted') continue
+      this.#onCommit(snap.commit)
+      const h = this.#hands.get(snap.hand)
+      if (h === undefined) continue
+      h.contributed = !DRAW_GAMES.has(h.commit.game) || ['contributed', 'dealt', 'acked'].includes(snap.phase)
+      const save = saves.get(snap.hand)
+      saves.delete(snap.hand)
+      if (save !== undefined) {
+        try {
+          h.play = PlayHand.replay(this.#playInit(h, save.setup), save.history)
+          h.setup = save.setup
+        } catch { /* a save that does not replay: the hand starts again from its cards */ }
+      }
+      try {
+        for (const c of snap.cards ?? []) effects.push(...this.#onCards(c, false))
+        effects.push(...this.#advance(snap.hand))
+      } catch (err) {
+        effects.push({ kind: 'event', hand: snap.hand, event: { type: 'play-refused', reason: (err as Error).message } })
+      }
+      const head = h.play?.head
+      if (head !== undefined && head !== null && head.body.seat === this.seat) effects.push({ kind: 'send', to: this.#init.table.dealer, doc: playDoc(this.#init.signer, this.#init.table.id, snap.hand, h.digest, [head]) })
+      if (h.play !== undefined) effects.unshift(this.#save(snap.hand))
+    }
+    for (const hand of saves.keys()) effects.push(dropPlaySave(seatHandKey(this.#init.table.id, hand)))
+    return effects
+  }
+
+  #playInit (h: SeatPlayHand, setup: GameSetup): PlayHandInit {
+    const b = h.commit
+    return DRAW_GAMES.has(b.game)
+      ? { engine: engines[engineIdOf(b.game)], setup, hand: h.digest, seatSigners: actionSigners(b.seats, b.dealer), dealer: b.dealer, verify: this.#verify }
+      : { engine: engines[b.game], setup, hand: h.digest, seatSigners: actionSigners(b.seats, b.dealer), view: { seat: this.seat }, verify: this.#verify }
+  }
+
+  /** The hand's play as this seat holds it now: written before whatever its last steps send. */
+  #save (hand: number): Effect {
+    const h = this.#hands.get(hand) as SeatPlayHand
+    const value: PlaySave = { play: 1, hand, setup: h.setup as GameSetup, history: [...(h.play as PlayHand).history] }
+    return { kind: 'persist', key: playSaveKey(seatHandKey(this.#init.table.id, hand)), value }
+  }
+
+  /** `effects` after the hand's play moved: its save first, when it has one. */
+  #saved (hand: number, effects: Effect[]): Effect[] {
+    const h = this.#hands.get(hand)
+    return h?.play === undefined || h.setup === undefined ? effects : [this.#save(hand), ...effects]
+  }
   tick (now: number): Effect[] {
     const effects = this.#inner.tick(now)
     // Time to play: a turn left for playMs is played by this seat's robot.
@@ -80,7 +138,8 @@ export class PlayingSeat implements SeatSide {
       const play = this.#hands.get(hand)?.play
       if (play === undefined || play.over() || play.toAct() !== this.seat) continue
       try {
-        effects.push(...this.#send(hand, play.robot(this.seat, n => randomBelow(this.#init.random, n)), true), ...this.#advance(hand))
+        const sent = this.#send(hand, play.robot(this.seat, n => randomBelow(this.#init.random, n)), true)
+        effects.push(...this.#saved(hand, [...sent, ...this.#advance(hand)]))
       } catch (err) {
         effects.push({ kind: 'event', hand, event: { type: 'play-refused', reason: (err as Error).message } })
       }
@@ -112,13 +171,18 @@ export class PlayingSeat implements SeatSide {
       // waits for the dealer's draws and REVEAL (revealMs), not for a deal. A series whose first
       // roll nobody asks for in time is no missing deal of the dealer's.
       const dealt = DRAW_GAMES.has(h.commit.game) ? this.#inner.drawnDeal(handNo) : []
-      return [...effects, ...dealt, ...this.#advance(handNo)]
+      return [...effects, ...dealt, ...this.#saved(handNo, this.#advance(handNo))]
     }
     // The machine took the document: what it asks for goes out whatever the play makes of it.
     try {
       if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)
       else if (doc.type === 'cards') return [...effects, ...this.#onCards(doc as Signed<CardsBody>)]
-      else if (doc.type === 'final' || doc.type === 'abort') { this.#hands.delete(hand); this.#robotAt.delete(hand) }
+      else if (doc.type === 'final' || doc.type === 'abort') {
+        const had = this.#hands.get(hand)?.play !== undefined
+        this.#hands.delete(hand)
+        this.#robotAt.delete(hand)
+        if (had) return [...effects, dropPlaySave(seatHandKey(this.#init.table.id, hand))]
+      }
     } catch (err) {
       return [...effects, { kind: 'event', hand, event: { type: 'play-refused', reason: (err as Error).message } }]
     }
@@ -156,8 +220,9 @@ export class PlayingSeat implements SeatSide {
     if (body.params.play !== true || this.#hands.has(body.hand)) return
     if (DRAW_GAMES.has(body.game)) {
       // Nothing is dealt before play: the hand starts at once, and this seat acts once it has contributed.
-      const play = new PlayHand({ engine: engines[engineIdOf(body.game)], setup: drawSetup(body.game, body.seats.length), hand: docDigest(doc), seatSigners: actionSigners(body.seats, body.dealer), dealer: body.dealer, verify: this.#verify })
-      this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected: new Map(), early: new Map(), play, contributed: false })
+      const setup = drawSetup(body.game, body.seats.length)
+      const play = new PlayHand({ engine: engines[engineIdOf(body.game)], setup, hand: docDigest(doc), seatSigners: actionSigners(body.seats, body.dealer), dealer: body.dealer, verify: this.#verify })
+      this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected: new Map(), early: new Map(), play, setup, contributed: false })
       return
     }
     if (!PLAYED_CARD_GAMES.has(body.game)) return
@@ -173,7 +238,7 @@ export class PlayingSeat implements SeatSide {
     for (const old of this.#hands.keys()) { if (this.#hands.size <= EARLY_KEPT) break; this.#hands.delete(old) }
   }
 
-  #onCards (doc: Signed<CardsBody>): Effect[] {
+  #onCards (doc: Signed<CardsBody>, advance = true): Effect[] {
     const h = this.#hands.get(doc.body.hand)
     if (h === undefined || doc.body.commit !== h.digest) return []
     const { stage, seat, public: pub, cards } = doc.body
@@ -184,16 +249,10 @@ export class PlayingSeat implements SeatSide {
       const initial = [...h.expected.keys()].filter(s => INITIAL_STAGES.has(s))
       if (!initial.every(s => (h.cards.get(s)?.length ?? 0) >= (h.expected.get(s) as number))) return []
       const b = h.commit
-      h.play = new PlayHand({
-        engine: engines[b.game],
-        setup: setupFromDeliveries(b.game, b.seats.length, b.params.dealer, initial.flatMap(s => h.cards.get(s) ?? [])),
-        hand: h.digest,
-        seatSigners: actionSigners(b.seats, b.dealer),
-        view: { seat: this.seat },
-        verify: this.#verify
-      })
+      h.setup = setupFromDeliveries(b.game, b.seats.length, b.params.dealer, initial.flatMap(s => h.cards.get(s) ?? []))
+      h.play = new PlayHand(this.#playInit(h, h.setup))
     }
-    return this.#advance(doc.body.hand)
+    return advance ? this.#saved(doc.body.hand, this.#advance(doc.body.hand)) : []
   }
 
   #onPlay (from: string, doc: Signed<unknown>): Effect[] {
@@ -207,7 +266,14 @@ export class PlayingSeat implements SeatSide {
     }
     // The dealer's signed draw for this COMMIT shows the hand was dealt (a game dealing no card).
     const dealt = DRAW_GAMES.has(h.commit.game) && body.actions.some(a => a.body.seat === -1) ? this.#inner.drawnDeal(body.hand) : []
-    return [...dealt, ...this.#advance(body.hand)]
+    // The dealer's chain ends before this seat's own last action (the dealer lost it, or it was
+    // lost on the way): that action goes again.
+    const theirs = Math.max(...body.actions.map(a => a.body.n))
+    const head = h.play?.head
+    const again = head !== undefined && head !== null && head.body.seat === this.seat && head.body.n === theirs + 1
+      ? [{ kind: 'send', to: this.#init.table.dealer, doc: playDoc(this.#init.signer, this.#init.table.id, body.hand, h.digest, [head]) } satisfies Effect]
+      : []
+    return this.#saved(body.hand, [...dealt, ...again, ...this.#advance(body.hand)])
   }
 
   /** Actions in their order, stages as the game asks for them, and this seat's own turn. */
@@ -253,7 +319,8 @@ export class PlayingSeat implements SeatSide {
     if (h?.play === undefined) throw new Rejection(`hand ${hand} is not in play at this seat`)
     if (!h.contributed) throw new Rejection(`hand ${hand} is not dealt yet`)
     this.#robotAt.delete(hand)
-    return [...this.#send(hand, action), ...this.#advance(hand)]
+    const sent = this.#send(hand, action)
+    return this.#saved(hand, [...sent, ...this.#advance(hand)])
   }
 
   #send (hand: number, action: unknown, robot = false): Effect[] {

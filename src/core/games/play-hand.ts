@@ -9,6 +9,13 @@ import { SeatView } from './play-view.js'
 import type { Signer } from '../identity.js'
 import type { GameEngine, GameRefusal, GameScore, GameSetup, StageRequest } from './types.js'
 
+/**
+ * What happened to a hand in play, in order: each stage delivered (with the cards as passed in)
+ * and each action taken. Replayed on a new PlayHand from the same init, it gives the same state:
+ * what a node saves so that a restart resumes the hand where it was (src/protocol/play-save.ts).
+ */
+export type PlayStep = { deliver: { stage: string, cards: Record<string, string[]> } } | { accept: ActionDoc }
+
 /** Why an action was not taken: a broken chain link, or the engine's refusal (`rule` its code). */
 export interface PlayRefusal { code: ChainCode, rule?: string, reason: string }
 
@@ -31,6 +38,8 @@ export interface PlayHandInit {
 export class PlayHand {
   readonly engine: GameEngine<unknown, unknown>
   readonly chain: ActionDoc[] = []
+  /** Every stage delivered and action taken, in order (see PlayStep). */
+  readonly history: PlayStep[] = []
   readonly #init: PlayHandInit
   readonly #view: SeatView | undefined
   #state: unknown
@@ -64,7 +73,21 @@ export class PlayHand {
       : this.#view.deliver(this.engine, this.#state, stage, cards, this.#init.setup.seats)
     if (!r.ok) return r
     this.#state = r.state
+    this.history.push({ deliver: { stage, cards } })
     return null
+  }
+
+  /**
+   * A hand rebuilt from its saved history on the same init: every step taken again, checked as the
+   * first time (a saved step that no longer applies throws: the save does not belong to this hand).
+   */
+  static replay (init: PlayHandInit, history: readonly PlayStep[]): PlayHand {
+    const play = new PlayHand(init)
+    for (const [i, step] of history.entries()) {
+      const bad = 'deliver' in step ? play.deliver(step.deliver.stage, step.deliver.cards) : play.accept(step.accept)
+      if (bad !== null) throw new Error(`step ${i + 1} of the saved play does not apply: ${'message' in bad ? bad.message : bad.reason}`)
+    }
+    return play
   }
 
   /** Whether `seat` may take `action` now; null when it may. */
@@ -107,6 +130,7 @@ export class PlayHand {
     if (!r.ok) return { code: r.code, reason: r.reason, ...(r.rule === undefined ? {} : { rule: r.rule }) }
     this.#state = r.state
     this.chain.push(d)
+    this.history.push({ accept: d })
     this.#prev = actionDigest(d)
     return null
   }
