@@ -370,6 +370,38 @@ describe('a played hand across restarts (docs/games.md "A restart in the middle 
   })
 })
 
+describe('a turn that runs out (docs/games.md "Time to play")', () => {
+  it('a seat whose node is gone: after a quarter of revealMs the dealer ends the hand naming it, the others countersign, and the receipt verifies; a receipt naming another seat fails', () => {
+    const t = table('coinche', ['human', 'human', 'human', 'robot'])
+    // Seat 2's node is gone once the play starts: none of its actions arrives (its own node, cut off, refuses the reveal without them).
+    t.setIntercept((from, _to, doc) => (doc.type === 'play' && from === t.signers[2].peerId ? undefined : doc))
+    const hand = t.deal(0)
+    const chain = t.dealer.playing(hand)!.chain.length
+    expect(t.dealer.playing(hand)?.toAct()).toBe(2)
+    t.advance(600_000 / 4 - 1)
+    t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
+    expect(receiptsOf(t).find(r => r.commit.body.hand === hand)).toBeUndefined()
+    t.advance(1)
+    t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
+    expect(t.events.some(e => e.hand === hand && e.event.type === 'play-refused' && /seat 2 did not act/.test((e.event as { reason: string }).reason))).toBe(true)
+    t.advance(5_001)
+    t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
+    const receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)!
+    expect(receipt.play).toMatchObject({ score: null, waiting: { seat: 2 } })
+    expect(receipt.play!.actions).toHaveLength(chain)
+    expect(receipt.acks.map(a => a.body.seat)).toEqual([0, 1])
+    const verdict = check(receipt)
+    expect(verdict.problems).toEqual([])
+    expect(verdict.summary?.play?.waiting).toEqual({ seat: 2 })
+    // Naming another seat, a robot, or giving a score beside it: the dealer blamed wrongly.
+    for (const play of [{ waiting: { seat: 1 } }, { waiting: { seat: 3 } }, { waiting: { seat: 2 }, refused: receipt.play!.actions.at(-1) }]) {
+      expect(check({ ...receipt, play: { ...receipt.play!, ...play } }).problems.map(p => p.code), JSON.stringify(play).slice(0, 40)).toEqual(['play-waiting'])
+    }
+    // A score beside it, on a chain that does not finish the hand: step 2's play-score first.
+    expect(check({ ...receipt, play: { ...receipt.play!, score: { points: [0, 0], summary: 'x' } } }).problems.map(p => p.code)).toEqual(['play-score'])
+  })
+})
+
 describe('playing by hand, and the time to play', () => {
   it('a dice series played by hand is dealt from the dealer\'s first draw: no seat records a missing deal while it waits', () => {
     const t = table('dice', ['human', 'human'], 'dice-v1', { manual: 1, playMs: 600_000 })

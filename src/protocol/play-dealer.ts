@@ -30,7 +30,16 @@ interface DealerPlayHand {
   ended: boolean
   /** The action that ended the hand: the chain's next link, signed by its seat, against the rules. */
   refused?: ActionDoc
+  /** The human seat whose turn ran out (turnLimit), which ended the hand. */
+  waiting?: number
 }
+
+/**
+ * How long a human seat's turn may stay without an action before the dealer ends the hand naming
+ * that seat (docs/games.md "Time to play"): a quarter of `revealMs`, so that a seat whose node is
+ * gone ends the hand long before the other seats' wait for the REVEAL runs out.
+ */
+export const turnLimit = (revealMs: number): number => Math.floor(revealMs / 4)
 
 /** The commit–reveal dealer, playing the hands committed as played. */
 export class PlayingDealer implements DealerSide {
@@ -46,6 +55,8 @@ export class PlayingDealer implements DealerSide {
   readonly #saved = new Set<number>()
   /** Since when each hand in play has waited for a human seat's action (resent the chain then: RESEND_MS). */
   readonly #quiet = new Map<number, number>()
+  /** When each hand in play last moved (a stage, an action): its turn runs out turnLimit after. */
+  readonly #moved = new Map<number, number>()
   /** PLAYs for a hand not dealt yet, by hand (at most EARLY_KEPT in all). */
   readonly #early = new Map<number, Array<{ from: string, doc: Signed<unknown> }>>()
 
@@ -68,6 +79,18 @@ export class PlayingDealer implements DealerSide {
     // A human seat whose turn has been quiet for RESEND_MS is sent the chain again: it may have
     // missed actions while its node was down or cut off (it ignores those it holds, and sends its
     // own last action again if the dealer lacks it).
+    // Time to play: a human seat's turn without an action for turnLimit ends the hand, naming it.
+    const limit = turnLimit(this.#init.timeouts.revealMs)
+    for (const [hand, since] of [...this.#moved]) {
+      const h = this.#hands.get(hand)
+      if (h === undefined || h.ended || h.play.over()) { this.#moved.delete(hand); continue }
+      const seat = h.play.toAct()
+      if (now - since < limit || seat === null || h.play.pending() !== null || h.commit.body.seats[seat] === ROBOT) continue
+      h.ended = true
+      h.waiting = seat
+      this.#moved.delete(hand)
+      effects.push(this.#save(hand), { kind: 'event', hand, event: { type: 'play-refused', reason: `seat ${seat} did not act within ${Math.round(limit / 1000)} s: the hand ends, naming it`, seat } }, ...this.#inner.end(hand))
+    }
     for (const [hand, since] of this.#quiet) {
       const h = this.#hands.get(hand)
       if (h === undefined || h.ended || h.play.over()) { this.#quiet.delete(hand); continue }
@@ -83,7 +106,8 @@ export class PlayingDealer implements DealerSide {
 
   nextDeadline (): number | undefined {
     const inner = this.#inner.nextDeadline()
-    const quiet = this.#quiet.size === 0 ? undefined : Math.min(...this.#quiet.values()) + RESEND_MS
+    const times = [...[...this.#quiet.values()].map(t => t + RESEND_MS), ...[...this.#moved.values()].map(t => t + turnLimit(this.#init.timeouts.revealMs))]
+    const quiet = times.length === 0 ? undefined : Math.min(...times)
     return inner === undefined ? quiet : quiet === undefined ? inner : Math.min(inner, quiet)
   }
   beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#after(this.#inner.beaconResult(hand, result)) }
@@ -159,7 +183,7 @@ export class PlayingDealer implements DealerSide {
   #rebuild (hand: number, commit: SignedCommit, save: PlaySave): void {
     let play: PlayHand
     try { play = PlayHand.replay(this.#playInit(commit, save.setup), save.history) } catch { return }
-    this.#hands.set(hand, { play, setup: save.setup, commit, key: '', deal: undefined, ended: save.ended === true, ...(save.refused === undefined ? {} : { refused: save.refused }) })
+    this.#hands.set(hand, { play, setup: save.setup, commit, key: '', deal: undefined, ended: save.ended === true, ...(save.refused === undefined ? {} : { refused: save.refused }), ...(save.waiting === undefined ? {} : { waiting: save.waiting }) })
     this.#looked.add(hand)
     this.#saved.add(hand)
   }
@@ -170,7 +194,7 @@ export class PlayingDealer implements DealerSide {
     const dealt = this.#inner.dealtHand(hand) as DealtHand
     h.key = dealt.key
     h.deal = dealt.deal
-    if (h.ended) return h.play.over() || h.refused !== undefined ? this.#inner.end(hand) : []
+    if (h.ended) return this.#inner.end(hand)
     const resend = [...new Set(h.commit.body.seats.filter(p => p !== ROBOT))].flatMap(peer => this.#chainTo(h, hand, peer))
     const advanced = this.#advance(hand)
     return [this.#save(hand), ...resend, ...advanced]
@@ -186,7 +210,8 @@ export class PlayingDealer implements DealerSide {
     const h = this.#hands.get(hand) as DealerPlayHand
     this.#saved.add(hand)
     this.#quiet.set(hand, this.#init.now())
-    const value: PlaySave = { play: 1, hand, setup: h.setup, history: [...h.play.history], ...(h.ended ? { ended: true } : {}), ...(h.refused === undefined ? {} : { refused: h.refused }) }
+    this.#moved.set(hand, this.#init.now())
+    const value: PlaySave = { play: 1, hand, setup: h.setup, history: [...h.play.history], ...(h.ended ? { ended: true } : {}), ...(h.refused === undefined ? {} : { refused: h.refused }), ...(h.waiting === undefined ? {} : { waiting: h.waiting }) }
     return { kind: 'persist', key: playSaveKey(dealerHandKey(this.#init.table.id, hand)), value }
   }
 
@@ -211,7 +236,8 @@ export class PlayingDealer implements DealerSide {
     return {
       actions: [...h.play.chain] as ReceiptPlay['actions'],
       score: score === null ? null : { points: score.points, summary: score.summary },
-      ...(h.refused === undefined ? {} : { refused: h.refused as ReceiptPlay['actions'][number] })
+      ...(h.refused === undefined ? {} : { refused: h.refused as ReceiptPlay['actions'][number] }),
+      ...(h.waiting === undefined ? {} : { waiting: { seat: h.waiting } })
     }
   }
 
@@ -226,6 +252,7 @@ export class PlayingDealer implements DealerSide {
       if (this.#saved.delete(hand)) effects = [...effects, dropPlaySave(dealerHandKey(this.#init.table.id, hand))]
       this.#hands.delete(hand)
       this.#quiet.delete(hand)
+      this.#moved.delete(hand)
     }
     for (const s of status) {
       if (s.phase !== 'dealt' || this.#looked.has(s.hand) || this.#lost.has(s.hand)) continue

@@ -21,6 +21,8 @@ export interface PlaySave {
   ended?: boolean
   /** The dealer's: the refused action that ended the hand. */
   refused?: ActionDoc
+  /** The dealer's: the human seat whose turn ran out, which ended the hand. */
+  waiting?: number
 }
 
 export const playSaveKey = (handKey: string): string => `${handKey}/play`

@@ -220,7 +220,9 @@ export const receiptPlaySchema = z.object({
   actions: z.array(signedActionSchema).max(MAX_ACTIONS),
   score: gameScoreSchema.nullable(),
   /** The action that ended the hand: the next link of the chain, signed by its seat, which the rules refuse (docs/games.md "A refused action"). */
-  refused: signedActionSchema.optional()
+  refused: signedActionSchema.optional(),
+  /** The seat whose turn ran out (the table's time to play), which ended the hand (docs/games.md "Time to play"). */
+  waiting: z.object({ seat: z.number().int().min(0).max(7) }).strict().optional()
 }).strict()
 export type ReceiptPlay = z.infer<typeof receiptPlaySchema>
 

@@ -22,6 +22,8 @@ export interface PlaySummary {
   score: { points: number[], summary: string, detail: Record<string, unknown> } | null
   /** The action that ended the hand because the rules refuse it: its seat, its number, the rule (the seat is to blame). */
   refused?: { seat: number, n: number, rule: string, reason: string }
+  /** The seat whose turn ran out, which ended the hand (the dealer's word, countersigned by the seats that acked). */
+  waiting?: { seat: number }
 }
 
 /** The peer id that signs each seat's actions: the seat's own, the dealer's for a robot seat. */
@@ -77,6 +79,18 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
   }
   const tricks = (r.state as { tricks?: unknown[], play?: { tricks?: unknown[] } | null })
   const summary: PlaySummary = { actions: play.actions.length, tricks: tricks.tricks?.length ?? tricks.play?.tricks?.length ?? 0, score: null }
+  if (play.waiting !== undefined) {
+    // The seat named is the one the replayed chain waits for: a human seat's turn, the hand not over.
+    const wrong = (m: string): { problems: Problem[], summary: PlaySummary } => ({ problems: [problem(Reason.PLAY_WAITING, `play: the seat waited for ${m}`)], summary })
+    const seat = play.waiting.seat
+    if (play.score !== null || play.refused !== undefined) return wrong('comes with a score or a refused action: a hand ended by a turn that ran out has neither')
+    if (engine.isOver(r.state)) return wrong(`(seat ${seat}) is named on a hand the chain finishes`)
+    if (engine.pendingStage(r.state) !== null) return wrong(`(seat ${seat}) is named while the hand waits for the dealer's stage`)
+    if (engine.toAct(r.state) !== seat) return wrong(`(seat ${seat}) is not the seat to act after action ${play.actions.length} (seat ${String(engine.toAct(r.state))} is)`)
+    if (commit.seats[seat] === undefined || commit.seats[seat] === ROBOT) return wrong(`(seat ${seat}) is no human seat of the table (a robot is played by the dealer)`)
+    summary.waiting = { seat }
+    return { problems: [], summary }
+  }
   if (play.refused !== undefined) {
     // The refused action must be the chain's next link, signed by its seat, and one the rules refuse.
     const ctx = { hand: docDigest(receipt.commit), seatSigners: actionSigners(commit.seats, commit.dealer), dealer: commit.dealer }

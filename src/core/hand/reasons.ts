@@ -110,7 +110,9 @@ export const Reason = {
   /** Play: the receipt's refused action (the one that ended the hand, naming its seat) is not the chain's next link, or the rules allow it: the seat is blamed wrongly. */
   PLAY_REFUSED: 'play-refused',
   /** Play: the receipt's score is not the replayed hand's, or a score is given for a hand the chain does not finish. */
-  PLAY_SCORE: 'play-score'
+  PLAY_SCORE: 'play-score',
+  /** Play: the receipt's `waiting` (the seat whose turn ran out, docs/games.md "Time to play") names a seat that was not the one to act on the replayed chain, a robot, or comes with a score or a refused action. */
+  PLAY_WAITING: 'play-waiting'
 } as const
 
 export type ReasonCode = typeof Reason[keyof typeof Reason]
