@@ -43,10 +43,10 @@ describe('table new: the default for people, and no silent surprises', () => {
     const hash = (quicknet.info as { hash: string }).hash
     await writeFile(beaconFile, JSON.stringify({ ...quicknet, relays: [`http://127.0.0.1:22099/${hash}`] }))
     const alice = join(dir, 'alice')
-    const made = await cliInProcess('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', alice, '--beacon', beaconFile, '--timelock', 'replay')
+    const made = await cliInProcess('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', alice, '--beacon', beaconFile, '--timelock', 'replay', '--hand-length', '45')
     expect(made.code, made.stderr).toBe(0)
     const invite = decodeInvite(invitesOf(made.stdout)[0])
-    expect([invite.table.scheme, invite.table.timelock]).toEqual(['blind-v1', 'replay'])
+    expect([invite.table.scheme, invite.table.timelock, invite.table.timelockHandMs]).toEqual(['blind-v1', 'replay', 2_700_000])
     const joined = await cliInProcess('table', 'join', invitesOf(made.stdout)[0], '--data', join(dir, 'bob'))
     expect(joined.code, joined.stderr).toBe(0)
     expect(joined.stderr).toMatch(/^seat 1 of table duo-night \(duo, blind-v1, time-locked: replay\)/m)
@@ -55,8 +55,12 @@ describe('table new: the default for people, and no silent surprises', () => {
     expect(added.code, added.stderr).toBe(0)
     const line = decodeInvite(added.stdout.trim().split('\n').pop() as string)
     expect(line.table.timelock).toBe('replay')
-    const config = JSON.parse(await readFile(join(alice, 'node.json'), 'utf8')) as { table: { scheme: string, timelock: string } }
-    expect([config.table.scheme, config.table.timelock]).toEqual(['blind-v1', 'replay'])
+    // The planned length of a hand travels with the timelock: every node opens a walked-away seat's key at the same round.
+    expect(line.table.timelockHandMs).toBe(2_700_000)
+    const config = JSON.parse(await readFile(join(alice, 'node.json'), 'utf8')) as { table: { scheme: string, timelock: string, timelockHandMs?: number } }
+    expect([config.table.scheme, config.table.timelock, config.table.timelockHandMs]).toEqual(['blind-v1', 'replay', 2_700_000])
+    const handLength = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'nolock'), '--hand-length', '45')
+    expect([handLength.code, handLength.stderr]).toEqual([2, 'fairdeal table new: --hand-length goes with --timelock on a blind-v1 table (it sets when a seat that walks away is opened)\n'])
 
     const bad = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'nobeacon'), '--timelock', 'void')
     expect([bad.code, bad.stderr]).toEqual([2, `fairdeal table new: ${join(dir, 'nobeacon', 'node.json')}: table timelock: a time-locked table needs a beacon (table.beacon)\n`])

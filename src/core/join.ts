@@ -47,6 +47,8 @@ export const draftTableSchema = z.object({
   beaconMarginMs: z.number().int().min(0).optional(),
   /** The table's timelock rule (the config's `table.timelock`); absent: off. */
   timelock: z.enum(['off', ...RECOVERED_RULES]).optional(),
+  /** A time-locked blind table's planned longest hand, ms (the config's `table.timelockHandMs`, docs/dealer-blind.md §14); absent: 30 minutes. */
+  timelockHandMs: z.number().int().min(1_000).max(7 * 86_400_000).optional(),
   /** The table's relay (`…/p2p/RELAYID`), when its dealer is reached through one (docs/network.md). */
   relay: z.string().min(1).max(256).optional()
 }).strict()
@@ -172,7 +174,7 @@ export function checkFinalTable (doc: Signed<FinalTableBody>, invite: LinkInvite
   if (!verifyDocument(doc)) return 'the table\'s signature does not verify'
   const t = doc.body.table
   const same = (k: keyof DraftTable): boolean => JSON.stringify(t[k]) === JSON.stringify(invite.table[k])
-  const changed = (['id', 'game', 'scheme', 'dealer', 'beacon', 'timelock', 'relay', 'timeouts', 'beaconMarginMs'] as const).find(k => !same(k))
+  const changed = (['id', 'game', 'scheme', 'dealer', 'beacon', 'timelock', 'timelockHandMs', 'relay', 'timeouts', 'beaconMarginMs'] as const).find(k => !same(k))
   if (changed !== undefined) return `the dealer's final table changed ${changed} from the invite's`
   if (t.seats.length !== invite.table.seats.length) return 'the dealer\'s final table has another number of seats'
   if (t.seats.some(s => s === null)) return 'the dealer\'s final table has a seat not taken'

@@ -84,6 +84,7 @@ export function configFor (draft: Draft): unknown {
       ...(table.timeouts !== undefined ? { timeouts: table.timeouts } : {}),
       ...(table.beaconMarginMs !== undefined ? { beaconMarginMs: table.beaconMarginMs } : {}),
       ...(table.timelock !== undefined ? { timelock: table.timelock } : {}),
+      ...(table.timelockHandMs !== undefined ? { timelockHandMs: table.timelockHandMs } : {}),
       ...(table.relay !== undefined ? { relay: table.relay } : {})
     }
   }

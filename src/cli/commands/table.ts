@@ -34,7 +34,7 @@ const DEFAULT_WEB_PORT = 7402
 const BEACON_CHECK_MS = 3_000
 
 const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]... [--web-port P]
-                          [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE] [--scheme S] [--id ID]
+                          [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE [--hand-length MIN]] [--scheme S] [--id ID]
                           [--relay ADDR] [--answers] [--force] [--json]
 
 Sets up a table without copying peer ids by hand. 'table new' prints one line per seat to fill,
@@ -80,6 +80,10 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   the round is out; RULE says what such a hand counts for (replay it, void it, or
                   play it open). Needs a beacon whose scheme has timelock encryption (quicknet's,
                   bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)
+  --hand-length MIN with --timelock on a blind-v1 table: the longest a hand may last, in minutes
+                  (default 30). Each seat's hand key is also time-locked to the first round due
+                  that long after the hand's round, so a seat that walks away is opened then, and
+                  not before (docs/dealer-blind.md §14): set it above your slowest hand
   --scheme S      blind-v1 (default without robots), atout-v1, atout-drand-v1, tarot-v1
   --id ID         the table's name (default: GAME-night)
   --listen ADDR   where this node listens (repeatable). The dealer's default: ${DEFAULT_LISTEN.join(' and ')}
@@ -136,6 +140,7 @@ const NEW_OPTIONS = {
   id: { type: 'string' },
   scheme: { type: 'string' },
   timelock: { type: 'string' },
+  'hand-length': { type: 'string' },
   relay: { type: 'string' },
   listen: { type: 'string', multiple: true },
   announce: { type: 'string', multiple: true },
@@ -189,7 +194,7 @@ export const commands = [
   })
 ]
 
-interface NewOptions { answers?: boolean, 'web-port'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
+interface NewOptions { answers?: boolean, 'web-port'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, 'hand-length'?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -293,6 +298,8 @@ async function newTable (o: NewOptions): Promise<number> {
   if (timelock !== 'off' && !(RECOVERED_RULES as readonly string[]).includes(timelock)) {
     throw new UsageError(`--timelock must be off, ${RECOVERED_RULES.join(', ')}, got ${JSON.stringify(timelock)}`)
   }
+  const handMinutes = parseIntOption(o['hand-length'], '--hand-length', 1, 7 * 24 * 60)
+  if (handMinutes !== undefined && (timelock === 'off' || scheme !== 'blind-v1')) throw new UsageError('--hand-length goes with --timelock on a blind-v1 table (it sets when a seat that walks away is opened)')
   const listen = listenAddresses(o.listen, DEFAULT_LISTEN)
   // The dealer is the one member everyone dials: it must be reachable somewhere (or through its relay).
   if (listen.length === 0 && o.relay === undefined) throw new UsageError('the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR, or --relay ADDR for a dealer nobody can dial)')
@@ -322,6 +329,7 @@ async function newTable (o: NewOptions): Promise<number> {
   const tableFor = (dealer: string): DraftTable => ({
     id: o.id ?? `${o.game}-night`, game: o.game as string, scheme, dealer, seats: seatsFor(dealer), beacon: beaconValue,
     ...(timelock !== 'off' ? { timelock: timelock as RecoveredRule } : {}),
+    ...(handMinutes !== undefined ? { timelockHandMs: handMinutes * 60_000 } : {}),
     ...(o.relay !== undefined ? { relay: o.relay } : {})
   })
   // Everything a node config checks (game, seat count, scheme against beacon) is checked now, on the
