@@ -7,13 +7,14 @@ import { generateKeyPair } from '@libp2p/crypto/keys'
 import { multiaddr } from '@multiformats/multiaddr'
 import type { Libp2p } from '@libp2p/interface'
 import { createNode } from '../src/net/node.js'
-import { circuitAddress, createRelay, parseRelayAddress, reservationsOf } from '../src/net/relay.js'
+import { circuitAddress, createRelay, parseRelayAddress, relayGater, reservationsOf } from '../src/net/relay.js'
 import { verifyDataDir } from '../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import type { NodeConfig } from '../src/daemon/config.js'
 import { playHand, TestTable } from './helpers/table-nodes.js'
 import { CapturedLogger } from './helpers/captured-logger.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
+import { NodeProcess } from './helpers/node-process.js'
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -141,4 +142,86 @@ describe('fairdeal relay --config on a table still taking its seats', () => {
       await rm(root, { recursive: true, force: true })
     }
   })
+})
+
+// The links of a dealer nobody can dial (issue 20): `table new --listen none --relay R` names the
+// dealer's address through the relay in each link; `fairdeal relay --config` reads the dealer's
+// node.json with its open seat and lets the joining player through to that dealer alone; the player
+// joins by `table join LINK`, both nodes then play a hand through the relay, and both logs verify.
+describe('joining by link a table whose dealer is reached only through the relay', () => {
+  it('the rule: a joining player connects only while a table joins, is relayed to a joining dealer alone, and never holds a reservation', async () => {
+    const { peerIdFromPrivateKey } = await import('@libp2p/peer-id')
+    const [dealer, member, stranger] = await Promise.all([0, 1, 2].map(async () => peerIdFromPrivateKey(await generateKeyPair('Ed25519'))))
+    const joining = new Set<string>()
+    const gater = relayGater({ members: new Set([dealer.toString(), member.toString()]), joining }, quiet, () => [])
+    const maConn = { remoteAddr: multiaddr('/ip4/127.0.0.1/tcp/1') } as never
+    expect(await gater.denyInboundEncryptedConnection?.(stranger, maConn)).toBe(true)
+    joining.add(dealer.toString())
+    expect(await gater.denyInboundEncryptedConnection?.(stranger, maConn)).toBe(false)
+    expect(await gater.denyInboundRelayReservation?.(stranger)).toBe(true)
+    expect(await gater.denyInboundRelayReservation?.(dealer)).toBe(false)
+    expect(await gater.denyOutboundRelayedConnection?.(stranger, dealer)).toBe(false)
+    expect(await gater.denyOutboundRelayedConnection?.(stranger, member)).toBe(true)
+    expect(await gater.denyOutboundRelayedConnection?.(member, dealer)).toBe(false)
+    expect(await gater.denyOutboundRelayedConnection?.(member, stranger)).toBe(true)
+    // Every seat taken: strangers are refused again.
+    joining.delete(dealer.toString())
+    expect(await gater.denyInboundEncryptedConnection?.(stranger, maConn)).toBe(true)
+    expect(await gater.denyOutboundRelayedConnection?.(stranger, dealer)).toBe(true)
+  })
+
+  it('a seat joins by its link through the relay, then the table plays a hand', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'fairdeal-relay-join-'))
+    const children: NodeProcess[] = []
+    let relayChild: ReturnType<typeof spawn> | undefined
+    try {
+      const port = 23081
+      const relayDir = join(root, 'relay')
+      const id = await cliInProcess('init', '--data', relayDir, '--json')
+      const relayAddress = `/ip4/127.0.0.1/tcp/${port}/p2p/${(JSON.parse(id.stdout) as { peerId: string }).peerId}`
+      const dealerDir = join(root, 'dealer')
+      const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--scheme', 'atout-v1', '--data', dealerDir, '--listen', 'none', '--relay', relayAddress, '--web-port', '23082')
+      expect(made.code, made.stderr).toBe(0)
+      const link = /^seat 1: (\S+)$/m.exec(made.stdout)?.[1] as string
+      expect(link).toBeDefined()
+      const config = join(dealerDir, 'node.json')
+      relayChild = spawn(process.execPath, [BIN, 'relay', '--data', relayDir, '--listen', `/ip4/127.0.0.1/tcp/${port}`, '--config', config], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'info' } })
+      let relayOut = ''
+      relayChild.stdout?.setEncoding('utf8').on('data', (c: string) => { relayOut += c })
+      relayChild.stderr?.setEncoding('utf8').on('data', (c: string) => { relayOut += c })
+      await until(() => /relay ready/.test(relayOut), 'the relay ready')
+      // The dealer's node: it listens nowhere, holds a reservation on the relay, and takes the seat first.
+      const dealerStarting = NodeProcess.start(config, dealerDir, 60_000)
+      const bobDir = join(root, 'bob')
+      // The dealer's reservation may not be made yet: the link is tried again until it answers.
+      let joined = await cliInProcess('table', 'join', link, '--data', bobDir)
+      for (let i = 0; i < 40 && joined.code !== 0 && /reach|dial|answer|connect/i.test(joined.stderr); i++) {
+        await new Promise(resolve => setTimeout(resolve, 250))
+        joined = await cliInProcess('table', 'join', link, '--data', bobDir)
+      }
+      expect(joined.code, joined.stderr + joined.stdout).toBe(0)
+      const dealer = await dealerStarting
+      children.push(dealer)
+      const bob = await NodeProcess.start(join(bobDir, 'node.json'), bobDir)
+      children.push(bob)
+      for (let i = 0; ; i++) {
+        const peers = ((await dealer.client.status()) as { peers?: Array<{ connected: boolean, path?: string }> }).peers ?? []
+        if (peers.length > 0 && peers.every(p => p.connected && p.path === 'relayed')) break
+        if (i > 300) throw new Error(`the seat never connected through the relay: ${JSON.stringify(peers)}`)
+        await new Promise(resolve => setTimeout(resolve, 100))
+      }
+      const hand = await dealer.client.deal()
+      await bob.until(e => e.hand === hand && e.event.type === 'cards', 'bob\'s cards', 20_000)
+      await dealer.client.end(hand)
+      await bob.until(e => e.hand === hand && e.event.type === 'receipt', 'bob\'s receipt', 20_000)
+      for (const [node, dir] of [[dealer, dealerDir], [bob, bobDir]] as const) {
+        await node.stop()
+        expect(await verifyDataDir(dir, verifyLogPayload)).toMatchObject({ failed: 0, incomplete: 0, passed: 1 })
+      }
+    } finally {
+      for (const c of children) await c.stop()
+      relayChild?.kill('SIGTERM')
+      await rm(root, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

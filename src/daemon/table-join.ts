@@ -13,7 +13,7 @@ import {
 import { createRejectionLog } from '../net/rejection-log.js'
 import { createNode } from '../net/node.js'
 import { keepConnected } from '../net/keep-connected.js'
-import { parseRelayAddress } from '../net/relay.js'
+import { circuitAddress, parseRelayAddress } from '../net/relay.js'
 import { startWebServer } from './web-server.js'
 import { NodeInputError } from './errors.js'
 
@@ -61,9 +61,14 @@ export async function readDraft (dir: string): Promise<Draft | undefined> {
   return JSON.parse(text) as Draft
 }
 
-/** The dealer's addresses as the invites name them (…/p2p/DEALER). */
+/**
+ * The dealer's addresses as the invites name them (…/p2p/DEALER): its own, then, for a table with a
+ * relay, its address through the relay (…/p2p/RELAY/p2p-circuit/p2p/DEALER), which a joining seat
+ * uses when it cannot dial the dealer (the relay lets it through while the table takes seats).
+ */
 export function dealerAddressesOf (draft: Draft): string[] {
-  return (draft.announce ?? draft.listen).map(a => `${a}/p2p/${draft.table.dealer}`)
+  const own = (draft.announce ?? draft.listen).map(a => `${a}/p2p/${draft.table.dealer}`)
+  return draft.table.relay === undefined ? own : [...own, circuitAddress(draft.table.relay, draft.table.dealer)]
 }
 
 /** The node config of a draft; a table still joining by links has `null` at the seats not yet taken. */

@@ -12,7 +12,7 @@ export interface GaterOptions {
    * too (a public log), at most MAX_STRANGER_CONNECTIONS of them at once, so that members always
    * find room; we never dial them.
    */
-  strangers?: 'refuse' | 'admit'
+  strangers?: 'refuse' | 'admit' | (() => boolean)
   /** The node's open connections (for counting strangers); read at each check. */
   connections?: () => Connection[]
 }
@@ -28,7 +28,7 @@ export interface GaterOptions {
  */
 export function membershipGater (members: Membership, logger: Logger, options: GaterOptions = {}): ConnectionGater {
   if (members === 'anyone') return {}
-  const admitStrangers = options.strangers === 'admit'
+  const admitStrangers = (): boolean => typeof options.strangers === 'function' ? options.strangers() : options.strangers === 'admit'
   const log = createRejectionLog(logger)
   const refuse = (peer: PeerId, direction: 'inbound' | 'outbound', stage: string, why: string, maConn?: MultiaddrConnection): true => {
     const id = peer.toString()
@@ -42,7 +42,7 @@ export function membershipGater (members: Membership, logger: Logger, options: G
     denyInboundEncryptedConnection: (peer, maConn) => {
       // A member is always let in: room per member is kept by closing its oldest connections (node.ts).
       if (!notMember(peer)) return false
-      if (!admitStrangers) return refuse(peer, 'inbound', 'encrypted', 'is not a member', maConn)
+      if (!admitStrangers()) return refuse(peer, 'inbound', 'encrypted', 'is not a member', maConn)
       const strangers = (options.connections?.() ?? []).filter(c => c.status === 'open' && !members.has(c.remotePeer.toString())).length
       if (strangers < MAX_STRANGER_CONNECTIONS) return false
       return refuse(peer, 'inbound', 'encrypted', `is not a member and ${strangers} non-members are connected already (the room left is the members')`, maConn)

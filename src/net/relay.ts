@@ -3,18 +3,20 @@ import { patchedNoise } from './transport-patches.js'
 import { identify } from '@libp2p/identify'
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2'
 import { multiaddr } from '@multiformats/multiaddr'
-import type { Libp2p, PrivateKey } from '@libp2p/interface'
+import type { Connection, ConnectionGater, Libp2p, PeerId, PrivateKey } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { parseListenAddress } from './addresses.js'
 import { NetInputError } from './errors.js'
 import { membershipGater } from './gater.js'
 import { boundedMuxer, connectionBounds, guardedTransports, listenFailure } from './libp2p-parts.js'
 import { connectionLimit } from './limits.js'
+import { createRejectionLog } from './rejection-log.js'
 
 /**
  * A table's relay (docs/network.md, "A dealer behind NAT: the relay"): a libp2p circuit-relay v2
  * node on which the dealer holds a reservation, so that seats reach a dealer that nobody can dial.
- * It relays for the tables' members only, and without relay v2's default limits (2 minutes and
+ * It relays for the tables' members only (and, while a table takes seats by links, a joining seat
+ * to that table's dealer only), and without relay v2's default limits (2 minutes and
  * 128 KiB per relayed connection), which would cut a table's long-lived connections mid-hand: what
  * bounds it instead is its member list (only members connect, at most one reservation each).
  */
@@ -59,6 +61,13 @@ export interface RelayInit {
    * reservation, or be relayed to. The set is read at every check, so it may grow while the relay runs.
    */
   members: ReadonlySet<string>
+  /**
+   * Dealers whose tables still take seats by links (seats not taken yet): a seat joining by link is
+   * nobody the relay knows yet, so while this set is not empty a non-member may connect (at most
+   * MAX_STRANGER_CONNECTIONS at once) and be relayed to one of these dealers only, whose node lets
+   * it do nothing but prove its link's one-time secret. Read at every check. Default: none.
+   */
+  joining?: ReadonlySet<string>
   logger: Logger
 }
 
@@ -66,8 +75,9 @@ export interface RelayInit {
 export async function createRelay (init: RelayInit): Promise<Libp2p> {
   const listen = init.listen.map(a => parseListenAddress(a).toString())
   const logger = init.logger.child({ component: 'relay' })
+  let node: Libp2p | undefined
   try {
-    return await createLibp2p({
+    node = await createLibp2p({
       privateKey: init.privateKey,
       addresses: { listen, ...(init.announce !== undefined && init.announce.length > 0 ? { announce: [...init.announce] } : {}) },
       transports: guardedTransports(logger),
@@ -75,7 +85,7 @@ export async function createRelay (init: RelayInit): Promise<Libp2p> {
       streamMuxers: [boundedMuxer()],
       // Strangers cannot connect at all, so they can neither reserve nor be relayed, nor ask to
       // be relayed to a member.
-      connectionGater: membershipGater(init.members, logger),
+      connectionGater: relayGater(init, logger, () => node?.getConnections() ?? []),
       // Each member holds one direct connection to the relay; each relayed connection rides on two of those.
       connectionManager: connectionBounds(connectionLimit(init.members.size)),
       peerDiscovery: [],
@@ -91,8 +101,35 @@ export async function createRelay (init: RelayInit): Promise<Libp2p> {
         })
       }
     })
+    return node
   } catch (err) {
     throw listenFailure(err, listen)
+  }
+}
+
+/**
+ * Members connect, hold a reservation and are relayed to members. A seat joining by link (not a
+ * member yet) connects only while some table joins (`joining`), and is relayed only to a joining
+ * table's dealer; it never holds a reservation.
+ */
+export function relayGater (init: Pick<RelayInit, 'members' | 'joining'>, logger: Logger, connections: () => Connection[]): ConnectionGater {
+  const joining = init.joining ?? new Set<string>()
+  const log = createRejectionLog(logger)
+  const base = membershipGater(init.members, logger, { strangers: () => joining.size > 0, connections })
+  const member = (peer: PeerId): boolean => init.members.has(peer.toString())
+  return {
+    ...base,
+    denyInboundRelayReservation: (peer) => {
+      if (member(peer)) return false
+      log({ peer: peer.toString(), stage: 'reservation', reason: 'is not a member' }, `refused a reservation: ${peer.toString()} is not a member`)
+      return true
+    },
+    denyOutboundRelayedConnection: (source, destination) => {
+      const dst = destination.toString()
+      if (member(source) ? init.members.has(dst) : joining.has(dst)) return false
+      log({ peer: source.toString(), stage: 'relay', reason: `may not be relayed to ${dst}` }, `refused to relay ${source.toString()} to ${dst}`)
+      return true
+    }
   }
 }
 

@@ -14,8 +14,10 @@ const HELP = `usage: fairdeal relay --data DIR --listen ADDR... [--announce ADDR
 
 Runs a circuit relay for tables whose dealer nobody can dial (a home without port forwarding): the
 dealer's node holds a reservation on the relay, and the players' nodes reach the dealer through it.
-Only the tables' members may connect (everyone else is refused after the handshake), and their
-relayed connections are not cut after 2 minutes or 128 KiB as a public relay's are. Give the printed
+Only the tables' members may connect (everyone else is refused after the handshake); while a
+table of a --config still takes seats by links, a player joining by link (no member yet) may
+connect too, and be relayed to that table's dealer only, whose node asks it for its link's
+one-time secret and serves it nothing else. The members' relayed connections are not cut after 2 minutes or 128 KiB as a public relay's are. Give the printed
 address to 'fairdeal table new --relay ADDR' (or a table block's "relay"). Runs until SIGINT or SIGTERM.
 
   --data DIR       the relay's data directory (its identity, created when missing)
@@ -23,7 +25,8 @@ address to 'fairdeal table new --relay ADDR' (or a table block's "relay"). Runs 
   --announce ADDR  the address the tables' nodes dial, when it is not a listen address (a public
                    address or /dns4/NAME/tcp/PORT; repeatable)
   --config FILE    a node config (the dealer's DIR/node.json): every member of its tables may use
-                   the relay; re-read when it changes, so seats that join later are let in (repeatable)
+                   the relay, and players joining its tables by links reach the dealer through it;
+                   re-read when it changes, so seats that join later are let in (repeatable)
   --member PEERID  a peer id that may use the relay (repeatable)`
 
 const OPTIONS = {
@@ -57,24 +60,32 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
     if (!peerAddress.safeParse(a).success || a.includes('/p2p/')) throw new UsageError(`--announce ${a.slice(0, 100)}: expected /ip4|ip6|dns|dns4|dns6/HOST/tcp/PORT or …/tcp/PORT/ws`)
   }
   const members = new Set<string>(given)
+  // Dealers whose table still takes seats by links: joining players are relayed to them.
+  const joining = new Set<string>()
   const fromConfigs = new ConfigMembers(configs)
+  const take = (found: ConfigRead): string[] => {
+    const added = found.members.filter(m => !members.has(m))
+    for (const m of added) members.add(m)
+    for (const d of found.complete) joining.delete(d)
+    for (const d of found.joining) joining.add(d)
+    return added
+  }
   // Read once before starting, so that a wrong path or config is refused in one line.
-  for (const m of await fromConfigs.read(true)) members.add(m)
+  take(await fromConfigs.read(true))
   const identity = await loadOrCreateIdentity(values.data)
   if (identity.created) process.stderr.write(`created a new identity in ${identity.path} (peer id ${identity.peerId})\n`)
   process.umask(0o077)
   const logger = createLogger()
-  const relay = await createRelay({ privateKey: identity.privateKey, listen, announce: values.announce, members, logger })
+  const relay = await createRelay({ privateKey: identity.privateKey, listen, announce: values.announce, members, joining, logger })
   const addresses = (values.announce ?? relay.getMultiaddrs().map(a => a.toString().replace(/\/p2p\/[^/]+$/, '')))
     .map(a => dialAddress(a, identity.peerId).toString())
   for (const a of addresses) process.stdout.write(`relay: ${a}\n`)
-  logger.info({ addresses, members: members.size }, `relay ready for ${members.size} member${members.size === 1 ? '' : 's'}: give a dealer's table --relay ${addresses[0]}`)
+  logger.info({ addresses, members: members.size, joining: joining.size }, `relay ready for ${members.size} member${members.size === 1 ? '' : 's'}: give a dealer's table --relay ${addresses[0]}`)
   // Seats that join a table later appear in its dealer's config: the relay lets them in too.
   const timer = setInterval(() => {
     fromConfigs.read(false).then(found => {
-      const added = found.filter(m => !members.has(m))
-      for (const m of added) members.add(m)
-      if (added.length > 0) logger.info({ added, members: members.size }, 'members added from the configs')
+      const added = take(found)
+      if (added.length > 0) logger.info({ added, members: members.size, joining: joining.size }, 'members added from the configs')
     }, (err: unknown) => { logger.warn({ err: (err as Error).message }, 'could not re-read a config') })
   }, 2_000)
   timer.unref()
@@ -108,13 +119,28 @@ function openSeatsAsRobots (raw: unknown): unknown {
   }
 }
 
+/** What the configs read name: their tables' members, and the dealers of tables still taking seats by links (or no more). */
+interface ConfigRead { members: string[], joining: string[], complete: string[] }
+
+/** The dealers of a config's tables, split by whether a seat is still open (null). */
+function dealersByJoining (raw: unknown): { joining: string[], complete: string[] } {
+  const r = raw as { table?: unknown, tables?: unknown[] } | null
+  const tables = [r?.table, ...(Array.isArray(r?.tables) ? r.tables : [])].filter((t): t is { dealer?: unknown, seats?: unknown } => typeof t === 'object' && t !== null)
+  const out = { joining: [] as string[], complete: [] as string[] }
+  for (const t of tables) {
+    if (typeof t.dealer !== 'string') continue
+    ;(Array.isArray(t.seats) && t.seats.includes(null) ? out.joining : out.complete).push(t.dealer)
+  }
+  return out
+}
+
 /** The members named by node configs, re-read only when a file changed. */
 class ConfigMembers {
   readonly #seen = new Map<string, number>()
   constructor (private readonly files: readonly string[]) {}
 
-  async read (first: boolean): Promise<string[]> {
-    const out: string[] = []
+  async read (first: boolean): Promise<ConfigRead> {
+    const out: ConfigRead = { members: [], joining: [], complete: [] }
     for (const file of this.files) {
       let mtime: number
       try { mtime = (await stat(file)).mtimeMs } catch (err) {
@@ -124,8 +150,12 @@ class ConfigMembers {
       if (!first && this.#seen.get(file) === mtime) continue
       this.#seen.set(file, mtime)
       try {
-        const config = await parseNodeConfig(openSeatsAsRobots(await readNodeConfigJson(file)), file)
-        out.push(...nodeMembers(config.tables))
+        const raw = await readNodeConfigJson(file)
+        const config = await parseNodeConfig(openSeatsAsRobots(raw), file)
+        out.members.push(...nodeMembers(config.tables))
+        const dealers = dealersByJoining(raw)
+        out.joining.push(...dealers.joining)
+        out.complete.push(...dealers.complete)
       } catch (err) {
         if (first) throw new UsageError(`--config ${file}: ${(err as Error).message}`)
         throw err

@@ -402,8 +402,7 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number, page: stri
       'and the page hosted where they can open it (docs/browser-seat.md, "Who serves the page")\n')
   }
   if (table.relay !== undefined) {
-    process.stderr.write('note: a relay serves the table\'s members only, and a seat joining by link is none yet: the seats join at the dealer\'s own addresses ' +
-      '(through the relay once seated); a dealer nobody can dial needs --answers\n')
+    process.stderr.write(`note: the links name the dealer's address through the relay too: run 'fairdeal relay --config ${configPath}' (it lets the joining players through to this dealer until every seat is taken)\n`)
   }
   if (!dealerAddresses.some(a => a.includes('/ws/')) && table.relay === undefined) {
     process.stderr.write('note: the dealer listens on no WebSockets address (…/tcp/PORT/ws): the seat page cannot reach it, only \'fairdeal table join LINK\' can\n')
@@ -446,7 +445,8 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
     const mine = await exists(draftPath) ? await readDraft(dir) : undefined
     const peers: Record<string, string[]> = {}
     for (const [p, addrs] of Object.entries(invite.peers)) if (p !== identity.peerId && addrs.length > 0) peers[p] = addrs
-    const dealerAddresses = invite.dealerAddresses.map(a => a.replace(/\/p2p\/[^/]+$/, ''))
+    // The dealer's own addresses (its address through the relay is the table's relay, not a peer address).
+    const dealerAddresses = invite.dealerAddresses.filter(a => !a.includes('/p2p-circuit')).map(a => a.replace(/\/p2p\/[^/]+$/, ''))
     if (dealerAddresses.length > 0) peers[invite.table.dealer] = dealerAddresses
     const draft: Draft = { listen: listenGiven !== undefined ? listen : mine?.listen ?? listen, table: invite.table, peers }
     await writeConfig(dir, draft)
@@ -491,7 +491,7 @@ async function joinByLink (invite: LinkInvite, dir: string, listen: string[], js
   const identity = await identityOf(dir)
   if (identity.peerId === invite.table.dealer) throw new UsageError(`${dir} holds the dealer's own key: join from the player's data directory`)
   const relay = invite.table.relay
-  const addresses = [...invite.dealerAddresses, ...(relay !== undefined ? [circuitAddress(relay, invite.table.dealer)] : [])]
+  const addresses = [...new Set([...invite.dealerAddresses, ...(relay !== undefined ? [circuitAddress(relay, invite.table.dealer)] : [])])]
   const node = await createNode({ privateKey: identity.privateKey, listen: [], logger: pino({ level: 'silent' }), relays: relay !== undefined ? [{ address: relay, reserve: false }] : [] })
   let final
   // Waiting for the other seats is waiting on a socket alone, which does not keep Node running.
@@ -526,7 +526,8 @@ async function joinByLink (invite: LinkInvite, dir: string, listen: string[], js
   }
   const peers: Record<string, string[]> = {}
   for (const [p, addrs] of Object.entries(final.body.peers)) if (p !== identity.peerId && addrs.length > 0) peers[p] = addrs
-  const dealerAddresses = final.body.dealerAddresses.map(a => a.replace(/\/p2p\/[^/]+$/, ''))
+  // The dealer's own addresses (its address through the relay is the table's relay, not a peer address).
+  const dealerAddresses = final.body.dealerAddresses.filter(a => !a.includes('/p2p-circuit')).map(a => a.replace(/\/p2p\/[^/]+$/, ''))
   if (dealerAddresses.length > 0) peers[invite.table.dealer] = dealerAddresses
   await writeConfig(dir, { listen, table: final.body.table, peers })
   if (json) process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, config: configPath, table: final.body.table }) + '\n')
@@ -544,7 +545,7 @@ async function joinByLink (invite: LinkInvite, dir: string, listen: string[], js
 async function reachDealer (identity: NodeIdentity, invite: Invite): Promise<ReachResult> {
   const relay = invite.table.relay
   // Through the relay last, as the node will: a direct address, when there is one, is tried first.
-  const addresses = [...invite.dealerAddresses, ...(relay !== undefined ? [circuitAddress(relay, invite.table.dealer)] : [])]
+  const addresses = [...new Set([...invite.dealerAddresses, ...(relay !== undefined ? [circuitAddress(relay, invite.table.dealer)] : [])])]
   if (addresses.length === 0) return { ok: false, addresses: [], reason: 'the invite names no address for the dealer', kind: 'other' }
   const node = await createNode({ privateKey: identity.privateKey, listen: [], logger: pino({ level: 'silent' }), relays: relay !== undefined ? [{ address: relay, reserve: false }] : [] })
   try {
