@@ -12,6 +12,9 @@ import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser
 import { NodeProcess } from './helpers/node-process.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
 import { fairdeal } from './helpers/cli.js'
+import { spawn } from 'node:child_process'
+
+const BIN = join(import.meta.dirname, '..', 'bin', 'fairdeal.js')
 
 const skip = skipBrowserTests('test/web-seat.test.ts')
 
@@ -110,6 +113,44 @@ describe.skipIf(skip)('the seat page', () => {
     // The page shows the bundle's SHA-256, the figure `npm run build` printed.
     const bundle = JSON.parse(await readFile(join(import.meta.dirname, '..', 'dist', 'web', 'bundle.json'), 'utf8')) as { sha256: string }
     expect(await pages[0].textContent('[data-testid=bundle-hash]')).toBe(bundle.sha256)
+  }, 4 * WAIT_MS)
+
+  // A dealer nobody can dial (issue 20): it listens nowhere and holds a reservation on a `fairdeal
+  // relay` listening on WebSockets; the page, opened from its link, joins and plays through the relay.
+  it('a page joins and plays a blind hand to the shield with a dealer reachable only through the relay', async () => {
+    const [relayPort, web] = [22056, 22057]
+    const relayDir = join(dir, 'relay')
+    const id = await cliInProcess('init', '--data', relayDir, '--json')
+    const relayAddress = `/ip4/127.0.0.1/tcp/${relayPort}/ws/p2p/${(JSON.parse(id.stdout) as { peerId: string }).peerId}`
+    const data = join(dir, 'behind-nat')
+    const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', data, '--listen', 'none', '--relay', relayAddress, '--web-port', String(web))
+    expect(made.code, made.stderr).toBe(0)
+    const link = new RegExp(`^seat 1: (http://127\\.0\\.0\\.1:${web}/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string
+    const relay = spawn(process.execPath, [BIN, 'relay', '--data', relayDir, '--listen', `/ip4/127.0.0.1/tcp/${relayPort}/ws`, '--config', join(data, 'node.json')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'info' } })
+    let relayOut = ''
+    relay.stdout.setEncoding('utf8').on('data', (c: string) => { relayOut += c })
+    relay.stderr.setEncoding('utf8').on('data', (c: string) => { relayOut += c })
+    let nat: NodeProcess | undefined
+    const page = await browser.context.newPage()
+    try {
+      await until(async () => /relay ready/.test(relayOut), 'the relay ready', WAIT_MS)
+      const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
+      await until(async () => (await fetch(`http://127.0.0.1:${web}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
+      page.on('pageerror', err => { process.stderr.write(`page error: ${err.message}\n`) })
+      await page.goto(link)
+      nat = await starting
+      await connected(page)
+      await until(async () => ((await nat!.client.status()) as { peers?: Array<{ connected: boolean, path?: string }> }).peers?.every(p => p.connected && p.path === 'relayed') === true, 'the page connected through the relay', WAIT_MS)
+      const hand = await nat.client.deal()
+      await page.locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).filter({ hasText: /^(\S+ ){7}\S+$/ }).waitFor({ timeout: WAIT_MS })
+      await until(async () => await nat!.client.end(hand).then(() => true, () => false), 'the dealer may end the hand', WAIT_MS)
+      await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: WAIT_MS })
+      await until(async () => (await page.textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS)
+    } finally {
+      await page.close()
+      await nat?.stop()
+      relay.kill('SIGTERM')
+    }
   }, 4 * WAIT_MS)
 
   // The page as a card table (issue 21): at a commit–reveal duo table whose dealer node holds seat 0

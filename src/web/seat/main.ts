@@ -157,7 +157,7 @@ async function run (): Promise<void> {
   }
   let beacon
   try { beacon = beaconBinding(invite.table.beacon, invite.table.beaconMarginMs) } catch (err) { say((err as Error).message, true); return }
-  const node = await startSeatNode(seed)
+  const node = await startSeatNode(seed, invite.table.relay !== undefined)
   let final = await store.table()
   if (final === undefined) {
     say(`joining table ${invite.table.id} at seat ${invite.seat}…`)

@@ -2,6 +2,8 @@ import { createLibp2p } from 'libp2p'
 import { webSockets } from '@libp2p/websockets'
 import { noise } from '@chainsafe/libp2p-noise'
 import { yamux } from '@libp2p/yamux'
+import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
+import { identify } from '@libp2p/identify'
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys'
 import { lpStream, type LengthPrefixedStream } from '@libp2p/utils'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -28,19 +30,23 @@ export interface SeatNet {
   stop: () => Promise<void>
 }
 
-/** A libp2p node with the seat's key (its Ed25519 seed), dialling only. */
-export async function startSeatNode (seed: Uint8Array): Promise<Libp2p> {
+/**
+ * A libp2p node with the seat's key (its Ed25519 seed), dialling only. At a table with a relay it
+ * also dials through the relay (`…/ws/p2p/RELAY/p2p-circuit/p2p/DEALER`, the relay's WebSockets
+ * address), which needs identify to learn that the relay speaks the hop protocol.
+ */
+export async function startSeatNode (seed: Uint8Array, relayed = false): Promise<Libp2p> {
   const privateKey = await generateKeyPairFromSeed('Ed25519', seed)
   return await createLibp2p({
     privateKey,
     addresses: { listen: [] },
-    transports: [webSockets()],
+    transports: relayed ? [webSockets(), circuitRelayTransport()] : [webSockets()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     // The dealer's node is often on this machine or this network: a private address is the usual case.
     connectionGater: { denyDialMultiaddr: () => false },
     peerDiscovery: [],
-    services: {}
+    services: (relayed ? { identify: identify() } : {}) as Record<string, ReturnType<typeof identify>>
   })
 }
 
@@ -104,18 +110,21 @@ export async function connectTable (node: Libp2p, dealer: string, addresses: rea
   const isConnected = (): boolean => node.getConnections().some(c => c.remotePeer.toString() === dealer && c.status === 'open')
   node.addEventListener('connection:open', () => { onState(isConnected()) })
   node.addEventListener('connection:close', () => { out = undefined; onState(isConnected()) })
+  const multiaddrs = (list: readonly string[]): ReturnType<typeof multiaddr>[] => pageAddresses(list).map(a => multiaddr(a))
   // Kept connected: the dealer reaches the page only on a connection the page opened.
   const keep = async (): Promise<void> => {
     while (!stopped) {
       if (!isConnected()) {
-        try { await node.dial(multiaddrs(addresses)[0] ?? multiaddr(`/p2p/${dealer}`), { signal: AbortSignal.timeout(5_000) }) } catch {}
+        // Each address in turn (the dealer's own first, then through the relay) until one connects.
+        for (const a of multiaddrs(addresses)) {
+          try { await node.dial(a, { signal: AbortSignal.timeout(5_000) }); break } catch {}
+        }
         onState(isConnected())
       }
       await new Promise(resolve => setTimeout(resolve, REDIAL_MS))
     }
   }
   void keep()
-  const multiaddrs = (list: readonly string[]): ReturnType<typeof multiaddr>[] => pageAddresses(list).map(a => multiaddr(a))
   const send = async (frame: Uint8Array): Promise<void> => {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
