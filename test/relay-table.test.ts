@@ -107,6 +107,34 @@ describe('fairdeal relay', () => {
   })
 })
 
+// Seats behind NAT on a relayed table (issue 20): every member holds a reservation on the relay, so
+// the seats reach each other through it and exchange their VIEWs and NONCEs seat to seat (a NONCE
+// that reaches another seat is what refutes a dealer's false missing-nonce, docs/protocol.md §6,
+// §14), not through the dealer.
+describe('seats that reach each other only through the relay', () => {
+  it('send their VIEWs and NONCEs to each other through it: no document goes by the dealer (RELAY), and the hand verifies', async () => {
+    const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4, robots: [3], seatsListenNowhere: true, timeouts: { contributeMs: 5_000, ackMs: 10_000, revealMs: 60_000 } })
+    const { address } = await relayFor(new Set(t.peerIds))
+    t.local.configs.forEach((c, i) => { t.local.configs[i] = relayed(c, address) })
+    const logs = [new CapturedLogger('debug'), new CapturedLogger('debug'), new CapturedLogger('debug')]
+    const nodes = [await t.start(0, logs[0]), await t.start(1, logs[1]), await t.start(2, logs[2])]
+    await until(() => (nodes[0].daemon.status().peers as Array<{ connected: boolean }>).every(p => p.connected), 'the seats connected through the relay')
+    const hand = await playHand(nodes[0], nodes)
+    // Seat 1 and seat 2 reached each other through the relay.
+    for (const [a, b] of [[1, 2], [2, 1]]) {
+      expect(nodes[a].daemon.status().peers, `seat ${a}`).toContainEqual(expect.objectContaining({ peer: t.peerIds[b], connected: true, path: 'relayed' }))
+    }
+    // No seat fell back to sending a document through the dealer.
+    for (const [i, l] of logs.entries()) expect(l.lines.filter(x => x.msg === 'send failed' && (x as { relay?: boolean }).relay === true), `node ${i}`).toEqual([])
+    expect(hand).toBe(1)
+    for (const i of [0, 1, 2]) {
+      const dir = t.dataDir(i)
+      await t.stop(i)
+      expect(await verifyDataDir(dir, verifyLogPayload)).toMatchObject({ failed: 0, incomplete: 0, passed: 1 })
+    }
+  })
+})
+
 /** The config with no listen address, no peer addresses, and the table's relay. */
 function relayed (c: NodeConfig, relay: string): NodeConfig {
   const tables = c.tables.map(t => ({ ...t, peers: {}, relay }))

@@ -237,7 +237,8 @@ export function nodeMembers (tables: readonly TableConfig[]): string[] {
 
 /**
  * How to reach every member of any of the node's tables: each table's `peers`, merged (addresses in
- * config order, once each), then each relayed table's dealer through its relay.
+ * config order, once each), then every member of a relayed table through its relay (each holds a
+ * reservation there).
  */
 export function addressBookOf (tables: readonly TableConfig[]): Map<string, string[]> {
   const book = new Map<string, string[]>()
@@ -246,6 +247,10 @@ export function addressBookOf (tables: readonly TableConfig[]): Map<string, stri
     for (const [peer, addrs] of Object.entries(t.peers)) add(peer, addrs)
   }
   // Through the relay last: a direct address, when there is one, is tried first.
-  for (const t of tables) if (t.relay !== null) add(t.table.dealer, [circuitAddress(t.relay, t.table.dealer)])
+  for (const t of tables) {
+    if (t.relay === null) continue
+    const relay = t.relay
+    for (const peer of [t.table.dealer, ...t.table.seats.filter(s => s !== ROBOT)]) add(peer, [circuitAddress(relay, peer)])
+  }
   return book
 }

@@ -166,8 +166,10 @@ export class Daemon {
       const members = new Set(nodeMembers(config.tables))
       // With a public log non-members may connect too (to fetch the log), bounded so that members
       // always find room; the table protocol still takes frames from members only (#onFrame).
-      // Each table's relay: the dealer holds a reservation on it; the others may reach the dealer through it.
-      const relays = config.tables.flatMap(t => t.relay === null ? [] : [{ address: t.relay, reserve: t.table.dealer === identity.peerId }])
+      // Each table's relay: every member holds a reservation on it, so that every member reaches every
+      // other through it, the seats each other too (their VIEWs and NONCEs go seat to seat, not
+      // through the dealer: docs/protocol.md §6), where nobody can dial them.
+      const relays = config.tables.flatMap(t => t.relay === null ? [] : [{ address: t.relay, reserve: true }])
       const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members, strangers: config.logAccess === 'anyone' ? 'admit' : 'refuse', logger, relays })
       cleanup.unshift(async () => { await node.stop() })
       await tagMembers(node, members)
@@ -181,8 +183,8 @@ export class Daemon {
         keptConnections.set(dealer, kept)
         cleanup.unshift(async () => { kept.close() })
       }
-      // The dealer of a relayed table keeps its connection to the relay: its reservation rides on
-      // it, and is made again when the connection comes back (docs/network.md, the relay).
+      // A member of a relayed table keeps its connection to the relay: its reservation rides on it,
+      // and is made again when the connection comes back (docs/network.md, the relay).
       for (const relay of new Set(relays.filter(r => r.reserve).map(r => r.address))) {
         const kept = keepConnected(node, { peer: parseRelayAddress(relay).peerId, addresses: [relay], logger, name: 'the relay' })
         cleanup.unshift(async () => { kept.close() })
