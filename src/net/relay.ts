@@ -93,7 +93,7 @@ export async function createRelay (init: RelayInit): Promise<Libp2p> {
         identify: identify(),
         relay: circuitRelayServer({
           reservations: {
-            // One per member at most; a table's dealer needs one.
+            // One per member at most: every member of a relayed table holds one (seats reach each other through it).
             maxReservations: Math.max(1, init.members.size),
             // No 2-minute / 128 KiB cut: a table's connections last for hours and carry whole hands.
             applyDefaultLimit: false
