@@ -1,6 +1,7 @@
 // Seats in the browser (issue 20): COMMIT → cards for a 4-seat coinche table (atout-v1, no beacon)
 // whose three seats are seat pages in headless Chromium, joined from the links `table new` printed,
-// beside the same table with three seat nodes (the bound, measured in the same run). Both dealers
+// beside the same table with three seat nodes (the bound, measured in the same run), and the same
+// node table with its dealer behind NAT too, everyone reaching everyone through a relay. The dealers
 // run in this process; every seat listens nowhere and dials the dealer (the pages over WebSockets,
 // the nodes over TCP), so the only difference is the seat itself: js-libp2p and the seat machine in
 // a page, IndexedDB for its saves. Figure: from the dealer's 'committed' event to the last seat's
@@ -23,6 +24,8 @@ import { loadIdentity } from '../../src/net/identity.js'
 import { signerFromSeed } from '../../src/core/identity.js'
 import { freeLoopbackPort } from '../../src/net/ports.js'
 import { localTable } from './table.js'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import { createRelay } from '../../src/net/relay.js'
 
 const CHROMIUM = process.env.FAIRDEAL_CHROMIUM ?? '/usr/bin/chromium'
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -52,12 +55,24 @@ async function play (dealer: Daemon, cardsAt: (hand: number) => Promise<number>,
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), hands: times.length }
 }
 
-async function nodeSeats (root: string): Promise<Figures> {
+/**
+ * The node seats' table; `relayed`: its dealer listens nowhere too and everyone reaches everyone
+ * through a `fairdeal relay` (in this process), as a table whose dealer is behind NAT.
+ */
+async function nodeSeats (root: string, relayed = false): Promise<Figures> {
   const table = await localTable(root, { seatsListenNowhere: true })
   const logger = pino({ level: 'silent' })
   const daemons: Daemon[] = []
+  const relay = relayed ? await createRelay({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], members: new Set(table.peerIds), logger }) : undefined
+  const configs = relay === undefined
+    ? table.configs
+    : table.configs.map(c => {
+      const address = relay.getMultiaddrs()[0].toString()
+      const tables = c.tables.map(t => ({ ...t, peers: {}, relay: address }))
+      return { ...c, ...tables[0], tables, listen: [] }
+    })
   try {
-    for (const config of table.configs) daemons.push(await Daemon.start({ config, logger }))
+    for (const config of configs) daemons.push(await Daemon.start({ config, logger }))
     const dealer = daemons[0]
     const deadline = Date.now() + 15_000
     while (dealer.node.getConnections().length < 3) {
@@ -74,6 +89,7 @@ async function nodeSeats (root: string): Promise<Figures> {
     }, async hand => { for (const [i, w] of watchers.entries()) await w.until(seatEvent(i, hand, 'receipt'), `hand ${hand} receipt`, 60_000) })
   } finally {
     for (const d of [...daemons].reverse()) await d.stop({ graceMs: 0 }).catch(() => {})
+    await relay?.stop()
   }
 }
 
@@ -138,10 +154,12 @@ export async function run (): Promise<void> {
   const alive = setInterval(() => {}, 1_000)
   try {
     const nodes = await nodeSeats(join(root, 'nodes'))
+    const relayed = await nodeSeats(join(root, 'relayed'), true)
     const pages = await pageSeats(join(root, 'pages'))
     const f2 = (x: number): string => x.toFixed(2)
     console.log(`commit → cards, coinche atout-v1, 4 seats (3 of them dial the dealer), ${nodes.hands} hands each, one at a time:`)
     console.log(`  seat nodes (in this process, TCP): p50 ${f2(nodes.p50)} ms, p99 ${f2(nodes.p99)} ms  (the bound)`)
+    console.log(`  seat nodes through a relay (the dealer listens nowhere either; in this process): p50 ${f2(relayed.p50)} ms, p99 ${f2(relayed.p99)} ms  ×${f2(relayed.p50 / nodes.p50)} the nodes' p50`)
     console.log(`  seat pages (headless Chromium, WebSockets, IndexedDB): p50 ${f2(pages.p50)} ms, p99 ${f2(pages.p99)} ms  ×${f2(pages.p50 / nodes.p50)} the nodes' p50`)
   } finally {
     clearInterval(alive)
