@@ -51,7 +51,7 @@ VOLUME ["/data"]
 # The default ports: table protocol over TCP and over WebSockets. The control endpoint listens on
 # the container's 127.0.0.1 only; drive the node with `docker exec … fairdeal hand …`.
 # 7500: `fairdeal relay --listen /ip4/0.0.0.0/tcp/7500` (README.md, "Running in Docker").
-EXPOSE 7400/tcp 7401/tcp 7500/tcp
+EXPOSE 7400/tcp 7401/tcp 7402/tcp 7500/tcp
 # The node stops cleanly on SIGTERM (`docker stop`): dealt hands are revealed, the rest aborted.
 STOPSIGNAL SIGTERM
 # The entry point is the fairdeal CLI; the default command is its `node` subcommand.

@@ -78,8 +78,14 @@ const configSchema = z.object({
   web: z.object({
     /** Loopback TCP port of the table page (`fairdeal node` prints a one-time login link); 0 picks a free one. */
     port: z.number().int().min(0).max(65535).default(0),
+    /**
+     * Where it listens: 127.0.0.1 (default), or 0.0.0.0 / :: in a container whose port is published
+     * (then the seat page and its assets answer any host; the table page and its API still answer
+     * only at 127.0.0.1: src/daemon/web-server.ts).
+     */
+    host: z.enum(['127.0.0.1', '0.0.0.0', '::']).default('127.0.0.1'),
     enabled: z.boolean().default(true)
-  }).strict().default({ port: 0, enabled: true }),
+  }).strict().default({ port: 0, host: '127.0.0.1', enabled: true }),
   log: z.object({
     /** Who may fetch this node's receipt log over libp2p. */
     access: z.enum(['members', 'anyone']).default('members')
@@ -118,6 +124,8 @@ export interface NodeConfig extends TableConfig {
   controlPort: number
   /** The table page's port on 127.0.0.1, or null when the config turns the page off. */
   webPort: number | null
+  /** Where the table page's server listens (`web.host`). */
+  webHost: '127.0.0.1' | '0.0.0.0' | '::'
   logAccess: 'members' | 'anyone'
   tables: TableConfig[]
 }
@@ -169,6 +177,7 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
     listen: c.listen,
     controlPort: c.control.port,
     webPort: c.web.enabled ? c.web.port : null,
+    webHost: c.web.host,
     logAccess: c.log.access,
     ...tables[0],
     tables

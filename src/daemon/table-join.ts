@@ -34,6 +34,8 @@ export interface DraftLinks {
   digests: Record<string, string>
   /** The table page's port, named by the links. */
   webPort: number
+  /** Where the node's web server listens (`web.host`; absent: 127.0.0.1). */
+  webHost?: '0.0.0.0' | '::'
   /** The signed final table, once every seat is taken. */
   final?: Signed<FinalTableBody>
 }
@@ -77,7 +79,7 @@ export function configFor (draft: Draft): unknown {
   return {
     data: '.',
     listen: draft.listen,
-    ...(draft.links !== undefined ? { web: { port: draft.links.webPort } } : {}),
+    ...(draft.links !== undefined ? { web: { port: draft.links.webPort, ...(draft.links.webHost !== undefined ? { host: draft.links.webHost } : {}) } } : {}),
     table: {
       id: table.id,
       game: table.game,
@@ -261,7 +263,7 @@ export async function gatherSeats (options: {
       const kept = keepConnected(node, { peer: parseRelayAddress(relay).peerId, addresses: [relay], logger, name: 'the relay' })
       stops.unshift(async () => { kept.close() })
     }
-    const web = await startWebServer({ port: draft.links?.webPort ?? 0 })
+    const web = await startWebServer({ port: draft.links?.webPort ?? 0, host: draft.links?.webHost })
     stops.unshift(web.close)
     logger.info({ table: draft.table.id, waiting: desk.open(), web: web.url, addresses: node.getMultiaddrs().map(String) },
       `table ${draft.table.id} is joining: waiting for seat ${desk.open().join(', ')} to open their links (the seat page is at ${web.url}/seat)`)

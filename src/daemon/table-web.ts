@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Daemon } from './daemon.js'
 import type { TableHost } from './table-host.js'
 import type { NodeEvent } from './events.js'
-import { send, startWebServer, type Route, type WebServer } from './web-server.js'
+import { send, startWebServer, type Route, type WebHost, type WebServer } from './web-server.js'
 import { HttpError, httpStatusOf, intField, queryInt, readBody, readQuery, tableField } from './control.js'
 import { BoundedSet } from '../core/bounded-set.js'
 
@@ -49,7 +49,7 @@ function shareable (e: NodeEvent, seat: number | null): boolean {
   return e.event.type !== 'cards' || e.event.public || (seat !== null && e.event.seat === seat)
 }
 
-export async function startTableWeb (daemon: Daemon, options: { port: number, token: string }): Promise<TableWeb> {
+export async function startTableWeb (daemon: Daemon, options: { port: number, token: string, host?: WebHost }): Promise<TableWeb> {
   // Named after the port: cookies are per host, not per port, and two nodes may run side by side.
   let cookie = 'fairdeal_session'
   const loginCodes = new Map<string, number>()
@@ -190,7 +190,7 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
     const path = new URL(req.url ?? '/', 'http://x').pathname
     return path === '/seat' || path === '/seat.html' || path === '/bundle.json' || path.startsWith('/assets/') || authorised(req)
   }
-  const server: WebServer = await startWebServer({ port: options.port, routes, page: '/table.html', guard: open })
+  const server: WebServer = await startWebServer({ port: options.port, routes, page: '/table.html', guard: open, host: options.host })
   cookie = `fairdeal_session_${server.port}`
   return {
     url: server.url,

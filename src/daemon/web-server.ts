@@ -26,6 +26,22 @@ export interface WebServerOptions {
   page?: string
   /** When given, every file is served only to a request it accepts (routes guard themselves). */
   guard?: (req: IncomingMessage) => boolean
+  /**
+   * Where it listens: 127.0.0.1 (the default), or 0.0.0.0 / :: in a container whose port is
+   * published. Off loopback only the seat page and the built assets are served to a request for
+   * another host (they are static and hold no secret: isSharedPath); the table page, its API and the
+   * login answer only at 127.0.0.1 or localhost (a DNS-rebinding page cannot reach them).
+   */
+  host?: WebHost
+}
+
+/** Where a node's web server may listen (config `web.host`). */
+export type WebHost = '127.0.0.1' | '0.0.0.0' | '::'
+export const WEB_HOSTS = ['127.0.0.1', '0.0.0.0', '::'] as const
+
+/** What a server bound off loopback serves to any host: the static seat page and the built assets. */
+export function isSharedPath (path: string): boolean {
+  return path === '/seat' || path === '/seat.html' || path === '/bundle.json' || path.startsWith('/assets/')
 }
 
 export interface WebServer {
@@ -92,13 +108,18 @@ export async function startWebServer (options: WebServerOptions): Promise<WebSer
     throw new WebPagesMissingError(`the web pages are not built (${root} has no verify.html): run 'npm run build'`)
   }
   const routes = options.routes ?? {}
+  const bound = options.host ?? '127.0.0.1'
   let port = options.port
   const server = createServer((req, res) => {
     void (async () => {
       const host = req.headers.host ?? ''
-      if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) { send(res, 421, 'wrong Host header: open this page at 127.0.0.1\n'); return }
-      if (req.method !== 'GET' && req.method !== 'HEAD' && !(req.url ?? '').startsWith('/api/')) { send(res, 405, 'method not allowed\n'); return }
       const path = new URL(req.url ?? '/', 'http://x').pathname
+      const local = host === `127.0.0.1:${port}` || host === `localhost:${port}`
+      if (!local && !(bound !== '127.0.0.1' && isSharedPath(path) && (req.method === 'GET' || req.method === 'HEAD'))) {
+        send(res, 421, 'wrong Host header: open this page at 127.0.0.1\n')
+        return
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD' && !(req.url ?? '').startsWith('/api/')) { send(res, 405, 'method not allowed\n'); return }
       const route = routes[path]
       if (route !== undefined) { await route(req, res); return }
       if (options.guard !== undefined && !options.guard(req)) {
@@ -126,7 +147,7 @@ export async function startWebServer (options: WebServerOptions): Promise<WebSer
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port, '127.0.0.1', () => { server.off('error', reject); resolve() })
+    server.listen(options.port, bound, () => { server.off('error', reject); resolve() })
   })
   const address = server.address()
   port = typeof address === 'object' && address !== null ? address.port : options.port

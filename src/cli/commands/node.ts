@@ -83,7 +83,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   let web: Awaited<ReturnType<typeof startTableWeb>> | undefined
   if (config.webPort !== null) {
     try {
-      web = await startTableWeb(daemon, { port: config.webPort, token: control.info.token })
+      web = await startTableWeb(daemon, { port: config.webPort, token: control.info.token, host: config.webHost })
       // Printed, not only logged: the person at the terminal opens it (once; it expires in ten minutes).
       const page = web
       loginLinks.make = () => page.loginLink()

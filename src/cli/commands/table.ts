@@ -1,3 +1,4 @@
+import { WEB_HOSTS } from '../../daemon/web-server.js'
 import { defineCommand, type OptionSpecs } from '../command.js'
 import { access, readFile, rm } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
@@ -34,7 +35,7 @@ const DEFAULT_WEB_PORT = 7402
 const BEACON_CHECK_MS = 3_000
 
 const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]... [--web-port P]
-                          [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE [--hand-length MIN]] [--scheme S] [--id ID]
+                          [--web-host H] [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE [--hand-length MIN]] [--scheme S] [--id ID]
                           [--relay ADDR] [--answers] [--force] [--json]
 
 Sets up a table without copying peer ids by hand. 'table new' prints one line per seat to fill,
@@ -98,9 +99,13 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   (then --listen none is allowed for the dealer)
   --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}
   --web-port P    where the dealer's node serves the seat page the links open (127.0.0.1:P; default ${DEFAULT_WEB_PORT})
+  --web-host H    where that server listens: 127.0.0.1 (default), or 0.0.0.0 in a container whose
+                  port is published (the seat page and its assets then answer any host; the table
+                  page and its API still answer only at 127.0.0.1). With it, give --page-url: the
+                  page's address as the players reach it
   --page-url URL  the seat page's URL the links name instead (a copy of dist/web hosted where the
-                  players reach it, e.g. https://example.org/fairdeal/seat.html): the dealer's node
-                  serves it on 127.0.0.1 only
+                  players reach it, e.g. https://example.org/fairdeal/seat.html, or the dealer's
+                  own page at its public address with --web-host)
   --answers       the invite/answer/table-line steps instead of links
   --force         replace a table being set up in DIR (its links, invites and answers so far are lost)
   --json          print one JSON object instead of text: {peerId, config, links: [{seat, link}]}
@@ -148,6 +153,7 @@ const NEW_OPTIONS = {
   force: { type: 'boolean' },
   answers: { type: 'boolean' },
   'web-port': { type: 'string' },
+  'web-host': { type: 'string' },
   'page-url': { type: 'string' },
   json: { type: 'boolean' }
 } satisfies OptionSpecs
@@ -194,7 +200,7 @@ export const commands = [
   })
 ]
 
-interface NewOptions { answers?: boolean, 'web-port'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, 'hand-length'?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
+interface NewOptions { answers?: boolean, 'web-port'?: string, 'web-host'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, 'hand-length'?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -315,7 +321,10 @@ async function newTable (o: NewOptions): Promise<number> {
       (pending.links !== undefined ? 'its links still work; ' : 'add its answers with \'fairdeal table add\', or ') + 'give --force to replace it')
   }
   const webPort = parseIntOption(o['web-port'], '--web-port', 1, 65535) ?? DEFAULT_WEB_PORT
-  if (o.answers === true && (o['web-port'] !== undefined || o['page-url'] !== undefined)) throw new UsageError(`${o['web-port'] !== undefined ? '--web-port' : '--page-url'} is for the links' page: it does not go with --answers`)
+  const webHost = o['web-host'] ?? '127.0.0.1'
+  if (!(WEB_HOSTS as readonly string[]).includes(webHost)) throw new UsageError(`--web-host must be ${WEB_HOSTS.join(', ')}, got ${JSON.stringify(webHost.slice(0, 80))}`)
+  if (webHost !== '127.0.0.1' && o['page-url'] === undefined) throw new UsageError('--web-host goes with --page-url: the links must name the page as the players reach it (the host\'s address and published port)')
+  if (o.answers === true && (o['web-port'] !== undefined || o['page-url'] !== undefined || o['web-host'] !== undefined)) throw new UsageError(`${o['web-port'] !== undefined ? '--web-port' : o['web-host'] !== undefined ? '--web-host' : '--page-url'} is for the links' page: it does not go with --answers`)
   // Checked before any key is made: a bad option changes nothing.
   const page = pageUrl(o['page-url'], webPort)
   let beaconValue: DraftTable['beacon'] = beacon
@@ -383,7 +392,7 @@ function pageUrl (given: string | undefined, webPort: number): string {
 async function newLinks (o: NewOptions, base: Draft, webPort: number, page: string): Promise<number> {
   const { table } = base
   const secrets = new Map(openSeats(table).map(seat => [seat, newJoinSecret(n => new Uint8Array(randomBytes(n)))]))
-  const draft: Draft = { ...base, links: { digests: Object.fromEntries([...secrets].map(([seat, secret]) => [String(seat), secretDigest(secret)])), webPort } }
+  const draft: Draft = { ...base, links: { digests: Object.fromEntries([...secrets].map(([seat, secret]) => [String(seat), secretDigest(secret)])), webPort, ...(o['web-host'] === '0.0.0.0' || o['web-host'] === '::' ? { webHost: o['web-host'] } : {}) } }
   await writeJson(join(o.data, DRAFT_FILE), draft)
   await writeJson(join(o.data, CONFIG_FILE), configFor(draft))
   const dealerAddresses = dealerAddressesOf(draft)
