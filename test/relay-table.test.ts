@@ -124,6 +124,9 @@ describe('seats that reach each other only through the relay', () => {
     for (const [a, b] of [[1, 2], [2, 1]]) {
       expect(nodes[a].daemon.status().peers, `seat ${a}`).toContainEqual(expect.objectContaining({ peer: t.peerIds[b], connected: true, path: 'relayed' }))
     }
+    // DCUtR is there (the upgrade of a relayed connection to a direct one), and leaves these alone:
+    // loopback addresses are private, which it never tries.
+    for (const n of nodes) expect(n.daemon.node.getProtocols()).toContain('/libp2p/dcutr')
     // No seat fell back to sending a document through the dealer.
     for (const [i, l] of logs.entries()) expect(l.lines.filter(x => x.msg === 'send failed' && (x as { relay?: boolean }).relay === true), `node ${i}`).toEqual([])
     expect(hand).toBe(1)

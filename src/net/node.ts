@@ -2,6 +2,7 @@ import { createLibp2p } from 'libp2p'
 import { patchedNoise } from './transport-patches.js'
 import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { identify } from '@libp2p/identify'
+import { dcutr } from '@libp2p/dcutr'
 import type { Connection, Libp2p, PrivateKey } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { parseListenAddress } from './addresses.js'
@@ -82,8 +83,12 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
       // multistream-select needs no identify to open a stream.
       peerDiscovery: [],
       // The relay transport needs identify (it learns from it that a relay speaks the hop
-      // protocol); a node with no relay keeps none, as before.
-      services: (relays.length > 0 ? { identify: identify() } : {}) as Record<string, ReturnType<typeof identify>>
+      // protocol); a node with no relay keeps none, as before. With a relay, DCUtR: two members on
+      // a relayed connection that both have public, dialable addresses (identify tells each the
+      // other's) open a direct connection by simultaneous dial, and the table then uses it
+      // (docs/network.md, the relay). Private addresses are never tried (`@libp2p/dcutr`), and a
+      // node that listens nowhere has nothing to punch through: it stays relayed.
+      services: (relays.length > 0 ? { identify: identify(), dcutr: dcutr() } : {}) as Record<string, ReturnType<typeof identify>>
     })
   } catch (err) {
     throw listenFailure(err, listen)
