@@ -19,6 +19,8 @@ export interface DemoOptions {
   root: string
   hands: number
   game: string
+  /** Seats at the table (tarot: 3 to 5); default the game's usual number (tarot 4). */
+  seats?: number
   /** Each node its own OS process, talking only over the network. */
   processes: boolean
   /** A local drand-compatible beacon (label: local, trust = its operator), or none. */
@@ -190,8 +192,10 @@ async function endOnceDealt (client: ControlClient, hand: number, timeoutMs: num
 
 export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   const { game, hands } = options
-  const seats = SEATS_FOR_GAME[game]
-  if (seats === undefined) throw new Error(`the demo plays coinche, belote, duo, tarot, blackjack or dice, not ${game}`)
+  const usual = SEATS_FOR_GAME[game]
+  if (usual === undefined) throw new Error(`the demo plays coinche, belote, duo, tarot, blackjack or dice, not ${game}`)
+  const seats = options.seats ?? usual
+  if (seats !== usual && !(game === 'tarot' && seats >= 3 && seats <= 5)) throw new Error(`the ${game} demo seats ${usual} (tarot: 3 to 5), not ${seats}`)
   const draws = DRAW_GAME_TABLES[game] !== undefined
   if (draws && (options.beacon !== null || options.blind === true)) throw new Error(`the ${game} demo's scheme (${demoScheme(game, false)}) binds no beacon and is not blind`)
   const scheme = demoScheme(game, options.beacon !== null, options.blind === true)

@@ -6,11 +6,12 @@ import { NetInputError } from '../../net/errors.js'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { dialAddress, parseListenAddress } from '../../net/addresses.js'
 import { createRelay, reservationsOf } from '../../net/relay.js'
+import { MAX_STRANGER_CONNECTIONS } from '../../net/limits.js'
 import { nodeMembers, parseNodeConfig, peerAddress, readNodeConfigJson } from '../../daemon/config.js'
 import { createLogger } from '../../daemon/logger.js'
 import { peerIdSchema } from '../../core/peer-id-schema.js'
 
-const HELP = `usage: fairdeal relay --data DIR --listen ADDR... [--announce ADDR]... (--config FILE | --member PEERID)...
+const HELP = `usage: fairdeal relay --data DIR --listen ADDR... [--announce ADDR]... (--config FILE | --member PEERID | --dealer PEERID)...
 
 Runs a circuit relay for tables whose dealer nobody can dial (a home without port forwarding): the
 dealer's node holds a reservation on the relay, and the players' nodes reach the dealer through it.
@@ -27,14 +28,20 @@ address to 'fairdeal table new --relay ADDR' (or a table block's "relay"). Runs 
   --config FILE    a node config (the dealer's DIR/node.json): every member of its tables may use
                    the relay, and players joining its tables by links reach the dealer through it;
                    re-read when it changes, so seats that join later are let in (repeatable)
-  --member PEERID  a peer id that may use the relay (repeatable)`
+  --member PEERID  a peer id that may use the relay (repeatable)
+  --dealer PEERID  a dealer whose node.json this machine does not have (the relay runs elsewhere):
+                   it may use the relay, and anyone may be relayed to it (at most
+                   ${MAX_STRANGER_CONNECTIONS} non-members at once), so its players join by their links
+                   and then play through the relay; its node serves a non-member nothing but the
+                   join of a seat still open (repeatable)`
 
 const OPTIONS = {
   data: { type: 'string' },
   listen: { type: 'string', multiple: true },
   announce: { type: 'string', multiple: true },
   config: { type: 'string', multiple: true },
-  member: { type: 'string', multiple: true }
+  member: { type: 'string', multiple: true },
+  dealer: { type: 'string', multiple: true }
 } satisfies OptionSpecs
 
 export const command = defineCommand({
@@ -50,8 +57,10 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (values.listen === undefined) throw new UsageError('--listen ADDR is required (where the tables\' nodes reach the relay)')
   const configs = values.config ?? []
   const given = values.member ?? []
-  if (configs.length === 0 && given.length === 0) throw new UsageError('give --config FILE or --member PEERID: the relay serves the tables\' members only')
+  const dealers = values.dealer ?? []
+  if (configs.length === 0 && given.length === 0 && dealers.length === 0) throw new UsageError('give --config FILE, --member PEERID or --dealer PEERID: the relay serves the tables\' members only')
   for (const m of given) if (!peerIdSchema.safeParse(m).success) throw new UsageError(`--member ${m.slice(0, 80)}: not an Ed25519 libp2p peer id`)
+  for (const m of dealers) if (!peerIdSchema.safeParse(m).success) throw new UsageError(`--dealer ${m.slice(0, 80)}: not an Ed25519 libp2p peer id`)
   let listen: string[]
   try { listen = values.listen.map(a => parseListenAddress(a).toString()) } catch (err) {
     throw new UsageError(`--listen: ${(err as NetInputError).message}`)
@@ -59,14 +68,15 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   for (const a of values.announce ?? []) {
     if (!peerAddress.safeParse(a).success || a.includes('/p2p/')) throw new UsageError(`--announce ${a.slice(0, 100)}: expected /ip4|ip6|dns|dns4|dns6/HOST/tcp/PORT or …/tcp/PORT/ws`)
   }
-  const members = new Set<string>(given)
-  // Dealers whose table still takes seats by links: joining players are relayed to them.
-  const joining = new Set<string>()
+  const members = new Set<string>([...given, ...dealers])
+  // Dealers whose table still takes seats by links: joining players are relayed to them. A --dealer
+  // stays in the set: this relay cannot read its table, so its players are never members here.
+  const joining = new Set<string>(dealers)
   const fromConfigs = new ConfigMembers(configs)
   const take = (found: ConfigRead): string[] => {
     const added = found.members.filter(m => !members.has(m))
     for (const m of added) members.add(m)
-    for (const d of found.complete) joining.delete(d)
+    for (const d of found.complete) if (!dealers.includes(d)) joining.delete(d)
     for (const d of found.joining) joining.add(d)
     return added
   }
