@@ -22,7 +22,7 @@ describe('table new: the default for people, and no silent surprises', () => {
   afterAll(async () => { await rm(dir, { recursive: true, force: true }) })
 
   it('a table of people is blind-v1, one with robots atout-v1, --scheme chooses otherwise; the help says why', async () => {
-    const people = await cliInProcess('table', 'new', '--answers', '--game', 'coinche', '--seats', '4', '--data', join(dir, 'people'), '--listen', '/ip4/127.0.0.1/tcp/22020')
+    const people = await cliInProcess('table', 'new', '--answers', '--game', 'coinche', '--seats', '4', '--data', join(dir, 'people'), '--listen', '/ip4/127.0.0.1/tcp/18020')
     const robots = await cliInProcess('table', 'new', '--answers', '--game', 'coinche', '--seats', '4', '--robots', '2,3', '--data', join(dir, 'robots'))
     const chosen = await cliInProcess('table', 'new', '--answers', '--game', 'tarot', '--seats', '4', '--scheme', 'tarot-v1', '--data', join(dir, 'chosen'))
     for (const r of [people, robots, chosen]) expect(r.code, r.stderr).toBe(0)
@@ -41,7 +41,7 @@ describe('table new: the default for people, and no silent surprises', () => {
     const quicknet = JSON.parse(await readFile(join(import.meta.dirname, '..', 'config', 'beacons', 'quicknet.json'), 'utf8')) as Record<string, unknown>
     // quicknet's chain, served (not) from a closed loopback port: the check answers at once.
     const hash = (quicknet.info as { hash: string }).hash
-    await writeFile(beaconFile, JSON.stringify({ ...quicknet, relays: [`http://127.0.0.1:22099/${hash}`] }))
+    await writeFile(beaconFile, JSON.stringify({ ...quicknet, relays: [`http://127.0.0.1:18099/${hash}`] }))
     const alice = join(dir, 'alice')
     const made = await cliInProcess('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', alice, '--beacon', beaconFile, '--timelock', 'replay', '--hand-length', '45')
     expect(made.code, made.stderr).toBe(0)
@@ -70,21 +70,21 @@ describe('table new: the default for people, and no silent surprises', () => {
 
   it('spawned: a second table new refuses to replace the pending table (--force does), the hint names the port used, an unreachable beacon is one warning', async () => {
     const data = join(dir, 'dealer')
-    const first = await fairdeal('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/22031')
+    const first = await fairdeal('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/18031')
     expect(first.code, first.stderr).toBe(0)
-    expect(first.stderr).toMatch(/give --listen \/ip4\/0\.0\.0\.0\/tcp\/22031 and --announce \/ip4\/YOUR-PUBLIC-IP\/tcp\/22031 /)
+    expect(first.stderr).toMatch(/give --listen \/ip4\/0\.0\.0\.0\/tcp\/18031 and --announce \/ip4\/YOUR-PUBLIC-IP\/tcp\/18031 /)
     expect(first.stderr).not.toMatch(/7400/)
-    const second = await fairdeal('table', 'new', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/22032')
+    const second = await fairdeal('table', 'new', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/18032')
     expect([second.code, second.stdout]).toEqual([2, ''])
     expect(second.stderr).toBe(`fairdeal table new: ${join(data, 'table-draft.json')} holds table duo-night being set up (1 of 2 seats taken): ` +
       'add its answers with \'fairdeal table add\', or give --force to replace it\n')
     const draft = JSON.parse(await readFile(join(data, 'table-draft.json'), 'utf8')) as { listen: string[] }
-    expect(draft.listen).toEqual(['/ip4/127.0.0.1/tcp/22031'])
+    expect(draft.listen).toEqual(['/ip4/127.0.0.1/tcp/18031'])
     const beaconFile = join(dir, 'local-beacon.json')
-    const forced = await fairdeal('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/22032', '--force', '--beacon', beaconFile)
+    const forced = await fairdeal('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', data, '--listen', '/ip4/127.0.0.1/tcp/18032', '--force', '--beacon', beaconFile)
     expect(forced.code, forced.stderr).toBe(0)
-    expect((JSON.parse(await readFile(join(data, 'table-draft.json'), 'utf8')) as { listen: string[] }).listen).toEqual(['/ip4/127.0.0.1/tcp/22032'])
+    expect((JSON.parse(await readFile(join(data, 'table-draft.json'), 'utf8')) as { listen: string[] }).listen).toEqual(['/ip4/127.0.0.1/tcp/18032'])
     const warnings = forced.stderr.split('\n').filter(l => l.startsWith('warning:'))
-    expect(warnings).toEqual([expect.stringMatching(/^warning: the beacon of this table cannot be reached from this machine \(http:\/\/127\.0\.0\.1:22099\/[0-9a-f]{64}: ECONNREFUSED\): .*a beacon of your own/)])
+    expect(warnings).toEqual([expect.stringMatching(/^warning: the beacon of this table cannot be reached from this machine \(http:\/\/127\.0\.0\.1:18099\/[0-9a-f]{64}: ECONNREFUSED\): .*a beacon of your own/)])
   })
 })

@@ -152,7 +152,7 @@ describe('fairdeal relay --config on a table still taking its seats', () => {
     const root = await mkdtemp(join(tmpdir(), 'fairdeal-relay-open-'))
     try {
       // Nothing is started on the table's ports: only its config is written.
-      const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(root, 'dealer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--web-port', '23071')
+      const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(root, 'dealer'), '--listen', '/ip4/127.0.0.1/tcp/0', '--web-port', '18071')
       expect(made.code, made.stderr).toBe(0)
       const config = join(root, 'dealer', 'node.json')
       expect((JSON.parse(await readFile(config, 'utf8')) as { table: { seats: unknown[] } }).table.seats).toContain(null)
@@ -206,12 +206,12 @@ describe('joining by link a table whose dealer is reached only through the relay
     const children: NodeProcess[] = []
     let relayChild: ReturnType<typeof spawn> | undefined
     try {
-      const port = 23081
+      const port = 18081
       const relayDir = join(root, 'relay')
       const id = await cliInProcess('init', '--data', relayDir, '--json')
       const relayAddress = `/ip4/127.0.0.1/tcp/${port}/p2p/${(JSON.parse(id.stdout) as { peerId: string }).peerId}`
       const dealerDir = join(root, 'dealer')
-      const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--scheme', 'atout-v1', '--data', dealerDir, '--listen', 'none', '--relay', relayAddress, '--web-port', '23082')
+      const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--scheme', 'atout-v1', '--data', dealerDir, '--listen', 'none', '--relay', relayAddress, '--web-port', '18082')
       expect(made.code, made.stderr).toBe(0)
       const link = /^seat 1: (\S+)$/m.exec(made.stdout)?.[1] as string
       expect(link).toBeDefined()
@@ -223,6 +223,8 @@ describe('joining by link a table whose dealer is reached only through the relay
       await until(() => /relay ready/.test(relayOut), 'the relay ready')
       // The dealer's node: it listens nowhere, holds a reservation on the relay, and takes the seat first.
       const dealerStarting = NodeProcess.start(config, dealerDir, 60_000)
+      // Stopped in the end whatever happens before it is awaited.
+      dealerStarting.then(d => { if (!children.includes(d)) children.push(d) }, () => {})
       const bobDir = join(root, 'bob')
       // The dealer's reservation may not be made yet: the link is tried again until it answers.
       let joined = await cliInProcess('table', 'join', link, '--data', bobDir)
@@ -232,7 +234,7 @@ describe('joining by link a table whose dealer is reached only through the relay
       }
       expect(joined.code, joined.stderr + joined.stdout).toBe(0)
       const dealer = await dealerStarting
-      children.push(dealer)
+      if (!children.includes(dealer)) children.push(dealer)
       const bob = await NodeProcess.start(join(bobDir, 'node.json'), bobDir)
       children.push(bob)
       for (let i = 0; ; i++) {
@@ -252,6 +254,7 @@ describe('joining by link a table whose dealer is reached only through the relay
     } finally {
       for (const c of children) await c.stop()
       relayChild?.kill('SIGTERM')
+      if (relayChild !== undefined && relayChild.exitCode === null) await new Promise(resolve => relayChild?.once('exit', resolve))
       await rm(root, { recursive: true, force: true })
     }
   }, 120_000)

@@ -31,20 +31,20 @@ describe('joining by link', () => {
     const table = { id: 'coinche-night', game: 'coinche', scheme: 'blind-v1', dealer: dealer.peerId, seats: [dealer.peerId, null, null, null], beacon: 'none' }
     const secrets = [1, 2, 3].map(() => newJoinSecret(random))
     const draft: Draft = {
-      listen: ['/ip4/127.0.0.1/tcp/22040'], table, peers: {},
-      links: { digests: Object.fromEntries(secrets.map((s, i) => [String(i + 1), secretDigest(s)])), webPort: 22041 }
+      listen: ['/ip4/127.0.0.1/tcp/18040'], table, peers: {},
+      links: { digests: Object.fromEntries(secrets.map((s, i) => [String(i + 1), secretDigest(s)])), webPort: 18041 }
     }
-    const dealerAddresses = [`/ip4/127.0.0.1/tcp/22040/p2p/${dealer.peerId}`]
+    const dealerAddresses = [`/ip4/127.0.0.1/tcp/18040/p2p/${dealer.peerId}`]
     return { draft, links: secrets.map((secret, i) => ({ v: 2, table: structuredClone(table), seat: i + 1, secret, dealerAddresses })) }
   }
 
   it('a link round-trips through its URL fragment; a damaged one is one sentence', () => {
     const { links } = setUp()
-    const url = formatLink('http://127.0.0.1:22041/seat', links[0])
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:22041\/seat#[A-Za-z0-9_-]+$/)
+    const url = formatLink('http://127.0.0.1:18041/seat', links[0])
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:18041\/seat#[A-Za-z0-9_-]+$/)
     expect(parseLink(url)).toEqual(links[0])
     expect(() => parseLink(url.slice(0, -3) + '***')).toThrow('this link is damaged (characters outside base64url): copy it again, whole')
-    expect(() => parseLink('http://127.0.0.1:22041/seat')).toThrow('this link has no invite after its # (copy the whole link)')
+    expect(() => parseLink('http://127.0.0.1:18041/seat')).toThrow('this link has no invite after its # (copy the whole link)')
   })
 
   it('seats join in any order; a used, altered or foreign link is refused and changes nothing; the final table is signed and checked', async () => {
@@ -71,7 +71,7 @@ describe('joining by link', () => {
     // The same player asking again keeps its seat.
     expect(await desk.request(players[2].peerId, req(links[2]))).toEqual({ kind: 'bound', seat: 3, waiting: [1, 2] })
     const saved = JSON.parse(await readFile(join(dir, 'node.json'), 'utf8')) as { table: { seats: unknown[] }, web: { port: number } }
-    expect([saved.table.seats, saved.web.port]).toEqual([[dealer.peerId, null, null, players[2].peerId], 22041])
+    expect([saved.table.seats, saved.web.port]).toEqual([[dealer.peerId, null, null, players[2].peerId], 18041])
 
     // Seat 1 joins over a stream (joinAsSeat, as the CLI and the page do) and waits; seat 2 completes the table.
     const replies: Uint8Array[] = []
@@ -116,9 +116,9 @@ describe('joining by link', () => {
   it('over loopback: CLI seats join a joining dealer node from their links, in any order; a used and an altered link are refused in one sentence', async () => {
     requireBuild()
     const alice = join(dir, 'alice')
-    const made = await cliInProcess('table', 'new', '--game', 'tarot', '--seats', '3', '--data', alice, '--listen', '/ip4/127.0.0.1/tcp/22043', '--web-port', '22044')
+    const made = await cliInProcess('table', 'new', '--game', 'tarot', '--seats', '3', '--data', alice, '--listen', '/ip4/127.0.0.1/tcp/18043', '--web-port', '18044')
     expect(made.code, made.stderr).toBe(0)
-    const links = [1, 2].map(i => new RegExp(`^seat ${i}: (http://127\\.0\\.0\\.1:22044/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string)
+    const links = [1, 2].map(i => new RegExp(`^seat ${i}: (http://127\\.0\\.0\\.1:18044/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string)
     const identity = await loadIdentity(alice)
     const stop = new AbortController()
     const gathering = gatherSeats({ dir: alice, draft: await readDraft(alice) as Draft, privateKey: identity.privateKey, signer: signerFromSeed(identity.seed), logger: pino({ level: 'silent' }), signal: stop.signal })
@@ -131,7 +131,7 @@ describe('joining by link', () => {
     }
     const used = await cliInProcess('table', 'join', links[1], '--data', join(dir, 'mallory'))
     const invite = parseLink(links[0])
-    const altered = await cliInProcess('table', 'join', formatLink('http://127.0.0.1:22044/seat', { ...invite, secret: (invite.secret.startsWith('A') ? 'B' : 'A') + invite.secret.slice(1) }), '--data', join(dir, 'mallory'))
+    const altered = await cliInProcess('table', 'join', formatLink('http://127.0.0.1:18044/seat', { ...invite, secret: (invite.secret.startsWith('A') ? 'B' : 'A') + invite.secret.slice(1) }), '--data', join(dir, 'mallory'))
     const bobKey = (await seats())[2] as string
     // The stranger's key is made first (and said so); then the one sentence.
     expect([used.code, used.stderr.trim().split('\n').pop()]).toEqual([2, `fairdeal table join: this link was used already: seat 2 of table tarot-night is taken by another player (${bobKey}); ask the dealer for a new one`])

@@ -26,7 +26,7 @@ async function until (condition: () => Promise<boolean>, what: string, timeoutMs
     await new Promise(resolve => setTimeout(resolve, 50))
   }
 }
-const [TCP, WS, WEB] = [22050, 22051, 22052]
+const [TCP, WS, WEB] = [18050, 18051, 18052]
 /** Each wait's bound: generous, since a loaded machine (the whole suite on two cores) slows three browsers down; no wait sleeps it out. */
 const WAIT_MS = 30_000
 /** Until the page's status line says it is connected to the dealer. */
@@ -57,6 +57,8 @@ describe.skipIf(skip)('the seat page', () => {
     expect(links.every(l => l !== undefined)).toBe(true)
     // The node takes the seats first; its control endpoint (what NodeProcess waits for) comes once all have joined.
     const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
+    // Stopped by afterAll even if something fails before it is awaited.
+    starting.then(n => { dealer = n }, () => {})
     await until(async () => (await fetch(`http://127.0.0.1:${WEB}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
     const pages = await Promise.all(links.map(async link => {
       const page = await browser.context.newPage()
@@ -121,7 +123,7 @@ describe.skipIf(skip)('the seat page', () => {
   // clicking (the dealer node's own seat is played by its robot); the hand ends checked
   // ("verified") and the page logs its receipt.
   it('through the relay of a dealer nobody can dial, a page joins and plays a whole duo hand by clicking its bids and cards', async () => {
-    const [relayPort, web] = [22056, 22057]
+    const [relayPort, web] = [18056, 18057]
     const relayDir = join(dir, 'relay')
     const id = await cliInProcess('init', '--data', relayDir, '--json')
     const relayAddress = `/ip4/127.0.0.1/tcp/${relayPort}/ws/p2p/${(JSON.parse(id.stdout) as { peerId: string }).peerId}`
@@ -138,6 +140,8 @@ describe.skipIf(skip)('the seat page', () => {
     try {
       await until(async () => /relay ready/.test(relayOut), 'the relay ready', WAIT_MS)
       const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
+      // Stopped in the end even if something fails before it is awaited.
+      starting.then(n => { nat = n }, () => {})
       await until(async () => (await fetch(`http://127.0.0.1:${web}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
       page.on('pageerror', err => { process.stderr.write(`page error: ${err.message}\n`) })
       await page.goto(link)
@@ -166,6 +170,7 @@ describe.skipIf(skip)('the seat page', () => {
       await page.close()
       await nat?.stop()
       relay.kill('SIGTERM')
+      if (relay.exitCode === null) await new Promise(resolve => relay.once('exit', resolve))
     }
   }, 4 * WAIT_MS)
 

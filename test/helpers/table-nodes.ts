@@ -79,7 +79,8 @@ export class TestTable {
 
 // Each vitest worker draws from its own block of prepareLocalTable's range (below Linux's ephemeral
 // range), so test files running side by side never pick the same port; within a worker no port is
-// handed out twice.
+// handed out twice. A test that needs a fixed port (a link that names it) takes one of 18000–18999,
+// outside every random range (20000–31999, also freeLoopbackPort's, which spawned demos use).
 const BLOCK = 1_000
 const blockStart = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 12) * BLOCK
 const handedOut = new Set<number>()
