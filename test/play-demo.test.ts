@@ -10,6 +10,7 @@ import { runDemo } from '../src/daemon/demo.js'
 import { logDbPath, openLog } from '../src/store/log.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { Receipt } from '../src/core/hand/messages.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 
 const roots: string[] = []
 afterAll(async () => { for (const r of roots) await rm(r, { recursive: true, force: true }) })
@@ -27,8 +28,8 @@ test('a 4-seat coinche demo hand is played out on real nodes, and every log repl
   for (const l of result.logs) expect(l).toMatchObject({ failed: 0, passed: result.hands })
   // The dealer's log holds the played hand's receipt with its chain, which replays to the reported score.
   const log = await openLog(logDbPath(result.table.configs[0].dataDir))
+  const receipts: Receipt[] = []
   try {
-    const receipts: Receipt[] = []
     for await (const e of log.read()) if (e.body.kind === 'receipt') receipts.push(e.body.payload as Receipt)
     const played = receipts.find(r => r.commit.body.hand === out[0].hand) as Receipt
     expect(played.play?.actions.length).toBe(out[0].actions)
@@ -36,6 +37,14 @@ test('a 4-seat coinche demo hand is played out on real nodes, and every log repl
   } finally {
     await log.close()
   }
+  // log show adds the scored hands (those thrown in score nothing) up into the table's game (docs/games.md "A game").
+  const shown = await cliInProcess('log', 'show', '--data', result.table.configs[0].dataDir)
+  const scored = receipts.filter(r => r.play?.score != null).sort((a, b) => a.commit.body.hand - b.commit.body.hand)
+  const totals = [0, 1, 2, 3].map(i => scored.reduce((t, r) => t + (r.play?.score?.points[i] ?? 0), 0))
+  const span = `${scored[0].commit.body.hand}–${scored[scored.length - 1].commit.body.hand}`
+  // (Robots' coinches and surcoinches could reach 2000 in a few hands: then the game is won, and split.)
+  if (Math.max(...totals) >= 2000) expect(shown.stdout).toMatch(/^game at table .*; won at hand \d+ by seat \d+ and \d+$/m)
+  else expect(shown.stdout).toContain(`game at table ${result.table.configs[0].table.id} (coinche, to 2000): ${scored.length} hand${scored.length === 1 ? '' : 's'} (${span}), ${totals.map((p, i) => `seat ${i} ${p}`).join(', ')}; not reached yet`)
 }, 60_000)
 
 test('a dice series of 20 rolls on two real nodes: every roll is the key\'s, every seat verified, every log passes', async () => {

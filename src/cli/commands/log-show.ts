@@ -6,6 +6,7 @@ import { parseSeqRange } from '../options.js'
 import { quietOnClosedStdout } from '../stdout.js'
 import { checkLine, ChainVerifier, formatFailure, summaryLine, type LogFailure, type LogLine } from '../../core/log/index.js'
 import { verifyLogPayload } from '../../core/receipt.js'
+import { gameLine, summarizeGames, type ScoredHand } from '../../core/games/game-summary.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { readJsonLines } from '../../store/jsonl.js'
 import { dataDirLogLines } from '../node-log.js'
@@ -18,7 +19,10 @@ game, seats, beacon round and shield: ✓ when the entry verifies (the same chec
 verify'), … and what is missing when it verifies but is incomplete (a receipt without every
 seat's countersignature), ✗ and what failed otherwise. Exits as 'fairdeal verify' does: 0 when
 every entry passed, 1 when any failed (a ✗ is shown), 3 when nothing failed but some hands are not
-countersigned by every seat, 2 when the log could not be read.
+countersigned by every seat, 2 when the log could not be read. Then, for the played hands whose
+receipts verify, one line per game: each seat's points added up from hand to hand, until a side
+reaches the game's target (coinche 2000, belote and duo 1000; tarot none), when the next hand
+starts a new game (docs/games.md "A game").
 
   --data DIR     the node's data directory (a running node's log comes through its control endpoint)
   --from SEQ     first entry (default 0)
@@ -129,6 +133,8 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
   let headerShown = false
   const showHeader = (): void => { if (!headerShown) { out(HEADER); headerShown = true } }
   const note = (f: LogFailure): void => { showHeader(); out(`${cell('', 6)}  ✗ ${formatFailure(f)}`) }
+  // The played hands whose receipts verify: added up into games (docs/games.md "A game").
+  const hands: ScoredHand[] = []
   let verdict
   try {
     for await (const line of lines) {
@@ -157,6 +163,8 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
           ? `… ${mine.flatMap(f => f.problems).join('; ')}`
           : `✓${columns.note !== undefined ? ' ' + columns.note : ''}`
       out(row(seq === undefined || seq === null ? '?' : String(seq), time, kind, columns, shield))
+      const scored = kind === 'receipt' && shield.startsWith('✓') ? scoredHand(body?.payload) : undefined
+      if (scored !== undefined) hands.push(scored)
     }
     verdict = chain.finish()
     for (const f of failures) note(f)
@@ -164,6 +172,16 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
     await log?.close()
   }
   if (lineNo === 0) out('the log is empty')
+  for (const g of summarizeGames(hands)) out(gameLine(g))
   out(`${summaryLine(verdict)}${payloadCheck === null ? ' (receipts not checked: --chain-only)' : ''}`)
   return verdictExitCode(verdict)
+}
+
+/** A receipt's table, hand and score, when it is a played hand that reached its end. */
+function scoredHand (payload: unknown): ScoredHand | undefined {
+  const r = payload as { commit?: { body?: { table?: unknown, dealer?: unknown, hand?: unknown, game?: unknown } }, play?: { score?: { points?: unknown } | null } } | undefined
+  const c = r?.commit?.body
+  const points = r?.play?.score?.points
+  if (c === undefined || !Array.isArray(points) || typeof c.table !== 'string' || typeof c.dealer !== 'string' || typeof c.hand !== 'number' || typeof c.game !== 'string') return undefined
+  return { table: c.table, dealer: c.dealer, hand: c.hand, game: c.game, points: points.filter((p): p is number => typeof p === 'number') }
 }
