@@ -5,6 +5,7 @@ import type { Logger } from 'pino'
 import { getScheme } from '../core/schemes/registry.js'
 import { verifyLogPayload } from '../core/receipt.js'
 import { ROBOT } from '../core/hand/messages.js'
+import { BLIND_PLAYED_GAMES } from '../core/hand/blind-play.js'
 import type { DrandBeaconConfig } from '../core/beacon/index.js'
 import { Daemon } from './daemon.js'
 import { startControl } from './control.js'
@@ -204,7 +205,8 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   if (timelock && options.beacon === null) throw new Error('--timelock needs a beacon (--beacon local)')
   if (options.killDealerAfter != null && (!timelock || !options.processes)) throw new Error('--kill-dealer-after needs --timelock and --processes')
   const play = options.play === true || draws
-  if (play && (options.blind === true || timelock)) throw new Error('--play is built for commit–reveal tables without --timelock (blind-v1 card opening is not built yet)')
+  if (play && timelock && options.blind !== true) throw new Error('--play is built for commit–reveal tables without --timelock, and for blind tables')
+  if (play && options.blind === true && !BLIND_PLAYED_GAMES.has(game)) throw new Error(`--play --blind plays ${[...BLIND_PLAYED_GAMES].join(', ')} (its stages dealt after a bid are not built for blind tables yet), not ${game}`)
   const killHand = options.killDealerAfter != null ? Math.min(2, hands) : 0
   const table = await prepareLocalTable({
     root: options.root,

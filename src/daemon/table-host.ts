@@ -87,7 +87,6 @@ export class TableHost {
     const seats = this.config.table.seats.length
     const dealerSeat = params.dealer ?? 0
     if (!Number.isInteger(dealerSeat) || dealerSeat < 0 || dealerSeat >= seats) throw new Rejection(`dealer seat must be 0 to ${seats - 1}`)
-    if (params.play === true && dealer.family !== 'commit-reveal') throw new Rejection(`hands are played at commit–reveal tables only: opening each card of a ${this.config.table.scheme} hand as it is played is not built`)
     const { hand, effects } = dealer.startHand({ dealer: dealerSeat, ...(params.play === true ? { play: true as const } : {}) })
     await this.#enqueue('dealer', effects)
     return hand

@@ -12,7 +12,8 @@ import type {
 import { docDigest, seatCardsDigest, ZERO_HASH } from '../core/hand/digest.js'
 import { humanSeats } from '../core/hand/recompute.js'
 import { ROBOT } from '../core/hand/messages.js'
-import type { AbortBody, AbortReason, AckBody, BeaconEntry, CommitBody, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
+import type { AbortBody, AbortReason, AckBody, BeaconEntry, CommitBody, DealParams, ReceiptPlay, SignedAck, SignedCommit } from '../core/hand/messages.js'
+import { revealPlayOf, type BlindPlayHand } from '../core/hand/blind-play.js'
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import { getCardScheme } from '../core/schemes/registry.js'
 import type { Delivery } from '../core/schemes/types.js'
@@ -57,6 +58,8 @@ export interface BlindDealerSnapshot {
   acks?: SignedAck[]
   /** A time-locked hand's last BUNLOCK: hand keys opened from their timelock (docs/dealer-blind.md §14). */
   unlock?: SignedBunlock
+  /** A played hand's chain and end, fixed when the BREVEAL is built (docs/dealer-blind.md §15). */
+  play?: ReceiptPlay
 }
 
 interface BlindDealerHand extends Omit<BlindDealerSnapshot, 'deals' | 'sharesIn' | 'acks'>, BookHand<Phase> {
@@ -293,6 +296,23 @@ export class BlindDealerMachine implements DealerSide {
   delivery (_to: string, _doc: Signed<unknown>, _outcome: { ok: true } | { ok: false, reason: string }): void {}
 
   get inFlight (): number { return this.#book.size }
+
+  /**
+   * What a played hand's card openings are checked against (docs/dealer-blind.md §15): the keys,
+   * the dealt deck, the layout and the stages dealt so far. Undefined before the deal.
+   */
+  openingHand (handNo: number): BlindPlayHand | undefined {
+    const hand = this.#book.get(handNo)
+    if (hand?.dealt === undefined || hand.pubs.length !== hand.commit.body.seats.length) return undefined
+    return { commit: hand.commit.body, commitDigest: hand.digest, keys: [...hand.pubs], dealt: hand.dealt, layout: this.#layout(hand), stages: [...hand.stages] }
+  }
+
+  /** A hand dealt, as a played hand starts from it: its COMMIT, the positions' layout and the stages dealt. */
+  dealtLayout (handNo: number): { commit: SignedCommit, layout: PositionDelivery[], stages: string[] } | undefined {
+    const hand = this.#book.get(handNo)
+    if (hand === undefined || hand.phase !== 'dealt') return undefined
+    return { commit: hand.commit, layout: this.#layout(hand), stages: [...hand.stages] }
+  }
 
   /** The robot seats' cards this node opened in a hand in play (it plays them; never a person's). */
   robotCards (handNo: number): Array<{ stage: string, seat: number, cards: string[] }> {
@@ -753,13 +773,16 @@ export class BlindDealerMachine implements DealerSide {
 
   #reveal (hand: BlindDealerHand): Effect[] {
     hand.secrets.sort((a, b) => a.body.seat - b.body.seat)
-    const body: BrevealBody = {
-      table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages: hand.stages, secrets: hand.secrets,
-      ...(hand.unlock === undefined ? {} : { unlock: hand.unlock })
-    }
-    hand.reveal = signDocument('breveal', body, this.#init.signer)
     const cards = openDeckWithKeys(hand.commit.body.game, hand.dealt as Ciphertext[], this.#handKeys(hand))
     hand.deliveries = cardDeliveries(this.#layout(hand), cards)
+    // A played hand: its outcome on the opened deal, which the BREVEAL names (docs/dealer-blind.md §15).
+    if (hand.commit.body.params.play === true && this.#init.blindPlay !== undefined) hand.play = this.#init.blindPlay(hand.hand, hand.deliveries, this.openingHand(hand.hand) as BlindPlayHand)
+    const body: BrevealBody = {
+      table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, beacon: hand.beacon, params: hand.params, stages: hand.stages, secrets: hand.secrets,
+      ...(hand.unlock === undefined ? {} : { unlock: hand.unlock }),
+      ...(hand.play === undefined ? {} : { play: revealPlayOf(hand.play) })
+    }
+    hand.reveal = signDocument('breveal', body, this.#init.signer)
     const effects: Effect[] = [this.#book.enter(hand, 'revealed'), { kind: 'event', hand: hand.hand, event: { type: 'revealed' } }, ...this.#toHumans(hand.reveal)]
     if (this.#humans.length === 0) effects.push(...this.#finalize(hand))
     return effects
@@ -782,7 +805,7 @@ export class BlindDealerMachine implements DealerSide {
 
   #finalize (hand: BlindDealerHand): Effect[] {
     const acks = [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat)
-    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: hand.reveal as SignedBreveal, acks }
+    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: hand.reveal as SignedBreveal, acks, ...(hand.play === undefined ? {} : { play: hand.play }) }
     const gone = this.#enter(hand, 'done')
     const finalDoc = this.#rememberReceipt(receipt)
     return [
@@ -922,6 +945,7 @@ function blindDealerSnapshot (hand: BlindDealerHand): BlindDealerSnapshot {
     ...s, deals: [...hand.deals], sharesIn: [...hand.sharesIn], acks: [...hand.acks.values()].sort((a, b) => a.body.seat - b.body.seat),
     ...(hand.bend === undefined ? {} : { bend: hand.bend }),
     ...(hand.reveal === undefined ? {} : { reveal: hand.reveal }),
-    ...(hand.unlock === undefined ? {} : { unlock: hand.unlock })
+    ...(hand.unlock === undefined ? {} : { unlock: hand.unlock }),
+    ...(hand.play === undefined ? {} : { play: hand.play })
   }
 }

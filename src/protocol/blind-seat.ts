@@ -13,7 +13,7 @@ import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { checkAcks, checkBeaconEntry } from '../core/hand/verify.js'
 import { verifyAbort } from '../core/hand/abort-rules.js'
 import { messagesOf } from '../core/hand/reasons.js'
-import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, SignedAck, SignedCommit } from '../core/hand/messages.js'
+import type { AbortBody, AbortReason, AckBody, BeaconEntry, DealParams, ReceiptPlay, SignedAck, SignedCommit } from '../core/hand/messages.js'
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import type { Delivery } from '../core/schemes/types.js'
 import type { SeatHandStatus, SeatSide } from './contracts.js'
@@ -25,6 +25,8 @@ import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-
 import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
 import { DEFAULT_BLIND_HAND_MS, checkBunlock, checkCommitKeyRound, checkKeyTimelock } from '../core/hand/blind-timelock.js'
 import { ReceiptJoiner, type BreceiptBody } from './blind-receipt-parts.js'
+import type { BlindPlayHand } from '../core/hand/blind-play.js'
+import { makeCardOpening, type CardOpening } from '../core/hand/blind-card-opening.js'
 
 type Phase = 'keyed' | 'shuffling' | 'dealt' | 'ended' | 'acked' | 'done' | 'aborted'
 
@@ -53,6 +55,10 @@ export interface BlindSeatSnapshot {
   bend?: Signed<BendBody>
   /** A time-locked hand's BUNLOCK: the hand keys of seats that walked away (docs/dealer-blind.md §14). */
   unlock?: SignedBunlock
+  /** A played hand: the other seats' shares of this seat's own cards, checked, kept to open each card as it is played (docs/dealer-blind.md §15). */
+  kept?: SignedBshares[]
+  /** A played hand's chain and end as the receipt carries them, fixed when this seat countersigns. */
+  play?: ReceiptPlay
 }
 
 interface BlindSeatHand extends BlindSeatSnapshot, BookHand<Phase> {
@@ -162,6 +168,42 @@ export class BlindSeatMachine implements SeatSide {
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
     const unlocked = new Map((s.unlock?.body.keys ?? []).map(k => [k.seat, scalarFromHex(k.secret, 'hand key')]))
     return { ...s, digest: docDigest(s.commit), x: scalarFromHex(s.secret, 'hand key'), pubs: [], deck: blindStartingDeck(s.commit.body.game), unlocked }
+  }
+
+  /**
+   * What a played hand's card openings are checked against (docs/dealer-blind.md §15): every key,
+   * the dealt deck, the layout and the stages dealt so far. Undefined before the deal.
+   */
+  openingHand (handNo: number): BlindPlayHand | undefined {
+    const hand = this.#hands.get(handNo)
+    if (hand?.dealt === undefined || hand.params === null || hand.pubs.length !== hand.commit.body.seats.length) return undefined
+    return { commit: hand.commit.body, commitDigest: hand.digest, keys: [...hand.pubs], dealt: hand.dealt, layout: this.#layout(hand), stages: [...hand.stages] }
+  }
+
+  /**
+   * The opening of this seat's `card` (docs/dealer-blind.md §15): its position among this seat's
+   * opened cards, every other seat's kept share for it, and this seat's own, newly proven. A
+   * Rejection when this seat holds no such card opened.
+   */
+  cardOpening (handNo: number, card: string): CardOpening {
+    const hand = this.#hands.get(handNo)
+    const opening = this.openingHand(handNo)
+    if (hand === undefined || opening === undefined) throw new Rejection(`hand ${handNo} is not dealt at this seat`)
+    const d = hand.cards.find(c => !c.public && c.seat === this.#seat && c.cards.includes(card))
+    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === this.#seat && !l.public)
+    if (d === undefined || at === undefined) throw new Rejection(`${card} is not one of this seat's cards`)
+    const pos = at.positions[d.cards.indexOf(card)]
+    const others = new Map<number, { d: string, c: string, s: string }>()
+    for (const doc of hand.kept ?? []) {
+      if (doc.body.stage !== d.stage || doc.body.to !== this.#seat) continue
+      const share = doc.body.shares.find(x => x.pos === pos)
+      if (share !== undefined) others.set(doc.body.seat, { d: share.d, c: share.c, s: share.s })
+    }
+    try {
+      return makeCardOpening(opening, this.#seat, hand.x, pos, card, others, this.#init.random)
+    } catch (err) {
+      throw new Rejection(`the opening of ${card}: ${(err as Error).message}`)
+    }
   }
 
   cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
@@ -500,6 +542,8 @@ export class BlindSeatMachine implements SeatSide {
       }
       hand.cards.push({ stage: d.stage, seat: d.seat, public: d.public, cards })
       hand.shares = hand.shares.filter(s => !docs.includes(s))
+      // A played hand opens each of this seat's cards again as it is played: the shares are kept.
+      if (hand.commit.body.params.play === true && !d.public) hand.kept = [...(hand.kept ?? []), ...docs]
       effects.push(this.#enter(hand, hand.phase), { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } })
     }
     return effects
@@ -552,7 +596,18 @@ export class BlindSeatMachine implements SeatSide {
     const hand = this.#handFor(doc.body, 'ended')
     // A BREVEAL whose signature fails proves nothing, so it is refused, not recorded (a record carrying it would not verify).
     if (!this.#verify(doc)) throw new Rejection('breveal: bad signature')
-    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [] }
+    // A played hand: the receipt carries this seat's chain as the BREVEAL names it (docs/dealer-blind.md §15).
+    let play: ReceiptPlay | undefined
+    const named = doc.body.play
+    if (hand.commit.body.params.play === true && named !== undefined && this.#init.blindReceiptPlay !== undefined) {
+      try {
+        play = this.#init.blindReceiptPlay(hand.hand, named)
+      } catch (err) {
+        // Not the chain this seat holds (it may lack the last actions, still on their way): refused, nothing recorded; the dealer is asked again.
+        throw new Rejection(`breveal: ${(err as Error).message}`)
+      }
+    }
+    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: doc, acks: [], ...(play === undefined ? {} : { play }) }
     const verdict = verifyBlindReceipt(receipt, { verifyDoc: this.#verify })
     const problems = [...verdict.problems]
     // Each of my deliveries I opened must be what the keys open. One I had not opened yet (its
@@ -577,6 +632,7 @@ export class BlindSeatMachine implements SeatSide {
         cards: seatCardsDigest(hand.cards, this.#seat, doc.body.stages)
       }
       hand.reveal = doc
+      if (play !== undefined) hand.play = play
       hand.ack = signDocument('ack', ack, this.#init.signer)
       return [
         this.#enter(hand, 'acked'),
@@ -609,7 +665,7 @@ export class BlindSeatMachine implements SeatSide {
   }
 
   #done (hand: BlindSeatHand, acks: SignedAck[]): Effect[] {
-    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: hand.reveal as SignedBreveal, acks }
+    const receipt: BlindReceipt = { v: 2, commit: hand.commit, keys: hand.keys, shuffles: hand.shuffles, reveal: hand.reveal as SignedBreveal, acks, ...(hand.play === undefined ? {} : { play: hand.play }) }
     const gone = this.#enter(hand, 'done')
     return [
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
@@ -747,6 +803,7 @@ function blindSeatSnapshot (hand: BlindSeatHand): BlindSeatSnapshot {
   return {
     hand: hand.hand, commit: hand.commit, phase: hand.phase, secret: hand.secret, keys: hand.keys, shuffles: [...hand.shuffles], beacon: hand.beacon,
     params: hand.params, stages: [...hand.stages], shares: [...hand.shares], cards: hand.cards.map(c => ({ ...c })), reveal: hand.reveal, ack: hand.ack,
-    ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend, ...(hand.unlock === undefined ? {} : { unlock: hand.unlock })
+    ownKey: hand.ownKey, deals: [...(hand.deals ?? [])], bend: hand.bend, ...(hand.unlock === undefined ? {} : { unlock: hand.unlock }),
+    ...(hand.kept === undefined ? {} : { kept: [...hand.kept] }), ...(hand.play === undefined ? {} : { play: hand.play })
   }
 }

@@ -5,8 +5,8 @@ import type { MachineInit } from './types.js'
 import { dealerHandKey } from './dealer.js'
 import { seatHandKey } from './seat.js'
 import { PlayingDealer, PlayingSeat } from './play.js'
-import { BlindDealerMachine, blindDealerHandKey } from './blind-dealer.js'
-import { BlindSeatMachine, blindSeatHandKey } from './blind-seat.js'
+import { blindDealerHandKey } from './blind-dealer.js'
+import { blindSeatHandKey } from './blind-seat.js'
 
 /** One hand family's machines, and the keys their hands are saved under (unchanged since each family landed). */
 export interface MachineFamily {
@@ -20,7 +20,8 @@ export interface MachineFamily {
 export const MACHINES: Readonly<Record<HandFamily, MachineFamily>> = Object.freeze({
   // Commit–reveal hands may be played (src/protocol/play.ts wraps the machines).
   'commit-reveal': { dealer: init => new PlayingDealer(init), seat: init => new PlayingSeat({ ...init, autoplay: init.timeouts.playMs === undefined }), dealerHandKey, seatHandKey },
-  blind: { dealer: init => new BlindDealerMachine(init), seat: init => new BlindSeatMachine(init), dealerHandKey: blindDealerHandKey, seatHandKey: blindSeatHandKey }
+  // So may blind ones: each card is opened as it is played (docs/dealer-blind.md §15).
+  blind: { dealer: init => new PlayingDealer(init), seat: init => new PlayingSeat({ ...init, autoplay: init.timeouts.playMs === undefined }), dealerHandKey: blindDealerHandKey, seatHandKey: blindSeatHandKey }
 })
 
 /** The machines of the family a table's scheme names; an unknown scheme is refused. */

@@ -1,4 +1,10 @@
-/** The commit–reveal dealer playing the hands committed as played (src/protocol/play.ts says how). */
+/**
+ * The dealer playing the hands committed as played (src/protocol/play.ts says how), at a
+ * commit–reveal table (around DealerMachine, which knows the deal) or a blind-v1 one (around
+ * BlindDealerMachine, which knows no human seat's card: it follows the hand on the public state,
+ * checks each card's opening, and the rules that need the hands once the keys open the deal,
+ * docs/dealer-blind.md §15).
+ */
 import { verifyDocument, type Signed } from '../core/signed.js'
 import { ROBOT, type ReceiptPlay, type SignedCommit } from '../core/hand/messages.js'
 import { docDigest } from '../core/hand/digest.js'
@@ -12,7 +18,11 @@ import { actionDigest, CHAIN_START, type ActionDoc } from '../core/games/action-
 import type { BeaconResult, DealerHandStatus, DealerSide } from './contracts.js'
 import { DealerMachine, dealerHandKey, type DealtHand } from './dealer.js'
 import { dropPlaySave, playSaveKey, splitPlaySaves, type PlaySave } from './play-save.js'
-import { Rejection, type Effect, type MachineInit } from './types.js'
+import { BlindDealerMachine, blindDealerHandKey } from './blind-dealer.js'
+import { BLIND_PLAYED_GAMES, blindOpeningRule, blindPlayOutcome, type BlindPlayHand } from '../core/hand/blind-play.js'
+import { HIDDEN } from '../core/games/play-view.js'
+import type { Delivery } from '../core/schemes/types.js'
+import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { checkEnvelope, EARLY_KEPT, playDoc, refusalText } from './play-common.js'
 
 /** How long a human seat's turn stays quiet before the dealer sends that seat the chain again. */
@@ -44,6 +54,8 @@ export const turnLimit = (revealMs: number): number => Math.floor(revealMs / 4)
 /** The commit–reveal dealer, playing the hands committed as played. */
 export class PlayingDealer implements DealerSide {
   readonly #inner: DealerMachine
+  /** The blind machine, at a blind-v1 table (then #inner is unused). */
+  readonly #blind: BlindDealerMachine | undefined
   readonly #init: MachineInit
   readonly #verify: (doc: Signed<unknown>) => boolean
   readonly #hands = new Map<number, DealerPlayHand>()
@@ -57,13 +69,28 @@ export class PlayingDealer implements DealerSide {
   readonly #quiet = new Map<number, number>()
   /** When each hand in play last moved (a stage, an action): its turn runs out turnLimit after. */
   readonly #moved = new Map<number, number>()
+  /** A blind hand's game end (its score, once the deal opened), announced when its BREVEAL goes out. */
+  readonly #playedAt = new Map<number, Extract<HandEvent, { type: 'played' }>>()
   /** PLAYs for a hand not dealt yet, by hand (at most EARLY_KEPT in all). */
   readonly #early = new Map<number, Array<{ from: string, doc: Signed<unknown> }>>()
 
   constructor (init: MachineInit) {
     this.#init = init
     this.#verify = init.verifyDoc ?? verifyDocument
-    this.#inner = new DealerMachine({ ...init, receiptPlay: hand => this.#receiptPlay(hand), playHead: hand => this.#playHead(hand) })
+    if (init.table.scheme === 'blind-v1') {
+      this.#blind = new BlindDealerMachine({ ...init, blindPlay: (hand, deliveries, opening) => this.#blindOutcome(hand, deliveries, opening) })
+      // The blind machine answers every call the commit–reveal one would (DealerSide), and the few
+      // others are asked of #blind by name.
+      this.#inner = this.#blind as unknown as DealerMachine
+    } else {
+      this.#blind = undefined
+      this.#inner = new DealerMachine({ ...init, receiptPlay: hand => this.#receiptPlay(hand), playHead: hand => this.#playHead(hand) })
+    }
+  }
+
+  /** Where this family's hands are saved. */
+  #handKey (hand: number): string {
+    return (this.#blind === undefined ? dealerHandKey : blindDealerHandKey)(this.#init.table.id, hand)
   }
 
   get family (): DealerSide['family'] { return this.#inner.family }
@@ -89,7 +116,7 @@ export class PlayingDealer implements DealerSide {
       h.ended = true
       h.waiting = seat
       this.#moved.delete(hand)
-      effects.push(this.#save(hand), { kind: 'event', hand, event: { type: 'play-refused', reason: `seat ${seat} did not act within ${Math.round(limit / 1000)} s: the hand ends, naming it`, seat } }, ...this.#inner.end(hand))
+      effects.push(this.#save(hand), { kind: 'event', hand, event: { type: 'play-refused', reason: `seat ${seat} did not act within ${Math.round(limit / 1000)} s: the hand ends, naming it`, seat } }, ...this.#end(h, hand))
     }
     for (const [hand, since] of this.#quiet) {
       const h = this.#hands.get(hand)
@@ -113,8 +140,14 @@ export class PlayingDealer implements DealerSide {
   beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#after(this.#inner.beaconResult(hand, result)) }
 
   startHand (params: Parameters<DealerSide['startHand']>[0]): { hand: number, effects: Effect[] } {
-    const { game } = this.#init.table
+    const { game, seats } = this.#init.table
     if (params.play === true && !PLAYED_CARD_GAMES.has(game) && !DRAW_GAMES.has(game)) throw new Rejection(`${game} is not played at a table`)
+    if (params.play === true && this.#blind !== undefined) {
+      // A blind table opens each card as it is played; the stages dealt after a bid (belote's take,
+      // tarot's dog) and the robots' own openings are not built for blind play yet.
+      if (!BLIND_PLAYED_GAMES.has(game)) throw new Rejection(`${game} is not played at a blind table yet (blind tables play: ${[...BLIND_PLAYED_GAMES].join(', ')})`)
+      if (seats.includes(ROBOT)) throw new Rejection('a blind table with robot seats does not play its hands yet: every seat must be a person\'s node')
+    }
     // A game that draws during the hand (blackjack's shoe, dice) has nothing to deal otherwise: it is always played.
     if (DRAW_GAMES.has(game)) params = { ...params, play: true }
     const r = this.#inner.startHand(params)
@@ -157,15 +190,22 @@ export class PlayingDealer implements DealerSide {
   restore (meta: unknown, snapshots: unknown[], logged: Array<{ kind: string, payload: unknown }>): Effect[] {
     const { saves, others } = splitPlaySaves<Parameters<DealerMachine['restore']>[1][number]>(snapshots)
     const table = this.#init.table.id
-    const played = others.filter(s => s.commit.body.params.play === true && (s.phase === 'dealt' || s.phase === 'revealed'))
+    // A blind hand revealed holds its play in its own snapshot; one ending still needs its chain (the BREVEAL names it).
+    const phases: string[] = this.#blind === undefined ? ['dealt', 'revealed'] : ['dealt', 'ending']
+    const played = others.filter(s => s.commit.body.params.play === true && phases.includes(s.phase))
     // The chains first: a hand restored revealed is revealed again by the inner machine's restore,
     // and its REVEAL names the chain.
-    for (const s of played) {
-      const save = saves.get(s.hand)
-      saves.delete(s.hand)
-      if (save !== undefined) this.#rebuild(s.hand, s.commit, save)
+    // A blind hand's chain is rebuilt after its machine's (each card's opening is checked on the restored deal).
+    const rebuild = (): void => {
+      for (const s of played) {
+        const save = saves.get(s.hand)
+        saves.delete(s.hand)
+        if (save !== undefined) this.#rebuild(s.hand, s.commit, save)
+      }
     }
+    if (this.#blind === undefined) rebuild()
     const effects = this.#inner.restore(meta as Parameters<DealerMachine['restore']>[0], others, logged)
+    if (this.#blind !== undefined) rebuild()
     for (const s of played) {
       if (this.#hands.has(s.hand)) {
         if (s.phase === 'dealt') effects.push(...this.#resume(s.hand))
@@ -175,7 +215,7 @@ export class PlayingDealer implements DealerSide {
       if (s.phase === 'dealt') effects.push({ kind: 'event', hand: s.hand, event: { type: 'play-refused', reason: 'the dealer\'s node restarted and found no save of the hand\'s play: the hand is revealed as it stands' } }, ...this.#inner.end(s.hand))
     }
     // Saves of hands that are over: removed.
-    for (const hand of saves.keys()) effects.push(dropPlaySave(dealerHandKey(table, hand)))
+    for (const hand of saves.keys()) effects.push(dropPlaySave(this.#handKey(hand)))
     return effects
   }
 
@@ -191,10 +231,12 @@ export class PlayingDealer implements DealerSide {
   /** A rebuilt hand restored dealt goes on: its chain to every human seat again, then what comes next. */
   #resume (hand: number): Effect[] {
     const h = this.#hands.get(hand) as DealerPlayHand
-    const dealt = this.#inner.dealtHand(hand) as DealtHand
-    h.key = dealt.key
-    h.deal = dealt.deal
-    if (h.ended) return this.#inner.end(hand)
+    if (this.#blind === undefined) {
+      const dealt = this.#inner.dealtHand(hand) as DealtHand
+      h.key = dealt.key
+      h.deal = dealt.deal
+    }
+    if (h.ended) return this.#end(h, hand)
     const resend = [...new Set(h.commit.body.seats.filter(p => p !== ROBOT))].flatMap(peer => this.#chainTo(h, hand, peer))
     const advanced = this.#advance(hand)
     return [this.#save(hand), ...resend, ...advanced]
@@ -202,7 +244,47 @@ export class PlayingDealer implements DealerSide {
 
   #playInit (commit: SignedCommit, setup: GameSetup): PlayHandInit {
     const body = commit.body
-    return { engine: engines[engineIdOf(body.game)], setup, hand: docDigest(commit), seatSigners: actionSigners(body.seats, body.dealer), dealer: body.dealer, verify: this.#verify }
+    const init: PlayHandInit = { engine: engines[engineIdOf(body.game)], setup, hand: docDigest(commit), seatSigners: actionSigners(body.seats, body.dealer), dealer: body.dealer, verify: this.#verify }
+    const blind = this.#blind
+    if (blind === undefined) return init
+    // Blind: the dealer's node knows no seat's cards (seat −1's view) and checks each card's opening.
+    return {
+      ...init,
+      view: { seat: -1 },
+      checkOpening: (action, earlier) => {
+        const opening = blind.openingHand(body.hand)
+        return opening === undefined ? { rule: 'card-opening-form', reason: 'the hand is not dealt' } : blindOpeningRule(opening)(action, earlier)
+      }
+    }
+  }
+
+  /** The setup a blind hand is followed from: every seat's hand a row of hidden cards, as many as its positions. */
+  #blindSetup (hand: number): GameSetup | undefined {
+    const dealt = (this.#blind as BlindDealerMachine).dealtLayout(hand)
+    if (dealt === undefined) return undefined
+    const body = dealt.commit.body
+    const deliveries: Delivery[] = dealt.layout.filter(d => dealt.stages.includes(d.stage)).map(d => ({ stage: d.stage, seat: d.seat, public: d.public, cards: d.positions.map(() => HIDDEN) }))
+    return setupFromDeliveries(body.game, body.seats.length, body.params.dealer, deliveries)
+  }
+
+  /** A played blind hand's outcome once its deal opens (the BREVEAL names it): src/core/hand/blind-play.ts. */
+  #blindOutcome (hand: number, deliveries: Delivery[], opening: BlindPlayHand): ReceiptPlay {
+    const h = this.#hands.get(hand)
+    const chain = this.#lost.delete(hand) || h === undefined ? [] : h.play.chain
+    this.#hands.delete(hand)
+    const outcome = blindPlayOutcome(opening, chain, deliveries, { ...(h?.refused === undefined ? {} : { refused: h.refused }), ...(h?.waiting === undefined ? {} : { waiting: h.waiting }) }, this.#verify)
+    // The game's end, announced once the BREVEAL is out (#after).
+    if (outcome.final !== undefined) this.#playedAt.set(hand, { type: 'played', actions: outcome.play.actions.length, ...outcome.final })
+    return outcome.play
+  }
+
+  /**
+   * The hand ends (its game over, a refused action, a turn run out): at a blind table every human
+   * seat is sent the whole chain first, so that each holds the chain the BREVEAL will name.
+   */
+  #end (h: DealerPlayHand, hand: number): Effect[] {
+    const resend = this.#blind === undefined ? [] : [...new Set(h.commit.body.seats.filter(p => p !== ROBOT))].flatMap(peer => this.#chainTo(h, hand, peer))
+    return [...resend, ...this.#inner.end(hand)]
   }
 
   /** The hand's play as saved now: written before whatever its last steps send. */
@@ -212,7 +294,7 @@ export class PlayingDealer implements DealerSide {
     this.#quiet.set(hand, this.#init.now())
     this.#moved.set(hand, this.#init.now())
     const value: PlaySave = { play: 1, hand, setup: h.setup, history: [...h.play.history], ...(h.ended ? { ended: true } : {}), ...(h.refused === undefined ? {} : { refused: h.refused }), ...(h.waiting === undefined ? {} : { waiting: h.waiting }) }
-    return { kind: 'persist', key: playSaveKey(dealerHandKey(this.#init.table.id, hand)), value }
+    return { kind: 'persist', key: playSaveKey(this.#handKey(hand)), value }
   }
 
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void { this.#inner.delivery(to, doc, outcome) }
@@ -243,13 +325,18 @@ export class PlayingDealer implements DealerSide {
 
   /** After any step of the inner machine: a played hand just dealt starts its play. */
   #after (effects: Effect[]): Effect[] {
+    for (const [hand, event] of this.#playedAt) {
+      if (!effects.some(e => e.kind === 'event' && e.hand === hand && e.event.type === 'revealed')) continue
+      effects = [...effects, { kind: 'event', hand, event }]
+      this.#playedAt.delete(hand)
+    }
     const status = this.#inner.status()
     // A hand is looked at once, when it is first seen dealt (dealtHand recomputes the key).
     for (const hand of this.#looked) {
       if (status.some(s => s.hand === hand)) continue
       this.#looked.delete(hand)
       // The hand is over (logged): its play save goes with it.
-      if (this.#saved.delete(hand)) effects = [...effects, dropPlaySave(dealerHandKey(this.#init.table.id, hand))]
+      if (this.#saved.delete(hand)) effects = [...effects, dropPlaySave(this.#handKey(hand))]
       this.#hands.delete(hand)
       this.#quiet.delete(hand)
       this.#moved.delete(hand)
@@ -257,14 +344,16 @@ export class PlayingDealer implements DealerSide {
     for (const s of status) {
       if (s.phase !== 'dealt' || this.#looked.has(s.hand) || this.#lost.has(s.hand)) continue
       this.#looked.add(s.hand)
-      const dealt = this.#inner.dealtHand(s.hand)
+      const dealt = this.#blind === undefined ? this.#inner.dealtHand(s.hand) : this.#blind.dealtLayout(s.hand)
       if (dealt === undefined || dealt.commit.body.params.play !== true) continue
       const body = dealt.commit.body
-      const setup = DRAW_GAMES.has(body.game)
-        ? drawSetup(body.game, body.seats.length)
-        : setupFromDeliveries(body.game, body.seats.length, body.params.dealer, dealt.deal.deliveries.filter(d => dealt.stages.includes(d.stage)))
+      const setup = this.#blind !== undefined
+        ? this.#blindSetup(s.hand) as GameSetup
+        : DRAW_GAMES.has(body.game)
+          ? drawSetup(body.game, body.seats.length)
+          : setupFromDeliveries(body.game, body.seats.length, body.params.dealer, (dealt as DealtHand).deal.deliveries.filter(d => dealt.stages.includes(d.stage)))
       const play = new PlayHand(this.#playInit(dealt.commit, setup))
-      this.#hands.set(s.hand, { play, setup, commit: dealt.commit, key: dealt.key, deal: dealt.deal, ended: false })
+      this.#hands.set(s.hand, { play, setup, commit: dealt.commit, key: 'key' in dealt ? dealt.key : '', deal: 'deal' in dealt ? dealt.deal : undefined, ended: false })
       const advanced = this.#advance(s.hand)
       effects = [...effects, this.#save(s.hand), ...advanced]
       // Actions a seat sent before the hand was dealt (a seat of a draw game acts once it has contributed).
@@ -294,14 +383,14 @@ export class PlayingDealer implements DealerSide {
       if (had !== undefined && docDigest(had) === docDigest(a)) continue
       if (seats[a.body.seat] !== from) throw new Rejection(`play: action ${a.body.n} is for seat ${a.body.seat}, not sent by it`)
       const refused = h.play.accept(a)
-      if (refused !== null && refused.code === 'chain-illegal-action' && !h.ended) {
+      if (refused !== null && (refused.code === 'chain-illegal-action' || refused.code === 'chain-opening') && !h.ended) {
         // The chain's next link, signed by its seat, and against the rules: the hand ends on it, and
         // the receipt carries it as the record naming that seat (docs/games.md "A refused action").
         h.ended = true
         h.refused = a
         return [this.#save(body.hand), ...effects,
           { kind: 'event', hand: body.hand, event: { type: 'play-refused', reason: `seat ${a.body.seat}'s action ${a.body.n}: ${refusalText(refused)}`, seat: a.body.seat } },
-          ...this.#inner.end(body.hand)]
+          ...this.#end(h, body.hand)]
       }
       if (refused !== null) throw new Rejection(`play: seat ${a.body.seat}'s action ${a.body.n} refused: ${refusalText(refused)}`)
       effects.push(...this.#toHumans(h, body.hand, [a], from), this.#actionEvent(body.hand, a))
@@ -338,8 +427,9 @@ export class PlayingDealer implements DealerSide {
       if (h.play.over()) {
         if (!h.ended) {
           h.ended = true
-          effects.push({ kind: 'event', hand, event: { type: 'played', actions: h.play.chain.length, tricks: h.play.tricks(), score: h.play.score() } })
-          effects.push(...this.#inner.end(hand))
+          // A blind dealer follows the hand on the public state: its score comes once the deal opens (the receipt).
+          if (this.#blind === undefined) effects.push({ kind: 'event', hand, event: { type: 'played', actions: h.play.chain.length, tricks: h.play.tricks(), score: h.play.score() } })
+          effects.push(...this.#end(h, hand))
         }
         return effects
       }

@@ -1,4 +1,8 @@
-/** The commit–reveal seat playing its seat of the hands committed as played (src/protocol/play.ts says how). */
+/**
+ * A seat playing its seat of the hands committed as played (src/protocol/play.ts says how), at a
+ * commit–reveal table (around SeatMachine) or a blind-v1 one (around BlindSeatMachine: each card
+ * played carries its opening, and every other seat's is checked when it comes, docs/dealer-blind.md §15).
+ */
 import { verifyDocument, type Signed } from '../core/signed.js'
 import type { CardsBody, CommitBody, SignedCommit } from '../core/hand/messages.js'
 import { docDigest } from '../core/hand/digest.js'
@@ -13,6 +17,9 @@ import { actionDigest, CHAIN_START, type ActionDoc } from '../core/games/action-
 import type { Delivery } from '../core/schemes/types.js'
 import type { BeaconResult, PlayView, SeatCards, SeatHandStatus, SeatSide } from './contracts.js'
 import { SeatMachine, seatHandKey, type SeatHandSnapshot } from './seat.js'
+import { BlindSeatMachine, blindSeatHandKey, type BlindSeatSnapshot } from './blind-seat.js'
+import { blindLayout } from '../core/hand/blind.js'
+import { BLIND_PLAYED_GAMES, blindOpeningRule, receiptPlayFrom } from '../core/hand/blind-play.js'
 import { dropPlaySave, playSaveKey, splitPlaySaves, type PlaySave } from './play-save.js'
 import { INITIAL_STAGES } from './stages.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
@@ -44,7 +51,9 @@ export interface PlayingSeatInit extends MachineInit {
 
 /** The commit–reveal seat, playing its seat of the hands committed as played. */
 export class PlayingSeat implements SeatSide {
-  readonly #inner: SeatMachine
+  readonly #inner: SeatMachine | BlindSeatMachine
+  /** The blind machine, at a blind-v1 table. */
+  readonly #blind: BlindSeatMachine | undefined
   readonly #init: PlayingSeatInit
   readonly #verify: (doc: Signed<unknown>) => boolean
   readonly #hands = new Map<number, SeatPlayHand>()
@@ -54,7 +63,18 @@ export class PlayingSeat implements SeatSide {
   constructor (init: PlayingSeatInit) {
     this.#init = init
     this.#verify = init.verifyDoc ?? verifyDocument
-    this.#inner = new SeatMachine(init)
+    if (init.table.scheme === 'blind-v1') {
+      this.#blind = new BlindSeatMachine({ ...init, blindReceiptPlay: (hand, named) => receiptPlayFrom(named, this.#hands.get(hand)?.play?.chain ?? []) })
+      this.#inner = this.#blind
+    } else {
+      this.#blind = undefined
+      this.#inner = new SeatMachine(init)
+    }
+  }
+
+  /** Where this family's hands are saved. */
+  #handKey (hand: number): string {
+    return (this.#blind === undefined ? seatHandKey : blindSeatHandKey)(this.#init.table.id, hand)
   }
 
   /** A played hand as this seat sees it. */
@@ -80,8 +100,8 @@ export class PlayingSeat implements SeatSide {
    * again, and its own last action goes to the dealer again (the dealer ignores one it holds).
    */
   restore (meta: unknown, snapshots: unknown[]): Effect[] {
-    const { saves, others } = splitPlaySaves<SeatHandSnapshot>(snapshots)
-    const effects = this.#inner.restore(meta as Parameters<SeatMachine['restore']>[0], others)
+    const { saves, others } = splitPlaySaves<SeatHandSnapshot | BlindSeatSnapshot>(snapshots)
+    const effects = this.#inner.restore(meta as Parameters<SeatMachine['restore']>[0], others as never[])
     for (const snap of others) {
       if (snap.commit.body.params.play !== true || snap.phase === 'done' || snap.phase === 'aborted') continue
       this.#onCommit(snap.commit)
@@ -97,7 +117,8 @@ export class PlayingSeat implements SeatSide {
         } catch { /* a save that does not replay: the hand starts again from its cards */ }
       }
       try {
-        for (const c of snap.cards ?? []) effects.push(...this.#onCards(c, false))
+        // A commit–reveal seat saved its CARDS documents; a blind seat the cards it opened.
+        for (const c of snap.cards ?? []) this.#takeCards(snap.hand, 'body' in c ? (c.body.commit === h.digest ? c.body : undefined) : c)
         effects.push(...this.#advance(snap.hand))
       } catch (err) {
         effects.push({ kind: 'event', hand: snap.hand, event: { type: 'play-refused', reason: (err as Error).message } })
@@ -106,7 +127,7 @@ export class PlayingSeat implements SeatSide {
       if (head !== undefined && head !== null && head.body.seat === this.seat) effects.push({ kind: 'send', to: this.#init.table.dealer, doc: playDoc(this.#init.signer, this.#init.table.id, snap.hand, h.digest, [head]) })
       if (h.play !== undefined) effects.unshift(this.#save(snap.hand))
     }
-    for (const hand of saves.keys()) effects.push(dropPlaySave(seatHandKey(this.#init.table.id, hand)))
+    for (const hand of saves.keys()) effects.push(dropPlaySave(this.#handKey(hand)))
     return effects
   }
 
@@ -114,14 +135,26 @@ export class PlayingSeat implements SeatSide {
     const b = h.commit
     return DRAW_GAMES.has(b.game)
       ? { engine: engines[engineIdOf(b.game)], setup, hand: h.digest, seatSigners: actionSigners(b.seats, b.dealer), dealer: b.dealer, verify: this.#verify }
-      : { engine: engines[b.game], setup, hand: h.digest, seatSigners: actionSigners(b.seats, b.dealer), view: { seat: this.seat }, verify: this.#verify }
+      : { engine: engines[b.game], setup, hand: h.digest, seatSigners: actionSigners(b.seats, b.dealer), view: { seat: this.seat }, verify: this.#verify, ...this.#openingRule(b.hand) }
+  }
+
+  /** At a blind table, the opening rule every action is checked with, on the hand as dealt so far. */
+  #openingRule (hand: number): Pick<PlayHandInit, 'checkOpening'> {
+    const blind = this.#blind
+    if (blind === undefined) return {}
+    return {
+      checkOpening: (body, earlier) => {
+        const opening = blind.openingHand(hand)
+        return opening === undefined ? { rule: 'card-opening-form', reason: 'the hand is not dealt at this seat' } : blindOpeningRule(opening)(body, earlier)
+      }
+    }
   }
 
   /** The hand's play as this seat holds it now: written before whatever its last steps send. */
   #save (hand: number): Effect {
     const h = this.#hands.get(hand) as SeatPlayHand
     const value: PlaySave = { play: 1, hand, setup: h.setup as GameSetup, history: [...(h.play as PlayHand).history] }
-    return { kind: 'persist', key: playSaveKey(seatHandKey(this.#init.table.id, hand)), value }
+    return { kind: 'persist', key: playSaveKey(this.#handKey(hand)), value }
   }
 
   /** `effects` after the hand's play moved: its save first, when it has one. */
@@ -162,6 +195,7 @@ export class PlayingSeat implements SeatSide {
     if (doc.type === 'reveal' || doc.type === 'final') this.#checkChain(doc)
     const effects = this.#inner.receive(from, doc)
     const hand = (doc.body as { hand: number }).hand
+    if (this.#blind !== undefined) return this.#afterBlind(doc, hand, effects)
     const contributed = effects.find(e => e.kind === 'event' && e.event.type === 'contributed')
     const h = contributed === undefined ? undefined : this.#hands.get((contributed as { hand: number }).hand)
     if (h !== undefined && !h.contributed) {
@@ -170,7 +204,7 @@ export class PlayingSeat implements SeatSide {
       // A game of draws deals nothing before play: once its nonce is out the seat owes nothing and
       // waits for the dealer's draws and REVEAL (revealMs), not for a deal. A series whose first
       // roll nobody asks for in time is no missing deal of the dealer's.
-      const dealt = DRAW_GAMES.has(h.commit.game) ? this.#inner.drawnDeal(handNo) : []
+      const dealt = DRAW_GAMES.has(h.commit.game) ? (this.#inner as SeatMachine).drawnDeal(handNo) : []
       return [...effects, ...dealt, ...this.#saved(handNo, this.#advance(handNo))]
     }
     // The machine took the document: what it asks for goes out whatever the play makes of it.
@@ -225,34 +259,70 @@ export class PlayingSeat implements SeatSide {
       this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected: new Map(), early: new Map(), play, setup, contributed: false })
       return
     }
-    if (!PLAYED_CARD_GAMES.has(body.game)) return
+    if (!PLAYED_CARD_GAMES.has(body.game) || (this.#blind !== undefined && !BLIND_PLAYED_GAMES.has(body.game))) return
     // Which deliveries of each stage this seat is shown: the scheme's layout, from any key.
-    const scheme = cardSchemeFor(body)
-    const zero = '00'.repeat(32)
-    const beacon = scheme.beacon ? { chainHash: zero, round: 1, randomness: zero } : undefined
-    const layout = scheme.deal(body.game, scheme.key({ secret: zero, nonces: body.seats.map(() => zero), beacon }), { seats: body.seats.length, dealer: body.params.dealer, ...(body.game === 'belote' ? { taker: 0 } : {}) })
+    const options = { seats: body.seats.length, dealer: body.params.dealer, ...(body.game === 'belote' ? { taker: 0 } : {}) }
     const expected = new Map<string, number>()
-    for (const d of layout.deliveries) if (d.public || d.seat === this.seat) expected.set(d.stage, (expected.get(d.stage) ?? 0) + 1)
+    for (const d of this.#layoutOf(body, options)) if (d.public || d.seat === this.seat) expected.set(d.stage, (expected.get(d.stage) ?? 0) + 1)
     this.#hands.set(body.hand, { commit: body, digest: docDigest(doc), cards: new Map(), expected, early: new Map(), contributed: true })
     // Hands that ended long ago (their FINAL lost) are forgotten oldest first.
     for (const old of this.#hands.keys()) { if (this.#hands.size <= EARLY_KEPT) break; this.#hands.delete(old) }
   }
 
+  /** After the blind machine took a document: its COMMIT starts a played hand, its cards (events) go to the play, its end forgets it. */
+  #afterBlind (doc: Signed<unknown>, hand: number, effects: Effect[]): Effect[] {
+    try {
+      if (doc.type === 'commit') this.#onCommit(doc as SignedCommit)
+      else if (doc.type === 'bfinal' || doc.type === 'abort') {
+        const had = this.#hands.get(hand)?.play !== undefined
+        this.#hands.delete(hand)
+        this.#robotAt.delete(hand)
+        return had ? [...effects, dropPlaySave(this.#handKey(hand))] : effects
+      }
+      let took = false
+      for (const e of effects) {
+        if (e.kind !== 'event' || e.event.type !== 'cards' || e.hand !== hand) continue
+        const { stage, seat, public: pub, cards } = e.event as unknown as Delivery
+        took = this.#takeCards(hand, { stage, seat, public: pub, cards }) || took
+      }
+      return took ? [...effects, ...this.#saved(hand, this.#advance(hand))] : effects
+    } catch (err) {
+      return [...effects, { kind: 'event', hand, event: { type: 'play-refused', reason: (err as Error).message } }]
+    }
+  }
+
+  /** The deliveries of a hand (cards or positions: only their stages and seats count here). */
+  #layoutOf (body: CommitBody, options: { seats: number, dealer: number, taker?: number }): Array<{ stage: string, seat: number | null, public: boolean }> {
+    if (this.#blind !== undefined) return blindLayout(body, { dealer: options.dealer, ...(options.taker === undefined ? {} : { taker: options.taker }) })
+    const scheme = cardSchemeFor(body)
+    const zero = '00'.repeat(32)
+    const beacon = scheme.beacon ? { chainHash: zero, round: 1, randomness: zero } : undefined
+    return scheme.deal(body.game, scheme.key({ secret: zero, nonces: body.seats.map(() => zero), beacon }), options).deliveries
+  }
+
   #onCards (doc: Signed<CardsBody>, advance = true): Effect[] {
     const h = this.#hands.get(doc.body.hand)
     if (h === undefined || doc.body.commit !== h.digest) return []
-    const { stage, seat, public: pub, cards } = doc.body
+    this.#takeCards(doc.body.hand, doc.body)
+    return advance ? this.#saved(doc.body.hand, this.#advance(doc.body.hand)) : []
+  }
+
+  /** Cards this seat was shown (its own, the public ones): kept by stage; the play starts once the first stages are all in. True when the hand is in play. */
+  #takeCards (hand: number, delivery: Delivery | undefined): boolean {
+    const h = this.#hands.get(hand)
+    if (h === undefined || delivery === undefined) return false
+    const { stage, seat, public: pub, cards } = delivery
     const list = h.cards.get(stage) ?? []
     if (!list.some(d => d.seat === seat && d.public === pub)) list.push({ stage, seat, public: pub, cards })
     h.cards.set(stage, list)
     if (h.play === undefined) {
       const initial = [...h.expected.keys()].filter(s => INITIAL_STAGES.has(s))
-      if (!initial.every(s => (h.cards.get(s)?.length ?? 0) >= (h.expected.get(s) as number))) return []
+      if (!initial.every(s => (h.cards.get(s)?.length ?? 0) >= (h.expected.get(s) as number))) return false
       const b = h.commit
       h.setup = setupFromDeliveries(b.game, b.seats.length, b.params.dealer, initial.flatMap(s => h.cards.get(s) ?? []))
       h.play = new PlayHand(this.#playInit(h, h.setup))
     }
-    return advance ? this.#saved(doc.body.hand, this.#advance(doc.body.hand)) : []
+    return true
   }
 
   #onPlay (from: string, doc: Signed<unknown>): Effect[] {
@@ -265,7 +335,7 @@ export class PlayingSeat implements SeatSide {
       if (a.body.n > (h.play?.chain.length ?? 0)) h.early.set(a.body.n, a)
     }
     // The dealer's signed draw for this COMMIT shows the hand was dealt (a game dealing no card).
-    const dealt = DRAW_GAMES.has(h.commit.game) && body.actions.some(a => a.body.seat === -1) ? this.#inner.drawnDeal(body.hand) : []
+    const dealt = DRAW_GAMES.has(h.commit.game) && body.actions.some(a => a.body.seat === -1) ? (this.#inner as SeatMachine).drawnDeal(body.hand) : []
     // The dealer's chain ends before this seat's own last action (the dealer lost it, or it was
     // lost on the way): that action goes again.
     const theirs = Math.max(...body.actions.map(a => a.body.n))
@@ -325,7 +395,13 @@ export class PlayingSeat implements SeatSide {
 
   #send (hand: number, action: unknown, robot = false): Effect[] {
     const h = this.#hands.get(hand) as SeatPlayHand
-    const signed = (h.play as PlayHand).sign(this.#init.signer, this.seat, action)
+    const play = h.play as PlayHand
+    const bad = play.refusal(this.seat, action)
+    if (bad !== null) throw new Rejection(`not a legal action now: ${bad.code}: ${bad.message}`)
+    // At a blind table a card played carries its opening (docs/dealer-blind.md §15): made first, or nothing is signed.
+    const card = (action as { type?: unknown, card?: unknown }).type === 'card' ? (action as { card: unknown }).card : undefined
+    const opening = this.#blind !== undefined && typeof card === 'string' ? this.#blind.cardOpening(hand, card) : undefined
+    const signed = play.sign(this.#init.signer, this.seat, action, opening)
     if (!signed.ok) throw new Rejection(`not a legal action now: ${refusalText(signed.refusal)}`)
     const doc = playDoc(this.#init.signer, this.#init.table.id, hand, h.digest, [signed.doc])
     return [

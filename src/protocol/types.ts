@@ -4,6 +4,8 @@ import type { ChainInfo } from '../core/beacon/index.js'
 import type { RecoveredFault, RecoveredRule } from '../core/hand/recovered.js'
 import { InputError } from '../core/errors.js'
 import type { ReceiptPlay } from '../core/hand/messages.js'
+import type { BlindPlayHand, BlindRevealPlay } from '../core/hand/blind-play.js'
+import type { Delivery } from '../core/schemes/types.js'
 import type { GameScore } from '../core/games/types.js'
 
 /** The table as the config defines it: every node of the table must agree on all of it. */
@@ -63,6 +65,16 @@ export interface MachineInit {
   receiptPlay?: (hand: number) => ReceiptPlay | undefined
   /** A played hand's chain as its REVEAL names it (count and last digest), asked for when it is revealed. */
   playHead?: (hand: number) => { actions: number, head: string } | undefined
+  /**
+   * A played blind-v1 hand's outcome, asked for by the blind dealer when it builds the BREVEAL, once
+   * every hand key is in and the deal opens (src/core/hand/blind-play.ts blindPlayOutcome).
+   */
+  blindPlay?: (hand: number, deliveries: Delivery[], opening: BlindPlayHand) => ReceiptPlay
+  /**
+   * The receipt's play a blind seat builds from its chain and what the BREVEAL names
+   * (receiptPlayFrom); an Error when its chain is not the one named.
+   */
+  blindReceiptPlay?: (hand: number, named: BlindRevealPlay) => ReceiptPlay
 }
 
 export interface TimelockConfig {

@@ -10,6 +10,7 @@ import { handKeyPrefix } from '../../src/protocol/machines.js'
 import { BlindSeatMachine, blindSeatHandKey, blindSeatMetaKey, type BlindSeatSnapshot } from '../../src/protocol/blind-seat.js'
 import type { SeatMeta } from '../../src/protocol/seat.js'
 import { inMemoryTable } from '../../src/protocol/in-memory.js'
+import { PlayingDealer, PlayingSeat } from '../../src/protocol/play.js'
 import type { BeaconBindingConfig, Effect, MachineInit, TimelockConfig } from '../../src/protocol/types.js'
 
 export const signers: Signer[] = [0, 1, 2, 3].map(i => signerFromSeed(new Uint8Array(32).fill(40 + i)))
@@ -27,16 +28,19 @@ export interface Node {
 }
 
 /** A table of blind machines on one injected clock; `intercept` may change or drop (undefined) any frame. */
-export function blindTable (seats: string[], options: { game?: string, beacon?: BeaconBindingConfig, timelock?: TimelockConfig, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined } = {}) {
+export function blindTable (seats: string[], options: { game?: string, beacon?: BeaconBindingConfig, timelock?: TimelockConfig, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined, play?: boolean } = {}) {
   let now = 1_000_000
   const spec = { id: 'blind-mem', game: options.game ?? 'coinche', scheme: 'blind-v1', seats, dealer: ids[0] }
   const init = (i: number, seed: number): MachineInit => ({
     table: spec, signer: signers[i], timeouts: { contributeMs: 20_000, ackMs: 10_000, revealMs: 60_000 }, beacon: options.beacon ?? null,
     now: () => now, random: seededRandom(new Uint8Array(32).fill(seed)), timelock: options.timelock ?? null
   })
+  // With `play`, the machines that play the hands (src/protocol/play.ts), every seat playing its own robot.
+  const newDealer = (i: MachineInit): BlindDealerMachine => (options.play === true ? new PlayingDealer(i) as unknown as BlindDealerMachine : new BlindDealerMachine(i))
+  const newSeat = (i: MachineInit): BlindSeatMachine => (options.play === true ? new PlayingSeat({ ...i, autoplay: true }) as unknown as BlindSeatMachine : new BlindSeatMachine(i))
   const nodes = new Map<string, Node>()
-  nodes.set(ids[0], { id: ids[0], dealer: new BlindDealerMachine(init(0, 1)), seat: seats.includes(ids[0]) ? new BlindSeatMachine(init(0, 2)) : undefined, log: [], events: [], frames: [], saved: new Map() })
-  for (let i = 1; i < ids.length; i++) if (seats.includes(ids[i])) nodes.set(ids[i], { id: ids[i], seat: new BlindSeatMachine(init(i, 10 + i)), log: [], events: [], frames: [], saved: new Map() })
+  nodes.set(ids[0], { id: ids[0], dealer: newDealer(init(0, 1)), seat: seats.includes(ids[0]) ? newSeat(init(0, 2)) : undefined, log: [], events: [], frames: [], saved: new Map() })
+  for (let i = 1; i < ids.length; i++) if (seats.includes(ids[i])) nodes.set(ids[i], { id: ids[i], seat: newSeat(init(i, 10 + i)), log: [], events: [], frames: [], saved: new Map() })
   const rejections: string[] = []
   const seatMachines = new Map([...nodes].flatMap(([id, n]) => n.seat === undefined ? [] : [[id, n.seat] as const]))
   // The one in-memory harness of every hand family (src/protocol/in-memory.ts).
@@ -62,7 +66,7 @@ export function blindTable (seats: string[], options: { game?: string, beacon?: 
   const dealerNode = nodes.get(ids[0])!
   return {
     nodes, rejections, dealerNode, run, now: (): number => now,
-    deal: (): number => { const { hand, effects } = dealerNode.dealer!.startHand({ dealer: 0 }); run(dealerNode, 'dealer', effects); return hand },
+    deal: (): number => { const { hand, effects } = dealerNode.dealer!.startHand({ dealer: 0, ...(options.play === true ? { play: true as const } : {}) }); run(dealerNode, 'dealer', effects); return hand },
     /**
      * The dealer machine restarted from what its node saved (a new random stream), and, with `withLog`,
      * the entries its node logged (as the daemon passes the end of its log); its restore effects run, and are returned.
@@ -70,7 +74,7 @@ export function blindTable (seats: string[], options: { game?: string, beacon?: 
     restartDealer: (withLog = false): Effect[] => {
       const prefix = handKeyPrefix(blindDealerHandKey, spec.id)
       const saved = [...dealerNode.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindDealerSnapshot)
-      dealerNode.dealer = new BlindDealerMachine(init(0, 3))
+      dealerNode.dealer = newDealer(init(0, 3))
       const logged = withLog ? dealerNode.log.map(l => ({ kind: l.entry, payload: l.payload })) : []
       const effects = dealerNode.dealer.restore(dealerNode.saved.get(blindDealerMetaKey(spec.id)) as DealerMeta | undefined, saved, logged)
       run(dealerNode, 'dealer', effects)
@@ -81,7 +85,7 @@ export function blindTable (seats: string[], options: { game?: string, beacon?: 
       const node = nodes.get(id)!
       const prefix = handKeyPrefix(blindSeatHandKey, spec.id)
       const saved = [...node.saved].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v as BlindSeatSnapshot)
-      node.seat = new BlindSeatMachine(init(ids.indexOf(id), 30 + ids.indexOf(id)))
+      node.seat = newSeat(init(ids.indexOf(id), 30 + ids.indexOf(id)))
       seatMachines.set(id, node.seat)
       run(node, 'seat', node.seat.restore(node.saved.get(blindSeatMetaKey(spec.id)) as SeatMeta | undefined, saved))
     },

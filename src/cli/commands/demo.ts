@@ -83,7 +83,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const killDealerAfter = values['kill-dealer-after']
   if (killDealerAfter !== undefined && killDealerAfter !== 'nonces') throw new UsageError(`--kill-dealer-after takes nonces, got ${JSON.stringify(killDealerAfter)}`)
   if (killDealerAfter !== undefined && (!values.timelock || !values.processes)) throw new UsageError('--kill-dealer-after needs --timelock and --processes')
-  if (values.play && (values.blind || values.timelock)) throw new UsageError('--play is built for commit–reveal tables without --timelock: not with --blind (its card opening is not built yet) or --timelock')
+  if (values.play && values.timelock && !values.blind) throw new UsageError('--play is built for commit–reveal tables without --timelock, and for blind tables (--blind)')
   const json = values.json
   const keep = values.data !== undefined
   const root = keep ? resolve(values.data as string) : await mkdtemp(join(tmpdir(), 'fairdeal-demo-'))

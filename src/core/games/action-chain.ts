@@ -25,6 +25,11 @@ export interface ActionBody {
   prev: string
   seat: number
   action: unknown
+  /**
+   * A card played at a blind-v1 table: the card's opening (docs/dealer-blind.md §15), which shows
+   * that the card came from the player's hand. Absent everywhere else.
+   */
+  opening?: unknown
 }
 
 export type ActionDoc = Signed<ActionBody>
@@ -35,16 +40,17 @@ export function actionDigest(doc: ActionDoc): string {
 }
 
 /** Signs the next action of a chain (`last` the previous document, or null for the first). */
-export function signAction(signer: Signer, hand: string, last: ActionDoc | null, seat: number, action: unknown): ActionDoc {
+export function signAction(signer: Signer, hand: string, last: ActionDoc | null, seat: number, action: unknown, opening?: unknown): ActionDoc {
   const n = last === null ? 1 : last.body.n + 1
   const prev = last === null ? CHAIN_START : actionDigest(last)
-  return signDocument(ACTION_TYPE, { hand, n, prev, seat, action }, signer)
+  return signDocument(ACTION_TYPE, { hand, n, prev, seat, action, ...(opening === undefined ? {} : { opening }) }, signer)
 }
 
 /** The reason codes of a broken chain (docs/games.md, "The action chain"). */
 export type ChainCode =
   | 'chain-bad-document' | 'chain-signature' | 'chain-wrong-hand' | 'chain-number' | 'chain-prev'
   | 'chain-wrong-signer' | 'chain-stage-missing' | 'chain-stage-refused' | 'chain-illegal-action' | 'chain-not-over' | 'chain-draw'
+  | 'chain-opening'
 
 export type ChainResult<S> =
   | { ok: true, state: S, head: string | null }
@@ -68,6 +74,13 @@ export interface ChainContext {
    * does not know the key yet).
    */
   checkStage?: (request: StageRequest, cards: Record<string, string[]>, state: unknown) => string | null
+  /**
+   * A blind-v1 table's rule for a seat's action (docs/dealer-blind.md §15): a card played carries
+   * its opening, anything else none, and the opening holds given the actions before it. Null when
+   * it does, else its code (a card-opening code) and why. Absent: an action carrying an opening is
+   * refused (only a blind table opens cards).
+   */
+  checkOpening?: (body: ActionBody, earlier: readonly ActionDoc[]) => { rule: string, reason: string } | null
 }
 
 /** The `seat` of the dealer's own actions: the stages a game draws during the hand (docs/games.md "Draws on the chain"). */
@@ -81,8 +94,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function wellFormed(doc: unknown): doc is ActionDoc {
   if (!isObject(doc) || doc.type !== ACTION_TYPE || typeof doc.signer !== 'string' || typeof doc.sig !== 'string') return false
   const b = doc.body
-  if (!isObject(b) || Object.keys(b).sort().join() !== 'action,hand,n,prev,seat') return false
-  return typeof b.hand === 'string' && Number.isSafeInteger(b.n) && isHex(b.prev, 32) && Number.isInteger(b.seat) && isObject(b.action)
+  const keys = Object.keys(b ?? {}).sort().join()
+  if (!isObject(b) || (keys !== 'action,hand,n,prev,seat' && keys !== 'action,hand,n,opening,prev,seat')) return false
+  return typeof b.hand === 'string' && Number.isSafeInteger(b.n) && isHex(b.prev, 32) && Number.isInteger(b.seat) && isObject(b.action) && (b.opening === undefined || isObject(b.opening))
 }
 
 /**
@@ -132,7 +146,7 @@ export function replayChain<S, A>(engine: GameEngine<S, A>, setup: GameSetup, ch
     if (stuck !== null) return stuck
     const broken = checkLink(doc, i, prev, ctx, ctx.verify)
     if (broken !== null) return fail(i, broken.code, broken.reason)
-    const r = applyAction(engine, state, (doc as ActionDoc).body, ctx)
+    const r = applyAction(engine, state, (doc as ActionDoc).body, ctx, chain.slice(0, i) as ActionDoc[])
     if (!r.ok) return fail(i, r.code, r.reason, r.rule)
     state = r.state
     prev = actionDigest(doc as ActionDoc)
@@ -153,14 +167,18 @@ export function replayChain<S, A>(engine: GameEngine<S, A>, setup: GameSetup, ch
  * caller's `checkStage` computes (`chain-draw`, rule `draw-mismatch`), accepted by the engine
  * (`chain-stage-refused`).
  */
-export function applyAction<S, A>(engine: GameEngine<S, A>, state: S, body: ActionBody, ctx: Pick<ChainContext, 'checkStage'>): { ok: true, state: S } | { ok: false, code: ChainCode, rule?: string, reason: string } {
+export function applyAction<S, A>(engine: GameEngine<S, A>, state: S, body: ActionBody, ctx: Pick<ChainContext, 'checkStage' | 'checkOpening'>, earlier: readonly ActionDoc[] = []): { ok: true, state: S } | { ok: false, code: ChainCode, rule?: string, reason: string } {
   const request = engine.pendingStage(state)
   if (body.seat !== DEALER_SEAT) {
     if (request !== null) return { ok: false, code: 'chain-stage-missing', reason: `the hand waits for stage ${request.stage}` }
+    if (ctx.checkOpening === undefined && body.opening !== undefined) return { ok: false, code: 'chain-opening', rule: 'card-opening-form', reason: 'an opening on an action of a table that opens no card (only blind-v1 tables do)' }
+    const opened = ctx.checkOpening?.(body, earlier) ?? null
+    if (opened !== null) return { ok: false, code: 'chain-opening', rule: opened.rule, reason: opened.reason }
     const r = engine.apply(state, body.seat, body.action as A)
     return r.ok ? r : { ok: false, code: 'chain-illegal-action', rule: r.code, reason: r.message }
   }
   const a = body.action as Partial<StageAction>
+  if (body.opening !== undefined) return { ok: false, code: 'chain-opening', rule: 'card-opening-form', reason: 'the dealer\'s stage action carries an opening' }
   if (a.type !== 'stage' || typeof a.stage !== 'string' || !isObject(a.cards)) return { ok: false, code: 'chain-illegal-action', rule: 'bad-action', reason: 'the dealer\'s actions are stage actions' }
   if (request === null) return { ok: false, code: 'chain-illegal-action', rule: 'stage-not-asked', reason: `stage ${a.stage} comes when the hand asks for none` }
   const asked = canonicalJson(request.inputs ?? null)

@@ -33,6 +33,8 @@ export interface PlayHandInit {
   dealer?: string
   /** The check of a dealer's stage action, by a node that knows the hand's key (ChainContext.checkStage). */
   checkStage?: ChainContext['checkStage']
+  /** A blind-v1 table's opening rule (ChainContext.checkOpening). */
+  checkOpening?: ChainContext['checkOpening']
 }
 
 export class PlayHand {
@@ -100,10 +102,10 @@ export class PlayHand {
    * Signs the next action of `seat` (a node signs for its own seat, or the dealer's for a robot):
    * refused, and nothing signed, when the action is not legal now.
    */
-  sign (signer: Signer, seat: number, action: unknown): { ok: true, doc: ActionDoc } | { ok: false, refusal: PlayRefusal } {
+  sign (signer: Signer, seat: number, action: unknown, opening?: unknown): { ok: true, doc: ActionDoc } | { ok: false, refusal: PlayRefusal } {
     const bad = this.refusal(seat, action)
     if (bad !== null) return { ok: false, refusal: { code: 'chain-illegal-action', rule: bad.code, reason: bad.message } }
-    const doc = signAction(signer, this.#init.hand, this.head, seat, action)
+    const doc = signAction(signer, this.#init.hand, this.head, seat, action, opening)
     const taken = this.accept(doc)
     return taken === null ? { ok: true, doc } : { ok: false, refusal: taken }
   }
@@ -126,7 +128,7 @@ export class PlayHand {
     const broken = checkLink(doc, this.chain.length, this.#prev, this.#init, this.#init.verify)
     if (broken !== null) return broken
     const d = doc as ActionDoc
-    const r = applyAction(this.engine, this.#admitted(d.body.seat, d.body.action), d.body, this.#init)
+    const r = applyAction(this.engine, this.#admitted(d.body.seat, d.body.action), d.body, this.#init, this.chain)
     if (!r.ok) return { code: r.code, reason: r.reason, ...(r.rule === undefined ? {} : { rule: r.rule }) }
     this.#state = r.state
     this.chain.push(d)

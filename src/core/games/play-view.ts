@@ -66,11 +66,13 @@ export class SeatView {
 
   /** The seat's setup with the other seats' hands lent from the unknown cards. */
   setup (setup: GameSetup): GameSetup {
-    this.learn(setup.hands[this.seat])
+    const own = setup.hands[this.seat] ?? []
+    this.learn(own)
     this.learn(Object.values(setup.table ?? {}).flat())
-    const size = setup.hands[this.seat].length
     const pool = deckOf(this.game).filter(c => !this.known.has(c))
-    return { ...setup, hands: setup.hands.map((h, o) => (o === this.seat ? h : pool.splice(0, size))) }
+    // An other seat's hand is as long as its own; or, for a node that holds no seat (a blind table's
+    // dealer: seat −1), as long as the setup's placeholder (HIDDEN cards) for it.
+    return { ...setup, hands: setup.hands.map((h, o) => (o === this.seat ? h : pool.splice(0, own.length > 0 ? own.length : h.length))) }
   }
 
   start<S>(engine: GameEngine<S, unknown>, setup: GameSetup): S {

@@ -1,7 +1,8 @@
 import * as z from 'zod'
 import type { Signed } from '../signed.js'
 import {
-  beaconEntrySchema, dealParamsSchema, handRef, hex32, index, shortText, signedAckSchema, signedCommitSchema, signedOf, timelockText
+  beaconEntrySchema, dealParamsSchema, gameScoreSchema, handRef, hex32, index, MAX_ACTIONS, receiptPlaySchema, shortText, signedAckSchema,
+  signedActionSchema, signedCommitSchema, signedOf, timelockText
 } from './messages.js'
 
 /**
@@ -108,7 +109,18 @@ export const brevealBodySchema = z.object({
   stages: z.array(shortText).max(8),
   secrets: z.array(signedBsecretSchema).max(8),
   /** The hand's last BUNLOCK, when a hand key was opened from its timelock (those seats have no BSECRET). */
-  unlock: signedBunlockSchema.optional()
+  unlock: signedBunlockSchema.optional(),
+  /**
+   * A played hand (docs/dealer-blind.md §15): the chain its receipt carries (length, last digest)
+   * and how it ended: the score, or the refused action or the seat whose turn ran out.
+   */
+  play: z.object({
+    actions: z.number().int().min(0).max(MAX_ACTIONS),
+    head: hex32,
+    score: gameScoreSchema.nullable(),
+    refused: signedActionSchema.optional(),
+    waiting: z.object({ seat: z.number().int().min(0).max(7) }).strict().optional()
+  }).strict().optional()
 }).strict()
 export type BrevealBody = z.infer<typeof brevealBodySchema>
 export const signedBrevealSchema = signedOf('breveal', brevealBodySchema)
@@ -147,7 +159,9 @@ export const blindReceiptSchema = z.object({
   keys: z.array(signedBkeySchema).max(8),
   shuffles: z.array(signedBshuffleSchema).max(8),
   reveal: signedBrevealSchema,
-  acks: z.array(signedAckSchema).max(8)
+  acks: z.array(signedAckSchema).max(8),
+  /** A played hand's action chain and its end, as its BREVEAL names them (docs/dealer-blind.md §15). */
+  play: receiptPlaySchema.optional()
 }).strict()
 export type BlindReceipt = z.infer<typeof blindReceiptSchema>
 

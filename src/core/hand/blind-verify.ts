@@ -20,6 +20,8 @@ import {
 import { messagesOf, problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { getCardScheme } from '../schemes/registry.js'
 import { checkBunlock, checkKeyTimelock } from './blind-timelock.js'
+import { checkPlay } from './play-verify.js'
+import { BLIND_PLAYED_GAMES, blindOpeningRule, samePlay } from './blind-play.js'
 
 /** The blind receipt's checks as plain messages (the blind seat's shield prints them); checkBlindReceipt gives the codes. */
 export function verifyBlindReceipt (value: unknown, options: VerifyOptions = {}): { ok: boolean, problems: string[], summary?: ReceiptSummary } {
@@ -124,9 +126,10 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
 
   // 5. The beacon's final order, every card, each seat's deliveries.
   const sigma = beaconPermutation(reveal.beacon?.randomness ?? null, docDigest(receipt.shuffles[n - 1]), deck.length)
+  const dealt = dealtDeck(deck, sigma)
   let cards: string[]
   try {
-    cards = openDeckWithKeys(commit.game, dealtDeck(deck, sigma), secrets)
+    cards = openDeckWithKeys(commit.game, dealt, secrets)
   } catch (err) {
     add(Reason.BLIND_DEAL, `deal: ${(err as Error).message}`)
     return done()
@@ -153,5 +156,19 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   summary.seatCards = Object.fromEntries(cardsBySeat)
   summary.revealDigest = docDigest(receipt.reveal)
   problems.push(...checkAcks(commit, commitDigest, receipt.acks, docDigest(receipt.reveal), cardsBySeat, () => true))
+
+  // 7. A played hand (docs/dealer-blind.md §15): the chain replayed on the deal, each card's opening checked.
+  if (commit.params.play === true || receipt.play !== undefined || reveal.play !== undefined) {
+    if (commit.params.play === true && !BLIND_PLAYED_GAMES.has(commit.game)) add(Reason.PLAY_MISSING, `play: ${commit.game} is not played at a blind table`)
+    else if (commit.params.play !== true) add(Reason.PLAY_MISSING, 'play: the receipt or its reveal carries actions of a hand not committed as played')
+    else if (reveal.play !== undefined && receipt.play !== undefined && !samePlay(reveal.play, receipt.play)) add(Reason.PLAY_REVEAL, 'play: the receipt\'s chain, score or end is not the one the reveal names')
+    else {
+      const layout = blindLayout(commit, reveal.params)
+      const rule = blindOpeningRule({ commit, commitDigest, keys: pubs, dealt, layout, stages: reveal.stages })
+      const played = checkPlay(receipt, deliveries, '', verifyDoc as (doc: Signed<unknown>) => boolean, rule)
+      problems.push(...played.problems)
+      if (played.summary !== undefined) summary.play = played.summary
+    }
+  }
   return done()
 }

@@ -201,7 +201,9 @@ export const actionBodySchema = z.object({
   prev: hex32,
   /** The acting seat, or −1: the dealer's stage action (a draw: docs/games.md "Draws on the chain"). */
   seat: z.number().int().min(-1).max(15),
-  action: z.record(z.string(), z.unknown())
+  action: z.record(z.string(), z.unknown()),
+  /** A card played at a blind-v1 table: its opening (docs/dealer-blind.md §15), checked by src/core/hand/blind-card-opening.ts. */
+  opening: z.record(z.string(), z.unknown()).optional()
 }).strict()
 export const signedActionSchema = signedOf('game-action', actionBodySchema)
 

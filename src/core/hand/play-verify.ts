@@ -4,7 +4,7 @@
  * score compared with the replayed one. Each broken rule is a problem with its reason code.
  */
 import { canonicalJson } from '../canonical.js'
-import { actionDigest, applyAction, checkLink, CHAIN_START, DEALER_SEAT, replayChain, type ActionBody, type ActionDoc } from '../games/action-chain.js'
+import { actionDigest, applyAction, checkLink, CHAIN_START, DEALER_SEAT, replayChain, type ActionBody, type ActionDoc, type ChainContext } from '../games/action-chain.js'
 import { engines } from '../games/index.js'
 import { PLAYED_CARD_GAMES, setupFromDeliveries, stageCards } from '../games/play-setup.js'
 import { checkDraw, DRAW_GAMES, drawSetup, engineIdOf } from '../games/play-draws.js'
@@ -31,12 +31,20 @@ export function actionSigners (seats: readonly string[], dealer: string): string
   return seats.map(s => (s === ROBOT ? dealer : s))
 }
 
+/** What checkPlay reads of a receipt (a version-1 or a blind version-2 one). */
+export interface PlayedReceipt {
+  commit: Receipt['commit']
+  reveal: { body: { stages: string[], play?: { actions: number, head: string } } }
+  play?: Receipt['play']
+}
+
 /**
  * Replays `receipt.play` on `deliveries` (the recomputed deal's, every stage of it: a stage the
  * hand asks for must also be one the reveal lists). Returns the problems and, when the chain
- * replays, what the summary says of it.
+ * replays, what the summary says of it. A blind-v1 receipt passes its opening rule (`checkOpening`,
+ * src/core/hand/blind-play.ts): its cards' openings are checked as the chain replays.
  */
-export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], key: string, verify?: (doc: Signed<unknown>) => boolean): { problems: Problem[], summary?: PlaySummary } {
+export function checkPlay (receipt: PlayedReceipt, deliveries: readonly Delivery[], key: string, verify?: (doc: Signed<unknown>) => boolean, checkOpening?: ChainContext['checkOpening']): { problems: Problem[], summary?: PlaySummary } {
   const commit = receipt.commit.body
   const play = receipt.play
   if (commit.params.play !== true) {
@@ -65,7 +73,8 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
     stage: request => (!draws && stages.includes(request.stage) ? stageCards(deliveries, request) : null),
     ...(draws ? { checkStage: checkDraw(commit.game, key) } : {}),
     complete: play.score !== null,
-    ...(verify === undefined ? {} : { verify })
+    ...(verify === undefined ? {} : { verify }),
+    ...(checkOpening === undefined ? {} : { checkOpening })
   })
   if (!r.ok) {
     const where = `play: action ${r.index + 1}`
@@ -74,6 +83,7 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
       const code = r.rule === 'card-not-held' ? Reason.PLAY_NOT_HELD : Reason.PLAY_ILLEGAL
       return { problems: [problem(code, `${where}: ${r.rule ?? ''}: ${r.reason}`)] }
     }
+    if (r.code === 'chain-opening') return { problems: [problem(Reason.PLAY_OPENING, `${where}: ${r.rule ?? ''}: ${r.reason}`)] }
     if (r.code === 'chain-not-over') return { problems: [problem(Reason.PLAY_SCORE, `play: a score is given and the chain ends before the hand does (${play.actions.length} actions)`)] }
     return { problems: [problem(Reason.PLAY_CHAIN, `${where}: ${r.code}: ${r.reason}`)] }
   }
@@ -100,8 +110,8 @@ export function checkPlay (receipt: Receipt, deliveries: readonly Delivery[], ke
     if (link !== null) return wrong(`is not the chain's next link (${link.code}: ${link.reason})`)
     const b = play.refused.body
     if (b.seat === DEALER_SEAT) return wrong('is the dealer\'s own')
-    const step = applyAction(engine, r.state, b as ActionBody, {})
-    if (step.ok || step.code !== 'chain-illegal-action') return wrong(`is legal at that point${step.ok ? '' : ` (${step.code}: ${step.reason})`}`)
+    const step = applyAction(engine, r.state, b as ActionBody, checkOpening === undefined ? {} : { checkOpening }, play.actions as ActionDoc[])
+    if (step.ok || (step.code !== 'chain-illegal-action' && step.code !== 'chain-opening')) return wrong(`is legal at that point${step.ok ? '' : ` (${step.code}: ${step.reason})`}`)
     summary.refused = { seat: b.seat, n: b.n, rule: step.rule ?? '', reason: step.reason }
     return { problems: [], summary }
   }

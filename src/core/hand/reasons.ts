@@ -112,7 +112,11 @@ export const Reason = {
   /** Play: the receipt's score is not the replayed hand's, or a score is given for a hand the chain does not finish. */
   PLAY_SCORE: 'play-score',
   /** Play: the receipt's `waiting` (the seat whose turn ran out, docs/games.md "Time to play") names a seat that was not the one to act on the replayed chain, a robot, or comes with a score or a refused action. */
-  PLAY_WAITING: 'play-waiting'
+  PLAY_WAITING: 'play-waiting',
+  /** Play, blind-v1: a card played whose opening (docs/dealer-blind.md §15) is missing, malformed, for a position the seat does not hold, with a share that fails, or for another card; or an opening on an action that plays no card. The message names the card-opening code. */
+  PLAY_OPENING: 'play-opening',
+  /** Play, blind-v1: the receipt's play is not the one the BREVEAL names (its chain, score or end). */
+  PLAY_REVEAL: 'play-reveal'
 } as const
 
 export type ReasonCode = typeof Reason[keyof typeof Reason]
