@@ -397,7 +397,7 @@ export class PlayingSeat implements SeatSide {
     const h = this.#hands.get(hand) as SeatPlayHand
     const play = h.play as PlayHand
     const bad = play.refusal(this.seat, action)
-    if (bad !== null) throw new Rejection(`not a legal action now: ${bad.code}: ${bad.message}`)
+    if (bad !== null) throw new Rejection(`not a legal action now: ${refusalText({ code: 'chain-illegal-action', rule: bad.code, reason: bad.message })}`)
     // At a blind table a card played carries its opening (docs/dealer-blind.md §15): made first, or nothing is signed.
     const card = (action as { type?: unknown, card?: unknown }).type === 'card' ? (action as { card: unknown }).card : undefined
     const opening = this.#blind !== undefined && typeof card === 'string' ? this.#blind.cardOpening(hand, card) : undefined
