@@ -143,3 +143,4 @@ describe('a blind-v1 table plays its hands, each card opened as it is played', (
     expect(outcome.final).toBeUndefined()
   })
 })
+
