@@ -82,6 +82,30 @@ describe('a blind-v1 table plays its hands, each card opened as it is played', (
     expect(rule({ ...first.body, action: { type: 'card', card: cards[1].body.action.card } }, earlier)?.rule).toBe('card-opening-card')
   })
 
+  it('two persons and two robots: the dealer\'s node plays the robots on their own cards, each robot card opened with their keys', () => {
+    const t = blindTable([ids[0], 'robot', ids[2], 'robot'], { play: true })
+    let hand = 0
+    let receipt: any
+    for (let deals = 0; deals < 6 && receipt?.play?.score?.summary.includes('thrown') !== false; deals++) {
+      hand = t.deal()
+      receipt = receiptsOf(t, hand).find(r => r !== undefined)
+      if (receipt?.play?.actions.some((a: ActionDoc) => (a.body.action as { type: string }).type === 'card') === true) break
+    }
+    expect(t.rejections).toEqual([])
+    const v = verifyReceipt(receipt)
+    expect(v.problems).toEqual([])
+    expect(v.summary!.play!.tricks).toBe(8)
+    const robotCards = receipt.play.actions.filter((a: ActionDoc) => [1, 3].includes(a.body.seat) && (a.body.action as { type: string }).type === 'card')
+    expect(robotCards).toHaveLength(16)
+    for (const a of robotCards) {
+      expect(a.signer).toBe(ids[0])
+      expect(a.body.opening.card).toBe(a.body.action.card)
+    }
+    const receipts = receiptsOf(t, hand).filter(r => r !== undefined)
+    expect(receipts).toHaveLength(2)
+    for (const r of receipts) expect(canonicalJson(r)).toBe(canonicalJson(receipt))
+  })
+
   it('a receipt whose action chain is altered fails', () => {
     const { receipt } = playedOut()
     const altered = structuredClone(receipt)

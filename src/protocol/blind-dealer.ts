@@ -1,9 +1,9 @@
 import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter, roundTime } from '../core/beacon/index.js'
-import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
+import { type Ciphertext, type Point, decodeDeck, mulSecret, pointFromHex, proveShare, randomScalar, scalarFromHex, scalarToHex } from '../core/blind/index.js'
 import {
   BLIND_COMMITMENT, beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, cardDeliveries, checkBkey,
-  checkBlindCommit, checkBsecret, checkBshares, checkBshuffle, dealtDeck, openDeckWithKeys, openPosition
+  blindContext, checkBlindCommit, checkBsecret, checkBshares, checkBshuffle, dealtDeck, openDeckWithKeys, openPosition, proverOf, shareStep
 } from '../core/hand/blind.js'
 import type {
   BlindReceipt, BkeysBody, BdealBody, BendBody, BfinalBody, BrevealBody, BsecretBody, BsharesBody, BshuffleBody, BkeyBody,
@@ -14,6 +14,7 @@ import { humanSeats } from '../core/hand/recompute.js'
 import { ROBOT } from '../core/hand/messages.js'
 import type { AbortBody, AbortReason, AckBody, BeaconEntry, CommitBody, DealParams, ReceiptPlay, SignedAck, SignedCommit } from '../core/hand/messages.js'
 import { revealPlayOf, type BlindPlayHand } from '../core/hand/blind-play.js'
+import { makeCardOpening, type CardOpening } from '../core/hand/blind-card-opening.js'
 import type { PositionDelivery } from '../core/schemes/blind.js'
 import { getCardScheme } from '../core/schemes/registry.js'
 import type { Delivery } from '../core/schemes/types.js'
@@ -305,6 +306,40 @@ export class BlindDealerMachine implements DealerSide {
     const hand = this.#book.get(handNo)
     if (hand?.dealt === undefined || hand.pubs.length !== hand.commit.body.seats.length) return undefined
     return { commit: hand.commit.body, commitDigest: hand.digest, keys: [...hand.pubs], dealt: hand.dealt, layout: this.#layout(hand), stages: [...hand.stages] }
+  }
+
+  /**
+   * The opening of a robot seat's `card` (docs/dealer-blind.md §15): every human seat's share for
+   * its position as received (checked before the robot's cards opened), and each robot's share
+   * proven here with that robot's key, its own included. A Rejection when the robot holds no such card opened.
+   */
+  robotOpening (handNo: number, seat: number, card: string): CardOpening {
+    const hand = this.#book.get(handNo)
+    const opening = this.openingHand(handNo)
+    const x = hand?.robotKeys[seat]
+    if (hand === undefined || opening === undefined || x === undefined) throw new Rejection(`hand ${handNo} has no robot seat ${seat} dealt`)
+    const d = hand.robotOpened.find(r => r.seat === seat && r.cards.includes(card))
+    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === seat && !l.public)
+    if (d === undefined || at === undefined) throw new Rejection(`${card} is not one of robot seat ${seat}'s cards`)
+    const pos = at.positions[d.cards.indexOf(card)]
+    const { commit, commitDigest, dealt } = opening
+    const others = new Map<number, { d: string, c: string, s: string }>()
+    commit.seats.forEach((who, k) => {
+      if (k === seat) return
+      if (who === ROBOT) {
+        const ctx = blindContext(commit, commitDigest, shareStep(pos, k), proverOf(commit, k))
+        others.set(k, proveShare(ctx, scalarFromHex(hand.robotKeys[k], 'robot key'), dealt[pos].b, this.#init.random))
+        return
+      }
+      const share = hand.sharesIn.find(doc => doc.body.seat === k && doc.body.stage === d.stage && doc.body.to === seat)?.body.shares.find(sh => sh.pos === pos)
+      if (share !== undefined) others.set(k, { d: share.d, c: share.c, s: share.s })
+    })
+    return makeCardOpening(opening, seat, scalarFromHex(x, 'robot key'), pos, card, others, this.#init.random)
+  }
+
+  /** A robot seat's hand key (hex): its robot's randomness during play, published with the hand keys at its end. */
+  robotKey (handNo: number, seat: number): string | undefined {
+    return this.#book.get(handNo)?.robotKeys[seat]
   }
 
   /** A hand dealt, as a played hand starts from it: its COMMIT, the positions' layout and the stages dealt. */

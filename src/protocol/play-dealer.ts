@@ -42,6 +42,11 @@ interface DealerPlayHand {
   refused?: ActionDoc
   /** The human seat whose turn ran out (turnLimit), which ended the hand. */
   waiting?: number
+  /**
+   * A blind hand's robot seats, each followed on its own view (its cards known, the others hidden)
+   * to choose its moves; the hand itself is followed on a view of no seat (#playInit).
+   */
+  robots?: Map<number, PlayHand>
 }
 
 /**
@@ -144,9 +149,8 @@ export class PlayingDealer implements DealerSide {
     if (params.play === true && !PLAYED_CARD_GAMES.has(game) && !DRAW_GAMES.has(game)) throw new Rejection(`${game} is not played at a table`)
     if (params.play === true && this.#blind !== undefined) {
       // A blind table opens each card as it is played; the stages dealt after a bid (belote's take,
-      // tarot's dog) and the robots' own openings are not built for blind play yet.
+      // tarot's dog) are not built for blind play yet.
       if (!BLIND_PLAYED_GAMES.has(game)) throw new Rejection(`${game} is not played at a blind table yet (blind tables play: ${[...BLIND_PLAYED_GAMES].join(', ')})`)
-      if (seats.includes(ROBOT)) throw new Rejection('a blind table with robot seats does not play its hands yet: every seat must be a person\'s node')
     }
     // A game that draws during the hand (blackjack's shoe, dice) has nothing to deal otherwise: it is always played.
     if (DRAW_GAMES.has(game)) params = { ...params, play: true }
@@ -267,6 +271,43 @@ export class PlayingDealer implements DealerSide {
     return setupFromDeliveries(body.game, body.seats.length, body.params.dealer, deliveries)
   }
 
+  /**
+   * A blind hand's robot seat's view, made once its cards are open (they open when the human seats'
+   * shares for them are in: until then the robot cannot act), the chain so far taken on it.
+   */
+  #robotView (h: DealerPlayHand, hand: number, seat: number): PlayHand | undefined {
+    const had = h.robots?.get(seat)
+    if (had !== undefined) return had
+    const blind = this.#blind as BlindDealerMachine
+    const dealt = blind.dealtLayout(hand)
+    const opened = blind.robotCards(hand).filter(o => o.seat === seat)
+    if (dealt === undefined) return undefined
+    const own = dealt.layout.filter(d => dealt.stages.includes(d.stage) && d.seat === seat && !d.public)
+    if (!own.every(d => opened.some(o => o.stage === d.stage))) return undefined
+    const body = h.commit.body
+    const deliveries: Delivery[] = dealt.layout.filter(d => dealt.stages.includes(d.stage)).map(d => ({
+      stage: d.stage, seat: d.seat, public: d.public,
+      cards: (d.seat === seat && !d.public ? opened.find(o => o.stage === d.stage)?.cards : undefined) ?? d.positions.map(() => HIDDEN)
+    }))
+    const setup = setupFromDeliveries(body.game, body.seats.length, body.params.dealer, deliveries)
+    const view = new PlayHand({ ...this.#playInit(h.commit, setup), view: { seat } })
+    for (const a of h.play.chain) {
+      const bad = view.accept(a)
+      if (bad !== null) throw new Error(`hand ${hand}: robot seat ${seat}'s view refuses action ${a.body.n}: ${refusalText(bad)}`)
+    }
+    h.robots = h.robots ?? new Map()
+    h.robots.set(seat, view)
+    return view
+  }
+
+  /** An action taken on the hand, taken on each robot's view too. */
+  #toRobots (h: DealerPlayHand, hand: number, a: ActionDoc): void {
+    for (const [seat, view] of h.robots ?? []) {
+      const bad = view.accept(a)
+      if (bad !== null) throw new Error(`hand ${hand}: robot seat ${seat}'s view refuses action ${a.body.n}: ${refusalText(bad)}`)
+    }
+  }
+
   /** A played blind hand's outcome once its deal opens (the BREVEAL names it): src/core/hand/blind-play.ts. */
   #blindOutcome (hand: number, deliveries: Delivery[], opening: BlindPlayHand): ReceiptPlay {
     const h = this.#hands.get(hand)
@@ -325,6 +366,12 @@ export class PlayingDealer implements DealerSide {
 
   /** After any step of the inner machine: a played hand just dealt starts its play. */
   #after (effects: Effect[]): Effect[] {
+    // A blind hand's robot cards just opened: a robot whose turn it was may act now.
+    const opened = new Set(effects.flatMap(e => (e.kind === 'event' && e.event.type === 'cards' && this.#hands.get(e.hand)?.ended === false ? [e.hand] : [])))
+    for (const hand of this.#blind === undefined ? [] : opened) {
+      const advanced = this.#advance(hand)
+      if (advanced.length > 0) effects = [...effects, this.#save(hand), ...advanced]
+    }
     for (const [hand, event] of this.#playedAt) {
       if (!effects.some(e => e.kind === 'event' && e.hand === hand && e.event.type === 'revealed')) continue
       effects = [...effects, { kind: 'event', hand, event }]
@@ -393,6 +440,7 @@ export class PlayingDealer implements DealerSide {
           ...this.#end(h, body.hand)]
       }
       if (refused !== null) throw new Rejection(`play: seat ${a.body.seat}'s action ${a.body.n} refused: ${refusalText(refused)}`)
+      this.#toRobots(h, body.hand, a)
       effects.push(...this.#toHumans(h, body.hand, [a], from), this.#actionEvent(body.hand, a))
     }
     const advanced = this.#advance(body.hand)
@@ -435,9 +483,15 @@ export class PlayingDealer implements DealerSide {
       }
       const seat = h.play.toAct()
       if (seat === null || seats[seat] !== ROBOT) return effects
-      const action = h.play.robot(seat, robotRandom(h.key, h.play.chain.length + 1))
-      const signed = h.play.sign(this.#init.signer, seat, action)
+      // At a blind table the robot chooses on its own view, from its hand key, and its card carries its opening.
+      const view = this.#blind === undefined ? h.play : this.#robotView(h, hand, seat)
+      if (view === undefined) return effects
+      const action = view.robot(seat, robotRandom(this.#blind?.robotKey(hand, seat) ?? h.key, h.play.chain.length + 1))
+      const card = (action as { type?: unknown, card?: unknown }).type === 'card' ? (action as { card: unknown }).card : undefined
+      const opening = this.#blind !== undefined && typeof card === 'string' ? this.#blind.robotOpening(hand, seat, card) : undefined
+      const signed = h.play.sign(this.#init.signer, seat, action, opening)
       if (!signed.ok) throw new Error(`hand ${hand}: robot seat ${seat}'s choice refused: ${refusalText(signed.refusal)}`)
+      this.#toRobots(h, hand, signed.doc)
       effects.push(...this.#toHumans(h, hand, [signed.doc], undefined), this.#actionEvent(hand, signed.doc))
     }
     throw new Error(`hand ${hand}: the game does not advance`)
