@@ -145,6 +145,32 @@ describe('time-locked blind hands: nobody can walk away', () => {
     expect(checkAbortRecord(record, { table: { id: 'blind-mem', dealer: ids[0], seats: ids.slice(0, 2) } }).problems).toEqual([])
   }, 60_000)
 
+  it('a missing-shares record of a time-locked hand without the key round\'s entry, or blaming a seat whose timelock opens, fails (re-signed with the test keys)', () => {
+    // Duo, seat 1 withholds its shares and its timelock is honest: the dealer unlocks it (no record).
+    const { t, gone } = table('duo', 'bshares')
+    const { hand, keyRound } = deal(t)
+    gone.on = true
+    t.tick(20_001)
+    const entry = signLocalRound(beaconKey, keyRound)
+    t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.beaconResult(hand, { entry }))
+    expect(t.dealerNode.log.filter(l => l.entry === 'abort')).toEqual([])
+    // What a dealer that blamed seat 1 instead would sign: every BDEAL and share it held, seat 1's key.
+    const snap = t.dealerNode.saved.get([...t.dealerNode.saved.keys()].find(k => k.includes('/hand/') && !k.endsWith('/play'))!) as any
+    const evidence = [...snap.deals, ...snap.sharesIn, snap.keys[1]]
+    const spec = { table: { id: 'blind-mem', dealer: ids[0], seats: ids.slice(0, 2) } }
+    const codes = (record: any): string[] => checkAbortRecord(record, spec).problems.map(p => p.code)
+    // Without the key round's entry: the dealer was to wait for it and open the seat's timelock.
+    expect(codes(signAbort(snap.commit, 'missing-shares', [ids[1]], 'silent', evidence, signers[0]))).toEqual(['abort-timelocked'])
+    // With it: seat 1's timelock opens to its key, so seat 1 is unlocked, not blamed.
+    expect(codes(signAbort(snap.commit, 'missing-shares', [ids[1]], 'silent', evidence, signers[0], undefined, entry))).toEqual(['abort-timelocked'])
+    // Its key left out: nothing shows its timelock fails.
+    expect(codes(signAbort(snap.commit, 'missing-shares', [ids[1]], 'silent', evidence.slice(0, -1), signers[0], undefined, entry))).toContain('abort-evidence')
+    // Another round's entry.
+    expect(codes(signAbort(snap.commit, 'missing-shares', [ids[1]], 'silent', evidence, signers[0], undefined, signLocalRound(beaconKey, keyRound - 1)))).toEqual(['abort-timelocked'])
+    // A key round entry on a record that is not a time-locked missing-shares or missing-secret one.
+    expect(codes(signAbort(snap.commit, 'missing-key', [ids[1]], 'silent', [snap.keys[0]], signers[0], undefined, entry))).toContain('abort-evidence')
+  }, 60_000)
+
   it('a key without its timelock is refused by the dealer (then missing-key); a COMMIT without a key round is refused by a time-locked seat', () => {
     const { t } = table('coinche', null, doc => doc.type === 'bkey' ? signDocument('bkey', (({ timelock, ...rest }) => rest)(doc.body), signers[3]) : doc)
     t.deal()

@@ -1,16 +1,20 @@
 import { signDocument, type Signed } from '../core/signed.js'
 import type { Signer } from '../core/identity.js'
-import type { AbortBody, AbortReason, SignedAbort, SignedCommit } from '../core/hand/messages.js'
+import type { AbortBody, AbortReason, BeaconEntry, SignedAbort, SignedCommit } from '../core/hand/messages.js'
 import type { Effect } from './types.js'
 
 /**
  * A signed abort record for the hand `commit` opened: who stopped it, why, and the documents that
- * show it; `secret` is published by a `dealer-stopped` record (src/core/hand/abort-rules.ts).
+ * show it; `secret` is published by a `dealer-stopped` record (src/core/hand/abort-rules.ts), and
+ * `keyRound` carried by a time-locked blind hand's missing-shares or missing-secret record.
  */
-export function signAbort (commit: SignedCommit, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>, signer: Signer, secret?: string): SignedAbort {
+export function signAbort (
+  commit: SignedCommit, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>, signer: Signer, secret?: string, keyRound?: BeaconEntry
+): SignedAbort {
   const body: AbortBody = {
     table: commit.body.table, hand: commit.body.hand, reason, blame, commit, evidence: evidence as AbortBody['evidence'], detail,
-    ...(secret === undefined ? {} : { secret })
+    ...(secret === undefined ? {} : { secret }),
+    ...(keyRound === undefined ? {} : { keyRound })
   }
   return signDocument('abort', body, signer)
 }

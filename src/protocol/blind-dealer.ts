@@ -711,15 +711,22 @@ export class BlindDealerMachine implements DealerSide {
       ? this.#humans.filter(s => !hand.secrets.some(k => k.body.seat === s) && !hand.unlocked.has(s))
       : [...new Set([...hand.pending].map(p => Number(p.split('|')[2])))].sort((a, b) => a - b)
     const opened = new Map<number, bigint>()
+    const failed: Array<{ seat: number, problem: string }> = []
     for (const seat of walked) {
       const r = openHandKey(hand.commit.body, hand.keys[seat], hand.pubs[seat], result.entry)
-      if ('problem' in r) {
-        const detail = `no ${ending ? 'hand key' : 'decryption shares'} from seat ${walked.join(', ')}, and ${r.problem}`
-        return ending
-          ? this.#abort(hand, 'missing-secret', walked.map(s => seats[s]), detail, [hand.bend as Signed<BendBody>, ...hand.secrets])
-          : this.#abort(hand, 'missing-shares', walked.map(s => seats[s]), detail, this.#sharesEvidence(hand))
-      }
-      opened.set(seat, r.secret)
+      if ('problem' in r) failed.push({ seat, problem: r.problem })
+      else opened.set(seat, r.secret)
+    }
+    if (failed.length > 0) {
+      // Only the seats whose timelock does not open are blamed; the record carries the key round's
+      // entry and their keys, with which anyone sees it (docs/dealer-blind.md §13). The seats whose
+      // timelock opens are not silent any more: their key stands in for what they withheld.
+      const detail = `no ${ending ? 'hand key' : 'decryption shares'} from seat ${failed.map(f => f.seat).join(', ')}, and ${failed.map(f => f.problem).join('; ')}`
+      // Every seat whose contribution the evidence lacks shows its key: those unlocked before, and those whose timelock opened now, are seen to open.
+      const keys = [...new Set([...walked, ...hand.unlocked.keys()])].sort((a, b) => a - b).map(seat => hand.keys[seat])
+      return ending
+        ? this.#abort(hand, 'missing-secret', failed.map(f => seats[f.seat]), detail, [hand.bend as Signed<BendBody>, ...hand.secrets, ...keys], result.entry)
+        : this.#abort(hand, 'missing-shares', failed.map(f => seats[f.seat]), detail, [...this.#sharesEvidence(hand), ...keys], result.entry)
     }
     const keys = [
       ...(hand.unlock?.body.keys ?? []),
@@ -948,8 +955,8 @@ export class BlindDealerMachine implements DealerSide {
     return checkSeatDoc(this.#book, ctx, from, doc, phase, (phase === 'keys' || phase === 'shuffling'))
   }
 
-  #abort (hand: BlindDealerHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>): Effect[] {
-    const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer)
+  #abort (hand: BlindDealerHand, reason: AbortReason, blame: string[], detail: string, evidence: Array<Signed<unknown>>, keyRound?: BeaconEntry): Effect[] {
+    const doc = signAbort(hand.commit, reason, blame, detail, evidence, this.#init.signer, undefined, keyRound)
     const gone = this.#enter(hand, 'aborted')
     this.#book.remember(hand.hand, { digest: hand.digest, docs: [doc] })
     return [

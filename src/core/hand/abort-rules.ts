@@ -163,6 +163,7 @@ export function checkAbortRecord (value: unknown, options: AbortCheckOptions = {
 
   // The hand's secret is published by a dealer-stopped record only (the dealer's own check is in its row).
   if (body.secret !== undefined && reason !== 'dealer-stopped') add(Reason.ABORT_SECRET, `abort: only a dealer-stopped record publishes the hand's secret, not a ${reason} record`)
+  if (body.keyRound !== undefined) add(Reason.ABORT_EVIDENCE, 'abort: only a time-locked blind hand\'s missing-shares or missing-secret record carries a key round entry')
   const digest = docDigest(commitDoc)
   const ev = sortEvidence(COMMIT_REVEAL_DOCS, rule, body, commit, digest, verifyDoc, add)
   const ctx: Ctx = { body, signer: doc.signer, commit, commitDoc, digest, humans, author, ev, add, verifyDoc }

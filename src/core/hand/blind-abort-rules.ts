@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { checkKeyTimelock } from './blind-timelock.js'
+import { checkKeyTimelock, keyRoundProblem, openHandKey } from './blind-timelock.js'
 import type { Signed } from '../signed.js'
 import { canonicalJson } from '../canonical.js'
 import { type Ciphertext, type Point, decodeDeck } from '../blind/index.js'
@@ -53,8 +53,8 @@ interface BlindRule extends EvidenceRow {
 const BLIND_RULES: Readonly<Partial<Record<AbortReason, BlindRule>>> = {
   'missing-key': { signers: ['dealer'], blame: 'absent', evidence: ['bkey'], check: ctx => { missingKey(ctx) } },
   'missing-shuffle': { signers: ['dealer', 'seat'], blame: 'turn', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { missingShuffle(ctx) } },
-  'missing-shares': { signers: ['dealer'], blame: 'absent', evidence: ['bdeal', 'bshares'], check: ctx => { missingShares(ctx) } },
-  'missing-secret': { signers: ['dealer'], blame: 'absent', evidence: ['bend', 'bsecret'], check: ctx => { missingSecret(ctx) } },
+  'missing-shares': { signers: ['dealer'], blame: 'absent', evidence: ['bdeal', 'bshares', 'bkey'], check: ctx => { missingShares(ctx) } },
+  'missing-secret': { signers: ['dealer'], blame: 'absent', evidence: ['bend', 'bsecret', 'bkey'], check: ctx => { missingSecret(ctx) } },
   'invalid-key': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys'], check: ctx => { invalidKey(ctx) } },
   'invalid-shuffle': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys', 'bshuffle'], check: ctx => { invalidShuffle(ctx) } },
   'invalid-shares': { signers: ['dealer', 'seat'], blame: 'accused', evidence: ['bkey', 'bkeys', 'bshuffle', 'bdeal', 'bshares'], check: ctx => { invalidShares(ctx) } },
@@ -136,6 +136,9 @@ export function checkBlindAbort (doc: SignedAbort, commitDoc: SignedCommit, veri
     add(Reason.ABORT_SIGNER, `abort: only ${signers.map(s => s === 'dealer' ? 'the dealer' : 'a seat of the hand').join(' or ')} signs ${reason}`)
   }
   if (body.secret !== undefined) add(Reason.ABORT_SECRET, `abort: a ${commit.scheme} hand has no dealer secret to publish`)
+  if (body.keyRound !== undefined && !((reason === 'missing-shares' || reason === 'missing-secret') && commit.keyRound !== undefined)) {
+    add(Reason.ABORT_EVIDENCE, 'abort: only a time-locked hand\'s missing-shares or missing-secret record carries a key round entry')
+  }
   const digest = docDigest(commitDoc)
   const ctx: Ctx = { body, signer: doc.signer, commit, digest, humans, n: commit.seats.length, ev: sortEvidence(BLIND_DOCS, rule, body, commit, digest, verifyDoc, add), add, verifyDoc }
   if (rule.blame === 'dealer') expectBlame(ctx, [commit.dealer], 'the dealer')
@@ -271,7 +274,41 @@ function missingShares (ctx: Ctx): void {
     got.add(key)
   }
   const absent = humans.filter(s => [...expected].some(k => k.endsWith(`|${s}`) && !got.has(k)))
-  blameAbsent(ctx, absent, 'shares')
+  blameAbsent(ctx, stillSilent(ctx, absent), 'shares')
+}
+
+/**
+ * On a time-locked hand (docs/dealer-blind.md §14.3) a seat's silence is not the end of the hand:
+ * once the key round is out the dealer opens its timelock and goes on. So a missing-shares or
+ * missing-secret record of such a hand carries the key round's entry (`keyRound`, verifying against
+ * the COMMIT's chain) and the key (BKEY) of every seat whose contribution is absent, and only the
+ * seats whose timelock does not open to their hand key with that entry are still absent: a seat
+ * whose timelock opens was unlocked, not blamed [`abort-timelocked`]. Not time-locked: `absent` as it is.
+ */
+function stillSilent (ctx: Ctx, absent: readonly number[]): number[] {
+  const { commit, body, ev, add } = ctx
+  if (commit.keyRound === undefined) return [...absent]
+  const entry = body.keyRound
+  if (entry === undefined) {
+    add(Reason.ABORT_TIMELOCKED, `abort: on a time-locked hand the dealer opens a silent seat's timelock once the key round ${commit.keyRound} is out (docs/dealer-blind.md §14.3): a ${body.reason} record carries that round's entry`)
+    return [...absent]
+  }
+  const wrong = keyRoundProblem(commit, entry)
+  if (wrong !== null) { add(Reason.ABORT_TIMELOCKED, `abort: its ${wrong}`); return [...absent] }
+  const silent: number[] = []
+  for (const s of absent) {
+    const key = ev.keys.get(s)
+    if (key === undefined) { add(Reason.ABORT_EVIDENCE, `abort: the key of seat ${s}, whose timelock the record says does not open, is missing from the evidence`); silent.push(s); continue }
+    const r = checkBkey(commit, ctx.digest, key)
+    if ('problem' in r) { add(Reason.ABORT_EVIDENCE, `abort: the key of seat ${s} in the evidence fails: ${r.problem}`); silent.push(s); continue }
+    if (!('problem' in openHandKey(commit, key, r.pub, entry))) {
+      // Unlocked, not silent; blaming it is this rule's fault alone (not also the blame rule's).
+      if (!body.blame.includes(commit.seats[s])) continue
+      add(Reason.ABORT_TIMELOCKED, `abort: blames seat ${s}, whose timelock opens to its hand key with the key round's entry: the dealer unlocks that seat (docs/dealer-blind.md §14.3)`)
+    }
+    silent.push(s)
+  }
+  return silent
 }
 
 /** missing-secret (dealer): its BEND and every hand key it received (the robots' too); blames exactly the human seats with none. */
@@ -279,7 +316,7 @@ function missingSecret (ctx: Ctx): void {
   const { ev, humans, add, n } = ctx
   if (ev.ends.length !== 1) add(Reason.ABORT_EVIDENCE, 'abort: a missing-secret record carries the BEND that asked for the hand keys')
   for (let s = 0; s < n; s++) if (!humans.includes(s) && !ev.secrets.has(s)) add(Reason.ABORT_EVIDENCE, `abort: the hand key of robot seat ${s} (the dealer's own) is missing from the evidence`)
-  blameAbsent(ctx, humans.filter(s => !ev.secrets.has(s)), 'hand key')
+  blameAbsent(ctx, stillSilent(ctx, humans.filter(s => !ev.secrets.has(s))), 'hand key')
 }
 
 /**

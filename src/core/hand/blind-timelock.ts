@@ -60,6 +60,15 @@ export function openHandKey (commit: CommitBody, key: { body: Pick<BkeyBody, 'se
   return { secret: x }
 }
 
+/** The key round's entry of a time-locked hand, checked against the COMMIT's chain: null when it verifies, else why not. */
+export function keyRoundProblem (commit: CommitBody, entry: BeaconEntry): string | null {
+  if (commit.keyRound === undefined || commit.beacon === null) return 'the hand is not time-locked'
+  const chain = timelockChain(commit)
+  if (typeof chain === 'string') return chain
+  const beacon = verifyBoundBeacon(chain, { chainHash: commit.beacon.chainHash, round: commit.keyRound }, entry)
+  return beacon.ok ? null : `key round entry: ${beacon.reason}: ${beacon.message}`
+}
+
 /**
  * A BUNLOCK against its hand: signed by the dealer for this table, hand and COMMIT, on a time-locked
  * hand, Rk's entry verifying against the COMMIT's chain, keys in strictly increasing seat order, each

@@ -186,7 +186,12 @@ export const abortBodySchema = z.object({
   evidence: z.array(z.object({ type: z.string(), signer: peerId, body: z.unknown(), sig: z.string() }).strict()).max(64),
   detail: z.string().max(512),
   /** `dealer-stopped` only: the hand's secret, published so anyone can check it opens the commitment. */
-  secret: nonce.optional()
+  secret: nonce.optional(),
+  /**
+   * A time-locked blind hand's `missing-shares` or `missing-secret` only (docs/dealer-blind.md §13):
+   * the key round's entry, with which the timelock of each seat it blames does not open to its key.
+   */
+  keyRound: beaconEntrySchema.optional()
 }).strict()
 export type AbortBody = z.infer<typeof abortBodySchema>
 export const signedAbortSchema = signedOf('abort', abortBodySchema)
