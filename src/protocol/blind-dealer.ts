@@ -76,6 +76,8 @@ interface BlindDealerHand extends Omit<BlindDealerSnapshot, 'deals' | 'sharesIn'
   deliveries?: Delivery[]
   /** The robots' private cards this node opened (it plays them). */
   robotOpened: Array<{ stage: string, seat: number, cards: string[] }>
+  /** The public cards this node opened (belote's turned-up card, duo's packets, tarot's dog): a played hand shows them. */
+  publicOpened: Array<{ stage: string, seat: number | null, cards: string[] }>
   acks: Map<number, SignedAck>
   /** The BDEALs sent, the BSHARES received and the BEND sent: a missing-shares or missing-secret record carries them. */
   deals: Array<Signed<BdealBody>>
@@ -262,8 +264,8 @@ export class BlindDealerMachine implements DealerSide {
         }
       }
     }
-    // The robots' cards opened again (no event: they were announced before the restart).
-    for (const d of layout) if (!d.public && d.seat !== null && seats[d.seat] === ROBOT) this.#openIfComplete(hand, d)
+    // The robots' cards and the public ones opened again (no event: they were announced before the restart).
+    for (const d of layout) if (d.public || (d.seat !== null && seats[d.seat] === ROBOT)) this.#openIfComplete(hand, d)
     if (hand.phase === 'unlocking') return []
     if (hand.phase === 'dealt') {
       if (hand.pending.size === 0) hand.due = undefined
@@ -337,6 +339,11 @@ export class BlindDealerMachine implements DealerSide {
     return makeCardOpening(opening, seat, scalarFromHex(x, 'robot key'), pos, card, others, this.#init.random)
   }
 
+  /** The public cards of a hand this node opened so far (a played hand shows them). */
+  publicCards (handNo: number): Array<{ stage: string, seat: number | null, cards: string[] }> {
+    return this.#book.get(handNo)?.publicOpened.map(p => ({ ...p, cards: [...p.cards] })) ?? []
+  }
+
   /** A robot seat's hand key (hex): its robot's randomness during play, published with the hand keys at its end. */
   robotKey (handNo: number, seat: number): string | undefined {
     return this.#book.get(handNo)?.robotKeys[seat]
@@ -357,7 +364,7 @@ export class BlindDealerMachine implements DealerSide {
   #fresh (s: BlindDealerSnapshot): BlindDealerHand {
     return {
       ...s, digest: docDigest(s.commit), pubs: [], deck: blindStartingDeck(s.commit.body.game), pending: new Set(),
-      gathered: new Map(), robotOpened: [], acks: new Map(), deals: [], sharesIn: [], verified: 0, unlocked: new Map()
+      gathered: new Map(), robotOpened: [], publicOpened: [], acks: new Map(), deals: [], sharesIn: [], verified: 0, unlocked: new Map()
     }
   }
 
@@ -795,6 +802,7 @@ export class BlindDealerMachine implements DealerSide {
       return openPosition(hand.commit.body.game, dealt[pos], shares)
     })
     if (!d.public && d.seat !== null) hand.robotOpened.push({ stage: d.stage, seat: d.seat, cards })
+    if (d.public && !hand.publicOpened.some(p => p.stage === d.stage && p.seat === d.seat)) hand.publicOpened.push({ stage: d.stage, seat: d.seat, cards })
     return [{ kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } }]
   }
 

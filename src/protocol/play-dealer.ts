@@ -262,18 +262,40 @@ export class PlayingDealer implements DealerSide {
     }
   }
 
-  /** The setup a blind hand is followed from: every seat's hand a row of hidden cards, as many as its positions. */
+  /**
+   * A blind hand's deliveries of `stages` as the dealer's node knows them: the public cards it
+   * opened, HIDDEN for every other card (a position of a public card dealt again, as belote's
+   * turned-up card in the taker's take, shows that card). Undefined while a public delivery of
+   * those stages is not open here yet.
+   */
+  #blindDeliveries (hand: number, stages: readonly string[]): Delivery[] | undefined {
+    const blind = this.#blind as BlindDealerMachine
+    const dealt = blind.dealtLayout(hand)
+    if (dealt === undefined) return undefined
+    const opened = blind.publicCards(hand)
+    const known = new Map<number, string>()
+    for (const d of dealt.layout) {
+      const o = opened.find(p => d.public && p.stage === d.stage && p.seat === d.seat)
+      if (o !== undefined) d.positions.forEach((pos, i) => known.set(pos, o.cards[i]))
+    }
+    const wanted = dealt.layout.filter(d => stages.includes(d.stage))
+    if (wanted.some(d => d.public && d.positions.some(p => !known.has(p)))) return undefined
+    return wanted.map(d => ({ stage: d.stage, seat: d.seat, public: d.public, cards: d.positions.map(p => known.get(p) ?? HIDDEN) }))
+  }
+
+  /** The setup a blind hand is followed from: every seat's hand hidden, the public cards as opened here (undefined until they are). */
   #blindSetup (hand: number): GameSetup | undefined {
     const dealt = (this.#blind as BlindDealerMachine).dealtLayout(hand)
-    if (dealt === undefined) return undefined
+    const deliveries = dealt === undefined ? undefined : this.#blindDeliveries(hand, dealt.stages)
+    if (dealt === undefined || deliveries === undefined) return undefined
     const body = dealt.commit.body
-    const deliveries: Delivery[] = dealt.layout.filter(d => dealt.stages.includes(d.stage)).map(d => ({ stage: d.stage, seat: d.seat, public: d.public, cards: d.positions.map(() => HIDDEN) }))
     return setupFromDeliveries(body.game, body.seats.length, body.params.dealer, deliveries)
   }
 
   /**
    * A blind hand's robot seat's view, made once its cards are open (they open when the human seats'
-   * shares for them are in: until then the robot cannot act), the chain so far taken on it.
+   * shares for them are in: until then the robot cannot act), the hand's steps so far taken on it,
+   * each stage with the robot's own cards of it. Made again after each stage (#advance drops them).
    */
   #robotView (h: DealerPlayHand, hand: number, seat: number): PlayHand | undefined {
     const had = h.robots?.get(seat)
@@ -284,16 +306,14 @@ export class PlayingDealer implements DealerSide {
     if (dealt === undefined) return undefined
     const own = dealt.layout.filter(d => dealt.stages.includes(d.stage) && d.seat === seat && !d.public)
     if (!own.every(d => opened.some(o => o.stage === d.stage))) return undefined
-    const body = h.commit.body
-    const deliveries: Delivery[] = dealt.layout.filter(d => dealt.stages.includes(d.stage)).map(d => ({
-      stage: d.stage, seat: d.seat, public: d.public,
-      cards: (d.seat === seat && !d.public ? opened.find(o => o.stage === d.stage)?.cards : undefined) ?? d.positions.map(() => HIDDEN)
-    }))
-    const setup = setupFromDeliveries(body.game, body.seats.length, body.params.dealer, deliveries)
+    const mine = (stage: string): string[] | undefined => opened.find(o => o.stage === stage)?.cards
+    const setup: GameSetup = { ...h.setup, hands: h.setup.hands.map((cards, s) => (s === seat ? mine('deal') ?? cards : cards)) }
     const view = new PlayHand({ ...this.#playInit(h.commit, setup), view: { seat } })
-    for (const a of h.play.chain) {
-      const bad = view.accept(a)
-      if (bad !== null) throw new Error(`hand ${hand}: robot seat ${seat}'s view refuses action ${a.body.n}: ${refusalText(bad)}`)
+    for (const step of h.play.history) {
+      const bad = 'accept' in step
+        ? view.accept(step.accept)
+        : view.deliver(step.deliver.stage, { ...step.deliver.cards, ...(mine(step.deliver.stage) === undefined ? {} : { [String(seat)]: mine(step.deliver.stage) as string[] }) })
+      if (bad !== null) throw new Error(`hand ${hand}: robot seat ${seat}'s view refuses a step of the hand: ${'message' in bad ? bad.message : refusalText(bad)}`)
     }
     h.robots = h.robots ?? new Map()
     h.robots.set(seat, view)
@@ -390,12 +410,15 @@ export class PlayingDealer implements DealerSide {
     }
     for (const s of status) {
       if (s.phase !== 'dealt' || this.#looked.has(s.hand) || this.#lost.has(s.hand)) continue
+      // A blind hand starts once the public cards of its first stages are open here (belote's turned-up card).
+      const blindSetup = this.#blind === undefined ? undefined : this.#blindSetup(s.hand)
+      if (this.#blind !== undefined && blindSetup === undefined && this.#blind.dealtLayout(s.hand)?.commit.body.params.play === true) continue
       this.#looked.add(s.hand)
       const dealt = this.#blind === undefined ? this.#inner.dealtHand(s.hand) : this.#blind.dealtLayout(s.hand)
       if (dealt === undefined || dealt.commit.body.params.play !== true) continue
       const body = dealt.commit.body
-      const setup = this.#blind !== undefined
-        ? this.#blindSetup(s.hand) as GameSetup
+      const setup = blindSetup !== undefined
+        ? blindSetup
         : DRAW_GAMES.has(body.game)
           ? drawSetup(body.game, body.seats.length)
           : setupFromDeliveries(body.game, body.seats.length, body.params.dealer, (dealt as DealtHand).deal.deliveries.filter(d => dealt.stages.includes(d.stage)))
@@ -415,7 +438,8 @@ export class PlayingDealer implements DealerSide {
   #onPlay (from: string, doc: Signed<unknown>): Effect[] {
     const body = checkEnvelope(doc, this.#init.table.id, this.#verify)
     const h = this.#hands.get(body.hand)
-    const before = this.#inner.status().find(s => s.hand === body.hand && s.phase !== 'dealt')
+    // Not dealt yet, or (blind) dealt and not started yet: its public cards not open here yet.
+    const before = this.#inner.status().find(s => s.hand === body.hand && (s.phase !== 'dealt' || (this.#blind !== undefined && !this.#looked.has(s.hand))))
     if (h === undefined && before !== undefined && [...this.#early.values()].flat().length < EARLY_KEPT) {
       // Not dealt yet: kept, and taken once it is.
       this.#early.set(body.hand, [...(this.#early.get(body.hand) ?? []), { from, doc }])
@@ -460,6 +484,17 @@ export class PlayingDealer implements DealerSide {
         const signed = h.play.signStage(this.#init.signer, drawCards(h.commit.body.game, h.key, request, h.play.state))
         if (!signed.ok) throw new Error(`hand ${hand}: draw refused by the game: ${refusalText(signed.refusal)}`)
         effects.push(...this.#toHumans(h, hand, [signed.doc], undefined), this.#actionEvent(hand, signed.doc))
+        continue
+      }
+      if (request !== null && this.#blind !== undefined) {
+        // Blind: the stage's shares are asked for (BDEAL); the dealer's node follows it with its
+        // cards hidden but for the public ones, and each robot's view is made again with its own.
+        effects.push(...this.#inner.deliverStage(hand, request.stage, request.inputs?.taker))
+        const delivered = this.#blindDeliveries(hand, [request.stage])
+        const cards = delivered === undefined ? null : stageCards(delivered, request)
+        const bad = cards === null ? { message: 'the deal has no such stage' } : h.play.deliver(request.stage, cards)
+        if (bad !== null) throw new Error(`hand ${hand}: stage ${request.stage} refused by the game: ${bad.message}`)
+        h.robots?.clear()
         continue
       }
       if (request !== null) {

@@ -85,12 +85,14 @@ export class SeatView {
    * turned-up one), the stage delivered, and what is unknown hidden again.
    */
   deliver<S>(engine: GameEngine<S, unknown>, state: S, stage: string, cards: Record<string, string[]>, seats: number): GameStep<S> {
-    for (const c of Object.values(cards).flat()) this.known.add(c)
+    for (const c of Object.values(cards).flat()) if (c !== HIDDEN) this.known.add(c)
     const full = this.unhide(state)
     const taken = new Set([...visible(full), ...this.known])
     const pool = deckOf(this.game).filter(c => !taken.has(c))
     const size = cards[String(this.seat)]?.length ?? 0
-    const all: Record<string, string[]> = { ...cards }
+    // A node that knows none of the stage's cards (a blind table's dealer) passes every delivery
+    // with HIDDEN where a card is unknown: those are lent from the unknown cards too.
+    const all: Record<string, string[]> = Object.fromEntries(Object.entries(cards).map(([k, list]) => [k, list.map(c => (c === HIDDEN ? (pool.shift() ?? HIDDEN) : c))]))
     if (size > 0) {
       const turnUp = (state as { turnUp?: string }).turnUp
       const taker = (state as { taker?: number | null }).taker

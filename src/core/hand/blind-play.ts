@@ -22,8 +22,12 @@ import { checkCardOpening } from './blind-card-opening.js'
 import { actionSigners } from './play-verify.js'
 import type { CommitBody, ReceiptPlay } from './messages.js'
 
-/** The games a blind-v1 table plays card by card: those whose every stage is dealt before play (their cards open one by one). */
-export const BLIND_PLAYED_GAMES: ReadonlySet<string> = new Set(['coinche'])
+/**
+ * The games a blind-v1 table plays card by card: coinche, and belote (its take dealt after the
+ * bid; the turned-up card is public and the taker's take delivery holds its position). Duo's face-up
+ * packets and tarot's dog, écart and poignées show cards in other ways, not built for blind tables.
+ */
+export const BLIND_PLAYED_GAMES: ReadonlySet<string> = new Set(['coinche', 'belote'])
 
 /** What the opening rule needs: the hand's public keys, the dealt deck, and its layout. */
 export interface BlindPlayHand {
