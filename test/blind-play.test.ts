@@ -112,6 +112,26 @@ describe('a blind-v1 table plays its hands, each card opened as it is played', (
     for (const r of receipts) expect(canonicalJson(r)).toBe(canonicalJson(receipt))
   })
 
+  it('duo, a person and a robot: each face-up card played with an opening of its owner\'s public packet, each turned-up one of its private position', () => {
+    const t = blindTable([ids[0], 'robot'], { play: true, game: 'duo' })
+    let hand = 0
+    let receipt: any
+    for (let deals = 0; deals < 8; deals++) {
+      hand = t.deal()
+      receipt = receiptsOf(t, hand).find(r => r !== undefined)
+      if (receipt?.play?.actions.some((a: ActionDoc) => (a.body.action as { type: string }).type === 'card') === true) break
+    }
+    expect(t.rejections).toEqual([])
+    const v = verifyReceipt(receipt)
+    expect(v.problems).toEqual([])
+    expect(v.summary!.play!.tricks).toBe(16)
+    const faceUp = new Set(v.summary!.deliveries!.filter(d => d.stage === 'faceUp').flatMap(d => d.cards))
+    const cards = receipt.play.actions.filter((a: ActionDoc) => (a.body.action as { type: string }).type === 'card')
+    expect(cards).toHaveLength(32)
+    expect(cards.filter((a: any) => faceUp.has(a.body.action.card))).toHaveLength(16)
+    for (const a of cards) expect(a.body.opening.card).toBe(a.body.action.card)
+  })
+
   it('a receipt whose action chain is altered fails', () => {
     const { receipt } = playedOut()
     const altered = structuredClone(receipt)

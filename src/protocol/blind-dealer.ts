@@ -320,8 +320,10 @@ export class BlindDealerMachine implements DealerSide {
     const opening = this.openingHand(handNo)
     const x = hand?.robotKeys[seat]
     if (hand === undefined || opening === undefined || x === undefined) throw new Rejection(`hand ${handNo} has no robot seat ${seat} dealt`)
-    const d = hand.robotOpened.find(r => r.seat === seat && r.cards.includes(card))
-    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === seat && !l.public)
+    // Its private cards, or its own public ones (duo's face-up packet).
+    const d = [...hand.robotOpened.map(r => ({ ...r, public: false })), ...hand.publicOpened.map(p => ({ ...p, public: true }))]
+      .find(r => r.seat === seat && r.cards.includes(card))
+    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === seat && l.public === d.public)
     if (d === undefined || at === undefined) throw new Rejection(`${card} is not one of robot seat ${seat}'s cards`)
     const pos = at.positions[d.cards.indexOf(card)]
     const { commit, commitDigest, dealt } = opening

@@ -189,8 +189,8 @@ export class BlindSeatMachine implements SeatSide {
     const hand = this.#hands.get(handNo)
     const opening = this.openingHand(handNo)
     if (hand === undefined || opening === undefined) throw new Rejection(`hand ${handNo} is not dealt at this seat`)
-    const d = hand.cards.find(c => !c.public && c.seat === this.#seat && c.cards.includes(card))
-    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === this.#seat && !l.public)
+    const d = hand.cards.find(c => c.seat === this.#seat && c.cards.includes(card))
+    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === this.#seat && l.public === d.public)
     if (d === undefined || at === undefined) throw new Rejection(`${card} is not one of this seat's cards`)
     const pos = at.positions[d.cards.indexOf(card)]
     const others = new Map<number, { d: string, c: string, s: string }>()
@@ -542,8 +542,9 @@ export class BlindSeatMachine implements SeatSide {
       }
       hand.cards.push({ stage: d.stage, seat: d.seat, public: d.public, cards })
       hand.shares = hand.shares.filter(s => !docs.includes(s))
-      // A played hand opens each of this seat's cards again as it is played: the shares are kept.
-      if (hand.commit.body.params.play === true && !d.public) hand.kept = [...(hand.kept ?? []), ...docs]
+      // A played hand opens each of this seat's cards again as it is played: the shares of its own
+      // deliveries (private, or public and its own: duo's face-up packet) are kept.
+      if (hand.commit.body.params.play === true && d.seat === this.#seat) hand.kept = [...(hand.kept ?? []), ...docs]
       effects.push(this.#enter(hand, hand.phase), { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } })
     }
     return effects

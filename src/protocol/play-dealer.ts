@@ -489,9 +489,11 @@ export class PlayingDealer implements DealerSide {
       if (request !== null && this.#blind !== undefined) {
         // Blind: the stage's shares are asked for (BDEAL); the dealer's node follows it with its
         // cards hidden but for the public ones, and each robot's view is made again with its own.
-        effects.push(...this.#inner.deliverStage(hand, request.stage, request.inputs?.taker))
+        // Asked for once; a stage with public cards goes on once they are open here (#after).
+        if ((this.#blind.dealtLayout(hand)?.stages.includes(request.stage)) !== true) effects.push(...this.#inner.deliverStage(hand, request.stage, request.inputs?.taker))
         const delivered = this.#blindDeliveries(hand, [request.stage])
-        const cards = delivered === undefined ? null : stageCards(delivered, request)
+        if (delivered === undefined) return effects
+        const cards = stageCards(delivered, request)
         const bad = cards === null ? { message: 'the deal has no such stage' } : h.play.deliver(request.stage, cards)
         if (bad !== null) throw new Error(`hand ${hand}: stage ${request.stage} refused by the game: ${bad.message}`)
         h.robots?.clear()

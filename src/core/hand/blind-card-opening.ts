@@ -61,8 +61,8 @@ function wellFormed (v: unknown, seats: number, deckSize: number): v is CardOpen
 
 /**
  * Checks `opening` for a card `seat` plays: well formed (one share per seat, in seat order; else
- * `card-opening-form`), at a position dealt to `seat` (`held`, the positions of its private
- * deliveries so far; else `card-opening-not-held`), every share's proof valid for its seat's key
+ * `card-opening-form`), at a position dealt to `seat` (`held`, its held positions: docs/dealer-blind.md
+ * §15.1; else `card-opening-not-held`), every share's proof valid for its seat's key
  * and that position (`card-opening-share`, naming the seat whose share fails), and the opened point
  * the card the action names (`card-opening-card`).
  */

@@ -23,11 +23,12 @@ import { actionSigners } from './play-verify.js'
 import type { CommitBody, ReceiptPlay } from './messages.js'
 
 /**
- * The games a blind-v1 table plays card by card: coinche, and belote (its take dealt after the
- * bid; the turned-up card is public and the taker's take delivery holds its position). Duo's face-up
- * packets and tarot's dog, écart and poignées show cards in other ways, not built for blind tables.
+ * The games a blind-v1 table plays card by card: coinche; belote (its take dealt after the bid; the
+ * turned-up card is public and the taker's take delivery holds its position); duo (its face-up
+ * packets, public, each a seat's). Tarot's dog, écart and poignées show cards in ways not built for
+ * blind tables.
  */
-export const BLIND_PLAYED_GAMES: ReadonlySet<string> = new Set(['coinche', 'belote'])
+export const BLIND_PLAYED_GAMES: ReadonlySet<string> = new Set(['coinche', 'belote', 'duo'])
 
 /** What the opening rule needs: the hand's public keys, the dealt deck, and its layout. */
 export interface BlindPlayHand {
@@ -52,8 +53,9 @@ function openedPosition (doc: ActionDoc): number | undefined {
 /**
  * The opening rule of a blind-v1 table (ChainContext.checkOpening), in order: a card played carries
  * an opening and nothing else does (`card-opening-form`); the opening names the card the action
- * plays (`card-opening-card`); then checkCardOpening, the held positions being the seat's private
- * positions of the stages dealt less those an earlier action of the chain opened.
+ * plays (`card-opening-card`); then checkCardOpening, the held positions being the positions of the
+ * seat's deliveries (private, or public and its own) of the stages dealt, less those an earlier
+ * action of the chain opened.
  */
 export function blindOpeningRule (hand: BlindPlayHand): NonNullable<ChainContext['checkOpening']> {
   return (body: ActionBody, earlier: readonly ActionDoc[]) => {
@@ -64,8 +66,9 @@ export function blindOpeningRule (hand: BlindPlayHand): NonNullable<ChainContext
     const named = (body.opening as { card?: unknown }).card
     if (named !== (body.action as { card: unknown }).card) return { rule: 'card-opening-card', reason: `the opening is for ${String(named)}, the action plays ${String((body.action as { card: unknown }).card)}` }
     const opened = new Set(earlier.map(openedPosition).filter((p): p is number => p !== undefined))
+    // A seat holds the positions of its deliveries, private or public (duo's face-up packet is its own).
     const held = hand.layout
-      .filter(d => !d.public && d.seat === body.seat && hand.stages.includes(d.stage))
+      .filter(d => d.seat === body.seat && hand.stages.includes(d.stage))
       .flatMap(d => d.positions)
       .filter(p => !opened.has(p))
     const r = checkCardOpening({ commit: hand.commit, commitDigest: hand.commitDigest, keys: hand.keys, dealt: hand.dealt }, body.seat, held, body.opening)
