@@ -206,7 +206,7 @@ export async function runDemo (options: DemoOptions): Promise<DemoResult> {
   if (options.killDealerAfter != null && (!timelock || !options.processes)) throw new Error('--kill-dealer-after needs --timelock and --processes')
   const play = options.play === true || draws
   if (play && timelock && options.blind !== true) throw new Error('--play is built for commit–reveal tables without --timelock, and for blind tables')
-  if (play && options.blind === true && !BLIND_PLAYED_GAMES.has(game)) throw new Error(`--play --blind plays ${[...BLIND_PLAYED_GAMES].join(', ')} (its stages dealt after a bid are not built for blind tables yet), not ${game}`)
+  if (play && options.blind === true && !BLIND_PLAYED_GAMES.has(game)) throw new Error(`--play --blind plays ${[...BLIND_PLAYED_GAMES].join(', ')}, not ${game}`)
   const killHand = options.killDealerAfter != null ? Math.min(2, hands) : 0
   const table = await prepareLocalTable({
     root: options.root,

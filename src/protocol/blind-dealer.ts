@@ -320,10 +320,10 @@ export class BlindDealerMachine implements DealerSide {
     const opening = this.openingHand(handNo)
     const x = hand?.robotKeys[seat]
     if (hand === undefined || opening === undefined || x === undefined) throw new Rejection(`hand ${handNo} has no robot seat ${seat} dealt`)
-    // Its private cards, or its own public ones (duo's face-up packet).
-    const d = [...hand.robotOpened.map(r => ({ ...r, public: false })), ...hand.publicOpened.map(p => ({ ...p, public: true }))]
-      .find(r => r.seat === seat && r.cards.includes(card))
-    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === seat && l.public === d.public)
+    // Its private cards, its own public ones (duo's face-up packet), or the table's (tarot's dog, which its taker holds).
+    const mine = [...hand.robotOpened.map(r => ({ ...r, public: false })), ...hand.publicOpened.map(p => ({ ...p, public: true }))]
+    const d = mine.find(r => r.seat === seat && r.cards.includes(card)) ?? mine.find(r => r.public && r.seat === null && r.cards.includes(card))
+    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === d.seat && l.public === d.public)
     if (d === undefined || at === undefined) throw new Rejection(`${card} is not one of robot seat ${seat}'s cards`)
     const pos = at.positions[d.cards.indexOf(card)]
     const { commit, commitDigest, dealt } = opening
@@ -335,7 +335,7 @@ export class BlindDealerMachine implements DealerSide {
         others.set(k, proveShare(ctx, scalarFromHex(hand.robotKeys[k], 'robot key'), dealt[pos].b, this.#init.random))
         return
       }
-      const share = hand.sharesIn.find(doc => doc.body.seat === k && doc.body.stage === d.stage && doc.body.to === seat)?.body.shares.find(sh => sh.pos === pos)
+      const share = hand.sharesIn.find(doc => doc.body.seat === k && doc.body.stage === d.stage && doc.body.to === d.seat)?.body.shares.find(sh => sh.pos === pos)
       if (share !== undefined) others.set(k, { d: share.d, c: share.c, s: share.s })
     })
     return makeCardOpening(opening, seat, scalarFromHex(x, 'robot key'), pos, card, others, this.#init.random)

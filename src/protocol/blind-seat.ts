@@ -189,13 +189,14 @@ export class BlindSeatMachine implements SeatSide {
     const hand = this.#hands.get(handNo)
     const opening = this.openingHand(handNo)
     if (hand === undefined || opening === undefined) throw new Rejection(`hand ${handNo} is not dealt at this seat`)
-    const d = hand.cards.find(c => c.seat === this.#seat && c.cards.includes(card))
-    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === this.#seat && l.public === d.public)
+    // Its own cards first; else the table's (tarot's dog, once its taker holds it).
+    const d = hand.cards.find(c => c.seat === this.#seat && c.cards.includes(card)) ?? hand.cards.find(c => c.public && c.seat === null && c.cards.includes(card))
+    const at = this.#layout(hand).find(l => d !== undefined && l.stage === d.stage && l.seat === d.seat && l.public === d.public)
     if (d === undefined || at === undefined) throw new Rejection(`${card} is not one of this seat's cards`)
     const pos = at.positions[d.cards.indexOf(card)]
     const others = new Map<number, { d: string, c: string, s: string }>()
     for (const doc of hand.kept ?? []) {
-      if (doc.body.stage !== d.stage || doc.body.to !== this.#seat) continue
+      if (doc.body.stage !== d.stage || doc.body.to !== d.seat) continue
       const share = doc.body.shares.find(x => x.pos === pos)
       if (share !== undefined) others.set(doc.body.seat, { d: share.d, c: share.c, s: share.s })
     }
@@ -543,8 +544,9 @@ export class BlindSeatMachine implements SeatSide {
       hand.cards.push({ stage: d.stage, seat: d.seat, public: d.public, cards })
       hand.shares = hand.shares.filter(s => !docs.includes(s))
       // A played hand opens each of this seat's cards again as it is played: the shares of its own
-      // deliveries (private, or public and its own: duo's face-up packet) are kept.
-      if (hand.commit.body.params.play === true && d.seat === this.#seat) hand.kept = [...(hand.kept ?? []), ...docs]
+      // deliveries (private, or public and its own: duo's face-up packet) and of the table's
+      // (belote's turned-up card, tarot's dog, which its taker may play) are kept.
+      if (hand.commit.body.params.play === true && (d.seat === this.#seat || d.seat === null)) hand.kept = [...(hand.kept ?? []), ...docs]
       effects.push(this.#enter(hand, hand.phase), { kind: 'event', hand: hand.hand, event: { type: 'cards', stage: d.stage, seat: d.seat, public: d.public, cards } })
     }
     return effects

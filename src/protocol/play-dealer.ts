@@ -19,7 +19,7 @@ import type { BeaconResult, DealerHandStatus, DealerSide } from './contracts.js'
 import { DealerMachine, dealerHandKey, type DealtHand } from './dealer.js'
 import { dropPlaySave, playSaveKey, splitPlaySaves, type PlaySave } from './play-save.js'
 import { BlindDealerMachine, blindDealerHandKey } from './blind-dealer.js'
-import { BLIND_PLAYED_GAMES, blindOpeningRule, blindPlayOutcome, type BlindPlayHand } from '../core/hand/blind-play.js'
+import { BLIND_PLAYED_GAMES, blindOpeningRule, blindPlayOutcome, playedCard, type BlindPlayHand } from '../core/hand/blind-play.js'
 import { HIDDEN } from '../core/games/play-view.js'
 import type { Delivery } from '../core/schemes/types.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
@@ -145,13 +145,10 @@ export class PlayingDealer implements DealerSide {
   beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#after(this.#inner.beaconResult(hand, result)) }
 
   startHand (params: Parameters<DealerSide['startHand']>[0]): { hand: number, effects: Effect[] } {
-    const { game, seats } = this.#init.table
+    const { game } = this.#init.table
     if (params.play === true && !PLAYED_CARD_GAMES.has(game) && !DRAW_GAMES.has(game)) throw new Rejection(`${game} is not played at a table`)
-    if (params.play === true && this.#blind !== undefined) {
-      // A blind table opens each card as it is played; the stages dealt after a bid (belote's take,
-      // tarot's dog) are not built for blind play yet.
-      if (!BLIND_PLAYED_GAMES.has(game)) throw new Rejection(`${game} is not played at a blind table yet (blind tables play: ${[...BLIND_PLAYED_GAMES].join(', ')})`)
-    }
+    // A blind table opens each card as it is played (docs/dealer-blind.md §15.1), for the games that rule covers.
+    if (params.play === true && this.#blind !== undefined && !BLIND_PLAYED_GAMES.has(game)) throw new Rejection(`${game} is not played at a blind table (blind tables play: ${[...BLIND_PLAYED_GAMES].join(', ')})`)
     // A game that draws during the hand (blackjack's shoe, dice) has nothing to deal otherwise: it is always played.
     if (DRAW_GAMES.has(game)) params = { ...params, play: true }
     const r = this.#inner.startHand(params)
@@ -524,8 +521,8 @@ export class PlayingDealer implements DealerSide {
       const view = this.#blind === undefined ? h.play : this.#robotView(h, hand, seat)
       if (view === undefined) return effects
       const action = view.robot(seat, robotRandom(this.#blind?.robotKey(hand, seat) ?? h.key, h.play.chain.length + 1))
-      const card = (action as { type?: unknown, card?: unknown }).type === 'card' ? (action as { card: unknown }).card : undefined
-      const opening = this.#blind !== undefined && typeof card === 'string' ? this.#blind.robotOpening(hand, seat, card) : undefined
+      const card = playedCard(action)
+      const opening = this.#blind !== undefined && card !== undefined ? this.#blind.robotOpening(hand, seat, card) : undefined
       const signed = h.play.sign(this.#init.signer, seat, action, opening)
       if (!signed.ok) throw new Error(`hand ${hand}: robot seat ${seat}'s choice refused: ${refusalText(signed.refusal)}`)
       this.#toRobots(h, hand, signed.doc)

@@ -19,7 +19,7 @@ import type { BeaconResult, PlayView, SeatCards, SeatHandStatus, SeatSide } from
 import { SeatMachine, seatHandKey, type SeatHandSnapshot } from './seat.js'
 import { BlindSeatMachine, blindSeatHandKey, type BlindSeatSnapshot } from './blind-seat.js'
 import { blindLayout } from '../core/hand/blind.js'
-import { BLIND_PLAYED_GAMES, blindOpeningRule, receiptPlayFrom } from '../core/hand/blind-play.js'
+import { BLIND_PLAYED_GAMES, blindOpeningRule, playedCard, receiptPlayFrom } from '../core/hand/blind-play.js'
 import { dropPlaySave, playSaveKey, splitPlaySaves, type PlaySave } from './play-save.js'
 import { INITIAL_STAGES } from './stages.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
@@ -399,8 +399,8 @@ export class PlayingSeat implements SeatSide {
     const bad = play.refusal(this.seat, action)
     if (bad !== null) throw new Rejection(`not a legal action now: ${refusalText({ code: 'chain-illegal-action', rule: bad.code, reason: bad.message })}`)
     // At a blind table a card played carries its opening (docs/dealer-blind.md §15): made first, or nothing is signed.
-    const card = (action as { type?: unknown, card?: unknown }).type === 'card' ? (action as { card: unknown }).card : undefined
-    const opening = this.#blind !== undefined && typeof card === 'string' ? this.#blind.cardOpening(hand, card) : undefined
+    const card = playedCard(action)
+    const opening = this.#blind !== undefined && card !== undefined ? this.#blind.cardOpening(hand, card) : undefined
     const signed = play.sign(this.#init.signer, this.seat, action, opening)
     if (!signed.ok) throw new Rejection(`not a legal action now: ${refusalText(signed.refusal)}`)
     const doc = playDoc(this.#init.signer, this.#init.table.id, hand, h.digest, [signed.doc])

@@ -46,7 +46,7 @@ re-verifies every node's receipt log. Exit 0 when everything verified.
                 cards are signed, chained and checked, the game deals its own stages and ends the
                 hand, and the receipt carries the action chain and score. A hand nobody bids on is
                 thrown in and dealt again (up to 6N + 4 deals): N counts hands played out. With --blind,
-                coinche, belote or duo, each card opened as it is played; not with --timelock unless --blind
+                each card opened as it is played; not with --timelock unless --blind
   --json        one JSON object on stdout: {"hands","aborts","seats":[{"seat","peerId","verified"}],"failures"}
                 (with --timelock also "recovered": hands the seats finished without the dealer;
                 with --play also "played": [{"hand","actions","tricks","score"}], one per hand dealt)`

@@ -25,10 +25,9 @@ import type { CommitBody, ReceiptPlay } from './messages.js'
 /**
  * The games a blind-v1 table plays card by card: coinche; belote (its take dealt after the bid; the
  * turned-up card is public and the taker's take delivery holds its position); duo (its face-up
- * packets, public, each a seat's). Tarot's dog, écart and poignées show cards in ways not built for
- * blind tables.
+ * packets, public, each a seat's); tarot (the dog, public, held by the taker of a petite or a garde).
  */
-export const BLIND_PLAYED_GAMES: ReadonlySet<string> = new Set(['coinche', 'belote', 'duo'])
+export const BLIND_PLAYED_GAMES: ReadonlySet<string> = new Set(['coinche', 'belote', 'duo', 'tarot'])
 
 /** What the opening rule needs: the hand's public keys, the dealt deck, and its layout. */
 export interface BlindPlayHand {
@@ -41,8 +40,27 @@ export interface BlindPlayHand {
   stages: readonly string[]
 }
 
-const isCardAction = (action: unknown): action is { type: 'card', card: unknown } =>
-  typeof action === 'object' && action !== null && (action as { type?: unknown }).type === 'card'
+/** A card played: `{type: "card", card}` (coinche, belote, duo) or tarot's `{type: "play", card}`. */
+export const isCardAction = (action: unknown): action is { type: 'card' | 'play', card: unknown } =>
+  typeof action === 'object' && action !== null && ['card', 'play'].includes((action as { type?: unknown }).type as string)
+
+/** The card an action plays, if it plays one (what its opening opens). */
+export function playedCard (action: unknown): string | undefined {
+  return isCardAction(action) && typeof action.card === 'string' ? action.card : undefined
+}
+
+/**
+ * Tarot: the seat that holds the dog's positions, from the chain so far: the taker (the last seat
+ * that bid) of a petite or a garde, once the dog is dealt; nobody for a garde sans or contre (the
+ * dog is never in the taker's hand).
+ */
+function tarotDogHolder (earlier: readonly ActionDoc[]): number | undefined {
+  const bids = earlier.filter(a => (a.body.action as { type?: unknown, bid?: unknown }).type === 'bid' && (a.body.action as { bid?: unknown }).bid !== 'pass')
+  const last = bids.at(-1)
+  if (last === undefined) return undefined
+  const bid = (last.body.action as { bid?: unknown }).bid
+  return bid === 'petite' || bid === 'garde' ? last.body.seat : undefined
+}
 
 /** The position an earlier action opened, if it carries an opening. */
 function openedPosition (doc: ActionDoc): number | undefined {
@@ -66,9 +84,11 @@ export function blindOpeningRule (hand: BlindPlayHand): NonNullable<ChainContext
     const named = (body.opening as { card?: unknown }).card
     if (named !== (body.action as { card: unknown }).card) return { rule: 'card-opening-card', reason: `the opening is for ${String(named)}, the action plays ${String((body.action as { card: unknown }).card)}` }
     const opened = new Set(earlier.map(openedPosition).filter((p): p is number => p !== undefined))
-    // A seat holds the positions of its deliveries, private or public (duo's face-up packet is its own).
+    // A seat holds the positions of its deliveries, private or public (duo's face-up packet is its
+    // own), and tarot's taker of a petite or a garde the dog's.
+    const dogHolder = hand.commit.game === 'tarot' ? tarotDogHolder(earlier) : undefined
     const held = hand.layout
-      .filter(d => d.seat === body.seat && hand.stages.includes(d.stage))
+      .filter(d => (d.seat === body.seat || (d.stage === 'dog' && dogHolder === body.seat)) && hand.stages.includes(d.stage))
       .flatMap(d => d.positions)
       .filter(p => !opened.has(p))
     const r = checkCardOpening({ commit: hand.commit, commitDigest: hand.commitDigest, keys: hand.keys, dealt: hand.dealt }, body.seat, held, body.opening)

@@ -195,8 +195,8 @@ function renderHeader (): void {
   }
   $('#dealer-controls').hidden = status.peerId !== t.dealer
   // Playing the hand at the table: the card games of commit–reveal tables (a game of draws is always
-  // played); at a dealer-blind table all but tarot (docs/dealer-blind.md §15).
-  $('#deal-play-label').hidden = (isBlind() && t.game === 'tarot') || drawsDuringHand(t.game)
+  // played); at a dealer-blind table too (docs/dealer-blind.md §15).
+  $('#deal-play-label').hidden = drawsDuringHand(t.game)
 }
 
 function renderHands (): void {
