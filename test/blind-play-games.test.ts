@@ -6,21 +6,13 @@ import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import type { ActionDoc } from '../src/core/games/action-chain.js'
-import { blindTable, ids } from './helpers/blind-memory.js'
+import { blindTable, dealUntilPlayed, ids, receiptsOf } from './helpers/blind-memory.js'
 
-const receiptsOf = (t: ReturnType<typeof blindTable>, hand: number): any[] =>
-  [...t.nodes.values()].map(n => n.log.find(l => l.entry === 'receipt' && l.payload.commit.body.hand === hand)?.payload)
 
 describe('belote, duo and tarot at a blind-v1 table, each card opened as it is played', () => {
   it('belote, two persons and two robots: the take dealt because of the bid, the taker plays the turned-up card with its opening, the robots play on their own cards', () => {
     const t = blindTable([ids[0], 'robot', ids[2], 'robot'], { play: true, game: 'belote' })
-    let hand = 0
-    let receipt: any
-    for (let deals = 0; deals < 8; deals++) {
-      hand = t.deal()
-      receipt = receiptsOf(t, hand).find(r => r !== undefined)
-      if (receipt?.play?.actions.some((a: ActionDoc) => (a.body.action as { type: string }).type === 'card') === true) break
-    }
+    const { hand, receipt } = dealUntilPlayed(t)
     expect(t.rejections).toEqual([])
     const v = verifyReceipt(receipt)
     expect(v.problems).toEqual([])
@@ -44,13 +36,7 @@ describe('belote, duo and tarot at a blind-v1 table, each card opened as it is p
 
   it('duo, a person and a robot: each face-up card played with an opening of its owner\'s public packet, each turned-up one of its private position', () => {
     const t = blindTable([ids[0], 'robot'], { play: true, game: 'duo' })
-    let hand = 0
-    let receipt: any
-    for (let deals = 0; deals < 8; deals++) {
-      hand = t.deal()
-      receipt = receiptsOf(t, hand).find(r => r !== undefined)
-      if (receipt?.play?.actions.some((a: ActionDoc) => (a.body.action as { type: string }).type === 'card') === true) break
-    }
+    const { hand, receipt } = dealUntilPlayed(t)
     expect(t.rejections).toEqual([])
     const v = verifyReceipt(receipt)
     expect(v.problems).toEqual([])
@@ -64,13 +50,7 @@ describe('belote, duo and tarot at a blind-v1 table, each card opened as it is p
 
   it('tarot, two persons and two robots: the dog dealt because of the garde, held and played by its taker with openings of the dog\'s positions', () => {
     const t = blindTable([ids[0], 'robot', ids[2], 'robot'], { play: true, game: 'tarot' })
-    let hand = 0
-    let receipt: any
-    for (let deals = 0; deals < 4; deals++) {
-      hand = t.deal()
-      receipt = receiptsOf(t, hand).find(r => r !== undefined)
-      if (receipt?.play?.actions.some((a: ActionDoc) => (a.body.action as { type: string }).type === 'play') === true) break
-    }
+    const { hand, receipt } = dealUntilPlayed(t, 'play')
     expect(t.rejections).toEqual([])
     const v = verifyReceipt(receipt)
     expect(v.problems).toEqual([])

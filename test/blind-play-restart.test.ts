@@ -5,10 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
-import { blindTable, ids } from './helpers/blind-memory.js'
+import { blindTable, ids, receiptsOf } from './helpers/blind-memory.js'
 
-const receiptsOf = (t: ReturnType<typeof blindTable>, hand: number): any[] =>
-  [...t.nodes.values()].map(n => n.log.find(l => l.entry === 'receipt' && l.payload.commit.body.hand === hand)?.payload)
 
 describe('a played blind hand across restarts (src/protocol/play-save.ts)', () => {
   it('the dealer, then a seat, restarted in the middle of play resume from their saves: each opening checked on the restored deal, the seat\'s next cards opened with the shares it kept, every receipt verified', () => {

@@ -12,10 +12,8 @@ import { beaconPermutation, blindLayout, dealtDeck } from '../src/core/hand/blin
 import { docDigest } from '../src/core/hand/digest.js'
 import { decodeDeck, pointFromHex } from '../src/core/blind/index.js'
 import type { ActionDoc } from '../src/core/games/action-chain.js'
-import { blindTable, ids, signers } from './helpers/blind-memory.js'
+import { blindTable, dealUntilPlayed, ids, receiptsOf, signers } from './helpers/blind-memory.js'
 
-const receiptsOf = (t: ReturnType<typeof blindTable>, hand: number): any[] =>
-  [...t.nodes.values()].map(n => n.log.find(l => l.entry === 'receipt' && l.payload.commit.body.hand === hand)?.payload)
 
 /** The opening rule of a receipt's hand, rebuilt from the receipt (as the verifier does). */
 function openingHandOf (receipt: any): BlindPlayHand {
@@ -31,15 +29,7 @@ let shared: { t: ReturnType<typeof blindTable>, hand: number, receipt: any } | u
 function playedOut (): { t: ReturnType<typeof blindTable>, hand: number, receipt: any } {
   if (shared !== undefined) return shared
   const t = blindTable(ids, { play: true })
-  // A hand nobody bids on is thrown in: deal until one is played out.
-  let hand = 0
-  let receipt: any
-  for (let deals = 0; deals < 6; deals++) {
-    hand = t.deal()
-    receipt = receiptsOf(t, hand)[0]
-    if (receipt?.play?.actions.some((a: ActionDoc) => (a.body.action as { type: string }).type === 'card') === true) break
-  }
-  shared = { t, hand, receipt }
+  shared = { t, ...dealUntilPlayed(t) }
   return shared
 }
 

@@ -94,3 +94,23 @@ export function blindTable (seats: string[], options: { game?: string, beacon?: 
   }
 }
 
+
+/** The receipt of `hand` in each node's log (undefined where a node logged none), nodes in table order. */
+export function receiptsOf (t: ReturnType<typeof blindTable>, hand: number): any[] {
+  return [...t.nodes.values()].map(n => n.log.find(l => l.entry === 'receipt' && l.payload.commit.body.hand === hand)?.payload)
+}
+
+/**
+ * A played table deals until a hand is played out (one nobody bids on is thrown in and carries no
+ * card action: `type` is the game's card action, `card` or tarot's `play`); that hand and its receipt.
+ */
+export function dealUntilPlayed (t: ReturnType<typeof blindTable>, type = 'card', deals = 8): { hand: number, receipt: any } {
+  let hand = 0
+  let receipt: any
+  for (let i = 0; i < deals; i++) {
+    hand = t.deal()
+    receipt = receiptsOf(t, hand).find(r => r !== undefined)
+    if (receipt?.play?.actions.some((a: { body: { action: { type?: unknown } } }) => a.body.action.type === type) === true) break
+  }
+  return { hand, receipt }
+}
