@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
+import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
 import { blindOpeningRule, blindPlayOutcome, type BlindPlayHand } from '../src/core/hand/blind-play.js'
 import { beaconPermutation, blindLayout, dealtDeck } from '../src/core/hand/blind.js'
 import { docDigest } from '../src/core/hand/digest.js'
@@ -113,6 +114,21 @@ describe('a blind-v1 table plays its hands, each card opened as it is played', (
     expect(v.problems).toEqual([])
     expect(v.summary!.play!.refused).toMatchObject({ seat: 2, rule: 'card-opening-share' })
     expect(receipts[0].play.score).toBeNull()
+  })
+
+  it('a seat whose cards never open (another seat withholds its shares) is not timed out: the seat that withholds is named', () => {
+    // Seat 2's shares for seat 1's cards never reach the dealer. The turn limit (revealMs / 4 = 15 s)
+    // comes before the shares' deadline (contributeMs = 20 s): it must not name a seat without its cards.
+    const t = blindTable(ids, { play: true, intercept: (from, _to, doc) => (doc.type === 'bshares' && from === ids[2] && doc.body.to === 1 ? undefined : doc) })
+    const hand = t.deal()
+    t.tick(15_001)
+    expect(t.dealerNode.events.filter((e: any) => e.type === 'play-refused')).toEqual([])
+    expect(t.dealerNode.log.filter(l => l.entry === 'abort')).toEqual([])
+    t.tick(5_000)
+    const records = t.dealerNode.log.filter(l => l.entry === 'abort').map(l => l.payload)
+    expect(records.map((r: any) => [r.body.hand, r.body.reason, r.body.blame])).toEqual([[hand, 'missing-shares', [ids[2]]]])
+    expect(checkAbortRecord(records[0], { table: { id: 'blind-mem', dealer: ids[0], seats: ids } }).problems).toEqual([])
+    expect(t.rejections).toEqual([])
   })
 
   it('a card the rules refuse, seen only once the deal opens, ends the hand there: the outcome every node computes', () => {

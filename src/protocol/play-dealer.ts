@@ -74,6 +74,8 @@ export class PlayingDealer implements DealerSide {
   readonly #quiet = new Map<number, number>()
   /** When each hand in play last moved (a stage, an action): its turn runs out turnLimit after. */
   readonly #moved = new Map<number, number>()
+  /** Blind hands whose end waits for shares still due (the blind machine ends a hand only once every share it asked for is in). */
+  readonly #endDue = new Set<number>()
   /** A blind hand's game end (its score, once the deal opened), announced when its BREVEAL goes out. */
   readonly #playedAt = new Map<number, Extract<HandEvent, { type: 'played' }>>()
   /** PLAYs for a hand not dealt yet, by hand (at most EARLY_KEPT in all). */
@@ -117,6 +119,8 @@ export class PlayingDealer implements DealerSide {
       const h = this.#hands.get(hand)
       if (h === undefined || h.ended || h.play.over()) { this.#moved.delete(hand); continue }
       const seat = h.play.toAct()
+      // Blind: while shares are due, a seat may not hold its cards yet: its turn has not begun.
+      if (this.#sharesDue(hand)) { this.#moved.set(hand, now); continue }
       if (now - since < limit || seat === null || h.play.pending() !== null || h.commit.body.seats[seat] === ROBOT) continue
       h.ended = true
       h.waiting = seat
@@ -342,7 +346,14 @@ export class PlayingDealer implements DealerSide {
    */
   #end (h: DealerPlayHand, hand: number): Effect[] {
     const resend = this.#blind === undefined ? [] : [...new Set(h.commit.body.seats.filter(p => p !== ROBOT))].flatMap(peer => this.#chainTo(h, hand, peer))
+    // Blind: ended once the shares still due are in (#after), or by the blind machine's own record if they never come.
+    if (this.#sharesDue(hand)) { this.#endDue.add(hand); return resend }
     return [...resend, ...this.#inner.end(hand)]
+  }
+
+  /** Blind: shares a BDEAL asked for are still due in `hand` (its `owed`, src/protocol/blind-dealer.ts status). */
+  #sharesDue (hand: number): boolean {
+    return this.#blind !== undefined && this.#blind.status().some(s => s.hand === hand && s.owed !== undefined)
   }
 
   /** The hand's play as saved now: written before whatever its last steps send. */
@@ -383,6 +394,12 @@ export class PlayingDealer implements DealerSide {
 
   /** After any step of the inner machine: a played hand just dealt starts its play. */
   #after (effects: Effect[]): Effect[] {
+    // A blind hand whose end waited for shares: ended once they are in (gone, if the hand ended otherwise).
+    for (const hand of [...this.#endDue]) {
+      if (this.#sharesDue(hand)) continue
+      this.#endDue.delete(hand)
+      if (this.#inner.status().some(s => s.hand === hand && s.phase === 'dealt')) effects = [...effects, ...this.#inner.end(hand)]
+    }
     // A blind hand's robot cards just opened: a robot whose turn it was may act now.
     const opened = new Set(effects.flatMap(e => (e.kind === 'event' && e.event.type === 'cards' && this.#hands.get(e.hand)?.ended === false ? [e.hand] : [])))
     for (const hand of this.#blind === undefined ? [] : opened) {
