@@ -455,4 +455,29 @@ describe('playing by hand, and the time to play', () => {
     expect(receiptsOf(t)[0].play?.score).not.toBeNull()
     expect(t.events.some(e => e.event.type === 'action' && e.event.robot === true)).toBe(true)
   })
+
+  it('a hand played slowly, longer in all than revealMs, blames nobody: each action starts the seats\' wait for the REVEAL over', () => {
+    // Seat 1 takes 100 s a turn (under the dealer's turn limit, revealMs / 4 = 150 s): its nine
+    // turns take longer than the other seats' wait for the REVEAL (revealMs = 600 s), which each action starts over.
+    const t = table('coinche', ['human', 'human', 'human', 'robot'], 'atout-v1', { manual: 1, playMs: 100_000 })
+    let receipt: Receipt | undefined
+    let took = 0
+    // A hand nobody bids on is thrown in: dealt again until one is played out.
+    for (let deal = 0; deal < 8 && (receipt === undefined || (check(receipt).summary?.play?.tricks ?? 0) === 0); deal++) {
+      const start = t.now()
+      const hand = t.deal(deal % 4)
+      for (let i = 0; i < 40 && receipt?.commit.body.hand !== hand; i++) {
+        t.advance(50_000)
+        t.run(t.spec.dealer, t.dealer.tick(t.now()), 'dealer')
+        for (const [peer, seat] of t.seatMachines) t.run(peer, seat.tick(t.now()), 'seat')
+        receipt = receiptsOf(t).find(r => r.commit.body.hand === hand)
+      }
+      took = t.now() - start
+    }
+    expect(took).toBeGreaterThan(600_000)
+    expect(t.appended.filter(a => a.entry === 'abort')).toEqual([])
+    expect(check(receipt!).problems).toEqual([])
+    receipt = receipt!
+    expect(receipt.acks.map(a => a.body.seat)).toEqual([0, 1, 2])
+  })
 })

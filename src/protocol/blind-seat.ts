@@ -207,6 +207,15 @@ export class BlindSeatMachine implements SeatSide {
     }
   }
 
+  /**
+   * A played hand moved (an action of its chain): the dealer is not away, so this seat's wait for
+   * the REVEAL starts over (docs/games.md "A turn that runs out"). Only while the hand waits for it.
+   */
+  waitAgain (handNo: number): void {
+    const hand = this.#hands.get(handNo)
+    if (hand !== undefined && hand.phase === 'dealt') this.#hands.wait(hand)
+  }
+
   cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
     return this.#hands.get(handNo)?.cards.map(c => ({ ...c })) ?? []
   }

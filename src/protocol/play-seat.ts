@@ -367,6 +367,7 @@ export class PlayingSeat implements SeatSide {
         h.early.delete(next.body.n)
         const refused = play.accept(next)
         if (refused !== null) throw new Rejection(`play: action ${next.body.n} of seat ${next.body.seat} refused: ${refusalText(refused)}`)
+        this.#inner.waitAgain(hand)
         effects.push({ kind: 'event', hand, event: { type: 'action', n: next.body.n, seat: next.body.seat, action: next.body.action } })
         continue
       }
@@ -403,6 +404,7 @@ export class PlayingSeat implements SeatSide {
     const opening = this.#blind !== undefined && card !== undefined ? this.#blind.cardOpening(hand, card) : undefined
     const signed = play.sign(this.#init.signer, this.seat, action, opening)
     if (!signed.ok) throw new Rejection(`not a legal action now: ${refusalText(signed.refusal)}`)
+    this.#inner.waitAgain(hand)
     const doc = playDoc(this.#init.signer, this.#init.table.id, hand, h.digest, [signed.doc])
     return [
       { kind: 'send', to: this.#init.table.dealer, doc },

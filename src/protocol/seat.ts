@@ -177,6 +177,15 @@ export class SeatMachine implements SeatSide {
   }
 
   /** Cards this seat holds in a hand in play, by stage; public cards included. */
+  /**
+   * A played hand moved (an action of its chain): the dealer is not away, so this seat's wait for
+   * the REVEAL starts over (docs/games.md "A turn that runs out"). Only while the hand waits for it.
+   */
+  waitAgain (handNo: number): void {
+    const hand = this.#hands.get(handNo)
+    if (hand !== undefined && (hand.phase === 'dealt' || hand.phase === 'contributed')) this.#hands.wait(hand)
+  }
+
   cards (handNo: number): Array<{ stage: string, seat: number | null, public: boolean, cards: string[] }> {
     const hand = this.#hands.get(handNo)
     return hand === undefined ? [] : hand.cards.map(c => ({ stage: c.body.stage, seat: c.body.seat, public: c.body.public, cards: c.body.cards }))
