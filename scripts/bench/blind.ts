@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { G, type PreparedShuffle, blindEngine, combineToBytes, prepareShuffle, blindEngineReady, decodeDeck, forgetDecodedPoints, forgetVerifiedShuffles, msm, withNobleEngine, mulPublic, mulSecret, pointFromHex, publicKey, randomScalar, scalarFromHex, seededRandom, type Point } from '../../src/core/blind/index.js'
-import { beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, checkBshares, checkBshuffle, dealtDeck } from '../../src/core/hand/blind.js'
+import { beaconPermutation, blindJointKey, blindLayout, blindStartingDeck, checkBshares, checkBshuffle, dealtDeck, openPosition } from '../../src/core/hand/blind.js'
+import { checkCardOpening, makeCardOpening, type CardOpening } from '../../src/core/hand/blind-card-opening.js'
 import { docDigest } from '../../src/core/hand/digest.js'
 import { makeBshares, makeBshuffle } from '../../src/protocol/blind-docs.js'
 import { verifyReceipt } from '../../src/core/hand/verify.js'
@@ -146,6 +147,24 @@ function perGame (game: string, seats: number, N: number, u: Units): void {
   line(`${game} ${N}/${seats}: shuffle + proof finished (its turn), CPU`, finish.cpu, finishBound(N, u), wallNote(finish))
   line(`${game} ${N}/${seats}: check the ${seats - 1} other proofs, per seat, CPU`, check.cpu, (seats - 1) * checkBound, wallNote(check))
   line(`${game} ${N}/${seats}: deal (${made} shares made, ${checked} checked), per seat, CPU`, deal.cpu, dealBound, wallNote(deal))
+  // Play (docs/dealer-blind.md §15): a card opened as it is played. The player makes its own share
+  // (1 variable-base and 2 fixed-base products: d, T₁, T₂) beside the others' kept ones; every
+  // node checks the n shares (each 3 public variable-base and 1 fixed-base products, §6) and opens
+  // the card (its sum of n encodings). Per card, seat 1 playing its first position.
+  const opening = { commit, commitDigest: h.digest, keys: pubs, dealt }
+  const pos = mine[0].positions[0]
+  const shareOf = new Map<number, { d: string, c: string, s: string }>()
+  for (const { d, doc } of incoming) {
+    if (d !== mine[0]) continue
+    const sh = doc.body.shares.find(x => x.pos === pos)
+    if (sh !== undefined) shareOf.set(doc.body.seat, { d: sh.d, c: sh.c, s: sh.s })
+  }
+  const card = openPosition(game, dealt[pos], xs.map(x => mulSecret(dealt[pos].b, x)))
+  let made1: CardOpening | undefined
+  const makeOpening = timed(() => { for (let i = 0; i < 20; i++) made1 = makeCardOpening(opening, me, xs[me], pos, card, shareOf, random) })
+  const checkOpening = timed(() => { for (let i = 0; i < 20; i++) if (!checkCardOpening(opening, me, [pos], made1).ok) throw new Error('bench opening does not check') })
+  line(`${game} ${N}/${seats}: a card opened as it is played, made by its player, CPU`, makeOpening.cpu / 20, u.varMs + 2 * u.baseMs, wallNote({ wall: makeOpening.wall / 20 }))
+  line(`${game} ${N}/${seats}: a card opened as it is played, checked by every node (${seats} shares), CPU`, checkOpening.cpu / 20, seats * (3 * u.publicMs + u.baseMs), wallNote({ wall: checkOpening.wall / 20 }))
   const bytes = canonicalBytes(receipt).length
   forgetVerifiedShuffles() // a reader verifies a receipt it has never seen
   forgetDecodedPoints()
