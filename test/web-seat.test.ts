@@ -121,15 +121,17 @@ describe.skipIf(skip)('the seat page', () => {
   // nowhere and holds a reservation on a `fairdeal relay` listening on WebSockets; the page, opened
   // from its link, joins through the relay and its person bids and plays every card of seat 1 by
   // clicking (the dealer node's own seat is played by its robot); the hand ends checked
-  // ("verified") and the page logs its receipt.
+  // ("verified") and the page logs its receipt. The table is blind-v1, `table new`'s default for
+  // people: the page opens each card it plays in the browser (docs/dealer-blind.md §15.1).
   it('through the relay of a dealer nobody can dial, a page joins and plays a whole duo hand by clicking its bids and cards', async () => {
     const [relayPort, web] = [18056, 18057]
     const relayDir = join(dir, 'relay')
     const id = await cliInProcess('init', '--data', relayDir, '--json')
     const relayAddress = `/ip4/127.0.0.1/tcp/${relayPort}/ws/p2p/${(JSON.parse(id.stdout) as { peerId: string }).peerId}`
     const data = join(dir, 'behind-nat')
-    const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--scheme', 'atout-v1', '--data', data, '--listen', 'none', '--relay', relayAddress, '--web-port', String(web))
+    const made = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', data, '--listen', 'none', '--relay', relayAddress, '--web-port', String(web))
     expect(made.code, made.stderr).toBe(0)
+    expect((JSON.parse(await readFile(join(data, 'node.json'), 'utf8')) as { table: { scheme: string } }).table.scheme).toBe('blind-v1')
     const link = new RegExp(`^seat 1: (http://127\\.0\\.0\\.1:${web}/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string
     const relay = spawn(process.execPath, [BIN, 'relay', '--data', relayDir, '--listen', `/ip4/127.0.0.1/tcp/${relayPort}/ws`, '--config', join(data, 'node.json')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'info' } })
     let relayOut = ''
@@ -166,6 +168,13 @@ describe.skipIf(skip)('the seat page', () => {
       expect(clicks).toBeGreaterThanOrEqual(16)
       await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: WAIT_MS })
       await until(async () => (await page.textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS)
+      // The dealer's receipt: every card the page played carries the opening it made.
+      await until(async () => ((await nat!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', WAIT_MS)
+      const exported = await fairdeal('log', 'export', '--data', data)
+      const receipt = JSON.parse(exported.stdout.trim().split('\n')[1]).body.payload as { play: { actions: Array<{ body: { seat: number, action: { type: string, card?: string }, opening?: { card: string } } }> } }
+      const pageCards = receipt.play.actions.filter(a => a.body.seat === 1 && a.body.action.type === 'card')
+      expect(pageCards).toHaveLength(16)
+      for (const a of pageCards) expect(a.body.opening?.card).toBe(a.body.action.card)
     } finally {
       await page.close()
       await nat?.stop()
