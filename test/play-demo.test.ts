@@ -70,32 +70,3 @@ test('a dice series of 20 rolls on two real nodes: every roll is the key\'s, eve
     await log.close()
   }
 }, 60_000)
-
-test('a blind coinche demo hand is played out on real nodes: every card opened as it is played, every log verified with the openings', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'fairdeal-play-blind-'))
-  roots.push(root)
-  const result = await runDemo({ root, hands: 1, game: 'coinche', processes: false, beacon: null, transport: 'tcp', logger: pino({ level: 'silent' }), play: true, blind: true })
-  expect(result.failures).toEqual([])
-  expect(result.aborts).toBe(0)
-  const out = result.played.filter(p => p.tricks > 0)
-  expect(out).toHaveLength(1)
-  for (const s of result.seats) expect(s.verified).toBe(result.hands)
-  for (const l of result.logs) expect(l).toMatchObject({ failed: 0, passed: result.hands })
-  const log = await openLog(logDbPath(result.table.configs[2].dataDir))
-  let seen = 0
-  try {
-    for await (const e of log.read()) {
-      const receipt = e.body.payload as { v: number, commit: { body: { hand: number } }, play?: { actions: Array<{ body: { action: { type: string, card?: string }, opening?: { card: string } } }> } }
-      if (e.body.kind !== 'receipt' || receipt.commit.body.hand !== out[0].hand) continue
-      expect(receipt.v).toBe(2)
-      const cards = (receipt.play?.actions ?? []).filter(a => a.body.action.type === 'card')
-      expect(cards).toHaveLength(32)
-      for (const a of cards) expect(a.body.opening?.card).toBe(a.body.action.card)
-      expect(verifyReceipt(receipt).summary?.play?.score?.points).toEqual(out[0].score.points)
-      seen++
-    }
-  } finally {
-    await log.close()
-  }
-  expect(seen).toBe(1)
-}, 60_000)
