@@ -171,6 +171,36 @@ describe('a missing VIEW is blamed on its seat alone (docs/protocol.md §7, §10
     for (const s of t.seats.values()) expect(s.status()).toEqual([])
   })
 
+  test('VIEWs that reach a seat before its own PLEDGES are kept however many hands are committed meanwhile (many hands in flight)', () => {
+    const t = memoryTable()
+    const slow = peerOf(t, 3)
+    // Seat 3's PLEDGES come after the other seats' VIEWs, each hand (the seats answer the dealer
+    // faster than seat 3 hears it): hand 1's are held up on the way while six more hands are
+    // committed and dealt, each hand's VIEWs reaching seat 3 before its PLEDGES.
+    const held = new Map<number, Signed<unknown>>()
+    t.intercept = (_from, to, doc) => {
+      const hand = (doc.body as { hand: number }).hand
+      if (to === slow && doc.type === 'pledges' && !held.has(hand)) { held.set(hand, doc); return undefined }
+      return doc
+    }
+    const first = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, first.effects)
+    expect(t.seats.get(slow)?.status()).toEqual([{ hand: first.hand, phase: 'pledged' }])
+    for (let i = 0; i < 6; i++) {
+      const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+      t.run(t.table.dealer, effects)
+      t.run(t.table.dealer, [{ kind: 'send', to: slow, doc: held.get(hand) as Signed<unknown> }])
+      expect(t.seats.get(slow)?.status().find(h => h.hand === hand)?.phase, `hand ${hand}`).toBe('dealt')
+    }
+    // Hand 1's PLEDGES come at last, before anything is passed on (no clock has moved): seat 3
+    // compares the VIEWs it kept, sends its own VIEW and its NONCE, and hand 1 is dealt.
+    t.run(t.table.dealer, [{ kind: 'send', to: slow, doc: held.get(first.hand) as Signed<unknown> }])
+    expect(t.seats.get(slow)?.status().find(h => h.hand === first.hand)?.phase).toBe('dealt')
+    t.run(t.table.dealer, t.dealer.end(first.hand))
+    expect(t.rejections).toEqual([])
+    expectFullReceipts(t, first.hand)
+  })
+
   test('a VIEW sent to the dealer alone is passed on halfway to the deadline, and the hand is dealt', () => {
     const t = memoryTable()
     const rogue = peerOf(t, 3)

@@ -198,6 +198,8 @@ interface BenchTable {
   statuses: () => Promise<Array<Record<string, unknown>>>
   /** What the hands since the last call did (lib/hand-counts.ts), where the nodes run in this process. */
   counts?: () => HandCounts
+  /** The last lines each node process wrote (its warnings), printed when a hand stalls. */
+  outputs?: () => string[]
 }
 
 /** The bounds measured in this run, in ms. */
@@ -272,6 +274,9 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
       for (const [i, st] of (await t.statuses().catch(() => [])).entries()) {
         const hands = (h: unknown): string => (h as Array<{ hand: number, phase: string }>).map(x => `${x.hand}:${x.phase}`).join(' ')
         console.log(`  node ${i}: dealer hands [${hands(st.dealerHands ?? [])}], seat hands [${hands(st.seatHands ?? [])}], rejected messages ${String(st.rejectedMessages)}`)
+      }
+      for (const [i, out] of (t.outputs?.() ?? []).entries()) {
+        if (out.trim() !== '') console.log(`  node ${i} wrote, last:\n${out.trim().split('\n').slice(-12).map(l => `    ${l}`).join('\n')}`)
       }
       throw err
     })
@@ -363,14 +368,14 @@ async function inProcess (root: string): Promise<Bounds> {
   }
 }
 
-interface NodeProcess { pid: number, client: ControlClient, stop: () => Promise<void> }
+interface NodeProcess { pid: number, client: ControlClient, stop: () => Promise<void>, output: () => string }
 
 /** `fairdeal node --config FILE` as its own OS process, ready once it has written its control file. */
 async function startNodeProcess (file: string, dataDir: string): Promise<NodeProcess> {
   const nodeArgs = (process.env.FAIRDEAL_BENCH_NODE_ARGS ?? '').split(' ').filter(a => a !== '')
   const child = spawn(process.execPath, [...nodeArgs, BIN, 'node', '--config', file], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'warn' }
+    env: { ...process.env, FAIRDEAL_LOG_LEVEL: process.env.FAIRDEAL_BENCH_NODE_LOG ?? 'warn' }
   })
   let output = ''
   const keep = (chunk: string): void => { output = (output + chunk).slice(-4000) }
@@ -387,7 +392,7 @@ async function startNodeProcess (file: string, dataDir: string): Promise<NodePro
   }
   try {
     const client = await controlOfSpawnedNode(child, dataDir, { name: `${file}: fairdeal node`, detail: () => `: ${output.trim()}` })
-    return { pid: child.pid as number, client, stop }
+    return { pid: child.pid as number, client, stop, output: () => output }
   } catch (err) {
     await stop()
     throw err
@@ -418,7 +423,8 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
       watch,
       cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), [DRIVER]: ownCpuMs() }),
       rejections: async () => (await Promise.all(nodes.map(async p => Number((await p.client.status()).rejectedMessages)))).reduce((x, y) => x + y, 0),
-      statuses: async () => await Promise.all(nodes.map(async p => await p.client.status()))
+      statuses: async () => await Promise.all(nodes.map(async p => await p.client.status())),
+      outputs: () => nodes.map(p => p.output())
     }
     for (let i = 0; i < WARMUP_HANDS; i++) await playHand(t)
     const cores = Math.min(SEATS, availableParallelism())

@@ -519,13 +519,17 @@ export class SeatMachine implements SeatSide {
     const heldPledges = hand?.pledgesDoc !== undefined && body.pledges === docDigest(hand.pledgesDoc)
     if (!this.#verify(doc) || (!heldCommit && !this.#verify(commitDoc)) || (!heldPledges && !this.#verify(pledgesDoc))) throw new Rejection(`view of seat ${body.seat}: bad signature`)
     if (hand === undefined || hand.phase === 'pledged') {
-      // Before this seat's own PLEDGES (or even its COMMIT): kept until it can be compared.
-      if (body.hand <= this.#meta.lastHand && hand === undefined) throw new Rejection(`view for hand ${body.hand}, which is not in play here`)
-      if (body.hand > this.#meta.lastHand + EARLY_HANDS) throw new Rejection(`view for hand ${body.hand}, too far ahead`)
+      // Before this seat's own PLEDGES (or even its COMMIT): kept until it can be compared. A hand
+      // in play keeps its early VIEWs however many later hands have been committed since (with
+      // many hands in flight, the other seats' PLEDGES can come long before this seat's); a hand
+      // not committed yet, a few hands ahead at most. One VIEW per seat and hand, so the memo is
+      // bounded by the hands in play and EARLY_HANDS.
+      if (hand === undefined && body.hand <= this.#meta.lastHand) throw new Rejection(`view for hand ${body.hand}, which is not in play here`)
+      if (hand === undefined && body.hand > this.#meta.lastHand + EARLY_HANDS) throw new Rejection(`view for hand ${body.hand}, too far ahead`)
       const early = this.#early.get(body.hand) ?? new Map<number, Signed<ViewBody>>()
       early.set(body.seat, doc)
       this.#early.set(body.hand, early)
-      for (const h of this.#early.keys()) if (h <= this.#meta.lastHand - EARLY_HANDS) this.#early.delete(h)
+      for (const h of this.#early.keys()) if (h <= this.#meta.lastHand && this.#hands.get(h) === undefined) this.#early.delete(h)
       return []
     }
     const effects = this.#judgeView(hand, doc)
