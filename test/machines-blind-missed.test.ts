@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { blindSeatMetaKey } from '../src/protocol/blind-seat.js'
+import { WHOLE_RECEIPTS_KEPT } from '../src/protocol/blind-dealer.js'
 import { blindTable, ids, signers } from './helpers/blind-memory.js'
 import { verifyAsLog } from './helpers/verify-as-log.js'
 
@@ -55,6 +56,25 @@ describe('a blind seat away while a hand ended', () => {
     expect(await verifyAsLog(signers[1], seat1.log)).toEqual([])
     // It knows hand 3 now (a COMMIT of hand 4 must link to it), and nothing was refused.
     expect(seat1.saved.get(blindSeatMetaKey('blind-mem'))).toMatchObject({ lastHand: 3 })
+    expect(t.rejections).toEqual([])
+  }, 60_000)
+
+  it('its store brought back from hand 1 after more hands than the dealer keeps whole in memory: the older receipts are read back from the dealer\'s log, and it logs every hand it missed, in order', () => {
+    const { t } = pausable()
+    t.end(t.deal())
+    const seat1 = t.nodes.get(ids[1])!
+    const backup = { saved: new Map(seat1.saved), log: [...seat1.log] }
+    const last = WHOLE_RECEIPTS_KEPT + 3
+    for (let h = 2; h <= last; h++) t.end(t.deal())
+    seat1.saved = backup.saved
+    seat1.log = backup.log
+    seat1.frames = []
+    t.restartSeat(ids[1])
+    expect(handsLogged(t, ids[1])).toEqual(Array.from({ length: last }, (_, i) => ['receipt', i + 1]))
+    const dealerReceipts = t.dealerNode.log.filter(l => l.entry === 'receipt').map(l => canonicalJson(l.payload))
+    // The dealer's receipts, each verified by the seat before it logged it (the first test verifies such a log whole).
+    expect(seat1.log.map(l => canonicalJson(l.payload))).toEqual(dealerReceipts)
+    expect(seat1.saved.get(blindSeatMetaKey('blind-mem'))).toMatchObject({ lastHand: last })
     expect(t.rejections).toEqual([])
   }, 60_000)
 })

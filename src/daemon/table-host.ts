@@ -16,6 +16,7 @@ import { freezeDeep } from '../core/frozen.js'
 import { fromUtf8 } from '../core/bytes.js'
 import { SendError } from '../net/errors.js'
 import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
+import { loggedReceipt } from './logged-receipt.js'
 import type { TableConfig } from './config.js'
 import type { EventFeed } from './events.js'
 
@@ -294,6 +295,9 @@ export class TableHost {
         case 'fetchBeacon':
           this.#fetchBeacon(role, e.hand, e.round)
           break
+        case 'recall':
+          void this.#recall(e.hand, e.to)
+          break
         case 'event':
           this.#event(role, e.hand, e.event)
           break
@@ -386,6 +390,17 @@ export class TableHost {
     if (peers.has(to)) return true
     peers.add(to)
     return false
+  }
+
+  /** A recall of the dealer machine: the hand's receipt read back from this node's log, handed to the machine (it answers the seat). */
+  async #recall (hand: number, to: string): Promise<void> {
+    const { dealer } = this
+    if (dealer === undefined) return
+    const receipt = await loggedReceipt(this.#node.log, this.id, hand).catch((err: unknown) => {
+      this.#node.logger.warn({ table: this.id, hand, err: (err as Error).message }, 'could not read a receipt back from the log')
+      return undefined
+    })
+    await this.#enqueue('dealer', dealer.recalled(hand, to, receipt)).catch(() => {})
   }
 
   /** Fetches the bound round for a machine: the dealer to deal, or either machine to finish a time-locked hand. */

@@ -923,9 +923,11 @@ export class BlindDealerMachine implements DealerSide {
     if (!checkAsk(ctx, from, doc, this.#meta.nextHand, () => live?.digest ?? ended?.digest)) return []
     this.#book.count(body.hand, `ask/${body.seat}`, ASKS_PER_SEAT_HAND, `seat ${body.seat} already asked about hand ${body.hand} ${ASKS_PER_SEAT_HAND} times`)
     const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
-    // A seat that never saw the hand's COMMIT cannot assemble the receipt: it gets the whole one, in parts.
+    // A seat that never saw the hand's COMMIT cannot assemble the receipt: it gets the whole one, in
+    // parts; one older than the last WHOLE_RECEIPTS_KEPT is read back from the node's log (recalled).
     const whole = body.commit === null ? this.#receipts.get(body.hand) : undefined
     if (ended !== undefined && whole !== undefined) return receiptParts(whole, ended.digest, this.#init.signer).map(send)
+    if (ended !== undefined && body.commit === null && ended.docs.some(d => d.type === 'bfinal')) return [{ kind: 'recall', hand: body.hand, to: from }]
     if (ended !== undefined) return ended.docs.map(send)
     const hand = live as BlindDealerHand
     // A seat that missed the keys (it restarted before them): the BKEYS and every shuffle held.
@@ -939,6 +941,20 @@ export class BlindDealerMachine implements DealerSide {
     if (hand.phase === 'ending') return [send(hand.bend as Signed<BendBody>)]
     if (hand.phase === 'revealed') return [send(hand.bend as Signed<BendBody>), send(hand.reveal as SignedBreveal)]
     return []
+  }
+
+  /**
+   * The host's answer to a `recall` (#onAsk): the receipt of an ended hand as this node's log holds
+   * it, sent whole in BRECEIPT parts; when the log no longer holds it (or holds another hand's), the
+   * BEND, BREVEAL and BFINAL remembered, as before.
+   */
+  recalled (handNo: number, to: string, receipt: unknown): Effect[] {
+    const ended = this.#book.ended(handNo)
+    if (ended === undefined) return []
+    const r = receipt as Partial<BlindReceipt> | undefined
+    const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to, doc: d })
+    if (r?.v === 2 && r.commit !== undefined && docDigest(r.commit) === ended.digest) return receiptParts(r as BlindReceipt, ended.digest, this.#init.signer).map(send)
+    return ended.docs.map(send)
   }
 
   #onSeatAbort (from: string, doc: Signed<AbortBody>): Effect[] {

@@ -76,6 +76,11 @@ export interface DealerSide extends HandMachine {
   restore (meta: unknown, snapshots: unknown[], logged: Array<{ kind: string, payload: unknown }>): Effect[]
   /** The host's word on a document it was asked to send: delivered or not (a family may ignore it). */
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void
+  /**
+   * The host's answer to a `recall` effect: the receipt of `hand` as the node's log holds it, or
+   * undefined when the log holds none (a family that never recalls returns nothing).
+   */
+  recalled (hand: number, to: string, receipt: unknown): Effect[]
 }
 
 /** A played hand as this seat sees it (docs/games.md "Playing a dealt hand"): for `hand show` and the page. */

@@ -451,6 +451,9 @@ export class DealerMachine implements DealerSide {
    * still missing at the deadline with a document undelivered is recorded as `unreachable`,
    * blaming nobody, not as a seat that refused to answer.
    */
+  /** Never asked for: a commit–reveal dealer keeps the FINAL of each of its last ended hands in memory (ENDED_KEPT). */
+  recalled (_hand: number, _to: string, _receipt: unknown): Effect[] { return [] }
+
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void {
     if (doc.type === 'cards') { this.#cardsDelivery(to, doc as Signed<CardsBody>, outcome); return }
     if (doc.type !== 'commit' && doc.type !== 'pledges' && doc.type !== 'view') return

@@ -147,6 +147,7 @@ export class PlayingDealer implements DealerSide {
     return inner === undefined ? quiet : quiet === undefined ? inner : Math.min(inner, quiet)
   }
   beaconResult (hand: number, result: BeaconResult): Effect[] { return this.#after(this.#inner.beaconResult(hand, result)) }
+  recalled (hand: number, to: string, receipt: unknown): Effect[] { return this.#inner.recalled(hand, to, receipt) }
 
   startHand (params: Parameters<DealerSide['startHand']>[0]): { hand: number, effects: Effect[] } {
     const { game } = this.#init.table

@@ -98,6 +98,11 @@ export type Effect =
    */
   | { kind: 'send', to: string, doc: Signed<unknown>, fallback?: () => Signed<unknown> }
   | { kind: 'fetchBeacon', hand: number, round: number }
+  /**
+   * The dealer asks its host for the receipt of an ended hand from the node's log (a blind receipt
+   * is too large to keep many in memory) and hands it back to `recalled`, which answers `to`.
+   */
+  | { kind: 'recall', hand: number, to: string }
   | { kind: 'append', entry: 'receipt' | 'abort' | 'recovered' | 'late-ack', hand: number, payload: unknown }
   | { kind: 'event', hand: number, event: HandEvent }
 

@@ -54,6 +54,11 @@ export function blindTable (seats: string[], options: { game?: string, beacon?: 
       const from = nodes.get(id)!
       if (e.kind === 'append' && !(role === 'seat' && from.dealer !== undefined)) from.log.push({ entry: e.entry, payload: e.payload })
       if (e.kind === 'event') from.events.push({ role, hand: e.hand, ...e.event })
+      // The dealer's recall: the receipt read back from its node's log, as the daemon's table host does.
+      if (e.kind === 'recall') {
+        const logged = from.log.findLast(l => l.entry === 'receipt' && l.payload.commit.body.hand === e.hand)?.payload
+        feed(id, from.dealer!.recalled(e.hand, e.to, logged), 'dealer')
+      }
       if (e.kind === 'persist') {
         if (e.value === null) from.saved.delete(e.key)
         else from.saved.set(e.key, JSON.parse(JSON.stringify(e.value)))
