@@ -29,7 +29,9 @@ export class EventFeed {
   push (role: 'dealer' | 'seat', hand: number, event: HandEvent, time: number, table?: string): NodeEvent {
     const e: NodeEvent = { seq: ++this.#seq, time, hand, ...(table !== undefined ? { table } : {}), role, event }
     this.#events.push(e)
-    if (this.#events.length > this.#capacity) this.#events.splice(0, this.#events.length - this.#capacity)
+    // Trimmed a quarter of the capacity at a time: a splice per event, once full, moved the whole
+    // array each time (a table bench's hand spent 0.7 ms here).
+    if (this.#events.length > this.#capacity + (this.#capacity >> 2)) this.#events.splice(0, this.#events.length - this.#capacity)
     const waiters = this.#waiters
     this.#waiters = []
     for (const w of waiters) w()
@@ -40,8 +42,9 @@ export class EventFeed {
 
   after (seq: number, limit = 1000): NodeEvent[] {
     if (this.#events.length === 0) return []
-    // Retained events are numbered without gaps, so the first one after `seq` is found by arithmetic.
-    const start = Math.max(0, Math.floor(seq) - this.#events[0].seq + 1)
+    // Retained events are numbered without gaps, so the first one after `seq` is found by arithmetic;
+    // the last `capacity` of them are retained (the array holds up to a quarter more until trimmed).
+    const start = Math.max(this.#events.length - this.#capacity, Math.floor(seq) - this.#events[0].seq + 1)
     return this.#events.slice(start, start + limit)
   }
 
