@@ -77,4 +77,26 @@ describe('a blind seat away while a hand ended', () => {
     expect(seat1.saved.get(blindSeatMetaKey('blind-mem'))).toMatchObject({ lastHand: last })
     expect(t.rejections).toEqual([])
   }, 60_000)
+
+  it('restarted before the hand it missed is logged (its asks lost): the saved gap makes it ask again, and it logs the record', async () => {
+    const paused = { on: false, asks: false }
+    const t = blindTable(ids.slice(0, 2), {
+      game: 'duo',
+      intercept: (from, to, doc) => (paused.on && (to === ids[1] || from === ids[1])) || (paused.asks && from === ids[1] && doc.type === 'ask') ? undefined : doc
+    })
+    t.end(t.deal())
+    paused.on = true
+    t.deal()
+    t.tick(60_000)
+    paused.on = false
+    paused.asks = true
+    t.end(t.deal())
+    expect(handsLogged(t, ids[1])).toEqual([['receipt', 1], ['receipt', 3]])
+    paused.asks = false
+    t.restartSeat(ids[1])
+    expect(handsLogged(t, ids[1])).toEqual([['receipt', 1], ['receipt', 3], ['abort', 2]])
+    expect(await verifyAsLog(signers[1], t.nodes.get(ids[1])!.log)).toEqual([])
+    expect(t.nodes.get(ids[1])!.saved.get(blindSeatMetaKey('blind-mem'))).not.toHaveProperty('gap')
+    expect(t.rejections).toEqual([])
+  }, 60_000)
 })

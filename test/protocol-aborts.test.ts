@@ -111,6 +111,31 @@ describe('refusals leave evidence (in memory)', () => {
   })
 })
 
+describe('a seat restarted before the hands it missed are logged (issue 18)', () => {
+  it('its gap is saved: back from the restart it asks about the first hand still missing, logs it, and its log has no gap', async () => {
+    const t = memoryTable({ timeouts: { contributeMs: CONTRIBUTE_MS } })
+    const away = t.signers[3].peerId
+    const start = (): number => { const { hand, effects } = t.dealer.startHand({ dealer: 0 }); t.run(t.table.dealer, effects); return hand }
+    t.run(t.table.dealer, t.dealer.end(start()))
+    // Away for hands 2 and 3 (each given up for want of its pledge).
+    t.intercept = (from, to, doc) => (from === away || to === away ? undefined : doc)
+    for (let i = 0; i < 2; i++) { start(); t.clock.now += CONTRIBUTE_MS + 1; t.run(t.table.dealer, t.dealer.tick(t.clock.now)) }
+    // Back for hand 4, whose COMMIT shows the gap; its asks about hands 2 and 3 are lost, and it stops.
+    t.intercept = (from, _to, doc) => (from === away && doc.type === 'ask' ? undefined : doc)
+    const hand4 = start()
+    t.run(t.table.dealer, t.dealer.end(hand4))
+    expect(entriesOf(t, away).map(e => `${e.entry} ${e.hand}`)).toEqual(['receipt 1', 'receipt 4'])
+    t.intercept = undefined
+    t.run(away, t.restartSeat(away))
+    expect(t.rejections).toEqual([])
+    expect(entriesOf(t, away).map(e => `${e.entry} ${e.hand}`)).toEqual(['receipt 1', 'receipt 4', 'abort 2', 'abort 3'])
+    for (const h of [2, 3]) expect(docDigest(entriesOf(t, away).find(e => e.hand === h)?.payload as Signed<AbortBody>)).toBe(docDigest(abortsOf(t, h, [t.table.dealer])[0]))
+    expect(await verifyAsLog(t.signers[3], entriesOf(t, away))).toEqual([])
+    // Closed, the gap is no longer saved.
+    expect(t.persisted.get(away)?.get('seat/test-table/meta')).not.toHaveProperty('gap')
+  })
+})
+
 describe('a seat the dealer cannot reach is not blamed (issue 9, item 2)', () => {
   /** Starts a hand whose COMMIT cannot reach `away`: the send is dropped and the host reports it failed. */
   function startUnreached (t: MemoryTable, away: string, silent?: string): { hand: number, commit: Signed<unknown> } {

@@ -22,7 +22,7 @@ import type { AskBody } from './wire.js'
 import { logAbort, signAbort } from './abort.js'
 import { HandBook, type BookHand, type Transitions } from './hand-book.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
-import { checkCommitForSeat, seatMetaKey, type SeatMeta } from './seat.js'
+import { checkCommitForSeat, seatMetaKey, seatMetaWrite, type SeatGap, type SeatMeta } from './seat.js'
 import { DEFAULT_BLIND_HAND_MS, checkBunlock, checkCommitKeyRound, checkKeyTimelock } from '../core/hand/blind-timelock.js'
 import { ReceiptJoiner, type BreceiptBody } from './blind-receipt-parts.js'
 import type { BlindPlayHand } from '../core/hand/blind-play.js'
@@ -113,7 +113,7 @@ export class BlindSeatMachine implements SeatSide {
   readonly #handMs: number | null
   #meta: SeatMeta = { lastHand: 0 }
   /** Hands this seat missed (it learned of a later COMMIT): the next one to ask about, the last one, and the COMMIT it must link to. */
-  #gap: { next: number, end: number, prev: string | undefined } | undefined
+  #gap: SeatGap | undefined
   /** The BRECEIPT parts of the one missed hand being fetched. */
   readonly #joiner = new ReceiptJoiner()
 
@@ -153,6 +153,7 @@ export class BlindSeatMachine implements SeatSide {
   /** After a restart: hands come back from their saved documents (already checked when received). */
   restore (meta: SeatMeta | undefined, snapshots: BlindSeatSnapshot[]): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
+    this.#gap = meta?.gap === undefined ? undefined : { ...meta.gap }
     for (const s of snapshots) {
       const hand = this.#fresh(s)
       if (s.keys.length === s.commit.body.seats.length) this.#setKeys(hand)
@@ -162,7 +163,8 @@ export class BlindSeatMachine implements SeatSide {
     }
     // It asks the dealer at once what became of each hand it held, and of the hand after the last it
     // knows of: they may have ended, or gone on, meanwhile.
-    return [...this.#hands.values().map(hand => this.#ask(hand)), this.#askAbout(this.#meta.lastHand + 1, null)]
+    // A gap still open when it stopped: it goes on asking about the first hand still missing.
+    return [...this.#hands.values().map(hand => this.#ask(hand)), this.#askAbout(this.#meta.lastHand + 1, null), ...(this.#gap === undefined ? [] : [this.#askAbout(this.#gap.next, null)])]
   }
 
   #fresh (s: BlindSeatSnapshot): BlindSeatHand {
@@ -322,7 +324,7 @@ export class BlindSeatMachine implements SeatSide {
     this.#meta = { lastHand: hand.hand, lastCommit: hand.digest }
     return [
       this.#hands.save(hand),
-      { kind: 'persist', key: blindSeatMetaKey(this.#init.table.id), value: this.#meta },
+      seatMetaWrite(this.#init.table.id, this.#meta, this.#gap),
       { kind: 'event', hand: hand.hand, event: { type: 'committed', commitment: doc.body.commitment, beaconRound: doc.body.beacon?.round ?? null } },
       { kind: 'send', to: this.#init.table.dealer, doc: hand.ownKey },
       ...missed
@@ -794,10 +796,11 @@ export class BlindSeatMachine implements SeatSide {
       gap.next = body.hand + 1
       gap.prev = digest
       if (gap.next > gap.end) this.#gap = undefined
-      return [...logged, ...(this.#gap === undefined ? [] : [this.#askAbout(gap.next, null)])]
+      // The gap's progress is saved with the entry (a restart asks about the next missing hand, not this one again).
+      return [...logged, seatMetaWrite(table.id, this.#meta, this.#gap), ...(this.#gap === undefined ? [] : [this.#askAbout(gap.next, null)])]
     }
     this.#meta = { lastHand: body.hand, lastCommit: digest }
-    return [...logged, { kind: 'persist', key: blindSeatMetaKey(table.id), value: { ...this.#meta } }, this.#askAbout(body.hand + 1, null)]
+    return [...logged, seatMetaWrite(table.id, this.#meta, this.#gap), this.#askAbout(body.hand + 1, null)]
   }
 
   #handFor (body: { table: string, hand: number, commit: string }, ...phases: Phase[]): BlindSeatHand {

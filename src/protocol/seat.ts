@@ -89,6 +89,20 @@ export interface SeatMeta {
   lastCommit?: string
   /** That COMMIT itself: the evidence of a `broken-chain` record if the next one does not link to it. */
   lastCommitDoc?: SignedCommit
+  /**
+   * Hands this seat missed and is still asking the dealer about (a later COMMIT showed them): the
+   * next to ask about, the last, and the COMMIT digest the next must link to. Saved, so that a seat
+   * restarted before the gap is closed goes on asking instead of keeping a log with a gap.
+   */
+  gap?: SeatGap
+}
+
+export interface SeatGap { next: number, end: number, prev?: string }
+
+/** The seat's meta as saved: its last hand and, while it has one, its gap (a copy: the machine goes on changing its own). */
+export function seatMetaWrite (table: string, meta: SeatMeta, gap: SeatGap | undefined): Effect {
+  const { gap: _old, ...rest } = meta
+  return { kind: 'persist', key: seatMetaKey(table), value: gap === undefined ? rest : { ...rest, gap: { ...gap } } }
 }
 
 export const seatHandKey = (table: string, hand: number): string => `seat/${table}/hand/${String(hand).padStart(16, '0')}`
@@ -108,7 +122,7 @@ export class SeatMachine implements SeatSide {
   /** Views that came before this seat's own PLEDGES, by hand then seat. */
   readonly #early = new Map<number, Map<number, Signed<ViewBody>>>()
   /** Hands this seat missed (it learnt of a later COMMIT): the next to ask about, the last, and the COMMIT digest the next must link to. */
-  #gap: { next: number, end: number, prev: string | undefined } | undefined
+  #gap: SeatGap | undefined
   /** Digests of the COMMITs this seat recorded as breaking the dealer's chain (each is recorded once). */
   readonly #broken = new Set<string>()
   /**
@@ -156,6 +170,7 @@ export class SeatMachine implements SeatSide {
    */
   restore (meta: SeatMeta | undefined, snapshots: SeatHandSnapshot[]): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
+    this.#gap = meta?.gap === undefined ? undefined : { ...meta.gap }
     const effects: Effect[] = []
     for (const s of snapshots) {
       const hand: SeatHand = { ...s, digest: docDigest(s.commit), cards: [...(s.cards ?? [])], asked: false, views: new Map(), peerNonces: new Map() }
@@ -168,6 +183,8 @@ export class SeatMachine implements SeatSide {
       if (hand.phase === 'viewing') effects.push(...this.#sendView(hand, true))
     }
     effects.push(this.#ask(this.#meta.lastHand + 1, null))
+    // A gap still open when it stopped: it goes on asking about the first hand still missing.
+    if (this.#gap !== undefined) effects.push(this.#ask(this.#gap.next, null))
     return effects
   }
 
@@ -326,7 +343,7 @@ export class SeatMachine implements SeatSide {
     hand.ownPledge = signDocument('pledge', pledge, this.#init.signer)
     return [
       this.#enter(hand, 'pledged'),
-      { kind: 'persist', key: seatMetaKey(table.id), value: this.#meta },
+      seatMetaWrite(table.id, this.#meta, this.#gap),
       { kind: 'event', hand: body.hand, event: { type: 'committed', commitment: body.commitment, beaconRound: body.beacon?.round ?? null } },
       { kind: 'send', to: table.dealer, doc: this.#ownPledge(hand) },
       ...missed
@@ -783,7 +800,7 @@ export class SeatMachine implements SeatSide {
     this.#meta = { lastHand: body.hand, lastCommit: digest, lastCommitDoc: commit }
     return [
       entry,
-      { kind: 'persist', key: seatMetaKey(table.id), value: { ...this.#meta } },
+      seatMetaWrite(table.id, this.#meta, this.#gap),
       { kind: 'event', hand: body.hand, event },
       this.#ask(body.hand + 1, null)
     ]
@@ -819,7 +836,7 @@ export class SeatMachine implements SeatSide {
   }
 
   /** The dealer's answer about the first missed hand: its COMMIT must be the dealer's and follow the last one logged. */
-  #fillGap (gap: { next: number, end: number, prev: string | undefined }, doc: Signed<unknown>, commit: SignedCommit): Effect[] {
+  #fillGap (gap: SeatGap, doc: Signed<unknown>, commit: SignedCommit): Effect[] {
     const { table } = this.#init
     const body = commit.body
     if (body.table !== table.id || body.dealer !== table.dealer || commit.signer !== table.dealer || !this.#verify(commit)) {
@@ -831,7 +848,8 @@ export class SeatMachine implements SeatSide {
     gap.next = body.hand + 1
     gap.prev = docDigest(commit)
     if (gap.next > gap.end) this.#gap = undefined
-    return [entry, { kind: 'event', hand: body.hand, event }, ...(this.#gap === undefined ? [] : [this.#ask(gap.next, null)])]
+    // The gap's progress is saved with the entry (a restart asks about the next missing hand, not this one again).
+    return [entry, seatMetaWrite(table.id, this.#meta, this.#gap), { kind: 'event', hand: body.hand, event }, ...(this.#gap === undefined ? [] : [this.#ask(gap.next, null)])]
   }
 
   #keepOwnReceipt (hand: SeatHand): Effect[] {
