@@ -6,6 +6,7 @@ import { signerFromSeed } from '../src/core/identity.js'
 import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
 import { nativeSigner } from '../src/crypto/native-crypto.js'
 import { verifyMemo } from '../src/daemon/verify-memo.js'
+import { freezeDeep } from '../src/core/frozen.js'
 
 function party (): { peerId: string, signer: ReturnType<typeof nativeSigner> } {
   const seed = randomBytes(32)
@@ -41,6 +42,29 @@ describe('the per-node verification memo', () => {
       for (const d of bad) expect(memo.verify(d)).toBe(false)
       expect(memo.verify(JSON.parse(JSON.stringify(doc)) as Signed<unknown>)).toBe(true)
     }
+  })
+
+  test('a copy of a document it checked (same type, signer and signature) is valid only with the same body, whatever its key order', () => {
+    const a = party()
+    const memo = verifyMemo()
+    const body = { hand: 3, text: 'é|x', list: [1, 'two', { three: null }], flag: true, zero: 0 }
+    const doc = freezeDeep(signDocument('nonce', body, a.signer))
+    expect(memo.verify(doc)).toBe(true)
+    const copies: Array<Signed<unknown>> = [
+      JSON.parse(JSON.stringify(doc)),
+      { ...doc, body: { zero: 0, flag: true, list: [1, 'two', { three: null }], text: 'é|x', hand: 3 } },
+      { ...doc, body: { ...body, hand: 4 } },
+      { ...doc, body: { ...body, zero: -0 } },
+      { ...doc, body: { ...body, extra: 1 } },
+      { ...doc, body: { ...body, list: [1, 'two', { three: 0 }] } },
+      { ...doc, body: { ...body, list: [1, 'two'] } },
+      { ...doc, body: { ...body, list: { 0: 1, 1: 'two', 2: { three: null } } } },
+      { ...doc, body: { ...body, flag: 'true' } },
+      { ...doc, body: { ...body, text: undefined } },
+      { ...doc, type: 'pledge' },
+      freezeDeep({ ...doc, body: { ...body, hand: '3' } })
+    ]
+    for (const c of copies) expect(memo.verify(c), JSON.stringify(c.body)).toBe(verifyDocument(c))
   })
 
   test('what the node signs itself is valid without a check, and only exactly that', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { isHex, toHex, utf8 } from '../core/bytes.js'
 import { BoundedSet } from '../core/bounded-set.js'
 import { isDeepFrozen } from '../core/frozen.js'
+import { sameJson } from '../core/same-json.js'
 import type { Signer } from '../core/identity.js'
 import { signingBytes, type Signed } from '../core/signed.js'
 import { nativeVerifyMessage } from '../crypto/native-crypto.js'
@@ -27,11 +28,19 @@ export interface VerifyMemo {
  * and was found valid here is valid for as long as it lives, since none of its bytes can change.
  * Seeing it again (the COMMIT inside every VIEW, a pledge inside the PLEDGES, the documents inside
  * a receipt once parsed) costs a WeakSet lookup: no canonical encoding, no hash.
+ *
+ * Between the two, the verified documents by (type, signer, signature): another copy of one (a
+ * receipt's COMMIT, pledges and nonces, parsed from the FINAL, are new objects with the bytes this
+ * node checked in the hand) whose body is the same JSON value (sameJson, a walk of the two values)
+ * is the same signed bytes under the same signature, valid without encoding it. A body that
+ * differs in anything takes the long way, so nothing is accepted that a fresh check would refuse.
  */
 export function verifyMemo (capacity = 4096): VerifyMemo {
   const valid = new BoundedSet(capacity)
   // Weak: an object leaves it when nothing else holds it.
   const validObjects = new WeakSet<object>()
+  // Insertion-ordered: the oldest goes first once `capacity` are kept.
+  const bySignature = new Map<string, Signed<unknown>>()
   // Signer length-prefixed, signature fixed at 128 hex characters, then the message: unambiguous.
   const keyOf = (signer: string, sig: string, message: Uint8Array): string =>
     createHash('sha256').update(`${signer.length}:${signer}${sig}`).update(message).digest('base64')
@@ -39,6 +48,12 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
     verify: (doc) => {
       if (validObjects.has(doc)) return true
       if (typeof doc.type !== 'string' || typeof doc.signer !== 'string' || !isHex(doc.sig, 64)) return false
+      const sigKey = `${doc.type}\n${doc.signer}\n${doc.sig}`
+      const known = bySignature.get(sigKey)
+      if (known !== undefined && sameJson(known.body, doc.body)) {
+        if (isDeepFrozen(doc)) validObjects.add(doc)
+        return true
+      }
       let message: Uint8Array
       try { message = signingBytes(doc.type, doc.signer, doc.body) } catch { return false }
       const key = keyOf(doc.signer, doc.sig, message)
@@ -46,7 +61,12 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
         if (!nativeVerifyMessage(doc.signer, message, doc.sig)) return false
         valid.add(key)
       }
-      if (isDeepFrozen(doc)) validObjects.add(doc)
+      if (isDeepFrozen(doc)) {
+        validObjects.add(doc)
+        // Only a deep-frozen copy is kept: its body cannot change after this check.
+        if (!bySignature.has(sigKey) && bySignature.size >= capacity) bySignature.delete(bySignature.keys().next().value as string)
+        bySignature.set(sigKey, doc)
+      }
       return true
     },
     signer: (inner) => {

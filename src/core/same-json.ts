@@ -1,0 +1,25 @@
+/**
+ * Whether two JSON values (as parsed: null, booleans, finite numbers, strings, arrays, plain
+ * objects) are the same value, so that their canonical encodings (src/core/canonical.ts) are the
+ * same bytes. Conservative: anything it is not sure of (another type, -0 against 0, an undefined
+ * member) answers false, and a caller then takes the long way (encode and compare). Pure.
+ */
+export function sameJson (a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || Object.is(a, b)
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  const ob = b as Record<string, unknown>
+  for (const k of ka) {
+    if (!Object.hasOwn(ob, k)) return false
+    const va = (a as Record<string, unknown>)[k]
+    if (va === undefined || !sameJson(va, ob[k])) return false
+  }
+  return true
+}
