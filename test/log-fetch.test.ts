@@ -8,6 +8,7 @@ import { lpStream } from '@libp2p/utils'
 import type { Libp2p, Ed25519PrivateKey } from '@libp2p/interface'
 import type { Multiaddr } from '@multiformats/multiaddr'
 import { createNode } from '../src/net/node.js'
+import { REJECTION_LINES_PER_KIND } from '../src/net/rejection-log.js'
 import { registerLogFetch, fetchLog, LogFetchError, LOG_FETCH_PROTOCOL, type ServedLog, type LogFetchInit } from '../src/net/log-fetch.js'
 import { openLog, type Log } from '../src/store/log.js'
 import { verifyLog, formatFailure, MAX_ENTRY_BYTES, type LogLine } from '../src/core/log/index.js'
@@ -188,5 +189,21 @@ describe('the server side', () => {
     const lp = lpStream(stream)
     await lp.write(new TextEncoder().encode(JSON.stringify({ from: 0, pad: 'x'.repeat(1000) })))
     await expect(lp.read()).rejects.toThrow()
+  })
+
+  it('requests that break, however many, are logged in rate-limited summaries (issue 18: the log flood)', async () => {
+    const lines: string[] = []
+    const captured = pino({ level: 'warn' }, { write: (line: string) => { lines.push(line) } })
+    await serve(log, { policy: 'anyone', logger: captured })
+    for (let i = 0; i < 30; i++) {
+      const stream = await client.node.dialProtocol(server.addr, LOG_FETCH_PROTOCOL)
+      const lp = lpStream(stream)
+      await lp.write(new TextEncoder().encode(JSON.stringify({ from: 0, pad: 'x'.repeat(1000) })))
+      await expect(lp.read()).rejects.toThrow()
+    }
+    const failed = lines.filter(l => l.includes('log fetch failed'))
+    expect(failed.length).toBeGreaterThan(0)
+    expect(failed.length).toBeLessThanOrEqual(REJECTION_LINES_PER_KIND)
+    await serve(log, { policy: 'anyone' })
   })
 })

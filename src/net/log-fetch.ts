@@ -167,7 +167,8 @@ export async function registerLogFetch (node: Libp2p, log: ServedLog, init: LogF
       await stream.close()
       logger?.debug({ peer, from: request.from, entries: sent }, 'log fetch served')
     } catch (err) {
-      logger?.warn({ peer, err: (err as Error).message }, 'log fetch failed')
+      // The peer decides how often its request breaks (a bad length, silence, a reset): rate-limited summaries.
+      refused?.({ peer, reason: (err as Error).message }, 'log fetch failed')
       stream.abort(err as Error)
     }
   }

@@ -14,6 +14,7 @@ import {
 } from '../../core/beacon/index.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { createMessenger, type Messenger } from '../../net/messenger.js'
+import { createRejectionLog } from '../../net/rejection-log.js'
 import { systemClock, type Clock } from '../clock.js'
 import { drandV1Handler } from '../http-api.js'
 import { writeAtomic } from '../local-beacon.js'
@@ -109,6 +110,8 @@ interface ShareFile { version: 1, session: string, index: number, share: string 
 export async function startGroupMember (init: GroupMemberInit): Promise<GroupMember> {
   const { params, node, signer, logger } = init
   const log = logger.child({ component: 'beacon-group', group: params.id })
+  // A member decides how many documents it sends that are refused: they are logged in rate-limited summaries.
+  const refused = createRejectionLog(log)
   const clock = init.clock ?? systemClock
   const tickMs = init.tickMs ?? 100
   await mkdir(init.dir, { recursive: true, mode: 0o700 })
@@ -245,7 +248,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           rejectReady(new Error(e.reason))
           break
         case 'rejected':
-          log.warn({ peer: e.from, reason: e.reason }, 'DKG document refused')
+          refused({ peer: e.from, reason: e.reason }, 'DKG document refused')
           break
       }
     }
