@@ -1,4 +1,5 @@
-import { readFile, readdir, access } from 'node:fs/promises'
+import { readdir, access } from 'node:fs/promises'
+import { BoundedReadError, readBounded } from '../store/bounded-read.js'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseBeaconConfig, type BeaconConfig } from '../core/beacon/index.js'
@@ -34,11 +35,11 @@ export async function listBeaconPresets (): Promise<string[]> {
 export async function readJsonFile (path: string, what: string): Promise<unknown> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = (await readBounded(path, MAX_CONFIG_BYTES)).toString('utf8')
   } catch (err) {
-    throw new CoreInputError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    if (err instanceof BoundedReadError && /^it is over/.test(err.message)) throw new CoreInputError(`${what} ${path} is larger than ${MAX_CONFIG_BYTES} bytes`)
+    throw new CoreInputError(`cannot read ${what} ${path}: ${(err as Error).message}`)
   }
-  if (text.length > MAX_CONFIG_BYTES) throw new CoreInputError(`${what} ${path} is larger than ${MAX_CONFIG_BYTES} bytes`)
   try {
     return JSON.parse(text)
   } catch (err) {

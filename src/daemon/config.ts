@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { BoundedReadError, readBounded } from '../store/bounded-read.js'
 import { dirname, resolve } from 'node:path'
 import * as z from 'zod'
 import { parseBeaconConfig, type BeaconConfig } from '../core/beacon/index.js'
@@ -139,12 +139,11 @@ export async function loadNodeConfig (path: string): Promise<NodeConfig> {
 export async function readNodeConfigJson (path: string): Promise<unknown> {
   let text: string
   try {
-    const bytes = await readFile(path)
-    if (bytes.length > MAX_CONFIG_BYTES) throw new NodeInputError(`${path}: config is over ${MAX_CONFIG_BYTES} bytes`)
-    text = bytes.toString('utf8')
+    text = (await readBounded(path, MAX_CONFIG_BYTES)).toString('utf8')
   } catch (err) {
-    if (err instanceof NodeInputError) throw err
-    throw new NodeInputError(`cannot read config ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    // /dev/zero or a huge file is refused at the limit, not read until memory runs out.
+    if (err instanceof BoundedReadError && /^it is over/.test(err.message)) throw new NodeInputError(`${path}: config is over ${MAX_CONFIG_BYTES} bytes`)
+    throw new NodeInputError(`cannot read config ${path}: ${(err as Error).message}`)
   }
   try { return JSON.parse(text) } catch (err) { throw new NodeInputError(`${path}: not JSON (${(err as Error).message})`) }
 }

@@ -1,5 +1,6 @@
 import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
+import { readBounded } from '../../store/bounded-read.js'
 import { dirname, join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
@@ -9,6 +10,9 @@ import { BEACON_CONFIG_FILE, groupDir } from '../../beacon/group/node.js'
 import { fetchMemberStatus } from '../../beacon/group/observe.js'
 import { RESULTS_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
+
+/** A member's transcript or results file read for verify: far above any group's (a few MB at most). */
+const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 
 const USAGE = `usage: fairdeal beacon group <create|status|verify> [options]
 
@@ -138,16 +142,16 @@ async function readTranscript (path: string): Promise<AgreementInput> {
   let file = path
   try { if ((await stat(path)).isDirectory()) file = join(path, TRANSCRIPT_FILE) } catch (err) { throw new UsageError(`verify: cannot read ${path}: ${(err as Error).message}`) }
   let result: DkgResult
-  try { result = JSON.parse(await readFile(file, 'utf8')) as DkgResult } catch (err) { throw new UsageError(`verify: cannot read ${file}: ${(err as Error).message}`) }
+  try { result = JSON.parse((await readBounded(file, MAX_TRANSCRIPT_BYTES)).toString('utf8')) as DkgResult } catch (err) { throw new UsageError(`verify: cannot read ${file}: ${(err as Error).message}`) }
   let results: unknown[] | undefined
   const beside = join(dirname(file), RESULTS_FILE)
   try {
-    const parsed = JSON.parse(await readFile(beside, 'utf8')) as unknown
+    const parsed = JSON.parse((await readBounded(beside, MAX_TRANSCRIPT_BYTES)).toString('utf8')) as unknown
     if (!Array.isArray(parsed)) throw new UsageError(`verify: ${beside} is not a list of signed results`)
     results = parsed
   } catch (err) {
     if (err instanceof UsageError) throw err
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`verify: cannot read ${beside}: ${(err as Error).message}`)
+    if ((err as { code?: string }).code !== 'ENOENT') throw new UsageError(`verify: cannot read ${beside}: ${(err as Error).message}`)
   }
   return { label: file, result, results }
 }

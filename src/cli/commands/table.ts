@@ -1,6 +1,7 @@
 import { WEB_HOSTS } from '../../daemon/web-server.js'
 import { defineCommand, type OptionSpecs } from '../command.js'
-import { access, readFile, rm } from 'node:fs/promises'
+import { access, rm } from 'node:fs/promises'
+import { readBounded } from '../../store/bounded-read.js'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
@@ -27,6 +28,9 @@ import {
 import { formatLink, isLink, JOIN_PROTOCOL, linkUsedUp, newJoinSecret, parseLink, SEAT_PAGE_PATH, secretDigest, type LinkInvite } from '../../core/join.js'
 import { dialAddress } from '../../net/addresses.js'
 import { dialFailureHint, dialFailureKind } from '../../net/reach.js'
+
+/** A beacon file for --beacon (a chain's info and relays, or a group's beacon.json): a few KB. */
+const MAX_BEACON_FILE_BYTES = 256 * 1024
 
 export { CONFIG_FILE }
 /** Where the dealer's node serves the seat page the links open, unless --web-port says otherwise. */
@@ -330,7 +334,7 @@ async function newTable (o: NewOptions): Promise<number> {
   let beaconValue: DraftTable['beacon'] = beacon
   if (beacon.includes('/') || beacon.endsWith('.json')) {
     // A file is read here and travels in the table block: the players' machines do not have it.
-    try { beaconValue = JSON.parse(await readFile(beacon, 'utf8')) as Record<string, unknown> } catch (err) {
+    try { beaconValue = JSON.parse((await readBounded(beacon, MAX_BEACON_FILE_BYTES)).toString('utf8')) as Record<string, unknown> } catch (err) {
       throw new UsageError(`--beacon ${beacon}: ${(err as Error).message}`)
     }
   }
