@@ -118,6 +118,34 @@ describe('group rounds in memory (5 members, threshold 3)', () => {
     expect(net.effects[4].some(e => e.kind === 'produced' && e.via === 'catch-up')).toBe(true)
   })
 
+  it('rounds missed while fewer than t were up are made afterwards, oldest first, one per catch-up period; every round of the chain is there in the end', async () => {
+    const net = network()
+    for (let r = 1; r <= 3; r++) net.step(at(r))
+    // Three of five down for rounds 4 to 13 (more than the signing window of 8): no round is made.
+    for (const i of [2, 3, 4]) net.up[i] = false
+    for (let r = 4; r <= 13; r++) net.step(at(r))
+    expect(net.produced[0].has(4)).toBe(false)
+    // Back at round 14 (restarted from their stores): rounds 7 to 14, in the window, come at once;
+    // 4 to 6 at the catch-up pace (half the 1 s period by default), oldest first; later rounds on time.
+    for (const i of [2, 3, 4]) { net.machines[i] = new RoundMachine({ chain, members: params.members, threshold: 3, commitments: results[i].commitments, index: i + 1, share: results[i].share, signer: signers[i], verify: nativeVerifyDocument, stored: [...net.produced[i].values()] }); net.up[i] = true }
+    const madeAt = new Map<number, number>()
+    const current = 16
+    for (let t = roundTime(chain, 14); t <= roundTime(chain, current); t += 250) {
+      net.step(t)
+      for (const r of net.produced[0].keys()) if (!madeAt.has(r)) madeAt.set(r, t)
+    }
+    for (let r = 1; r <= current; r++) {
+      const entries = net.produced.map(p => JSON.stringify(p.get(r)))
+      expect(new Set(entries).size, `round ${r}`).toBe(1)
+      expect(verifyBeaconEntry(chain, net.produced[0].get(r) as BeaconEntry, r).ok, `round ${r}`).toBe(true)
+    }
+    expect(await drandClientVerifies(chain, net.produced[0].get(5) as BeaconEntry)).toBe(true)
+    const gap = (a: number, b: number): number => (madeAt.get(b) as number) - (madeAt.get(a) as number)
+    expect(gap(4, 5)).toBeGreaterThanOrEqual(500)
+    expect(gap(5, 6)).toBeGreaterThanOrEqual(500)
+    for (let r = 15; r <= current; r++) expect((madeAt.get(r) as number) - roundTime(chain, r), `round ${r}`).toBeLessThan(250)
+  })
+
   it('a member sending wrong partials is named in a signed blame record, and rounds still verify', () => {
     const net = network()
     net.tamper = (from, msg) => {

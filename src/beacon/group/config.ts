@@ -31,7 +31,9 @@ const groupSchema = z.object({
   genesisTime: z.number().int(),
   dkg: z.object({ start: z.number().int(), phaseMs: z.number().int().default(10_000) }).strict(),
   listen: z.array(listenAddr).min(1).max(8),
-  http: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(0) }).strict().default({ host: '127.0.0.1', port: 0 })
+  http: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(0) }).strict().default({ host: '127.0.0.1', port: 0 }),
+  // A round the group missed is made again at most once per this many ms (default: half the period).
+  catchupMs: z.number().int().min(0).max(3_600_000).optional()
 }).strict()
 
 export interface GroupConfig {
@@ -42,6 +44,8 @@ export interface GroupConfig {
   urls: Map<string, string>
   listen: string[]
   http: { host: string, port: number }
+  /** The catch-up period for rounds the group missed (docs/beacon-group.md), if set. */
+  catchupMs?: number
 }
 
 /** Validates a `group` block; a wrong field is a CoreInputError naming it. */
@@ -68,12 +72,13 @@ export function parseGroupConfig (value: unknown, what = 'group'): GroupConfig {
     addresses: new Map(g.members.map(m => [m.peer, m.addrs])),
     urls: new Map(g.members.filter(m => m.url !== undefined).map(m => [m.peer, (m.url as string).replace(/\/$/, '')])),
     listen: g.listen,
-    http: g.http
+    http: g.http,
+    ...(g.catchupMs !== undefined ? { catchupMs: g.catchupMs } : {})
   }
 }
 
 /** The JSON block for a config file, from its parts (the inverse of parseGroupConfig). */
-export function groupConfigBlock (c: { params: GroupParams, addresses: ReadonlyMap<string, string[]>, urls: ReadonlyMap<string, string>, listen: string[], http: { host: string, port: number } }): Record<string, unknown> {
+export function groupConfigBlock (c: { params: GroupParams, addresses: ReadonlyMap<string, string[]>, urls: ReadonlyMap<string, string>, listen: string[], http: { host: string, port: number }, catchupMs?: number }): Record<string, unknown> {
   return {
     id: c.params.id,
     members: c.params.members.map(peer => ({ peer, addrs: c.addresses.get(peer) ?? [], ...(c.urls.has(peer) ? { url: c.urls.get(peer) } : {}) })),
@@ -82,7 +87,8 @@ export function groupConfigBlock (c: { params: GroupParams, addresses: ReadonlyM
     genesisTime: c.params.genesisTime,
     dkg: c.params.dkg,
     listen: c.listen,
-    http: c.http
+    http: c.http,
+    ...(c.catchupMs !== undefined ? { catchupMs: c.catchupMs } : {})
   }
 }
 

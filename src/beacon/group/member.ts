@@ -51,6 +51,8 @@ export interface GroupMemberInit {
   http?: { host?: string, port?: number } | false
   /** Real-time interval of the loop that ticks the machines (default 100 ms). */
   tickMs?: number
+  /** The catch-up period for rounds the group missed (RoundInit.catchupMs; default half the period). */
+  catchupMs?: number
 }
 
 export interface GroupMemberStatus {
@@ -178,7 +180,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     chain = parseChainInfo(result.chainInfo)
     rounds = new RoundMachine({
       chain, members: params.members, threshold: params.threshold, commitments: result.commitments, index: result.index,
-      share: result.share, signer, verify: nativeVerifyDocument, stored
+      share: result.share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs
     })
     log.info({ chainHash: chain.hash, index, latestRound: rounds.latestRound }, 'beacon group chain ready')
     const ready = chain

@@ -59,7 +59,8 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
       logger,
       clock: init.clock,
       http: { host: config.http.host, port: config.http.port },
-      tickMs: init.tickMs
+      tickMs: init.tickMs,
+      catchupMs: config.catchupMs
     })
   } catch (err) {
     await node.stop()

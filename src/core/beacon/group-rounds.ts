@@ -45,6 +45,12 @@ export const CATCHUP_WINDOW = 256
 export const MAX_SYNC_ENTRIES = 64
 /** Produced entries kept in memory (older ones are in the member's store). */
 export const KEEP_ENTRIES = 4096
+/**
+ * Rounds the group did not produce when they were due (fewer than t members were up) are made
+ * afterwards, oldest first, one per catch-up period (as drand's catch-up): partials are taken for
+ * this many rounds from the oldest one missing.
+ */
+export const BACKLOG_WINDOW = 8
 
 export type RoundEffect =
   | { kind: 'broadcast', msg: Signed<PartialBody> }
@@ -66,6 +72,12 @@ export interface RoundInit {
   verify?: DocumentVerifier
   /** Entries already stored (after a restart). */
   stored?: Iterable<BeaconEntry>
+  /**
+   * The catch-up period: a round the group missed is made at most once per this many ms, oldest
+   * first (default: half the chain's period). Rounds still in the signing window (SIGN_BACKLOG)
+   * are made as soon as t partials are in, as always.
+   */
+  catchupMs?: number
 }
 
 export interface RoundStatus {
@@ -98,6 +110,10 @@ export class RoundMachine {
   private catchupAttempts = 0
   private catchupFirst = 0
   private lastAskMs = -Infinity
+  /** The oldest round not produced since this machine started (or since the last stored one). */
+  private backlogFloor = 1
+  private nextBacklogMs = -Infinity
+  private readonly catchupMs: number
 
   constructor (init: RoundInit) {
     this.chain = init.chain
@@ -112,6 +128,9 @@ export class RoundMachine {
     if (!publicKeyMatches(this.share, this.pubs[this.index - 1])) throw new CoreInputError('the secret share does not match this member\'s public share')
     for (const e of init.stored ?? []) this.keep(e)
     this.lastSigned = this.latest
+    // Rounds before the last one stored are taken as made (the store keeps every round made).
+    this.backlogFloor = this.latest + 1
+    this.catchupMs = Math.max(0, init.catchupMs ?? init.chain.period * 500)
   }
 
   get latestRound (): number { return this.latest }
@@ -158,8 +177,36 @@ export class RoundMachine {
     // Rounds the member never saw recovered (it was down, or partitioned): ask peers, one per period.
     for (const r of [...this.pending.keys()]) if (r <= current) this.tryRecover(r, current, out)
     this.catchUp(now, current, out)
-    for (const r of this.pending.keys()) if (r < current - PENDING_ROUNDS) this.pending.delete(r)
+    this.remakeBacklog(now, current, out)
+    for (const r of this.pending.keys()) if (r < current - PENDING_ROUNDS && !this.inBacklog(r)) this.pending.delete(r)
     return out
+  }
+
+  private inBacklog (round: number): boolean {
+    return round >= this.backlogFloor && round < this.backlogFloor + BACKLOG_WINDOW
+  }
+
+  /**
+   * The oldest round past the signing window that nobody made (a peer that has it answers the
+   * partial with the round, or the catch-up above fetches it): signed, and its partial sent again,
+   * once per catch-up period until t partials make it; then the next one. So every round of the
+   * chain is made in the end, and a timelock sealed to a round due while the group was down opens.
+   */
+  private remakeBacklog (now: number, current: number, out: RoundEffect[]): void {
+    while (this.entries.has(this.backlogFloor)) this.backlogFloor++
+    const r = this.backlogFloor
+    if (r > current - SIGN_BACKLOG || now < this.nextBacklogMs) return
+    this.nextBacklogMs = now + this.catchupMs
+    const mine = this.pending.get(r)?.get(this.index)?.doc
+    if (mine !== undefined) {
+      out.push({ kind: 'broadcast', msg: mine })
+      return
+    }
+    const point = partialSign(this.share, this.hash(r))
+    const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: this.chain.hash, round: r, index: this.index, partial: pointHex(point) }, this.signer)
+    this.addPartial(r, this.index, point, doc)
+    out.push({ kind: 'broadcast', msg: doc })
+    this.tryRecover(r, current, out)
   }
 
   private catchUp (now: number, current: number, out: RoundEffect[]): void {
@@ -250,7 +297,7 @@ export class RoundMachine {
       const round = body.round
       if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1) return reject('partial: round must be an integer >= 1')
       // One period of tolerance ahead: a member whose clock runs fast is not refused, only buffered.
-      if (round > current + 1 || round < current - PENDING_ROUNDS) return reject(`partial for round ${round} outside the window around the current round ${current}`)
+      if (round > current + 1 || (round < current - PENDING_ROUNDS && !this.inBacklog(round))) return reject(`partial for round ${round} outside the window around the current round ${current}`)
       const known = this.entries.get(round)
       if (known !== undefined) {
         // The sender is behind (restarted, or its clock is late): the round, which verifies alone, saves it a catch-up.
