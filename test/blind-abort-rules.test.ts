@@ -287,6 +287,9 @@ describe('claims of a faulty document are re-checked', () => {
     only(record('invalid-shares', B, [A], [d.keyA, d.shuffle1, d.deal, d.sharesAtoB]), Reason.ABORT_REFUTED)
     only(record('invalid-shares', B, [A], [d.keyA, d.shuffle1, wrong]), Reason.ABORT_EVIDENCE) // no BDEAL
     only(record('invalid-shares', B, [A], [d.keyA, d.shuffle0, d.deal, wrong]), Reason.ABORT_EVIDENCE) // not the last shuffle
+    // A last shuffle whose deck is not the game's size (re-signed by its seat): faulty evidence, not a crash (issue 18).
+    const short = forge(d.shuffle1, b => { b.deck = b.deck.slice(0, 10) })
+    only(record('invalid-shares', B, [A], [d.keyA, short, d.deal, d.sharesAtoB]), Reason.ABORT_EVIDENCE)
   })
 
   test('invalid-reveal: the BDEAL or BREVEAL and what checks it; one that passes refutes it', () => {
@@ -304,6 +307,13 @@ describe('claims of a faulty document are re-checked', () => {
     // A BREVEAL listing a stage twice fails the seat's receipt check (§10 step 1): the record holds, not refuted (issue 18).
     const twice = signDocument('breveal', { ...honest.body, stages: [...d.deal.body.stages, ...d.deal.body.stages] }, signers[0])
     expectValid(record('invalid-reveal', B, [A], [d.keys, d.deal, twice]))
+    // An unlock on a hand that is not time-locked fails the seat's receipt check (§10 step 4, §14.2): the record holds (issue 18).
+    const unlock = signDocument('bunlock', {
+      table: d.commit.body.table, hand: d.commit.body.hand, commit: docDigest(d.commit), beacon: { round: 5, randomness: 'ab'.repeat(32), signature: 'cd'.repeat(48) },
+      keys: [{ seat: 1, secret: d.secretB.body.secret, reason: 'missing-secret' }]
+    }, signers[0])
+    expectValid(record('invalid-reveal', B, [A], [d.keys, d.deal, signDocument('breveal', { ...honest.body, unlock }, signers[0])]))
+    expectValid(record('invalid-reveal', B, [A], [d.keys, d.deal, signDocument('breveal', { ...honest.body, secrets: [d.secretA], unlock }, signers[0])]))
   })
 
   test('equivocation needs two conflicting documents signed by the dealer', () => {

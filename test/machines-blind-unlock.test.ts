@@ -126,6 +126,13 @@ describe('time-locked blind hands: nobody can walk away', () => {
     early.reveal.body.unlock = signDocument('bunlock', { ...early.reveal.body.unlock.body, beacon: signLocalRound(beaconKey, keyRound - 1) }, signers[0])
     early.reveal = signDocument('breveal', early.reveal.body, signers[0])
     expect(verifyReceipt(early).problems.map(p => p.message).join('\n')).toMatch(/unlock: key round entry/)
+    // An invalid-reveal record runs the receipt's hand-key rule on the BREVEAL (issue 18): the honest
+    // one, with its BUNLOCK, refutes the walker's record; the forged one holds a seat's record.
+    const deals = t.nodes.get(ids[0])!.frames.filter((f: any) => f.type === 'bdeal')
+    const against = (reveal: any, by: number): string[] => checkAbortRecord(signAbort(receipt.commit, 'invalid-reveal', [ids[0]], 'test', [...receipt.keys, ...deals, reveal], signers[by])).problems.map(p => p.code)
+    expect(against(receipt.reveal, 1)).toEqual(['abort-refuted'])
+    expect(against(forged.reveal, 0)).toEqual([])
+    expect(against(early.reveal, 0)).toEqual([])
     expect(t.rejections).toEqual([])
   }, 60_000)
 

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { checkKeyTimelock, keyRoundProblem, openHandKey } from './blind-timelock.js'
+import { checkBunlock, checkKeyTimelock, keyRoundProblem, openHandKey } from './blind-timelock.js'
 import type { Signed } from '../signed.js'
 import { canonicalJson } from '../canonical.js'
 import { type Ciphertext, type Point, decodeDeck } from '../blind/index.js'
@@ -424,6 +424,9 @@ function invalidShares (ctx: Ctx): void {
   if ('problem' in pub) { add(Reason.ABORT_EVIDENCE, `abort: the key of seat ${accused.body.seat} fails: ${pub.problem} (that is invalid-key)`); return }
   let deck: Ciphertext[]
   try { deck = decodeDeck(last.body.deck, 'deck') } catch (err) { add(Reason.ABORT_EVIDENCE, `abort: the last shuffle's deck does not decode (${(err as Error).message})`); return }
+  // The game's deck, card for card: a shuffle with another count cannot have been shuffled from it (§5).
+  const size = blindStartingDeck(commit.game).length
+  if (deck.length !== size) { add(Reason.ABORT_EVIDENCE, `abort: the last shuffle's deck holds ${deck.length} ciphertexts, not the ${size} of ${commit.game}`); return }
   const dealt = dealtDeck(deck, beaconPermutation(deal.body.beacon?.randomness ?? null, docDigest(last), deck.length))
   let layout
   try { layout = blindLayout(commit, deal.body.params) } catch { return } // no layout for these parameters: the shares answer nothing valid
@@ -465,13 +468,23 @@ function invalidReveal (ctx: Ctx): void {
       if (deal.body.params.dealer !== reveal.body.params.dealer || (deal.body.params.taker !== undefined && deal.body.params.taker !== reveal.body.params.taker)) faults.push('its deal parameters are not the BDEAL\'s')
       if (deal.body.stages.some(s => !reveal.body.stages.includes(s))) faults.push('leaves out a stage that was dealt')
     }
+    // The hand keys as the receipt's rule has them (§10 steps 1 and 4): one per seat, a BSECRET
+    // (in seat order) or an entry of the BREVEAL's unlock, which must pass §14.2's checks.
     const secrets = reveal.body.secrets
-    if (secrets.length !== ctx.n || secrets.some((s, i) => s.body.seat !== i)) faults.push('not one hand key per seat in seat order')
+    const unlocked = reveal.body.unlock?.body.keys.map(k => k.seat) ?? []
+    const keyed = [...secrets.map(s => s.body.seat), ...unlocked]
+    const inOrder = secrets.every((s, i) => i === 0 || s.body.seat > secrets[i - 1].body.seat)
+    if (keyed.length !== ctx.n || new Set(keyed).size !== ctx.n || keyed.some(s => s >= ctx.n) || !inOrder) faults.push('not one hand key per seat (published in seat order, or unlocked)')
     else {
       for (const s of secrets) {
         if (!verifyDoc(s)) { faults.push(`the hand key of seat ${s.body.seat} has a bad signature`); continue }
         const r = checkBsecret(commit, digest, s, pubs[s.body.seat])
         if ('problem' in r) faults.push(`hand key of seat ${s.body.seat}: ${r.problem}`)
+      }
+      if (reveal.body.unlock !== undefined) {
+        const keyDocs = Array.from({ length: ctx.n }, (_, s) => ev.keys.get(s)).filter((k): k is SignedBkey => k !== undefined)
+        const r = checkBunlock(commit, digest, reveal.body.unlock, keyDocs, pubs, verifyDoc, true)
+        if ('problems' in r) faults.push(...r.problems)
       }
     }
   }

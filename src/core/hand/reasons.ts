@@ -1,7 +1,8 @@
 /**
  * Typed reason codes: every problem a verifier reports carries one, beside its English message,
  * so tests and tools match codes, not text. The messages may be reworded; a code, once published,
- * keeps its meaning. docs/protocol.md §9, §10 and docs/log.md list which rule each code names.
+ * keeps its meaning. docs/protocol.md §9, §10, docs/dealer-blind.md §10, §13 and docs/log.md list
+ * which rule each code names.
  */
 export const Reason = {
   /** The document does not have the schema's shape. */
@@ -30,7 +31,10 @@ export const Reason = {
   COMMITMENT: 'commitment',
   /** A stage the game does not have, listed twice, out of the game's order, or lacking its input (belote's take without a taker). */
   STAGE: 'stage',
-  /** The scheme cannot deal this game, this many seats, or with this beacon binding (blind-v1: or the COMMIT's commitment is not 64 zeros). */
+  /**
+   * The scheme cannot deal this game, this many seats, or with this beacon binding (blind-v1: or the
+   * COMMIT's commitment is not 64 zeros; in a blind missing-shares record, a BDEAL whose parameters have no layout).
+   */
   SCHEME: 'scheme',
   /** An ack that countersigns another REVEAL. */
   ACK_REVEAL: 'ack-reveal',
@@ -50,17 +54,24 @@ export const Reason = {
   ABORT_FOREIGN_EVIDENCE: 'abort-foreign-evidence',
   /** An equivocation record without two conflicting documents signed by the dealer. */
   ABORT_NO_CONFLICT: 'abort-no-conflict',
-  /** A `dealer-stopped` record whose published secret is missing or does not open the commitment, or a record of another reason that carries a secret. */
+  /**
+   * A commit-reveal `dealer-stopped` record whose published secret is missing or does not open the
+   * commitment, or a record of another reason that carries a secret (a blind record never carries one).
+   */
   ABORT_SECRET: 'abort-secret',
   /**
-   * A record refuted by evidence: its own (an `invalid-reveal` whose REVEAL passes every check), or,
-   * in a log, another record's (a dealer's `missing-nonce` or `missing-view` blaming a seat whose NONCE or VIEW another record holds).
+   * A record refuted by evidence: its own (an `invalid-reveal` whose REVEAL, BDEAL or BREVEAL passes every
+   * check; a blind `invalid-key`, `invalid-shuffle` or `invalid-shares` whose accused document passes its
+   * proof), or, in a log, another record's (a dealer's `missing-nonce` or `missing-view` blaming a seat
+   * whose NONCE or VIEW another record holds).
    */
   ABORT_REFUTED: 'abort-refuted',
   /**
    * A record that gives up a time-locked hand once every seat pledged (docs/protocol.md §16.4): the dealer's `missing-nonce`,
    * `missing-view`, `beacon-unavailable`, and `dealer-stopped` or `unreachable` holding every pledge; a seat's `missing-deal`
-   * holding its NONCE, and its `missing-reveal`.
+   * holding its NONCE, and its `missing-reveal`. On a time-locked blind hand (docs/dealer-blind.md §13): a
+   * `missing-shares` or `missing-secret` without the key round's entry, with another round's, or blaming a
+   * seat whose timelock opens with it.
    */
   ABORT_TIMELOCKED: 'abort-timelocked',
   /** A `broken-chain` record whose two COMMITs do not show a break (the new one links to the known one, or is not the hand after it). */
