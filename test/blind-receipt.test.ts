@@ -84,6 +84,13 @@ describe('blind-v1 receipts', () => {
     expect(verifyReceipt(receipt).problems.map(p => p.message)).toContain('hand key of seat 1: its hand key does not match its public key')
   }, 300_000)
 
+  it('hand keys one short and out of order: both rules report, as for keys (docs/dealer-blind.md §10 step 1)', () => {
+    const receipt = structuredClone(run.receipt)
+    const secrets = receipt.reveal.body.secrets
+    receipt.reveal = signDocument('breveal', { ...receipt.reveal.body, secrets: [secrets[1], secrets[0], secrets[2]] }, dealer)
+    expect([...new Set(verifyReceipt(receipt).problems.map(p => p.code))]).toEqual(['seat-set', 'order'])
+  }, 300_000)
+
   it('a countersignature of other cards is refused', () => {
     const receipt = structuredClone(run.receipt)
     receipt.acks[1] = signDocument('ack', { ...receipt.acks[1].body, cards: receipt.acks[0].body.cards }, seats[1] as Signer)

@@ -69,4 +69,22 @@ describe('blind End before every seat holds its cards', () => {
     t.run(t.dealerNode, 'dealer', late.map(doc => ({ kind: 'send' as const, to: ids[1], doc })))
     expect(seat1.log.map(l => l.entry)).toEqual(['receipt'])
   }, 60_000)
+
+  it('a seat that opened a later stage before its first one (belote: take before deal) countersigns its cards in the layout\'s order, and its ack is taken (issue 18)', () => {
+    const t = blindTable(ids, {
+      game: 'belote',
+      // The dealer's relay of seat 1's deal shares never reaches seat 1: it opens turnUp and take, then deal from the keys.
+      intercept: (_from, to, doc) => (to === ids[1] && doc.type === 'bshares' && doc.body.stage === 'deal' && doc.body.to === 1 ? undefined : doc)
+    })
+    const hand = t.deal()
+    t.run(t.dealerNode, 'dealer', t.dealerNode.dealer!.deliverStage(hand, 'take', 2))
+    expect(t.nodes.get(ids[1])!.seat!.cards(hand).filter(c => !c.public && c.seat === 1).map(c => c.stage)).toEqual(['take'])
+    t.end(hand)
+    expect(t.rejections).toEqual([])
+    const receipts = receiptsOf(t)
+    for (const r of receipts) expect(canonicalJson(r)).toBe(canonicalJson(receipts[0]))
+    const v = verifyReceipt(receipts[0])
+    expect([v.status, v.problems]).toEqual(['verified', []])
+    expect((receipts[0] as any).acks.map((a: any) => a.body.seat)).toEqual([0, 1, 2, 3])
+  }, 60_000)
 })

@@ -122,6 +122,12 @@ describe('time-locked blind hands: nobody can walk away', () => {
     forged.reveal.body.unlock = signDocument('bunlock', forged.reveal.body.unlock.body, signers[0])
     forged.reveal = signDocument('breveal', forged.reveal.body, signers[0])
     expect(verifyReceipt(forged).problems.map(p => p.code)).toContain('blind-hand-key')
+    // A key that is not a canonical scalar (64 hex characters, not below ℓ): a problem, not a throw (issue 18).
+    const huge = structuredClone(receipt)
+    huge.reveal.body.unlock.body.keys[0].secret = 'f'.repeat(64)
+    huge.reveal.body.unlock = signDocument('bunlock', huge.reveal.body.unlock.body, signers[0])
+    huge.reveal = signDocument('breveal', huge.reveal.body, signers[0])
+    expect(verifyReceipt(huge).problems.map(p => p.code)).toEqual(['blind-hand-key'])
     const early = structuredClone(receipt)
     early.reveal.body.unlock = signDocument('bunlock', { ...early.reveal.body.unlock.body, beacon: signLocalRound(beaconKey, keyRound - 1) }, signers[0])
     early.reveal = signDocument('breveal', early.reveal.body, signers[0])

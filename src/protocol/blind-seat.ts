@@ -643,7 +643,9 @@ export class BlindSeatMachine implements SeatSide {
       hand.cards.push(...late.map(d => ({ ...d })))
       const ack: AckBody = {
         table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, reveal: docDigest(doc), seat: this.#seat,
-        cards: seatCardsDigest(hand.cards, this.#seat, doc.body.stages)
+        // In the layout's order, as the verifier counts it (docs/protocol.md §4): a delivery opened
+        // late (or from the keys) comes in its place, not last.
+        cards: seatCardsDigest(verdict.summary?.deliveries ?? hand.cards, this.#seat, doc.body.stages)
       }
       hand.reveal = doc
       if (play !== undefined) hand.play = play

@@ -95,7 +95,9 @@ export function checkBunlock (
   if (problems.length > 0) return { problems }
   const secrets = new Map<number, bigint>()
   for (const k of body.keys) {
-    const x = scalarFromHex(k.secret, 'hand key')
+    // A hand key is a canonical scalar (below ℓ): the schema checks only 64 hex characters.
+    let x: bigint
+    try { x = scalarFromHex(k.secret, 'hand key') } catch (err) { problems.push(`unlock: the key of seat ${k.seat}: ${(err as Error).message}`); continue }
     if (!mulPublic(G, x).equals(pubs[k.seat])) { problems.push(`unlock: the key of seat ${k.seat} is not its public key's`); continue }
     if (open) {
       const key = keys.find(d => d.body.seat === k.seat)

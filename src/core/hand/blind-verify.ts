@@ -76,7 +76,8 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
   const unlocked = reveal.unlock?.body.keys.map(k => k.seat) ?? []
   const keyed = [...reveal.secrets.map(d => d.body.seat), ...unlocked]
   if (keyed.length !== n || new Set(keyed).size !== n || keyed.some(s => s >= n)) add(Reason.SEAT_SET, 'hand keys: must be one per seat, published or unlocked')
-  else checkSeatOrder('hand keys', reveal.secrets.map(d => d.body.seat), problems)
+  // The order is a rule of its own, as for keys and shuffles, whatever the seat set.
+  checkSeatOrder('hand keys', reveal.secrets.map(d => d.body.seat), problems)
   checkSeatOrder('acks', receipt.acks.map(a => a.body.seat), problems)
   if (reveal.params.dealer !== commit.params.dealer) add(Reason.PARAMS_CHANGED, 'reveal: deal parameters change the committed dealer seat')
   if (commit.params.taker !== undefined && reveal.params.taker !== commit.params.taker) add(Reason.PARAMS_CHANGED, 'reveal: deal parameters change the committed taker')
