@@ -47,6 +47,11 @@ describe('fairdeal verify --data / log export / verify FILE', () => {
     expect(lines(single)).toEqual(pooled.lines)
   })
 
+  it('a range of a stopped node\'s log verifies as that range (issue 18: the whole log was read and every entry outside failed)', async () => {
+    const r = await cliInProcess('verify', '--data', data, '--chain-only', '--workers', '0', '--from', '5', '--to', '9')
+    expect([r.code, lines(r)]).toEqual([0, ['5 passed, 0 failed']])
+  })
+
   it('the receipt check runs on every entry, in the workers: test payloads are not receipts, so each fails by seq', async () => {
     const r = await fairdeal('verify', '--data', data, '--workers', '1')
     expect(r.code).toBe(1)

@@ -91,6 +91,16 @@ describe('a log checked against witnessed heads', () => {
     expect(failures[1].evidence[1]).toBe(fork[0]) // at the head: two heads signed by the owner for one seq
     expect(failures[1].message).toMatch(/^forked: .* at seq 7 /)
   })
+
+  it('an entry at a witnessed seq changed by someone else is no fork: only its own line check fails (issue 18)', async () => {
+    const tampered = [...honest]
+    tampered[6] = tampered[6].replace('"time":', '"time":1') // seq 5, no longer what the owner signed
+    const comparer = new WitnessComparer(witnessed, OWNER.peerId)
+    async function * feed (): AsyncGenerator<string> { yield * tampered }
+    const verdict = await verifyLog(comparer.tap(feed()), { verifyPayload: verifyTestPayload })
+    expect(verdict.failed).toBeGreaterThan(0)
+    expect(comparer.finish()).toEqual([])
+  })
 })
 
 describe('a witness\'s store (real LevelDB)', () => {

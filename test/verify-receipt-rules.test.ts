@@ -226,6 +226,16 @@ describe('hand chains in a log', () => {
     expect(first.failures[0].problems[0]).toMatch(/^hand 1 of table /)
   })
 
+  test('a log whose last entries are missing reports them missing, and no gap for the hands they may have held (issue 18)', async () => {
+    const { entries, owner } = fourHands()
+    // Hand 4 ended before hand 3 (pipelined); the last entry (hand 3's) is lost.
+    const lines = signedLog(owner, [entries[0], entries[1], entries[3], entries[2]]).slice(0, -1)
+    const { verdict, failures } = await check(lines)
+    expect(failures.map(f => f.codes ?? [])).toEqual([[]])
+    expect(failures[0].problems[0]).toMatch(/^missing/)
+    expect(verdict).toMatchObject({ passed: 3, failed: 1 })
+  })
+
   test('a COMMIT whose prev skips its predecessor, and two COMMITs for one hand, fail', async () => {
     const { t, entries, owner } = fourHands()
     const dealer = signerOf(t, t.table.dealer)

@@ -120,7 +120,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
   const source = positionals.length > 0
     ? await fileSource(positionals[0])
     : values.data !== undefined
-      ? await dataSource(values.data)
+      ? await dataSource(values.data, { from, to })
       : await peerSource(values.peer as string, values.as, { from, to })
   let checker: (LineChecker & { close?: () => Promise<void> }) | undefined
   let witnessNode: { node: Libp2p, stop: boolean } | undefined
@@ -389,11 +389,12 @@ async function fileSource (file: string): Promise<Source> {
   return { lines: readJsonLines(file), close: async () => {} }
 }
 
-async function dataSource (dir: string): Promise<Source> {
+async function dataSource (dir: string, range: { from?: number, to?: number }): Promise<Source> {
   // A running node's log comes through its control endpoint: the same lines, checked here.
   // Imported here: it opens LevelDB, which a FILE or --peer source never needs (start-up time).
   const { dataDirLogLines } = await import('../node-log.js')
-  const log = await dataDirLogLines(dir)
+  // Only the range asked for is read, as from a peer: the check is told the same range.
+  const log = await dataDirLogLines(dir, range)
   try {
     return { lines: log.lines, expectOwner: await identityOf(dir), store: true, notes: log.notes, cosigned: log.cosigned, close: log.close }
   } catch (err) {

@@ -235,19 +235,31 @@ export class ChainVerifier {
       this.passed++
     }
     this.due.clear()
-    for (const found of this.hands.finish(this.from === 0, !this.blind)) {
+    // A tail missing (entries the head or the range says exist, not read) may have held any hand:
+    // no gap is reported then, as for an entry that could not be read (docs/log.md, "Hand chains").
+    const lastRead = this.anchor === null ? this.from - 1 : this.anchor.seq
+    const tailMissing = this.to !== undefined ? lastRead < this.to : this.head !== null && lastRead < this.head.seq
+    // An entry that breaks two chain rules fails once: its second problem is said, not counted again.
+    const turned = new Set<number>()
+    for (const found of this.hands.finish(this.from === 0, !this.blind && !tailMissing)) {
       const failure = found.failure
       const status = found.status === 'incomplete' && failure.seq !== null && completed.has(failure.seq) ? 'passed' : found.status
       const held = failure.seq === null || status === 'missing' ? undefined : this.held.get(failure.seq)
       if (held !== undefined) {
         // An entry that failed already was said once, where it is: a chain problem it causes is not
         // a second failure. An incomplete one that also breaks a chain is failed now, said again.
-        if (held.incomplete === true) { this.incomplete--; this.failed++; extra.push(failure) }
+        if (held.incomplete === true) {
+          if (!turned.has(failure.seq as number)) { this.incomplete--; this.failed++ }
+          turned.add(failure.seq as number)
+          extra.push(failure)
+        }
         continue
       }
+      if (status !== 'missing' && failure.seq !== null && turned.has(failure.seq)) { extra.push(failure); continue }
       if (status === 'passed') this.passed--
       if (status === 'incomplete') this.incomplete--
       this.failed += failure.count
+      if (status !== 'missing' && failure.seq !== null) turned.add(failure.seq)
       extra.push(failure)
     }
     for (const failure of extra.sort((a, b) => (a.seq ?? -1) - (b.seq ?? -1))) this.report(failure)

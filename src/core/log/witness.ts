@@ -127,7 +127,9 @@ export class WitnessComparer {
 
   constructor (private readonly statements: WitnessStatement[], owner: string | null, options: { current?: boolean } = {}) {
     this.current = options.current ?? true
-    this.statements = owner === null ? statements : statements.filter(s => s.owner === owner)
+    // The same cosigned head from two sources (the head file and the witness asked) is one statement.
+    const unique = statements.filter((s, i) => statements.findIndex(t => t.line === s.line) === i)
+    this.statements = owner === null ? unique : unique.filter(s => s.owner === owner)
     for (const s of this.statements) this.wanted.set(s.seq, [...(this.wanted.get(s.seq) ?? []), s])
     // Only lines that may be an entry at a wanted seq are parsed: canonical bodies end "…,"seq":S,"time"…" or "…"seq":S}".
     this.pattern = this.wanted.size === 0 ? null : new RegExp(`"seq":(${[...this.wanted.keys()].join('|')})[,}]`)
@@ -148,10 +150,13 @@ export class WitnessComparer {
   }
 
   private note (text: string, first: boolean): void {
-    let doc: { type?: unknown, body?: { seq?: unknown, hash?: unknown } }
+    let doc: { type?: unknown, signer?: unknown, body?: { seq?: unknown, hash?: unknown } }
     try { doc = JSON.parse(text) } catch { return }
     const seq = doc.body?.seq
     if (typeof seq !== 'number') return
+    // Only a line its owner signed can show that the owner signed two logs: a line damaged or
+    // forged by anyone else fails the line check on its own, and proves no fork.
+    if (!this.statements.some(s => s.owner === doc.signer) || !checkLine(text, null).authentic) return
     if (first && doc.type === HEAD_TYPE && typeof doc.body?.hash === 'string') {
       this.head = { seq, hash: doc.body.hash, line: text }
     } else if (doc.type === 'log-entry' && this.wanted.has(seq) && !this.found.has(seq)) {
