@@ -313,6 +313,9 @@ export class DealerMachine implements DealerSide {
     } catch (err) {
       const hand = typeof handNo === 'number' ? this.#book.get(handNo) : undefined
       if (err instanceof Rejection || hand === undefined) throw err
+      // Time-locked, past its pledges: no record gives the hand up (docs/protocol.md §16.4; the rule
+      // fails one). It stays saved and is finished from its timelocks; the error still goes on.
+      if (hand.commit.body.timelock !== undefined && hand.phase !== 'pledging') throw new MachineFailure(err, [])
       const effects = this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer failed on hand ${hand.hand} (${String((err as Error).message).slice(0, 200)}); the secret of hand ${hand.hand} was ${hand.secret}`)
       throw new MachineFailure(err, effects)
     }

@@ -363,6 +363,8 @@ export class SeatMachine implements SeatSide {
     const known = this.#meta.lastCommitDoc
     if (known === undefined || docDigest(known) !== this.#meta.lastCommit || body.table !== table.id || body.dealer !== table.dealer || doc.signer !== table.dealer) return undefined
     if (body.hand !== known.body.hand + 1 || body.prev === this.#meta.lastCommit) return undefined
+    // Only a human seat of the new COMMIT may record it (the rule's signer test): a COMMIT that no longer seats this node is refused as such below.
+    if (!humanSeats(body.seats).some(s => body.seats[s] === this.#init.signer.peerId)) return undefined
     const digest = docDigest(doc)
     if (this.#broken.has(digest)) return []
     if (!this.#verify(doc)) throw new Rejection('commit: bad signature')
@@ -430,7 +432,9 @@ export class SeatMachine implements SeatSide {
     const pledges = doc.body.pledges
     if (!this.#verify(doc)) throw new Rejection('pledges: bad signature')
     // Equivocation: a pledge signed by its seat but answering another commit shows that seat saw another COMMIT.
-    const conflicting = pledges.filter(p => p.body.commit !== hand.digest && p.signer === seats[p.body.seat] && p.body.hand === hand.hand && this.#verify(p))
+    // The same test as the equivocation rule's (docs/protocol.md §10, case (d)): this table, this hand, a human seat's own pledge.
+    const conflicting = pledges.filter(p => p.body.commit !== hand.digest && humans.includes(p.body.seat) && p.signer === seats[p.body.seat] &&
+      p.body.table === hand.commit.body.table && p.body.hand === hand.hand && this.#verify(p))
     if (conflicting.length > 0) {
       return this.#abort(hand, 'equivocation', [this.#init.table.dealer], `seat ${conflicting.map(p => p.body.seat).join(', ')} answered another commit for hand ${hand.hand}`, [doc])
     }
@@ -816,7 +820,7 @@ export class SeatMachine implements SeatSide {
       return { entry: { kind: 'append', entry: 'receipt', hand, payload: receipt }, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } }
     }
     const record = doc as Signed<AbortBody>
-    const verdict = verifyAbort(record, { verifyDoc: this.#verify })
+    const verdict = verifyAbort(record, { verifyDoc: this.#verify, table: this.#init.table })
     if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
     return { entry: { kind: 'append', entry: 'abort', hand, payload: record }, event: { type: 'aborted', reason: record.body.reason, blame: record.body.blame, detail: record.body.detail } }
   }
@@ -870,7 +874,9 @@ export class SeatMachine implements SeatSide {
     const hand = this.#hands.get(doc.body.hand)
     if (hand === undefined && doc.body.table === this.#init.table.id && doc.body.commit !== null) return this.#catchUp(doc, doc.body.commit)
     if (hand === undefined || doc.body.table !== this.#init.table.id) throw new Rejection(`abort for hand ${doc.body.hand}, which is not in play here`)
-    const verdict = verifyAbort(doc, { verifyDoc: this.#verify })
+    // A record for this hand: its COMMIT is the one this seat holds, judged against this table (as the dealer judges a seat's).
+    if (doc.body.commit === null || docDigest(doc.body.commit) !== hand.digest) throw new Rejection(`abort for hand ${doc.body.hand} names another COMMIT than this seat holds`)
+    const verdict = verifyAbort(doc, { verifyDoc: this.#verify, table: this.#init.table })
     if (!verdict.ok) throw new Rejection(`abort does not verify: ${verdict.problems[0].message}`)
     if (this.#recoverable(hand)) {
       // Time-locked, nonce out: an abort cannot make the hand disappear. Logged as the claim it is,

@@ -6,6 +6,7 @@ import { cardSchemeFor, humanSeats } from './recompute.js'
 import { rulesFamilyOf } from './family-of.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { shieldProblems } from './shield.js'
+import { DRAW_GAMES } from '../games/play-draws.js'
 import { checkBlindAbort } from './blind-abort-rules.js'
 import { expectBlame, sortEvidence, type EvidenceDocs, type EvidenceRow, type RawEvidence, type VerifyDoc } from './evidence.js'
 import { zodProblems, type Verdict, type VerifyOptions } from './verdict.js'
@@ -42,7 +43,8 @@ export const COMMIT_REVEAL_RULES: Readonly<Partial<Record<AbortReason, AbortRule
   // The dealer at its deadline, or a seat still waiting for VIEWs at its own (docs/protocol.md §7).
   'missing-view': {
     signer: 'either', blame: 'no-view', evidence: ['pledge', 'pledges', 'nonce', 'view'],
-    check: ctx => { if (ctx.signer === ctx.commit.dealer) dealerMissingView(ctx); else seatMissingView(ctx) }
+    // The dealer's record holds no PLEDGES document; a seat's (the dealer's own node's seat too) holds the one it received.
+    check: ctx => { if (ctx.signer === ctx.commit.dealer && ctx.ev.pledgesDocs.length === 0) dealerMissingView(ctx); else seatMissingView(ctx) }
   },
   'beacon-unavailable': { signer: 'dealer', blame: 'nobody', evidence: ['pledge', 'nonce'], check: ctx => { beaconUnavailable(ctx) } },
   'dealer-stopped': { signer: 'dealer', blame: 'dealer', evidence: ['pledge', 'nonce'], check: ctx => { dealerStopped(ctx) } },
@@ -492,6 +494,7 @@ function authorNonce (ctx: Ctx, pledges: ReadonlyMap<number, SignedPledge>, requ
  */
 function missingDeal (ctx: Ctx): void {
   const { ev, author, add } = ctx
+  bySeat(ctx, ev.pledges, 'pledge')
   for (const p of ev.pledges) if (p.body.seat !== author) add(Reason.ABORT_EVIDENCE, `abort: carries the pledge of seat ${p.body.seat}, not its author's`)
   const fromDealer = onePledgesDoc(ctx)
   if (fromDealer === undefined) {
@@ -510,8 +513,13 @@ function missingReveal (ctx: Ctx): void {
   const fromDealer = onePledgesDoc(ctx)
   if (fromDealer === undefined) ctx.add(Reason.ABORT_EVIDENCE, 'abort: a missing-reveal record carries the PLEDGES its author received')
   authorNonce(ctx, fromDealer ?? new Map(), true)
-  checkCards(ctx, true)
+  checkCards(ctx, dealsCards(ctx))
   notTimelocked(ctx, 'after the deal')
+}
+
+/** Whether the hand's game deals cards before it is played: a game of draws (shoe, dice) deals none, so its seats hold no CARDS. */
+function dealsCards (ctx: Ctx): boolean {
+  return !DRAW_GAMES.has(ctx.commit.game)
 }
 
 function checkCards (ctx: Ctx, required: boolean): void {
@@ -536,7 +544,7 @@ function invalidReveal (ctx: Ctx): void {
   if (fromDealer === undefined) add(Reason.ABORT_EVIDENCE, 'abort: an invalid-reveal record carries the PLEDGES its author received')
   if (ev.reveals.length !== 1) add(Reason.ABORT_EVIDENCE, 'abort: an invalid-reveal record carries exactly one REVEAL')
   authorNonce(ctx, fromDealer ?? new Map(), false)
-  checkCards(ctx, true)
+  checkCards(ctx, dealsCards(ctx))
   if (fromDealer === undefined || ev.reveals.length !== 1) return
   const found = shieldProblems({
     commit: ctx.commitDoc, pledges: ev.pledgesDocs[0].body.pledges, reveal: ev.reveals[0], cards: ev.cards, seat: ctx.author
