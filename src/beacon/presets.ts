@@ -37,7 +37,7 @@ export async function readJsonFile (path: string, what: string): Promise<unknown
   try {
     text = (await readBounded(path, MAX_CONFIG_BYTES)).toString('utf8')
   } catch (err) {
-    if (err instanceof BoundedReadError && /^it is over/.test(err.message)) throw new CoreInputError(`${what} ${path} is larger than ${MAX_CONFIG_BYTES} bytes`)
+    if (err instanceof BoundedReadError && err.tooLarge) throw new CoreInputError(`${what} ${path} is larger than ${MAX_CONFIG_BYTES} bytes`)
     throw new CoreInputError(`cannot read ${what} ${path}: ${(err as Error).message}`)
   }
   try {

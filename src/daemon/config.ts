@@ -142,7 +142,7 @@ export async function readNodeConfigJson (path: string): Promise<unknown> {
     text = (await readBounded(path, MAX_CONFIG_BYTES)).toString('utf8')
   } catch (err) {
     // /dev/zero or a huge file is refused at the limit, not read until memory runs out.
-    if (err instanceof BoundedReadError && /^it is over/.test(err.message)) throw new NodeInputError(`${path}: config is over ${MAX_CONFIG_BYTES} bytes`)
+    if (err instanceof BoundedReadError && err.tooLarge) throw new NodeInputError(`${path}: config is over ${MAX_CONFIG_BYTES} bytes`)
     throw new NodeInputError(`cannot read config ${path}: ${(err as Error).message}`)
   }
   try { return JSON.parse(text) } catch (err) { throw new NodeInputError(`${path}: not JSON (${(err as Error).message})`) }

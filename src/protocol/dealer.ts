@@ -313,13 +313,24 @@ export class DealerMachine implements DealerSide {
     } catch (err) {
       const hand = typeof handNo === 'number' ? this.#book.get(handNo) : undefined
       if (err instanceof Rejection || hand === undefined) throw err
-      // Time-locked, past its pledges: no record gives the hand up (docs/protocol.md §16.4; the rule
-      // fails one). It stays saved and is finished from its timelocks; the error still goes on.
-      if (hand.commit.body.timelock !== undefined && hand.phase !== 'pledging') throw new MachineFailure(err, [])
+      // No record gives a time-locked hand up past its pledges (the rule fails one); the error still goes on.
+      if (this.#timelockedPastPledges(hand)) throw new MachineFailure(err, [])
       const effects = this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `the dealer failed on hand ${hand.hand} (${String((err as Error).message).slice(0, 200)}); the secret of hand ${hand.hand} was ${hand.secret}`)
       throw new MachineFailure(err, effects)
     }
   }
+
+  /**
+   * A time-locked hand whose pledges are all in cannot be called off (docs/protocol.md §16.4): it
+   * stays saved and is finished from its timelocks (by the seats, and by this node after its
+   * restart), and no record of this dealer gives it up.
+   */
+  #timelockedPastPledges (hand: DealerHand): boolean {
+    return hand.commit.body.timelock !== undefined && hand.phase !== 'pledging'
+  }
+
+  /** Never asked for: a commit–reveal dealer keeps the FINAL of each of its last ended hands in memory (ENDED_KEPT). */
+  recalled (_hand: number, _to: string, _receipt: unknown): Effect[] { return [] }
 
   /** The beacon round the COMMIT named arrived, verified by the host; or it could not be had. */
   beaconResult (handNo: number, result: { entry: BeaconEntry } | { error: string }): Effect[] {
@@ -454,9 +465,6 @@ export class DealerMachine implements DealerSide {
    * still missing at the deadline with a document undelivered is recorded as `unreachable`,
    * blaming nobody, not as a seat that refused to answer.
    */
-  /** Never asked for: a commit–reveal dealer keeps the FINAL of each of its last ended hands in memory (ENDED_KEPT). */
-  recalled (_hand: number, _to: string, _receipt: unknown): Effect[] { return [] }
-
   delivery (to: string, doc: Signed<unknown>, outcome: { ok: true } | { ok: false, reason: string }): void {
     if (doc.type === 'cards') { this.#cardsDelivery(to, doc as Signed<CardsBody>, outcome); return }
     if (doc.type !== 'commit' && doc.type !== 'pledges' && doc.type !== 'view') return
@@ -656,9 +664,7 @@ export class DealerMachine implements DealerSide {
     const hand = this.#book.get(handNo)
     if (hand === undefined || hand.phase === 'revealed') return []
     if (hand.phase === 'dealt') return this.end(handNo)
-    // Time-locked, nonces out: the hand cannot be called off; it stays saved and is finished from
-    // its timelocks (by the seats, and by this node after its restart).
-    if (hand.commit.body.timelock !== undefined && hand.phase !== 'pledging') return []
+    if (this.#timelockedPastPledges(hand)) return []
     return this.#abort(hand, 'dealer-stopped', [this.#init.table.dealer], `${detail}; the secret of hand ${hand.hand} was ${hand.secret}`)
   }
 

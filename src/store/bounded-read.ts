@@ -4,15 +4,18 @@ import { open } from 'node:fs/promises'
 export class BoundedReadError extends Error {
   /** The system's error code (ENOENT, EACCES, …) when the system refused. */
   readonly code: string | undefined
-  constructor (message: string, code?: string) {
+  /** The file holds more than the limit (callers word that in their own terms). */
+  readonly tooLarge: boolean
+  constructor (message: string, options: { code?: string, tooLarge?: boolean } = {}) {
     super(message)
-    this.code = code
+    this.code = options.code
+    this.tooLarge = options.tooLarge ?? false
   }
 }
 
 const systemError = (err: unknown): BoundedReadError => {
   const code = (err as NodeJS.ErrnoException).code
-  return new BoundedReadError(code ?? (err as Error).message, code)
+  return new BoundedReadError(code ?? (err as Error).message, { code })
 }
 
 /**
@@ -33,7 +36,7 @@ export async function readBounded (path: string, maxBytes: number): Promise<Buff
     const s = await handle.stat()
     if (s.isDirectory()) throw new BoundedReadError('it is a directory')
     if (!s.isFile() && !s.isFIFO()) throw new BoundedReadError('it is not a regular file or a pipe')
-    if (s.isFile() && s.size > maxBytes) throw new BoundedReadError(`it is over ${maxBytes} bytes`)
+    if (s.isFile() && s.size > maxBytes) throw new BoundedReadError(`it is over ${maxBytes} bytes`, { tooLarge: true })
     const chunks: Buffer[] = []
     let total = 0
     for (;;) {
@@ -42,7 +45,7 @@ export async function readBounded (path: string, maxBytes: number): Promise<Buff
       if (bytesRead === 0) break
       chunks.push(buf.subarray(0, bytesRead))
       total += bytesRead
-      if (total > maxBytes) throw new BoundedReadError(`it is over ${maxBytes} bytes`)
+      if (total > maxBytes) throw new BoundedReadError(`it is over ${maxBytes} bytes`, { tooLarge: true })
     }
     return Buffer.concat(chunks, total)
   } catch (err) {

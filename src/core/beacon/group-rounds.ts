@@ -167,11 +167,7 @@ export class RoundMachine {
     if (current === 0) return out
     for (let r = Math.max(this.lastSigned + 1, current - SIGN_BACKLOG + 1, 1); r <= current; r++) {
       if (this.entries.has(r)) continue
-      const point = partialSign(this.share, this.hash(r))
-      const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: this.chain.hash, round: r, index: this.index, partial: pointHex(point) }, this.signer)
-      this.addPartial(r, this.index, point, doc)
-      out.push({ kind: 'broadcast', msg: doc })
-      this.tryRecover(r, current, out)
+      this.signRound(r, current, out)
     }
     this.lastSigned = Math.max(this.lastSigned, current)
     // Rounds the member never saw recovered (it was down, or partitioned): ask peers, one per period.
@@ -202,6 +198,11 @@ export class RoundMachine {
       out.push({ kind: 'broadcast', msg: mine })
       return
     }
+    this.signRound(r, current, out)
+  }
+
+  /** This member's partial for round `r`: kept, sent to the others, and the round recovered if t are in. */
+  private signRound (r: number, current: number, out: RoundEffect[]): void {
     const point = partialSign(this.share, this.hash(r))
     const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: this.chain.hash, round: r, index: this.index, partial: pointHex(point) }, this.signer)
     this.addPartial(r, this.index, point, doc)

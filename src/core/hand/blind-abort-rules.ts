@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { checkBunlock, checkKeyTimelock, keyRoundProblem, openHandKey } from './blind-timelock.js'
+import { checkBunlock, checkKeyTimelock, keyRoundProblem, oneHandKeyPerSeat, openHandKey } from './blind-timelock.js'
 import type { Signed } from '../signed.js'
 import { canonicalJson } from '../canonical.js'
 import { type Ciphertext, type Point, decodeDeck } from '../blind/index.js'
@@ -7,7 +7,7 @@ import { getCardScheme } from '../schemes/registry.js'
 import { docDigest } from './digest.js'
 import { humanSeats } from './recompute.js'
 import { Reason, type Problem, type ReasonCode } from './reasons.js'
-import { checkBeaconEntry, checkStageOrder } from './verdict.js'
+import { checkBeaconEntry, checkSeatOrder, checkStageOrder } from './verdict.js'
 import { expectBlame, sortEvidence, type AddProblem, type EvidenceDocs, type EvidenceRow, type VerifyDoc } from './evidence.js'
 import { signedCommitSchema, type AbortReason, type CommitBody, type SignedAbort, type SignedCommit } from './messages.js'
 import {
@@ -471,10 +471,9 @@ function invalidReveal (ctx: Ctx): void {
     // The hand keys as the receipt's rule has them (§10 steps 1 and 4): one per seat, a BSECRET
     // (in seat order) or an entry of the BREVEAL's unlock, which must pass §14.2's checks.
     const secrets = reveal.body.secrets
-    const unlocked = reveal.body.unlock?.body.keys.map(k => k.seat) ?? []
-    const keyed = [...secrets.map(s => s.body.seat), ...unlocked]
-    const inOrder = secrets.every((s, i) => i === 0 || s.body.seat > secrets[i - 1].body.seat)
-    if (keyed.length !== ctx.n || new Set(keyed).size !== ctx.n || keyed.some(s => s >= ctx.n) || !inOrder) faults.push('not one hand key per seat (published in seat order, or unlocked)')
+    const order: Problem[] = []
+    checkSeatOrder('hand keys', secrets.map(s => s.body.seat), order)
+    if (!oneHandKeyPerSeat(reveal.body, ctx.n) || order.length > 0) faults.push('not one hand key per seat (published in seat order, or unlocked)')
     else {
       for (const s of secrets) {
         if (!verifyDoc(s)) { faults.push(`the hand key of seat ${s.body.seat} has a bad signature`); continue }

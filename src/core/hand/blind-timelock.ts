@@ -76,6 +76,16 @@ export function keyRoundProblem (commit: CommitBody, entry: BeaconEntry): string
  * receipt verifier; a seat in play checks the public keys only). Problems as one-liners; `secrets`
  * by seat when there are none.
  */
+/**
+ * Whether a BREVEAL names one hand key per seat of `n`: a `bsecret` or an entry of its `unlock`, no
+ * seat twice or beyond the hand's (docs/dealer-blind.md §10 step 1; the order of the `bsecret`s is a
+ * rule of its own). The receipt's check and the invalid-reveal rule both ask it.
+ */
+export function oneHandKeyPerSeat (reveal: { secrets: ReadonlyArray<{ body: { seat: number } }>, unlock?: { body: { keys: ReadonlyArray<{ seat: number }> } } }, n: number): boolean {
+  const keyed = [...reveal.secrets.map(d => d.body.seat), ...(reveal.unlock?.body.keys.map(k => k.seat) ?? [])]
+  return keyed.length === n && new Set(keyed).size === n && keyed.every(s => s < n)
+}
+
 export function checkBunlock (
   commit: CommitBody, commitDigest: string, doc: Signed<BunlockBody>, keys: ReadonlyArray<{ body: Pick<BkeyBody, 'seat' | 'timelock'> }>,
   pubs: readonly Point[], verifyDoc: (d: Signed<unknown>) => boolean, open: boolean

@@ -19,7 +19,7 @@ import {
 } from './verdict.js'
 import { messagesOf, problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { getCardScheme } from '../schemes/registry.js'
-import { checkBunlock, checkKeyTimelock } from './blind-timelock.js'
+import { checkBunlock, checkKeyTimelock, oneHandKeyPerSeat } from './blind-timelock.js'
 import { checkPlay } from './play-verify.js'
 import { BLIND_PLAYED_GAMES, blindOpeningRule, samePlay } from './blind-play.js'
 
@@ -73,9 +73,7 @@ export function checkBlindReceipt (value: unknown, options: VerifyOptions = {}):
     checkSeatOrder(`${what}s`, seats, problems)
   }
   // Hand keys: a BSECRET each, or (time-locked, docs/dealer-blind.md §14) opened from its timelock in the unlock.
-  const unlocked = reveal.unlock?.body.keys.map(k => k.seat) ?? []
-  const keyed = [...reveal.secrets.map(d => d.body.seat), ...unlocked]
-  if (keyed.length !== n || new Set(keyed).size !== n || keyed.some(s => s >= n)) add(Reason.SEAT_SET, 'hand keys: must be one per seat, published or unlocked')
+  if (!oneHandKeyPerSeat(reveal, n)) add(Reason.SEAT_SET, 'hand keys: must be one per seat, published or unlocked')
   // The order is a rule of its own, as for keys and shuffles, whatever the seat set.
   checkSeatOrder('hand keys', reveal.secrets.map(d => d.body.seat), problems)
   checkSeatOrder('acks', receipt.acks.map(a => a.body.seat), problems)
