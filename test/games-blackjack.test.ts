@@ -57,17 +57,17 @@ describe('blackjack rules', () => {
   const setup = (boxes: number) => ({ game: 'blackjack', seats: boxes, dealer: 0, hands: [] })
 
   it('pays a blackjack 3 to 2, pushes against the bank\'s, and a bank blackjack ends the round', () => {
-    expect(handResult({ seat: 0, cards: ['AS', 'KD'], bet: 1, split: false, done: true }, ['9S', '8D'])).toMatchObject({ result: 1.5 })
-    expect(handResult({ seat: 0, cards: ['AS', 'KD'], bet: 1, split: true, done: true }, ['9S', 'AD'])).toMatchObject({ result: 1 })
+    expect(handResult({ seat: 0, cards: ['AS', 'KD'], bet: 1, split: false, done: true }, ['9S', '8D'])).toMatchObject({ result: 3 })
+    expect(handResult({ seat: 0, cards: ['AS', 'KD'], bet: 1, split: true, done: true }, ['9S', 'AD'])).toMatchObject({ result: 2 })
     const s = playRound(setup(2), fixed(['AS', '9C', 'AH', 'KD', '9D', 'QH']), () => { throw new Error('nobody acts') })
-    expect(blackjack.score(s).points).toEqual([0, -1])
+    expect(blackjack.score(s).points).toEqual([0, -2])
     expect(s.draws).toBe(6)
   })
 
   it('the bank stands on soft 17 and hits 16', () => {
     const soft = playRound(setup(1), fixed(['TS', 'AH', '8D', '6C']), () => ({ type: 'stand' }))
     expect(soft.bank).toEqual(['AH', '6C'])
-    expect(blackjack.score(soft).points).toEqual([1])
+    expect(blackjack.score(soft).points).toEqual([2])
     const hard = playRound(setup(1), fixed(['TS', '9H', '8D', '7C', '2D']), () => ({ type: 'stand' }))
     expect(hard.bank).toEqual(['9H', '7C', '2D'])
     expect(total(hard.bank)).toEqual({ total: 18, soft: false })
@@ -89,7 +89,7 @@ describe('blackjack rules', () => {
     s = must(blackjack.deliver(s, 'draw', { card: ['5S'] }))
     expect(blackjack.isOver(s)).toBe(true)
     // A-A (soft 12) loses to the bank's 21; A-K after a split is 21, not a blackjack: a push.
-    expect(blackjack.score(s).points).toEqual([-1])
+    expect(blackjack.score(s).points).toEqual([-2])
     expect(blackjack.apply(s, 0, { type: 'hit' })).toMatchObject({ ok: false, code: 'hand-over' })
     expect(blackjack.deliver(s, 'draw', { card: ['5S'] })).toMatchObject({ ok: false, code: 'stage-not-asked' })
 
@@ -128,14 +128,17 @@ describe('blackjack properties', () => {
         const { result } = handResult(h, s.bank)
         sum += result
         const natural = h.cards.length === 2 && !h.split && mine === 21
-        if (bankBj) expect(result).toBe(natural ? 0 : -h.bet)
-        else if (natural) expect(result).toBe(1.5)
-        else if (mine > 21) expect(result).toBe(-h.bet)
-        else if (bank > 21 || mine > bank) expect(result).toBe(h.bet)
-        else expect(result).toBe(mine === bank ? 0 : -h.bet)
+        const stake = 2 * h.bet
+        if (bankBj) expect(result).toBe(natural ? 0 : -stake)
+        else if (natural) expect(result).toBe(3)
+        else if (mine > 21) expect(result).toBe(-stake)
+        else if (bank > 21 || mine > bank) expect(result).toBe(stake)
+        else expect(result).toBe(mine === bank ? 0 : -stake)
       }
-      expect(sc.points.reduce((a, b) => a + b, 0)).toBeCloseTo(sum)
-      expect(sc.detail.bankResult).toBeCloseTo(-sum)
+      // Points are whole chips: the receipt's canonical JSON holds no fractions (a 1.5 once stalled a table).
+      expect(sc.points.every(p => Number.isSafeInteger(p))).toBe(true)
+      expect(sc.points.reduce((a, b) => a + b, 0)).toBe(sum)
+      expect(sc.detail.bankResult).toBe(-sum)
     }), { numRuns: 80, seed: 25 })
   })
 })
@@ -192,6 +195,6 @@ describe('the bank\'s hole card, hidden (a table: every seat gets each draw as i
     expect(blackjack.deliver(s, 'peek', { card: ['KH'] })).toMatchObject({ ok: false, code: 'bad-stage' })
     const ended = must(blackjack.deliver(s, 'peek', { blackjack: ['1'], card: ['KH'] }))
     expect(blackjack.isOver(ended)).toBe(true)
-    expect(blackjack.score(ended).points).toEqual([-1])
+    expect(blackjack.score(ended).points).toEqual([-2])
   })
 })

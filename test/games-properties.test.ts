@@ -69,6 +69,8 @@ function playOut(engine: GameEngine<any, any>, game: string, seed: number[], dea
     state = r.state
   }
   const score = engine.score(state)
+  // Whole numbers: the points go into the receipt's canonical JSON.
+  expect(score.points.every((p: number) => Number.isSafeInteger(p))).toBe(true)
   if (state.play === null) { expect(score.points.every((p: number) => p === 0)).toBe(true); return }
   let sum = 0
   for (const t of state.play.tricks) {

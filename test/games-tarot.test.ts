@@ -171,6 +171,8 @@ describe('tarot properties', () => {
       expect(tarot.isOver(state)).toBe(true)
       const sc = tarot.score(state)
       expect(sc.points.reduce((a, b) => a + b, 0)).toBe(0)
+      // Whole numbers: the points go into the receipt's canonical JSON (the half-points stay in detail).
+      expect(sc.points.every(p => Number.isSafeInteger(p))).toBe(true)
       if (state.thrownIn) return
       expect(state.tricks).toHaveLength(({ 3: 24, 4: 18, 5: 15 } as Record<number, number>)[players])
       const c = count(state)

@@ -264,25 +264,32 @@ function legal (s: BlackjackState, seat: number): BlackjackAction[] {
   return (['hit', 'stand', 'double', 'split'] as const).map(type => ({ type })).filter(a => apply(s, seat, a).ok)
 }
 
-/** A hand's result in box units: +1.5 for a blackjack, ±bet for a win or a loss, 0 for a push. */
+/**
+ * Chips a box stakes on each hand, doubled by `double`. Two, so that a blackjack's 3 to 2 is a whole
+ * number of chips: a score's points go into the receipt, whose canonical JSON holds whole numbers only.
+ */
+export const CHIPS_PER_BET = 2
+
+/** A hand's result in chips: 3 for a blackjack (3 to 2 on 2), ±its stake for a win or a loss, 0 for a push. */
 export function handResult (h: BlackjackHand, bank: readonly string[]): { result: number, outcome: string } {
+  const stake = CHIPS_PER_BET * h.bet
   const bj = isBlackjack(h.cards, h.split)
   const bankBj = isBlackjack(bank)
   if (bj && bankBj) return { result: 0, outcome: 'push (both blackjack)' }
-  if (bankBj) return { result: -h.bet, outcome: 'bank blackjack' }
-  if (bj) return { result: 1.5 * h.bet, outcome: 'blackjack' }
+  if (bankBj) return { result: -stake, outcome: 'bank blackjack' }
+  if (bj) return { result: stake * 3 / 2, outcome: 'blackjack' }
   const mine = total(h.cards).total
-  if (mine > 21) return { result: -h.bet, outcome: 'bust' }
+  if (mine > 21) return { result: -stake, outcome: 'bust' }
   const theirs = total(bank).total
-  if (theirs > 21) return { result: h.bet, outcome: 'bank busts' }
-  if (mine > theirs) return { result: h.bet, outcome: 'win' }
-  if (mine < theirs) return { result: -h.bet, outcome: 'lose' }
+  if (theirs > 21) return { result: stake, outcome: 'bank busts' }
+  if (mine > theirs) return { result: stake, outcome: 'win' }
+  if (mine < theirs) return { result: -stake, outcome: 'lose' }
   return { result: 0, outcome: 'push' }
 }
 
 function score (s: BlackjackState): GameScore {
   if (s.phase !== 'over') throw new Error('the blackjack round is not over')
-  const hands = s.hands.map(h => ({ seat: h.seat, cards: h.cards, total: total(h.cards).total, bet: h.bet, ...handResult(h, s.bank) }))
+  const hands = s.hands.map(h => ({ seat: h.seat, cards: h.cards, total: total(h.cards).total, bet: CHIPS_PER_BET * h.bet, ...handResult(h, s.bank) }))
   const points = Array(s.boxes).fill(0) as number[]
   for (const h of hands) points[h.seat] += h.result
   const bankTotal = total(s.bank).total
