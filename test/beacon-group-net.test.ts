@@ -22,6 +22,9 @@ import { resolveBeaconConfig } from '../src/beacon/presets.js'
 import { parseBeaconConfig } from '../src/core/beacon/index.js'
 import { checkDkgAgreement } from '../src/core/beacon/dkg-agreement.js'
 import { RESULTS_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
+import { verifyDataDir } from '../src/daemon/verify-data.js'
+import { verifyLogPayload } from '../src/core/receipt.js'
+import { logEntries } from './helpers/table-nodes.js'
 
 /**
  * The group's clock, stepped by the test: it stands still until set, so each round is made due
@@ -76,7 +79,7 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
   const seen: Array<Map<number, number>> = []
 
   const start = async (i: number): Promise<Member> => {
-    const m = await startGroupNode({ config: group.configs[i], dataDir: group.dataDirs[i], logger: silent, clock, tickMs: 50 })
+    const m = await startGroupNode({ config: group.configs[i], dataDir: group.dataDirs[i], logger: silent, clock, tickMs: 50, ownLog: true })
     seen[i] = seen[i] ?? new Map()
     m.onRound((e, at) => { seen[i].set(e.round, at) })
     members[i] = m
@@ -242,5 +245,17 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     expect(caughtUp()).toBe(true)
     for (const r of [from, from + 1, outage, outage + 1]) expect(back.entry(r)).toEqual(members[0]?.entry(r))
     expect((await fetch(`${group.urls[3]}/${chain.hash}/public/${from}`)).status).toBe(200)
+  })
+
+  it('each member\'s DKG is one `dkg` entry of its own signed log, which `verify --data` passes; a member restarted after the DKG does not log it again', async () => {
+    for (let i = 0; i < 5; i++) await stop(i)
+    for (const [i, dir] of group.dataDirs.entries()) {
+      const entries = await logEntries(dir)
+      // Members 2 and 4 (indices 1 and 3) were restarted above, from their data directories.
+      expect(entries.map(e => e.body.kind), `member ${i + 1}`).toEqual(['dkg'])
+      expect(entries[0].signer).toBe(group.configs[i].params.members[i])
+      expect(entries[0].body.payload).toMatchObject({ member: i + 1, outcome: { groupKey: chain.public_key, groupHash: chain.groupHash } })
+      expect(await verifyDataDir(dir, verifyLogPayload)).toEqual({ passed: 1, failed: 0, incomplete: 0, failures: [] })
+    }
   })
 })

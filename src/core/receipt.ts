@@ -7,16 +7,18 @@ import { Reason, type Problem } from './hand/reasons.js'
 import * as z from 'zod'
 import { signedAckSchema, signedCommitSchema, type SignedAbort, type SignedCommit } from './hand/messages.js'
 import type { PayloadCheck } from './log/check.js'
+import { checkDkgRecord, DKG_RECORD_KIND } from './beacon/dkg-record.js'
 import type { AcksDue, PayloadLink } from './log/types.js'
 
 /**
  * The semantic check of one log entry's payload, used by the log verifier: a 'receipt' is a whole
  * hand (src/core/hand/messages.ts Receipt), an 'abort' a signed abort record, a 'recovered' a
- * time-locked hand finished without a missing party (src/core/hand/recovered.ts). Returns the
+ * time-locked hand finished without a missing party (src/core/hand/recovered.ts), a 'dkg' a beacon
+ * group member's DKG (src/core/beacon/dkg-record.ts, checked against the log's `owner`). Returns the
  * problems found, each with its code (an incomplete receipt's missing countersignatures are flagged
  * `incomplete`), and the hand's place in its dealer's chain of COMMITs when the COMMIT is authentic.
  */
-export function verifyLogPayload (kind: string, payload: unknown, options?: VerifyOptions): PayloadCheck {
+export function verifyLogPayload (kind: string, payload: unknown, options?: VerifyOptions & { owner?: string }): PayloadCheck {
   if (kind === 'receipt') {
     const verdict = verifyReceipt(payload, options)
     const problems: Array<Problem | { code: string, message: string, incomplete: true }> = [...verdict.problems]
@@ -38,6 +40,7 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
     const verdict = verifyRecovered(payload, options)
     return { problems: verdict.problems, link: linkOf(commitOfRecord(payload), undefined, options) }
   }
+  if (kind === DKG_RECORD_KIND) return { problems: checkDkgRecord(payload, options?.owner, options?.verifyDoc ?? verifyDocument) }
   return { problems: [{ code: Reason.UNKNOWN_KIND, message: `unknown entry kind ${JSON.stringify(kind)}` }] }
 }
 

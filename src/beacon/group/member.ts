@@ -9,7 +9,7 @@ import { canonicalBytes } from '../../core/canonical.js'
 import { fromUtf8 } from '../../core/bytes.js'
 import type { Signer } from '../../core/identity.js'
 import {
-  DkgMachine, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
+  DkgMachine, DKG_RECORD_KIND, makeDkgRecord, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
   type BeaconEntry, type ChainInfo, type DkgEffect, type DkgResult, type DkgSnapshot, type GroupParams, type RoundEffect
 } from '../../core/beacon/index.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
@@ -30,6 +30,8 @@ export const TRANSCRIPT_FILE = 'transcript.json'
 export const RESULTS_FILE = 'results.json'
 export const ROUNDS_FILE = 'rounds.jsonl'
 export const RECORDS_FILE = 'records.jsonl'
+/** Written once the DKG's record is in the node's log (the session), so a restarted member logs it once. */
+export const DKG_LOGGED_FILE = 'dkg-logged.json'
 export const STATUS_PATH = '/fairdeal/group/status'
 /** Production times kept for the status (the demo's latency figures). */
 export const RECENT_ROUNDS = 1024
@@ -53,6 +55,11 @@ export interface GroupMemberInit {
   tickMs?: number
   /** The catch-up period for rounds the group missed (RoundInit.catchupMs; default half the period). */
   catchupMs?: number
+  /**
+   * Appends an entry to the node's signed log: the DKG's record (kind `dkg`, src/core/beacon/dkg-record.ts)
+   * goes there once the DKG is done, or when a member restarted after it finds it not logged yet.
+   */
+  record?: (kind: string, payload: unknown) => Promise<void>
 }
 
 export interface GroupMemberStatus {
@@ -240,6 +247,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
             await writeAtomic(path(TRANSCRIPT_FILE), JSON.stringify(transcript) + '\n', 0o644)
           })
           saveResults()
+          logDkg(r, [...dkg.announcedResults.values()])
           log.info({ qual: r.qual, disqualified: r.disqualified.map(d => ({ dealer: d.dealer, reason: d.reason })), dkgMs }, 'DKG done')
           startRounds(r, [])
           break
@@ -256,6 +264,22 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     }
   }
 
+  // The DKG's record into the node's log, after the transcript is on disk; then a mark beside it, so
+  // a member restarted in between logs it again (a second record of one session verifies as well).
+  function logDkg (r: DkgResult, results: unknown[]): void {
+    const record = init.record
+    if (record === undefined) return
+    write(async () => {
+      try {
+        await record(DKG_RECORD_KIND, makeDkgRecord(r, results))
+        await writeAtomic(path(DKG_LOGGED_FILE), JSON.stringify({ session: dkg.session }) + '\n', 0o644)
+        log.info({ session: dkg.session }, 'DKG record logged')
+      } catch (err) {
+        log.warn({ reason: (err as Error).message }, 'the DKG record could not be logged: the transcript stays in transcript.json')
+      }
+    })
+  }
+
   // A member restarted after the DKG loads its share and the public transcript (re-checked) instead.
   const savedShare = (await readJson(path(SHARE_FILE))) as ShareFile | undefined
   if (savedShare !== undefined) {
@@ -263,6 +287,11 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     if (saved === undefined || savedShare.session !== dkg.session) throw new Error(`${init.dir}: share.json without a matching transcript.json for this group`)
     verifyDkgResult({ ...saved, share: savedShare.share, index: savedShare.index }, nativeVerifyDocument)
     chain = parseChainInfo(saved.chainInfo)
+    const logged = (await readJson(path(DKG_LOGGED_FILE))) as { session?: unknown } | undefined
+    if (logged?.session !== dkg.session) {
+      const kept = await readJson(path(RESULTS_FILE))
+      logDkg({ ...saved, share: savedShare.share, index: savedShare.index }, Array.isArray(kept) ? kept : [])
+    }
     startRounds({ ...saved, share: savedShare.share, index: savedShare.index }, await loadRounds())
   }
 

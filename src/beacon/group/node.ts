@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { createNode } from '../../net/node.js'
 import { nativeSigner } from '../../crypto/native-crypto.js'
+import { logDbPath, openLog } from '../../store/log.js'
 import type { Clock } from '../clock.js'
 import { groupBeaconConfig, type GroupConfig } from './config.js'
 import { startGroupMember, type GroupMember } from './member.js'
@@ -17,6 +18,13 @@ export interface GroupNodeInit {
   logger: Logger
   clock?: Clock
   tickMs?: number
+  /** Where the DKG's record goes: an append to the node's signed log (GroupMemberInit.record). */
+  record?: (kind: string, payload: unknown) => Promise<void>
+  /**
+   * For a member alone in its data directory (no table node beside it): opens the node's log there
+   * and records into it, closing it on stop. Ignored when `record` is given.
+   */
+  ownLog?: boolean
 }
 
 /** Where a member keeps a group's files inside its data directory. */
@@ -47,23 +55,34 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
   if (!config.params.members.includes(identity.peerId)) {
     throw new Error(`this node (${identity.peerId}) is not a member of beacon group ${config.params.id}`)
   }
-  const node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members: new Set(config.params.members), logger })
+  const signer = nativeSigner(identity.seed, identity.peerId)
+  const log = init.record === undefined && init.ownLog === true ? await openLog({ path: logDbPath(init.dataDir), create: true, signer }) : undefined
+  const record = init.record ?? (log === undefined ? undefined : async (kind: string, payload: unknown) => { await log.append(kind, payload) })
+  let node: Awaited<ReturnType<typeof createNode>>
+  try {
+    node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members: new Set(config.params.members), logger })
+  } catch (err) {
+    await log?.close()
+    throw err
+  }
   let member: GroupMember
   try {
     member = await startGroupMember({
       params: config.params,
       node,
-      signer: nativeSigner(identity.seed, identity.peerId),
+      signer,
       addresses: config.addresses,
       dir: groupDir(init.dataDir, config.params.id),
       logger,
       clock: init.clock,
       http: { host: config.http.host, port: config.http.port },
       tickMs: init.tickMs,
-      catchupMs: config.catchupMs
+      catchupMs: config.catchupMs,
+      record
     })
   } catch (err) {
     await node.stop()
+    await log?.close()
     throw err
   }
   // Once the group has a chain (the DKG done, or reloaded), its table beacon config beside the transcript.
@@ -71,5 +90,5 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
     const beacon = groupTableBeacon(config, chain)
     if (beacon !== undefined) await writeAtomic(join(groupDir(init.dataDir, config.params.id), BEACON_CONFIG_FILE), JSON.stringify(beacon, null, 2) + '\n', 0o644)
   }).catch((err: Error) => { logger.debug({ reason: err.message }, 'no table beacon config written') })
-  return { ...member, stop: async () => { await member.close(); await node.stop() } }
+  return { ...member, stop: async () => { await member.close(); await node.stop(); await log?.close() } }
 }

@@ -84,7 +84,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
     } else {
       const logger = process.env.FAIRDEAL_LOG_LEVEL !== undefined ? createLogger({ fd: 2 }) : pino({ level: 'silent' })
       // All at once: a member that is not up by the deal phase's deadline is left out of the DKG.
-      const started = await Promise.allSettled(group.configs.map(async (config, i) => await startGroupNode({ config, dataDir: group.dataDirs[i], logger: logger.child({ member: i + 1 }) })))
+      const started = await Promise.allSettled(group.configs.map(async (config, i) => await startGroupNode({ config, dataDir: group.dataDirs[i], logger: logger.child({ member: i + 1 }), ownLog: true })))
       for (const s of started) if (s.status === 'fulfilled') inProcess.push(s.value)
       const failed = started.find(s => s.status === 'rejected')
       if (failed !== undefined) throw (failed as PromiseRejectedResult).reason

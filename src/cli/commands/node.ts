@@ -50,8 +50,15 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   // files in 0700 directories, whatever the shell's umask.
   process.umask(0o077)
   const logger = createLogger()
-  const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger }) : undefined
-  const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { await group?.stop(); throw err })
+  // The member's DKG record goes into the node's log, which the daemon holds (started just after).
+  let started: (d: Daemon) => void = () => {}
+  let failed: (err: unknown) => void = () => {}
+  const daemonUp = new Promise<Daemon>((resolve, reject) => { started = resolve; failed = reject })
+  daemonUp.catch(() => {})
+  const record = async (kind: string, payload: unknown): Promise<void> => { await (await daemonUp).log.append(kind, payload) }
+  const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger, record }) : undefined
+  const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { failed(err); await group?.stop(); throw err })
+  started(daemon)
   for (const [i, { table, peers }] of config.tables.entries()) {
     if (daemon.peerId !== table.dealer) continue
     // A seat with no address dials in (table join writes "listen": []): that is the normal case,
@@ -145,7 +152,7 @@ async function runGroupOnly (raw: { data?: unknown, group: unknown }, path: stri
   if (typeof raw.data !== 'string' || raw.data === '') throw new UsageError(`${path}: field data is missing (the node's data directory)`)
   const config = parseGroupConfig(raw.group, `${path}: group`)
   const logger = createLogger()
-  const member = await startGroupNode({ config, dataDir: resolve(dirname(resolve(path)), raw.data), logger })
+  const member = await startGroupNode({ config, dataDir: resolve(dirname(resolve(path)), raw.data), logger, ownLog: true })
   logger.info({ group: config.params.id, index: member.index, http: member.httpUrl }, 'beacon group member started')
   await new Promise<void>(resolve => {
     const stop = (signal: string): void => { logger.info({ signal }, 'stopping'); resolve() }

@@ -96,6 +96,14 @@ export const Reason = {
   BLIND_DEAL: 'blind-deal',
   /** A log entry of a kind the verifier does not know. */
   UNKNOWN_KIND: 'unknown-kind',
+  /** A `dkg` entry (docs/beacon-group.md "The DKG in the log") that is not of the documented form, or keeps a result that is not a signed result of its group. */
+  DKG_FORM: 'dkg-form',
+  /** A `dkg` entry in the log of someone other than the member it names. */
+  DKG_MEMBER: 'dkg-member',
+  /** A `dkg` entry whose outcome (qualified set, group key, groupHash, chain, commitments) does not follow from its signed documents, or whose documents do not verify. */
+  DKG_OUTCOME: 'dkg-outcome',
+  /** A `dkg` entry keeping a member's signed result that names another qualified set, group key or groupHash: members computed different keys. */
+  DKG_DISAGREEMENT: 'dkg-disagreement',
   /** Hand chain: a COMMIT whose `prev` is not the digest of that dealer's previous COMMIT at the table. */
   CHAIN_LINK: 'hand-chain-link',
   /** Hand chain: committed hands that end in neither a receipt nor an abort record of the log. */

@@ -33,9 +33,10 @@ export interface PayloadCheck {
  * The semantic check of one payload, injected by whoever knows what the payloads are (for fairdeal
  * tables: `verifyLogPayload` of src/core/receipt.ts). Returns the problems found (empty means fine),
  * as a list or with the payload's chain link (src/core/log/hand-chain.ts). When the caller has a
- * faster signature check it passes it as `options.verifyDoc`.
+ * faster signature check it passes it as `options.verifyDoc`; `options.owner` is the log's owner
+ * (the entry's verified signer).
  */
-export type PayloadVerifier = (kind: string, payload: unknown, options?: { verifyDoc?: DocVerifier }) => Array<string | PayloadProblem> | PayloadCheck
+export type PayloadVerifier = (kind: string, payload: unknown, options?: { verifyDoc?: DocVerifier, owner?: string }) => Array<string | PayloadProblem> | PayloadCheck
 
 /**
  * What one line says about itself, independent of its neighbours. Plain data, so a worker thread
@@ -156,7 +157,9 @@ export function checkLine (line: LogLine, verifyPayload: PayloadVerifier | null,
   if (out.type === 'entry' && verifyPayload !== null) {
     try {
       const payload = (body as Record<string, unknown>).payload
-      const result = verifyDoc === undefined ? verifyPayload(out.kind as string, payload) : verifyPayload(out.kind as string, payload, { verifyDoc })
+      // The owner's signature verified: a payload whose meaning depends on whose log holds it (a
+      // member's `dkg` record) is checked against it.
+      const result = verifyPayload(out.kind as string, payload, { ...(verifyDoc === undefined ? {} : { verifyDoc }), owner: doc.signer as string })
       const found = Array.isArray(result) ? result : result.problems
       if (!Array.isArray(result) && result.link !== undefined) out.link = result.link
       if (!Array.isArray(result) && result.due !== undefined) out.due = result.due

@@ -1,0 +1,75 @@
+// A beacon group member's DKG as an entry of its signed log (kind `dkg`, docs/beacon-group.md "The
+// DKG in the log"): packed without losing a signature, re-verified offline by the log verifier
+// that `fairdeal verify` and the verifier page use, each tampering failed with its code.
+import { describe, expect, it } from 'vitest'
+import { canonicalJson } from '../src/core/canonical.js'
+import { checkDkgRecord, makeDkgRecord, type DkgRecord } from '../src/core/beacon/dkg-record.js'
+import { DKG_RESULT, type ResultBody } from '../src/core/beacon/dkg-documents.js'
+import { groupSession } from '../src/core/beacon/group-params.js'
+import { GENESIS_PREV, makeEntry, makeHead, verifyLog } from '../src/core/log/index.js'
+import { verifyLogPayload } from '../src/core/receipt.js'
+import { signDocument } from '../src/core/signed.js'
+import { nativeVerifyDocument } from '../src/crypto/native-crypto.js'
+import { groupParams, memberSigners, runDkg } from './helpers/beacon-group.js'
+
+const signers = memberSigners(5)
+const params = groupParams(signers, 3)
+const run = runDkg(params, signers)
+const result = run.results[0]!
+const kept = [...run.machines[0]!.announcedResults.values()]
+const record = (): DkgRecord => JSON.parse(JSON.stringify(makeDkgRecord(result, kept))) as DkgRecord
+const codes = (payload: unknown, owner = signers[0].peerId): string[] => checkDkgRecord(payload, owner, nativeVerifyDocument).map(p => p.code)
+
+describe('the dkg log record', () => {
+  it('holds each deal once and unpacks to the signed documents; verifies in its member\'s log, in no one else\'s', () => {
+    const r = record()
+    expect(r.deals).toHaveLength(5)
+    expect(r.transcript.responses.every(x => x.body.view.every(i => typeof i === 'number'))).toBe(true)
+    expect(canonicalJson(r).length).toBeLessThan(canonicalJson({ ...result, share: undefined }).length / 2)
+    expect(canonicalJson(r)).not.toContain(result.share)
+    expect(codes(r)).toEqual([])
+    expect(codes(r, signers[1].peerId)).toEqual(['dkg-member'])
+    // Through the log verifier, as `fairdeal verify` and the page run it.
+    const e = makeEntry(signers[0], { seq: 0, prev: GENESIS_PREV, kind: 'dkg', payload: r, time: 1 })
+    const lines = [makeHead(signers[0], 0, e.hash).line, e.line]
+    return verifyLog(lines, { verifyPayload: verifyLogPayload }).then(v => {
+      expect([v.passed, v.failed]).toEqual([1, 0])
+      const other = makeEntry(signers[1], { seq: 0, prev: GENESIS_PREV, kind: 'dkg', payload: r, time: 1 })
+      return verifyLog([makeHead(signers[1], 0, other.hash).line, other.line], { verifyPayload: verifyLogPayload })
+    }).then(v => { expect([v.passed, v.failed]).toEqual([0, 1]) })
+  })
+
+  it('fails a changed outcome, a changed document, a view pointing elsewhere and a malformed record, each with its code', () => {
+    const key = record()
+    key.outcome.groupKey = run.results[1]!.commitments[1]
+    expect(codes(key)).toEqual(['dkg-outcome'])
+    const qual = record()
+    qual.outcome.qual = [1, 2, 3]
+    expect(codes(qual)).toEqual(['dkg-outcome'])
+    const deal = record()
+    deal.deals[2].body.commitments[0] = deal.deals[3].body.commitments[0]
+    expect(codes(deal)).toEqual(['dkg-outcome'])
+    const view = record()
+    view.transcript.responses[1].body.view[0] = 1
+    expect(codes(view)).toEqual(['dkg-outcome'])
+    for (const bad of [
+      { ...record(), share: result.share },
+      { ...record(), member: 6 },
+      { ...record(), deals: 'x' },
+      (() => { const r = record(); r.transcript.deals[0] = 9; return r })(),
+      (() => { const r = record(); r.transcript.responses[0].body.view = [0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0]; return r })(),
+      { ...record(), results: [{ type: DKG_RESULT }] },
+      null
+    ]) expect(codes(bad)).toEqual(['dkg-form'])
+  })
+
+  it('fails a record keeping a member\'s signed result that names another key: members computed different keys', () => {
+    const r = record()
+    const session = groupSession(params)
+    const other = signDocument<ResultBody>(DKG_RESULT, { session, member: 2, qual: [1, 2, 3], groupKey: run.results[1]!.commitments[1], groupHash: result.groupHash }, signers[1])
+    r.results = [...r.results.filter(x => (x as { body: ResultBody }).body.member !== 2), other]
+    const problems = checkDkgRecord(r, signers[0].peerId, nativeVerifyDocument)
+    expect(problems.map(p => p.code)).toEqual(['dkg-disagreement'])
+    expect(problems[0].message).toMatch(/member 2's signed result/)
+  })
+})
