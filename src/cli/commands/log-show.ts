@@ -60,6 +60,16 @@ export function payloadColumns (kind: string, payload: unknown): PayloadColumns 
     seats: Array.isArray(pick('seats')) ? (pick('seats') as unknown[]).map(String) : undefined,
     beaconRound: beacon === undefined ? (pick('beacon') === null ? null : undefined) : typeof beacon.round === 'number' ? beacon.round : undefined
   }
+  if (kind === 'dkg' && p !== undefined) {
+    // A beacon group member's DKG (docs/log.md "DKG records"): no table, hand or seats of its own.
+    const params = obj(p.params)
+    const members = Array.isArray(params?.members) ? params.members.length : '?'
+    const key = obj(p.outcome)?.groupKey
+    return {
+      table: '-', hand: undefined, game: '-', seats: [], beaconRound: null,
+      note: `beacon group ${String(params?.id ?? '?')}: member ${String(p.member ?? '?')} of ${members}, threshold ${String(params?.threshold ?? '?')}${typeof key === 'string' ? `, key ${key.slice(0, 16)}…` : ''}`
+    }
+  }
   if (kind === 'abort' && body !== undefined) {
     const blame = Array.isArray(body.blame) ? (body.blame as unknown[]).map(b => short(String(b))).join(' ') : ''
     out.note = `${typeof body.reason === 'string' ? body.reason : 'abort'}${blame !== '' ? `, blames ${blame}` : ''}`

@@ -301,7 +301,11 @@ async function tableMembers (dir: string, explicit: string | undefined): Promise
     if (explicit === undefined && !(await access(file).then(() => true, () => false))) continue
     let config
     try {
-      config = await parseNodeConfig(await readNodeConfigJson(file), file)
+      const raw = await readNodeConfigJson(file)
+      // A beacon group member alone (no table): nobody witnesses its log, so there is nobody to ask.
+      const o = raw as { group?: unknown, table?: unknown, tables?: unknown } | null
+      if (explicit === undefined && o?.group !== undefined && o.table === undefined && o.tables === undefined) return null
+      config = await parseNodeConfig(raw, file)
     } catch (err) {
       if (explicit !== undefined) throw new UsageError(`--config: ${(err as Error).message}`)
       process.stderr.write(`${file}: not a table config this can use (${(err as Error).message}); the table's members were not asked for witnessed heads\n`)
