@@ -12,6 +12,8 @@ import { parseChainInfo, roundTime, type BeaconEntry } from '../src/core/beacon/
 import { memoryHands } from '../scripts/bench/lib/memory-hands.js'
 import { analyse, summaryText, verdictText, InputError } from '../src/web/verify/analyse.js'
 import { bestEngine, pureEngine } from '../src/web/verify/ed25519.js'
+import { makeDkgRecord } from '../src/core/beacon/dkg-record.js'
+import { groupParams, memberSigners, runDkg } from './helpers/beacon-group.js'
 
 const owner = signerFromSeed(randomBytes(32))
 
@@ -77,6 +79,18 @@ describe('the verifier page logic', () => {
     expect(await cliFailures(gap)).toEqual([`seq 1: ${g.entries[1].problems.join('; ')}`])
     expect(g.entries.map(e => `${e.label} ${e.status}`)).toEqual(['seq 0 verified', 'seq 1 failed', 'seq 2 verified'])
     expect(summaryText(g)).toBe('2 passed, 1 failed')
+  })
+
+  it('verifies a beacon group member\'s dkg entry in its log, and fails it in another\'s (docs/log.md "DKG records")', async () => {
+    const signers = memberSigners(4)
+    const run = runDkg(groupParams(signers, 3), signers)
+    const record = makeDkgRecord(run.results[0]!, [...run.machines[0]!.announcedResults.values()])
+    for (const [who, verdict] of [[signers[0], 'verified'], [signers[1], 'failed']] as const) {
+      const made = makeEntry(who, { seq: 0, prev: GENESIS_PREV, kind: 'dkg', payload: record, time: 1_700_000_000_000 })
+      const a = await analyse(`${makeHead(who, 0, made.hash).line}\n${made.line}\n`, { engine: await bestEngine() })
+      expect(a.entries.map(e => e.status)).toEqual([verdict])
+      if (verdict === 'failed') expect(a.entries[0].problems).toEqual([expect.stringMatching(/^dkg record of member 1 .* in the log of /)])
+    }
   })
 
   it('takes one receipt, one log entry and a drand {info, entries} file, and refuses anything else', async () => {
