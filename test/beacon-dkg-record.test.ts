@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
 import { checkDkgRecord, makeDkgRecord, type DkgRecord } from '../src/core/beacon/dkg-record.js'
 import { DKG_RESULT, type ResultBody } from '../src/core/beacon/dkg-documents.js'
+import { checkBlameRecord, type BlameRecord } from '../src/core/beacon/blame-record.js'
+import { GROUP_BLAME, GROUP_PARTIAL, type BlameBody, type PartialBody } from '../src/core/beacon/group-rounds.js'
+import { hashRound, partialSign, pointHex, scalarFromHex } from '../src/core/beacon/threshold.js'
+import type { Signed } from '../src/core/signed.js'
 import { groupSession } from '../src/core/beacon/group-params.js'
 import { GENESIS_PREV, makeEntry, makeHead, verifyLog } from '../src/core/log/index.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
@@ -71,5 +75,62 @@ describe('the dkg log record', () => {
     const problems = checkDkgRecord(r, signers[0].peerId, nativeVerifyDocument)
     expect(problems.map(p => p.code)).toEqual(['dkg-disagreement'])
     expect(problems[0].message).toMatch(/member 2's signed result/)
+  })
+})
+
+describe('a blame record in the log (docs/log.md "Blame records of a beacon group")', () => {
+  const chainHash = result.chainInfo.hash
+  const round = 7
+  const partialOf = (member: number, share: string, r = round): Signed<PartialBody> =>
+    signDocument<PartialBody>(GROUP_PARTIAL, { chain: chainHash, round, index: member, partial: pointHex(partialSign(scalarFromHex(share, 'share'), hashRound(r))) }, signers[member - 1])
+  const blame = (bad: Array<Signed<PartialBody>>, by = signers[0]): BlameRecord => ({
+    record: signDocument<BlameBody>(GROUP_BLAME, { chain: chainHash, round, bad: bad.map(p => ({ index: p.body.index, reason: 'bad-partial' as const, partial: p })) }, by),
+    members: params.members,
+    commitments: result.commitments
+  })
+  // Member 2's share used on another round's point: a valid G1 point, not its partial of this round.
+  const wrong = partialOf(2, run.results[1]!.share, round + 1000)
+  const blameCodes = (payload: unknown, owner = signers[0].peerId): string[] => checkBlameRecord(payload, owner, nativeVerifyDocument).problems.map(p => p.code)
+  const logLines = (entries: Array<{ kind: string, payload: unknown }>): string[] => {
+    const out: string[] = []
+    let prev = GENESIS_PREV
+    entries.forEach((e, seq) => { const m = makeEntry(signers[0], { seq, prev, kind: e.kind, payload: e.payload, time: 1 }); out.push(m.line); prev = m.hash })
+    return [makeHead(signers[0], entries.length - 1, prev).line, ...out]
+  }
+
+  it('a wrong partial, signed by its sender, blamed by the log\'s owner: passes; an honest partial blamed: refuted', () => {
+    expect(blameCodes(blame([wrong]))).toEqual([])
+    expect(blameCodes(blame([partialOf(3, run.results[2]!.share)]))).toEqual(['beacon-blame-refuted'])
+    expect(blameCodes(blame([wrong, partialOf(3, run.results[2]!.share)]))).toEqual(['beacon-blame-refuted'])
+  })
+
+  it('another signer, a partial not its sender\'s or of another round, and a malformed record fail with their codes', () => {
+    expect(blameCodes(blame([wrong], signers[1]))).toEqual(['beacon-blame-signer'])
+    expect(blameCodes(blame([wrong]), signers[1].peerId)).toEqual(['beacon-blame-signer'])
+    const forged = { ...wrong, signer: signers[3].peerId }
+    expect(blameCodes(blame([forged]))).toEqual(['beacon-blame-partial'])
+    const other = blame([wrong])
+    other.record = signDocument<BlameBody>(GROUP_BLAME, { ...other.record.body, round: round + 1 }, signers[0])
+    expect(blameCodes(other)).toEqual(['beacon-blame-partial'])
+    for (const bad of [null, { ...blame([wrong]), extra: 1 }, { ...blame([wrong]), members: ['x'] }, { ...blame([wrong]), commitments: ['00'] }, blame([])]) {
+      expect(blameCodes(bad)).toEqual(['beacon-blame-form'])
+    }
+  })
+
+  it('in a whole log it needs the dkg entry of its group before it', async () => {
+    const dkg = { kind: 'dkg', payload: makeDkgRecord(result, kept) }
+    const b = { kind: 'beacon-blame', payload: blame([wrong]) }
+    const verdict = async (entries: Array<{ kind: string, payload: unknown }>): Promise<{ passed: number, failed: number, codes: string[] }> => {
+      const codes: string[] = []
+      const v = await verifyLog(logLines(entries), { verifyPayload: verifyLogPayload, onFailure: f => codes.push(...(f.codes ?? [])) })
+      return { passed: v.passed, failed: v.failed, codes }
+    }
+    expect(await verdict([dkg, b])).toEqual({ passed: 2, failed: 0, codes: [] })
+    expect(await verdict([b])).toEqual({ passed: 0, failed: 1, codes: ['beacon-blame-unmatched'] })
+    expect(await verdict([b, dkg])).toEqual({ passed: 1, failed: 1, codes: ['beacon-blame-unmatched'] })
+    // Other commitments (the group's, reversed: valid points, not the group the dkg entry made): its
+    // partial still fails against them, so only the match with the dkg entry fails.
+    const elsewhere = { kind: 'beacon-blame', payload: { ...blame([wrong]), commitments: [...result.commitments].reverse() } }
+    expect(await verdict([dkg, elsewhere])).toEqual({ passed: 1, failed: 1, codes: ['beacon-blame-unmatched'] })
   })
 })

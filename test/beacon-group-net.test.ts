@@ -247,15 +247,23 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
     expect((await fetch(`${group.urls[3]}/${chain.hash}/public/${from}`)).status).toBe(200)
   })
 
-  it('each member\'s DKG is one `dkg` entry of its own signed log, which `verify --data` passes; a member restarted after the DKG does not log it again', async () => {
+  it('each member\'s DKG is one `dkg` entry of its own signed log, then its blame records; `verify --data` passes them; a member restarted after the DKG does not log it again', async () => {
     for (let i = 0; i < 5; i++) await stop(i)
     for (const [i, dir] of group.dataDirs.entries()) {
       const entries = await logEntries(dir)
+      const kinds = entries.map(e => e.body.kind)
       // Members 2 and 4 (indices 1 and 3) were restarted above, from their data directories.
-      expect(entries.map(e => e.body.kind), `member ${i + 1}`).toEqual(['dkg'])
+      expect(kinds[0], `member ${i + 1}`).toBe('dkg')
+      expect(kinds.filter(k => k === 'dkg'), `member ${i + 1}`).toHaveLength(1)
+      expect(kinds.slice(1).every(k => k === 'beacon-blame'), `member ${i + 1}: ${kinds.join(' ')}`).toBe(true)
       expect(entries[0].signer).toBe(group.configs[i].params.members[i])
       expect(entries[0].body.payload).toMatchObject({ member: i + 1, outcome: { groupKey: chain.public_key, groupHash: chain.groupHash } })
-      expect(await verifyDataDir(dir, verifyLogPayload)).toEqual({ passed: 1, failed: 0, incomplete: 0, failures: [] })
+      expect(await verifyDataDir(dir, verifyLogPayload)).toEqual({ passed: kinds.length, failed: 0, incomplete: 0, failures: [] })
     }
+    // Member 1 named the member that sent wrong partials (the blame test above), once in its log
+    // (at most once a day of rounds per member named), as in records.jsonl.
+    const blamed = (await logEntries(group.dataDirs[0])).filter(e => e.body.kind === 'beacon-blame')
+    expect(blamed).toHaveLength(1)
+    expect((blamed[0].body.payload as { record: Signed<BlameBody> }).record.body.bad.map(b => b.index)).toEqual([2])
   })
 })

@@ -8,8 +8,10 @@ import type { Logger } from 'pino'
 import { canonicalBytes } from '../../core/canonical.js'
 import { fromUtf8 } from '../../core/bytes.js'
 import type { Signer } from '../../core/identity.js'
+import type { Signed } from '../../core/signed.js'
 import {
   DkgMachine, DKG_RECORD_KIND, makeDkgRecord, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
+  BLAME_RECORD_KIND, type BlameBody, type BlameRecord,
   type BeaconEntry, type ChainInfo, type DkgEffect, type DkgResult, type DkgSnapshot, type GroupParams, type RoundEffect
 } from '../../core/beacon/index.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
@@ -131,6 +133,8 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   const index = dkg.index
   let rounds: RoundMachine | undefined
   let chain: ChainInfo | undefined
+  /** The group's summed commitments, once its chain is known (a blame record in the log carries them). */
+  let groupCommitments: string[] | undefined
   let failure: string | undefined
   let dkgMs: number | undefined
   let closed = false
@@ -184,6 +188,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   }
 
   function startRounds (result: Pick<DkgResult, 'chainInfo' | 'commitments' | 'share' | 'index'>, stored: BeaconEntry[]): void {
+    groupCommitments = result.commitments
     chain = parseChainInfo(result.chainInfo)
     rounds = new RoundMachine({
       chain, members: params.members, threshold: params.threshold, commitments: result.commitments, index: result.index,
@@ -212,6 +217,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
         case 'blame':
           log.warn({ round: e.record.body.round, members: e.record.body.bad.map(b => b.index) }, 'bad partial signatures: named in a blame record')
           write(async () => { await appendFile(path(RECORDS_FILE), JSON.stringify(e.record) + '\n', { mode: 0o644 }) })
+          logBlame(e.record)
           break
         case 'rejected':
           log.debug({ peer: e.from, reason: e.reason }, 'round message refused')
@@ -262,6 +268,23 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           break
       }
     }
+  }
+
+  // A blame record into the node's log too (kind `beacon-blame`), at most once a day of rounds per
+  // member it names: a member sending bad partials every round must not grow our log every round.
+  const blameLogged = new Map<number, number>()
+  function logBlame (record: Signed<BlameBody>): void {
+    const recordFn = init.record
+    if (recordFn === undefined || groupCommitments === undefined) return
+    const { round } = record.body
+    const perDay = Math.max(1, Math.floor(86_400 / params.period))
+    const fresh = record.body.bad.filter(b => { const last = blameLogged.get(b.index); return last === undefined || round >= last + perDay })
+    if (fresh.length === 0) return
+    for (const b of fresh) blameLogged.set(b.index, round)
+    const payload: BlameRecord = { record, members: params.members, commitments: groupCommitments }
+    write(async () => {
+      try { await recordFn(BLAME_RECORD_KIND, payload) } catch (err) { log.warn({ reason: (err as Error).message }, 'a blame record could not be logged: it stays in records.jsonl') }
+    })
   }
 
   // The DKG's record into the node's log, after the transcript is on disk; then a mark beside it, so

@@ -44,6 +44,7 @@ export {
   type DkgEffect, type DkgPhase, type DkgResult, type DkgOutcome, type DkgTranscript, type DkgSnapshot, type Disqualification
 } from './dkg.js'
 export { parseDkgDocument, type DkgDocument, type DocumentVerifier } from './dkg-documents.js'
+export { checkBlameRecord, groupRef, BLAME_RECORD_KIND, type BlameRecord } from './blame-record.js'
 export { checkDkgRecord, makeDkgRecord, DKG_RECORD_KIND, type DkgRecord, type DkgRecordProblem } from './dkg-record.js'
 export { checkDkgAgreement, type AgreementInput, type AgreementOutcome, type Disagreement } from './dkg-agreement.js'
 export {

@@ -104,6 +104,16 @@ export const Reason = {
   DKG_OUTCOME: 'dkg-outcome',
   /** A `dkg` entry keeping a member's signed result that names another qualified set, group key or groupHash: members computed different keys. */
   DKG_DISAGREEMENT: 'dkg-disagreement',
+  /** A `beacon-blame` entry (docs/log.md "Blame records of a beacon group") that is not of the documented form. */
+  BLAME_FORM: 'beacon-blame-form',
+  /** A `beacon-blame` entry whose record is not signed by the log's owner as a member of the group it names. */
+  BLAME_SIGNER: 'beacon-blame-signer',
+  /** A `beacon-blame` entry naming a partial that is not its sender's signed partial of the record's chain and round. */
+  BLAME_PARTIAL: 'beacon-blame-partial',
+  /** A `beacon-blame` entry naming a partial that verifies against its sender's public share: an honest member blamed. */
+  BLAME_REFUTED: 'beacon-blame-refuted',
+  /** A `beacon-blame` entry whose group (members and commitments) is that of no passing `dkg` entry earlier in the log. */
+  BLAME_UNMATCHED: 'beacon-blame-unmatched',
   /** Hand chain: a COMMIT whose `prev` is not the digest of that dealer's previous COMMIT at the table. */
   CHAIN_LINK: 'hand-chain-link',
   /** Hand chain: committed hands that end in neither a receipt nor an abort record of the log. */

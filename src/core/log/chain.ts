@@ -2,6 +2,7 @@ import type { LineCheck } from './check.js'
 import { HandChains } from './hand-chain.js'
 import { lateAckProblems } from './late-ack.js'
 import type { AcksDue, LateAck, LogFailure } from './types.js'
+import { Reason } from '../hand/reasons.js'
 
 export type { LogFailure } from './types.js'
 
@@ -84,6 +85,8 @@ export class ChainVerifier {
    * entries after it may complete it). Rare: only receipts that lack an ack are kept.
    */
   private readonly due = new Map<string, { seq: number, due: AcksDue, late: Set<string> }>()
+  /** The groups of the passing `dkg` entries read so far (groupRef): a blame record must name one. Few: one per DKG the owner took part in. */
+  private readonly groups = new Set<string>()
   /** Seqs of the receipts late acks completed (LogVerdict.completed). */
   private readonly completed = new Set<number>()
   /** An entry could not be read (or is missing): the hand it held is unknown, so no hand-chain gap is reported. */
@@ -158,6 +161,12 @@ export class ChainVerifier {
     const fault = problems.length > check.problems.length ? { fault: 'owner' } : {}
     const lateCodes: string[] = []
     if (problems.length === 0 && check.lateAck !== undefined) this.matchLateAck(check.lateAck, problems, lateCodes)
+    // A blame record names its group; a whole log holds the DKG that made it before it (docs/log.md).
+    if (problems.length === 0 && check.groupRef !== undefined && this.from === 0 && !this.groups.has(check.groupRef)) {
+      problems.push(`blame record: its group (members and commitments) is that of no dkg entry before it in this log`)
+      lateCodes.push(Reason.BLAME_UNMATCHED)
+    }
+    if (problems.length === 0 && check.group !== undefined) this.groups.add(check.group)
     this.firstSeq ??= seq
     const allCodes = [...(check.codes ?? []), ...lateCodes.filter(c => check.codes?.includes(c) !== true)]
     const codes = allCodes.length === 0 ? {} : { codes: allCodes }

@@ -27,6 +27,10 @@ export interface PayloadCheck {
   due?: AcksDue
   /** A late-ack entry whose ACK's signature verifies: what it countersigns, matched in order by the chain checks. */
   lateAck?: LateAck
+  /** A passing `dkg` entry: the group it made (its groupRef, src/core/beacon/blame-record.ts). */
+  group?: string
+  /** A `beacon-blame` entry: the group it names, matched in order with an earlier `dkg` entry by the chain checks. */
+  groupRef?: string
 }
 
 /**
@@ -67,6 +71,10 @@ export interface LineCheck {
   due?: AcksDue
   /** Authentic late-ack entry with a verified ACK: what it countersigns. */
   lateAck?: LateAck
+  /** Authentic `dkg` entry that passed: its group. */
+  group?: string
+  /** Authentic `beacon-blame` entry: the group it names. */
+  groupRef?: string
 }
 
 const ENTRY_KEYS = new Set(['seq', 'prev', 'kind', 'payload', 'time'])
@@ -164,6 +172,8 @@ export function checkLine (line: LogLine, verifyPayload: PayloadVerifier | null,
       if (!Array.isArray(result) && result.link !== undefined) out.link = result.link
       if (!Array.isArray(result) && result.due !== undefined) out.due = result.due
       if (!Array.isArray(result) && result.lateAck !== undefined) out.lateAck = result.lateAck
+      if (!Array.isArray(result) && result.group !== undefined) out.group = result.group
+      if (!Array.isArray(result) && result.groupRef !== undefined) out.groupRef = result.groupRef
       for (const p of found) {
         if (typeof p !== 'object' || p === null) { problems.push(String(p)); continue }
         if (p.incomplete === true) (out.incomplete ??= []).push(p.message)
