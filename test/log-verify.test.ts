@@ -159,6 +159,16 @@ describe('removing, reordering or duplicating entries', () => {
       'head: a head is only allowed as the first line',
       expect.stringMatching(/^head: missing/)
     ])
+    // Its owner's line out of place, as an entry out of order is (docs/log.md, "Blame").
+    expect(r.failures[0].fault).toBe('owner')
+  })
+
+  it('a head line changed, or signed by another, is its owner\'s fault, as an entry\'s would be', async () => {
+    const changed = LOG[0].replace(/"seq":(\d+)/, (_, n: string) => `"seq":${Number(n) + 1}`)
+    const r = await run([changed, ...LOG.slice(1)])
+    expect(r.failures[0]).toMatchObject({ seq: null, fault: 'owner' })
+    const r2 = await run([buildLog(N, STRANGER)[0], ...LOG.slice(1)], { expectOwner: OWNER.peerId })
+    expect(r2.failures[0]).toMatchObject({ seq: null, problems: [`signed by ${STRANGER.peerId}, not by the log owner ${OWNER.peerId}`], fault: 'owner' })
   })
 })
 

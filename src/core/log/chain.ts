@@ -207,16 +207,16 @@ export class ChainVerifier {
 
   private pushHead (check: LineCheck, line: number): void {
     if (line !== 1 || this.headPresent) {
-      this.fail({ seq: null, line, problems: ['a head is only allowed as the first line'], count: 1 })
+      this.fail({ seq: null, line, problems: ['a head is only allowed as the first line'], count: 1, fault: 'owner' })
       return
     }
     this.headPresent = true
     if (!check.authentic) {
-      this.fail({ seq: null, line, problems: check.problems, count: 1 })
+      this.fail({ seq: null, line, problems: check.problems, count: 1, fault: 'owner' })
       return
     }
     if (this.owner !== undefined && check.owner !== this.owner) {
-      this.fail({ seq: null, line, problems: [`signed by ${check.owner ?? '?'}, not by the log owner ${this.owner}`], count: 1 })
+      this.fail({ seq: null, line, problems: [`signed by ${check.owner ?? '?'}, not by the log owner ${this.owner}`], count: 1, fault: 'owner' })
       return
     }
     this.owner = check.owner
