@@ -112,6 +112,18 @@ describe('witnessed heads between table nodes', () => {
     const players = [restarted, nodes[1], seat2]
     for (let i = 0; i < 2; i++) await playHand(restarted, players)
     await until(() => restarted.daemon.log.keptCosignatures().some(l => { const c = checkWitnessLine(l); return c.ok && c.statement.seq === 2 && c.statement.witness === nodes[1].peerId }), 'seat 1\'s cosignature of seq 2')
+    // The dealer's node running: verify --data reads its log through the control endpoint and the
+    // cosignatures from its head file, as for a stopped node (docs/log.md, "Witnessed heads").
+    const dealerControl = await startControl(restarted.daemon, { port: 0, dataDir: dir, logger: restarted.logs.logger })
+    try {
+      const live = lines(await cliInProcess('verify', '--data', dir, '--workers', '0', '--json'))
+      expect(live.code).toBe(1)
+      const forked = live.lines.map(l => JSON.parse(l) as { kind?: string, witness?: string, seq?: number }).filter(f => f.kind === 'forked')
+      // Each witness that holds the first seq 1 says so once (its head file copy and its answer are one statement).
+      expect(forked.map(f => [f.seq, f.witness]).sort()).toEqual([[1, nodes[1].peerId], [1, seat2.peerId]].sort())
+    } finally {
+      await dealerControl.close()
+    }
     await table.stop(0)
     const grown = lines(await cliInProcess('verify', '--data', dir, '--workers', '0'))
     expect(grown.code).toBe(1)

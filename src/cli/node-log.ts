@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import { openDataDirLog, DataDirError } from '../store/data-dir.js'
 import { CONTROL_FILE } from '../daemon/control.js'
+import { keptCosignaturesOf } from '../store/log.js'
 
 export interface DataDirLines {
   lines: AsyncIterable<string>
@@ -9,7 +10,7 @@ export interface DataDirLines {
   running: boolean
   /** Damage the store reported on open (a stopped node's; the running node reports its own in its log). */
   notes: string[]
-  /** Heads peers cosigned for this node, kept in its head file (a stopped node's store only). */
+  /** Heads peers cosigned for this node, kept in its head file (read whether the node runs or not). */
   cosigned: string[]
   close: () => Promise<void>
 }
@@ -29,6 +30,7 @@ export async function dataDirLogLines (dir: string, range: { from?: number, to?:
     try { await access(join(dir, CONTROL_FILE)) } catch { throw err }
     const { ControlClient } = await import('../daemon/control-client.js')
     const client = await ControlClient.forDataDir(dir)
-    return { lines: client.logLines(range), running: true, notes: [], cosigned: [], close: async () => {} }
+    // The head file is outside LevelDB: its cosigned heads are read as for a stopped node.
+    return { lines: client.logLines(range), running: true, notes: [], cosigned: await keptCosignaturesOf(dir), close: async () => {} }
   }
 }

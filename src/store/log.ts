@@ -59,6 +59,21 @@ export const ENTRY_PREFIX = 'e'
 /** Head-file marks holding peers' cosignatures of this log's head: `cosigned/` + the witness's peer id. */
 const COSIGNED_MARK = 'cosigned/'
 
+/** The cosigned heads a head file keeps, one per witness. */
+function cosignaturesOf (state: HeadFileState): string[] {
+  return Object.entries(state.marks).filter(([k, v]) => k.startsWith(COSIGNED_MARK) && typeof v === 'string').map(([, v]) => v as string)
+}
+
+/**
+ * The cosigned heads kept in a data directory's head file, read without opening LevelDB (which a
+ * running node holds): the node rewrites the file whole (renamed into place), so a reader sees one
+ * version or the next.
+ */
+export async function keptCosignaturesOf (dataDir: string): Promise<string[]> {
+  const state = await readHeadFile(logDbPath(dataDir))
+  return state === null ? [] : cosignaturesOf(state)
+}
+
 // Sequence numbers are zero-padded to the 16 digits of Number.MAX_SAFE_INTEGER so that LevelDB's
 // byte order is numeric order.
 export function entryKey (seq: number): string {
@@ -130,7 +145,7 @@ export class Log {
 
   /** The cosigned heads kept in the head file, one per witness (the latest each sent back). */
   keptCosignatures (): string[] {
-    return Object.entries(this.kept.current.marks).filter(([k, v]) => k.startsWith(COSIGNED_MARK) && typeof v === 'string').map(([, v]) => v as string)
+    return cosignaturesOf(this.kept.current)
   }
 
   /** Calls `listener` with the new head line after each append (to send it to witnesses). */
