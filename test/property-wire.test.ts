@@ -86,7 +86,7 @@ describe('hostile frames on the table protocol (fast-check, fixed seed)', () => 
         doc = decodeFrame(frame)
       } catch (err) {
         // Plain checks in this hot loop: an expect() per input costs more than the input itself.
-        if (!(err instanceof WireError) || !/^(frame|invalid message)/.test(err.message)) throw new Error(`not a WireError with a reason: ${String(err)}`)
+        if (!(err instanceof WireError) || !/^(frame|invalid message|not canonical JSON)/.test(err.message)) throw new Error(`not a WireError with a reason: ${String(err)}`)
         reasons.add((err as Error).message.replace(/: .*$/s, ''))
         outcome.wire++
         return
@@ -132,5 +132,23 @@ describe('hostile frames on the table protocol (fast-check, fixed seed)', () => 
     expect(outcome.rejected).toBeGreaterThan(100)
     expect(fuzzed).toBe(reference)
     console.log(`hostile frames: ${total} inputs, ${outcome.wire} refused by the frame check, ${outcome.rejected} by the machines, ${outcome.ignored} harmless replays; ${reasons.size} distinct reasons`)
+  })
+})
+
+describe('a frame with no canonical form is refused before any machine sees it', () => {
+  it('a fraction, -0 or a number past 2^53 anywhere (fields a schema leaves open included), and nesting past 64 levels: each a WireError naming it', () => {
+    const docs = realDocs()
+    const abort = docs.get('abort') as Signed<{ evidence: unknown[] }>
+    for (const [value, reason] of [[1.5, /not a safe integer \(1\.5\)/], [-0, /not a safe integer \(0\)/], [2 ** 53 + 2, /not a safe integer/]] as const) {
+      // Abort evidence bodies are open (z.unknown()): only the canonical check can refuse this.
+      const doc = { ...abort, body: { ...abort.body, evidence: [{ type: 'x', signer: abort.signer, body: { n: value }, sig: '00' }] } }
+      expect(() => decodeFrame(new TextEncoder().encode(JSON.stringify(doc).replace('"n":0', '"n":-0')))).toThrow(reason)
+    }
+    let deep: unknown = 1
+    for (let i = 0; i < 70; i++) deep = [deep]
+    const nested = { ...abort, body: { ...abort.body, evidence: [{ type: 'x', signer: abort.signer, body: deep, sig: '00' }] } }
+    expect(() => decodeFrame(encodeFrame(nested as Signed<unknown>))).toThrow(new WireError('not canonical JSON: nested deeper than 64 levels'))
+    // Every real document passes it.
+    for (const doc of docs.values()) expect(() => decodeFrame(encodeFrame(doc))).not.toThrow()
   })
 })

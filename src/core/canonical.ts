@@ -22,6 +22,30 @@ export function canonicalJson (value: unknown): string {
 
 const NOT_CANONICAL = Symbol('not canonical')
 
+/** How deep a document off the network may nest: far beyond any fairdeal document (a FINAL's receipt is about a dozen). */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * Why a parsed JSON value has no canonical form, or undefined when it has one: a number that is
+ * not a safe integer (or is -0), or nesting deeper than `maxDepth` (which the recursive encoders
+ * would overflow the stack on). Iterative, so any input off the network can be asked: a frame is
+ * refused for it before any machine sees it (a float in a field a schema leaves open would
+ * otherwise fail each signature check with an exception, not a refusal).
+ */
+export function canonicalProblem (value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number]
+    if (typeof v === 'number') {
+      if (!Number.isSafeInteger(v) || Object.is(v, -0)) return `a number that is not a safe integer (${String(v)})`
+    } else if (typeof v === 'object' && v !== null) {
+      if (depth >= maxDepth) return `nested deeper than ${maxDepth} levels`
+      for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push([x, depth + 1])
+    }
+  }
+  return undefined
+}
+
 /**
  * The same encoding as `encode`, without building a path for every field: everything signed or
  * hashed goes through here, several times per message. On anything it cannot encode it gives up

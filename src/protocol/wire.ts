@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { fromUtf8 } from '../core/bytes.js'
-import { canonicalBytes } from '../core/canonical.js'
+import { canonicalBytes, canonicalProblem } from '../core/canonical.js'
 import { freezeDeep, markChecked } from '../core/frozen.js'
 import {
   abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
@@ -127,6 +127,9 @@ export function decodeFrame (frame: Uint8Array): WireDoc {
   } catch {
     throw new WireError('frame is not UTF-8 JSON')
   }
+  // Every document is signed over its canonical form: one that has none is refused here, with its reason.
+  const uncanonical = canonicalProblem(value)
+  if (uncanonical !== undefined) throw new WireError(`not canonical JSON: ${uncanonical}`)
   const parsed = wireSchema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
