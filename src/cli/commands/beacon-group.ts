@@ -10,11 +10,40 @@ import { BEACON_CONFIG_FILE, groupDir } from '../../beacon/group/node.js'
 import { fetchMemberStatus } from '../../beacon/group/observe.js'
 import { RESULTS_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
+import { randomBytes } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
+import { defaultThreshold } from '../../core/beacon/index.js'
+import { GROUP_ID } from '../../core/beacon/group-params.js'
+import { decodeGroupInvite, encodeGroupInvite } from '../../core/beacon/group-join.js'
+import { JoinRefusedError, newJoinSecret, secretDigest } from '../../core/join.js'
+import { groupBlockOf, joinGroup, readGroupDraft, writeJson as writeGroupJson, GROUP_DRAFT_FILE, type GroupDraft } from '../../beacon/group/group-join.js'
+import { loadOrCreateIdentity } from '../../net/identity.js'
+import { createLogger } from '../../daemon/logger.js'
 
 /** A member's transcript or results file read for verify: far above any group's (a few MB at most). */
 const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 
-const USAGE = `usage: fairdeal beacon group <create|status|verify> [options]
+const USAGE = `usage: fairdeal beacon group <new|join|create|status|verify> [options]
+
+  new --members N --data DIR [--threshold T] [--period S] [--start-in S] [--phase-ms MS] [--id ID]
+      [--listen ADDR]... [--announce ADDR]... [--http-host IP] [--http-port P] [--url URL] [--force]
+      Sets up a group whose members join by invite, one per member, nothing copied back by hand.
+      This node is member 1: it prints 'member I: INVITE' for I = 2…N and writes DIR/node.json.
+        1. run 'fairdeal node --config DIR/node.json': it waits for the members to join;
+        2. each member runs 'fairdeal beacon group join INVITE --data DIR …', which writes its
+           DIR/node.json once every member has joined, then 'fairdeal node --config DIR/node.json'.
+      The DKG starts --start-in seconds (default 60) after the last member joined: time for
+      everyone to start their node. Every member must be reachable by the others at the
+      addresses it announces (libp2p; its HTTP API for tables and tlock clients).
+      --listen ADDR    where this node listens, for the joins and then for the group (default
+                       /ip4/127.0.0.1/tcp/7500; /ip4/0.0.0.0/tcp/7500 for other machines)
+      --announce ADDR  how the others dial it (default: the listen addresses, 127.0.0.1 for 0.0.0.0)
+      --http-host IP, --http-port P  its drand HTTP API (default 127.0.0.1:7501)
+      --url URL        its drand API as the others reach it (default http://ANNOUNCED-HOST:PORT)
+  join INVITE --data DIR [--listen ADDR]... [--announce ADDR]... [--http-host IP] [--http-port P] [--url URL]
+      Joins the group of an invite from 'beacon group new': dials its creator, proves the invite,
+      waits until every member has joined and writes DIR/node.json (this node's 'group' block).
+      Then run 'fairdeal node --config DIR/node.json' before the DKG starts. Options as for new.
 
   create --out DIR --members N [--threshold T] [--period S] [--start-in S] [--phase-ms MS] [--id ID]
          [--listen-host IP] [--announce HOST]... [--base-port P]
@@ -53,7 +82,12 @@ const OPTIONS = {
   url: { type: 'string' },
   'listen-host': { type: 'string' },
   announce: { type: 'string', multiple: true },
-  'base-port': { type: 'string' }
+  'base-port': { type: 'string' },
+  data: { type: 'string' },
+  listen: { type: 'string', multiple: true },
+  'http-host': { type: 'string' },
+  'http-port': { type: 'string' },
+  force: { type: 'boolean' }
 } satisfies OptionSpecs
 
 export const command = defineCommand({
@@ -61,13 +95,18 @@ export const command = defineCommand({
   summary: 'create, watch or verify a beacon group of fairdeal nodes (DKG, threshold rounds)',
   help: USAGE,
   options: OPTIONS,
-  positionals: { min: 1, max: 1 + MAX_TRANSCRIPTS, missing: 'give create, status or verify' },
+  positionals: { min: 1, max: 1 + MAX_TRANSCRIPTS, missing: 'give new, join, create, status or verify' },
   run
 })
 
 async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const sub = positionals[0]
   switch (sub) {
+    case 'new': return await groupNew(values)
+    case 'join': {
+      if (positionals.length !== 2) throw new UsageError('join: give the invite (fairdeal-group-invite:…), once')
+      return await groupJoin(positionals[1], values)
+    }
     case 'create': {
       if (values.out === undefined) throw new UsageError('create: --out DIR is required')
       const n = parseIntOption(values.members, '--members', 1, 64)
@@ -131,7 +170,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       return 0
     }
     default:
-      throw new UsageError(`unknown subcommand '${sub}' (create, status, verify)`)
+      throw new UsageError(`unknown subcommand '${sub}' (new, join, create, status, verify)`)
   }
 }
 
@@ -154,4 +193,85 @@ async function readTranscript (path: string): Promise<AgreementInput> {
     if ((err as { code?: string }).code !== 'ENOENT') throw new UsageError(`verify: cannot read ${beside}: ${(err as Error).message}`)
   }
   return { label: file, result, results }
+}
+
+/** This node's libp2p and HTTP settings for a group set up by invites (new and join alike). */
+function memberSettings (values: ParsedArgs<typeof OPTIONS>['values']): { listen: string[], addrs: string[], http: { host: string, port: number }, url: string } {
+  const listen = values.listen !== undefined && values.listen.length > 0 ? values.listen : ['/ip4/127.0.0.1/tcp/7500']
+  for (const l of listen) if (!/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(l)) throw new UsageError(`--listen ${l}: must be a TCP multiaddr like /ip4/0.0.0.0/tcp/7500`)
+  const addrs = values.announce !== undefined && values.announce.length > 0
+    ? values.announce
+    : listen.map(l => l.replace(/^\/ip4\/0\.0\.0\.0\//, '/ip4/127.0.0.1/').replace(/^\/ip6\/::\//, '/ip6/::1/'))
+  for (const a of addrs) if (!/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(a)) throw new UsageError(`--announce ${a}: must be a TCP multiaddr like /ip4/192.0.2.7/tcp/7500 or /dns/host.example/tcp/7500`)
+  const host = values['http-host'] ?? '127.0.0.1'
+  const port = parseIntOption(values['http-port'], '--http-port', 1, 65535) ?? 7501
+  const announcedHost = addrs[0].split('/')[2]
+  const url = (values.url ?? `http://${announcedHost.includes(':') ? `[${announcedHost}]` : announcedHost}:${port}`).replace(/\/$/, '')
+  if (!/^https?:\/\/[^\s/]+(:\d{1,5})?$/.test(url)) throw new UsageError(`--url ${url}: must be http(s)://host:port`)
+  return { listen, addrs, http: { host, port }, url }
+}
+
+async function groupNew (values: ParsedArgs<typeof OPTIONS>['values']): Promise<number> {
+  if (values.data === undefined) throw new UsageError('new: --data DIR is required (this node\'s data directory)')
+  const n = parseIntOption(values.members, '--members', 2, 64)
+  if (n === undefined) throw new UsageError('new: --members N is required (2 to 64, this node included)')
+  const threshold = parseIntOption(values.threshold, '--threshold', 1, n) ?? defaultThreshold(n)
+  const period = parseIntOption(values.period, '--period', 1, 3600) ?? 3
+  const phaseMs = parseIntOption(values['phase-ms'], '--phase-ms', 100, 3_600_000) ?? 10_000
+  const startInMs = (parseIntOption(values['start-in'], '--start-in', 1, 86_400) ?? 60) * 1000
+  const id = values.id ?? 'fairdeal-group'
+  if (!GROUP_ID.test(id)) throw new UsageError('--id must be 1 to 64 letters, digits or . _ : -')
+  const dir = values.data
+  if (values.force !== true && await readGroupDraft(dir) !== undefined) throw new UsageError(`${dir} holds a group being set up already (${GROUP_DRAFT_FILE}): give --force to replace it (its invites stop working)`)
+  const me = memberSettings(values)
+  const identity = await loadOrCreateIdentity(dir)
+  if (identity.created) process.stderr.write(`created this node's identity: ${identity.path}\n`)
+  const secrets = Array.from({ length: n - 1 }, () => newJoinSecret(k => new Uint8Array(randomBytes(k))))
+  const draft: GroupDraft = {
+    v: 1, id, threshold, period, phaseMs, startInMs,
+    creator: { peer: identity.peerId, addrs: me.addrs, url: me.url },
+    listen: me.listen,
+    http: me.http,
+    slots: Object.fromEntries(secrets.map((secret, i) => [String(i + 2), { digest: secretDigest(secret) }]))
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  await writeGroupJson(join(dir, GROUP_DRAFT_FILE), draft)
+  await writeGroupJson(join(dir, 'node.json'), { data: '.', groupDraft: true })
+  const addresses = me.addrs.map(a => `${a}/p2p/${identity.peerId}`)
+  process.stdout.write([
+    `beacon group ${id}: ${n} members, threshold ${threshold}, a round every ${period} s; this node (${identity.peerId}) is member 1`,
+    ...secrets.map((secret, i) => `member ${i + 2}: ${encodeGroupInvite({ v: 1, id, members: n, threshold, period, slot: i + 2, secret, creator: identity.peerId, addresses })}`),
+    `now run: fairdeal node --config ${join(dir, 'node.json')}   (it waits for the members; each runs 'fairdeal beacon group join INVITE --data DIR', then 'fairdeal node --config DIR/node.json')`,
+    ''
+  ].join('\n'))
+  return 0
+}
+
+async function groupJoin (text: string, values: ParsedArgs<typeof OPTIONS>['values']): Promise<number> {
+  if (values.data === undefined) throw new UsageError('join: --data DIR is required (this node\'s data directory)')
+  let invite
+  try { invite = decodeGroupInvite(text) } catch (err) { throw new UsageError((err as Error).message) }
+  const me = memberSettings(values)
+  const identity = await loadOrCreateIdentity(values.data)
+  if (identity.created) process.stderr.write(`created this node's identity: ${identity.path}\n`)
+  if (identity.peerId === invite.creator) throw new UsageError('this data directory is the group creator\'s: join from another member\'s')
+  process.stderr.write(`joining beacon group ${invite.id} as member ${invite.slot} of ${invite.members}: dialling its creator…\n`)
+  let final
+  try {
+    final = await joinGroup({
+      invite, privateKey: identity.privateKey, self: identity.peerId, addrs: me.addrs, url: me.url, logger: createLogger({ level: 'warn', fd: 2 }),
+      onBound: waiting => { process.stderr.write(waiting.length > 0 ? `joined; waiting for member ${waiting.join(', ')}\n` : 'joined; every member is in\n') }
+    })
+  } catch (err) {
+    if (err instanceof JoinRefusedError) throw new UsageError(err.message)
+    throw new UsageError((err as Error).message)
+  }
+  const file = join(values.data, 'node.json')
+  await writeGroupJson(file, { data: '.', group: groupBlockOf(final.body, me.listen, me.http) })
+  process.stdout.write([
+    `member ${invite.slot} of beacon group ${final.body.id} (${final.body.members.length} members, threshold ${final.body.threshold}): wrote ${file}`,
+    `the DKG starts at ${new Date(final.body.dkg.start).toISOString()}: run before then: fairdeal node --config ${file}`,
+    ''
+  ].join('\n'))
+  return 0
 }

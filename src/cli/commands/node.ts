@@ -2,6 +2,7 @@ import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { dirname, resolve } from 'node:path'
 import { parseNodeConfig, readNodeConfigJson } from '../../daemon/config.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
+import { gatherMembers, groupBlockOf, readGroupDraft, writeJson as writeGroupJson, GROUP_DRAFT_FILE } from '../../beacon/group/group-join.js'
 import { startGroupNode } from '../../beacon/group/node.js'
 import { Daemon } from '../../daemon/daemon.js'
 import { startControl, type LoginLinks } from '../../daemon/control.js'
@@ -41,6 +42,11 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const joining = joiningTable(raw) ? await gatherFirst(raw, values.config) : undefined
   if (joining === null) return 0
   if (joining !== undefined) raw = await readNodeConfigJson(values.config)
+  // A beacon group gathering its members by invites: the creator's node first takes them all.
+  if ((raw as { groupDraft?: unknown } | null)?.groupDraft === true) {
+    if (!await gatherGroupFirst(raw, values.config)) return 0
+    raw = await readNodeConfigJson(values.config)
+  }
   const hasGroup = (raw as { group?: unknown } | null)?.group !== undefined
   const hasTable = (raw as { table?: unknown } | null)?.table !== undefined || (raw as { tables?: unknown } | null)?.tables !== undefined
   if (hasGroup && !hasTable) return await runGroupOnly(raw as { data?: unknown, group: unknown }, values.config)
@@ -141,6 +147,37 @@ async function gatherFirst (raw: unknown, path: string): Promise<{ dir: string, 
     const final = await gatherSeats({ dir, draft, privateKey: identity.privateKey, signer, logger, signal: stop.signal })
     if (final === undefined) { logger.flush?.(); return null }
     return { dir, draft: { ...draft, table: final.body.table, links: { ...draft.links, final } }, signer }
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
+
+/**
+ * The creator's node of a beacon group set up by invites (`beacon group new`): it gathers the
+ * members (src/beacon/group/group-join.ts), after which the config names the whole group. False when
+ * stopped before every member joined.
+ */
+async function gatherGroupFirst (raw: unknown, path: string): Promise<boolean> {
+  const data = (raw as { data?: unknown }).data
+  if (typeof data !== 'string' || data === '') throw new UsageError(`${path}: field data is missing (the node's data directory)`)
+  const dir = resolve(dirname(resolve(path)), data)
+  const draft = await readGroupDraft(dir)
+  if (draft === undefined) throw new UsageError(`${path}: a beacon group still gathering its members, but ${dir} holds no ${GROUP_DRAFT_FILE}: run 'fairdeal beacon group new' again`)
+  process.umask(0o077)
+  const identity = await loadIdentity(dir)
+  const logger = createLogger()
+  const stop = new AbortController()
+  const onSignal = (signal: string): void => { logger.info({ signal }, 'stopping'); stop.abort() }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    const final = await gatherMembers({ dir, draft, privateKey: identity.privateKey, signer: signerFromSeed(identity.seed), logger, signal: stop.signal })
+    if (final === undefined) { logger.flush?.(); return false }
+    // The config becomes an ordinary member's: the group block, with this node's listen and HTTP settings.
+    await writeGroupJson(path, { data, group: groupBlockOf(final.body, draft.listen, draft.http) })
+    logger.info({ group: final.body.id, dkgStart: new Date(final.body.dkg.start).toISOString() }, `beacon group ${final.body.id} is complete: the DKG starts at ${new Date(final.body.dkg.start).toISOString()}`)
+    return true
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)

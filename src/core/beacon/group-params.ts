@@ -32,7 +32,7 @@ export interface GroupParams {
 
 export const MIN_PHASE_MS = 100
 export const MAX_PHASE_MS = 3_600_000
-const ID = /^[A-Za-z0-9._:-]{1,64}$/
+export const GROUP_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /** floor(n/2) + 1: a majority, so two disjoint halves can never both produce rounds. */
 export function defaultThreshold (members: number): number {
@@ -50,7 +50,7 @@ function int (v: unknown, what: string, min: number, max: number): number {
 export function parseGroupParams (value: unknown, what = 'beacon group'): GroupParams {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CoreInputError(`${what} must be a JSON object`)
   const o = value as Record<string, unknown>
-  if (typeof o.id !== 'string' || !ID.test(o.id)) throw new CoreInputError(`${what}: id must be 1 to 64 letters, digits or . _ : -`)
+  if (typeof o.id !== 'string' || !GROUP_ID.test(o.id)) throw new CoreInputError(`${what}: id must be 1 to 64 letters, digits or . _ : -`)
   if (!Array.isArray(o.members) || o.members.length < 1 || o.members.length > MAX_GROUP_MEMBERS) {
     throw new CoreInputError(`${what}: members must be a list of 1 to ${MAX_GROUP_MEMBERS} peer ids`)
   }
