@@ -29,8 +29,9 @@ export class TestTable {
 
   private constructor (readonly root: string, readonly local: LocalTable) {}
 
-  static async prepare (init: Omit<LocalTableInit, 'root'>): Promise<TestTable> {
-    const root = await mkdtemp(join(tmpdir(), 'fairdeal-table-'))
+  /** `root`: where the nodes' data directories go (ROOT/nodeI), when the test made them first (a beacon group of the table's own nodes). */
+  static async prepare (init: Omit<LocalTableInit, 'root'>, root?: string): Promise<TestTable> {
+    root ??= await mkdtemp(join(tmpdir(), 'fairdeal-table-'))
     return new TestTable(root, await prepareLocalTable({ ...init, root, freePort: reservePort }))
   }
 

@@ -12,6 +12,8 @@ export interface LocalGroupBeacon {
   chain: ChainInfo
   /** A table beacon config: the group's chain, its members' URLs as relays. */
   config: DrandBeaconConfig
+  /** Stops one member (0-based, the group's member index − 1): a node going down with its table node. */
+  stopMember: (i: number) => Promise<void>
   close: () => Promise<void>
 }
 
@@ -35,7 +37,13 @@ export async function startLocalGroupBeacon (init: { root: string, dataDirs: str
       if (m.status().latestRound > 0) { resolve(); return }
       m.onRound(() => { resolve() })
     })))
-    return { group, chain, config: groupBeaconConfig(chain, group.configs[0].params, group.urls), close }
+    const stopMember = async (i: number): Promise<void> => {
+      const m = members.find(x => x.index === i + 1)
+      if (m === undefined) return
+      members.splice(members.indexOf(m), 1)
+      await m.stop()
+    }
+    return { group, chain, config: groupBeaconConfig(chain, group.configs[0].params, group.urls), stopMember, close }
   } catch (err) {
     await close()
     throw err
