@@ -14,7 +14,7 @@ import { startLocalGroupBeacon, type LocalGroupBeacon } from '../src/beacon/grou
 import { verifyRecovered, type SignedRecovered } from '../src/core/hand/recovered.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { NodeProcess, requireBuild } from './helpers/node-process.js'
-import { logEntries, ownCardsEvent, seatEvent, TestTable, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
+import { logEntries, seatEvent, seatsCards, TestTable, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 
 let group: LocalGroupBeacon | undefined
 let table: TestTable | undefined
@@ -49,11 +49,7 @@ it('a table on its own nodes\' group, time-locked: the dealer killed after deali
   const seats = [await t.start(1), await t.start(2), await t.start(3)]
   dealer = await NodeProcess.start(t.local.files[0], t.dataDir(0))
   const hand = await dealer.client.deal(0)
-  const held = new Map<number, string[]>()
-  for (const s of seats) {
-    const e = await waitEvent(s.daemon.events, ownCardsEvent(s, hand), `${s.name}: cards of hand ${hand}`, 20_000)
-    held.set(s.daemon.seat?.seat as number, e.event.type === 'cards' ? e.event.cards : [])
-  }
+  const held = await seatsCards(seats, hand)
   await dealer.kill()
   await group.stopMember(0)
   for (const s of seats) {

@@ -9,7 +9,7 @@ import { startLocalBeacon, type LocalBeacon } from '../src/beacon/index.js'
 import { verifyRecovered, type SignedRecovered } from '../src/core/hand/recovered.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
 import { NodeProcess, requireBuild } from './helpers/node-process.js'
-import { logEntries, ownCardsEvent, seatEvent, TestTable, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
+import { logEntries, seatEvent, seatsCards, TestTable, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 
 let beacon: LocalBeacon | undefined
 let table: TestTable | undefined
@@ -38,11 +38,7 @@ it('a dealer SIGKILLed after dealing: every seat finishes the hand from its time
   const seats = [await t.start(1), await t.start(2), await t.start(3)]
   dealer = await NodeProcess.start(t.local.files[0], t.dataDir(0))
   const hand = await dealer.client.deal(0)
-  const held = new Map<number, string[]>()
-  for (const s of seats) {
-    const e = await waitEvent(s.daemon.events, ownCardsEvent(s, hand), `${s.name}: cards of hand ${hand}`, 20_000)
-    held.set(s.daemon.seat?.seat as number, e.event.type === 'cards' ? e.event.cards : [])
-  }
+  const held = await seatsCards(seats, hand)
   await dealer.until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && e.event.seat === 0, 'seat 0\'s cards in the dealer process')
   await dealer.kill()
   expect((await dealer.exited).signal).toBe('SIGKILL')

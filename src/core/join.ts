@@ -197,8 +197,9 @@ export function decodeJoinReply (bytes: Uint8Array): JoinReply {
   return decodeJson(bytes, joinReplySchema, 'join reply') as JoinReply
 }
 
-function decodeJson<T> (bytes: Uint8Array, schema: z.ZodType<T>, what: string): T {
-  if (bytes.length > MAX_JOIN_MESSAGE_BYTES) throw new JoinInputError(`${what} over ${MAX_JOIN_MESSAGE_BYTES} bytes`)
+/** A join message (table or group) off the network: bounded, JSON, schema-checked; a JoinInputError in one sentence otherwise. */
+export function decodeJson<T> (bytes: Uint8Array, schema: z.ZodType<T>, what: string, maxBytes = MAX_JOIN_MESSAGE_BYTES): T {
+  if (bytes.length > maxBytes) throw new JoinInputError(`${what} over ${maxBytes} bytes`)
   let value: unknown
   try { value = JSON.parse(fromUtf8(bytes)) } catch { throw new JoinInputError(`${what} is not JSON`) }
   const parsed = schema.safeParse(value)

@@ -102,6 +102,16 @@ export async function waitEvent (feed: EventFeed, match: (e: NodeEvent) => boole
   return await feed.watch().until(match, what, timeoutMs)
 }
 
+/** Each seat's own cards of `hand`, by seat number, once every one of them has them (on disk by then). */
+export async function seatsCards (seats: TableNode[], hand: number, timeoutMs = 20_000): Promise<Map<number, string[]>> {
+  const held = new Map<number, string[]>()
+  for (const s of seats) {
+    const e = await waitEvent(s.daemon.events, ownCardsEvent(s, hand), `${s.name}: cards of hand ${hand}`, timeoutMs)
+    held.set(s.daemon.seat?.seat as number, e.event.type === 'cards' ? e.event.cards : [])
+  }
+  return held
+}
+
 /** A seat's event announcing its own private cards of `hand` (on disk by then). */
 export function ownCardsEvent (n: TableNode, hand: number): (e: NodeEvent) => boolean {
   return e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && !e.event.public && e.event.seat === n.daemon.seat?.seat

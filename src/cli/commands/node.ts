@@ -135,18 +135,28 @@ async function gatherFirst (raw: unknown, path: string): Promise<{ dir: string, 
   const dir = resolve(dirname(resolve(path)), data)
   const draft = await readDraft(dir)
   if (draft?.links === undefined) throw new UsageError(`${path}: its table has seats not taken, and ${dir} holds no table joining by links: finish it with 'fairdeal table add', or run 'fairdeal table new' again`)
+  const links = draft.links
+  return await untilStopped(dir, async ({ identity, signer, logger, signal }) => {
+    const final = await gatherSeats({ dir, draft, privateKey: identity.privateKey, signer, logger, signal })
+    if (final === undefined) { logger.flush?.(); return null }
+    return { dir, draft: { ...draft, table: final.body.table, links: { ...links, final } }, signer }
+  })
+}
+
+/**
+ * Runs a node's gathering step (seats by links, members by invites) with the data directory's
+ * identity, its files private (umask 077), until it ends or SIGINT/SIGTERM aborts `signal`.
+ */
+async function untilStopped<T> (dir: string, step: (s: { identity: Awaited<ReturnType<typeof loadIdentity>>, signer: Signer, logger: ReturnType<typeof createLogger>, signal: AbortSignal }) => Promise<T>): Promise<T> {
   process.umask(0o077)
   const identity = await loadIdentity(dir)
-  const signer = signerFromSeed(identity.seed)
   const logger = createLogger()
   const stop = new AbortController()
   const onSignal = (signal: string): void => { logger.info({ signal }, 'stopping'); stop.abort() }
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const final = await gatherSeats({ dir, draft, privateKey: identity.privateKey, signer, logger, signal: stop.signal })
-    if (final === undefined) { logger.flush?.(); return null }
-    return { dir, draft: { ...draft, table: final.body.table, links: { ...draft.links, final } }, signer }
+    return await step({ identity, signer: signerFromSeed(identity.seed), logger, signal: stop.signal })
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
@@ -164,24 +174,14 @@ async function gatherGroupFirst (raw: unknown, path: string): Promise<boolean> {
   const dir = resolve(dirname(resolve(path)), data)
   const draft = await readGroupDraft(dir)
   if (draft === undefined) throw new UsageError(`${path}: a beacon group still gathering its members, but ${dir} holds no ${GROUP_DRAFT_FILE}: run 'fairdeal beacon group new' again`)
-  process.umask(0o077)
-  const identity = await loadIdentity(dir)
-  const logger = createLogger()
-  const stop = new AbortController()
-  const onSignal = (signal: string): void => { logger.info({ signal }, 'stopping'); stop.abort() }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
-  try {
-    const final = await gatherMembers({ dir, draft, privateKey: identity.privateKey, signer: signerFromSeed(identity.seed), logger, signal: stop.signal })
+  return await untilStopped(dir, async ({ identity, signer, logger, signal }) => {
+    const final = await gatherMembers({ dir, draft, privateKey: identity.privateKey, signer, logger, signal })
     if (final === undefined) { logger.flush?.(); return false }
     // The config becomes an ordinary member's: the group block, with this node's listen and HTTP settings.
     await writeGroupJson(path, { data, group: groupBlockOf(final.body, draft.listen, draft.http) })
     logger.info({ group: final.body.id, dkgStart: new Date(final.body.dkg.start).toISOString() }, `beacon group ${final.body.id} is complete: the DKG starts at ${new Date(final.body.dkg.start).toISOString()}`)
     return true
-  } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-  }
+  })
 }
 
 /** A config with a beacon group and no table: the member alone (no control endpoint). */

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { fromUtf8, utf8 } from '../bytes.js'
-import { fromBase64Url, JoinInputError, JoinRefusedError, secretDigest, toBase64Url, type JoinStream } from '../join.js'
+import { decodeJson, fromBase64Url, JoinInputError, JoinRefusedError, secretDigest, toBase64Url, type JoinStream } from '../join.js'
 import { peerIdSchema } from '../peer-id-schema.js'
 import { signDocument, verifyDocument, type Signed } from '../signed.js'
 import type { Signer } from '../identity.js'
@@ -142,20 +142,11 @@ export function checkFinalGroup (doc: Signed<FinalGroupBody>, invite: GroupInvit
   return undefined
 }
 
-function decode<T> (bytes: Uint8Array, schema: z.ZodType<T>, what: string): T {
-  if (bytes.length > MAX_GROUP_JOIN_BYTES) throw new JoinInputError(`${what} over ${MAX_GROUP_JOIN_BYTES} bytes`)
-  let value: unknown
-  try { value = JSON.parse(fromUtf8(bytes)) } catch { throw new JoinInputError(`${what} is not JSON`) }
-  const parsed = schema.safeParse(value)
-  if (!parsed.success) throw new JoinInputError(`${what}: ${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`)
-  return parsed.data
-}
-
 export function encodeGroupJoinMessage (value: GroupJoinRequest | GroupJoinReply): Uint8Array {
   return utf8(JSON.stringify(value))
 }
-export function decodeGroupJoinRequest (bytes: Uint8Array): GroupJoinRequest { return decode(bytes, groupJoinRequestSchema, 'group join request') }
-export function decodeGroupJoinReply (bytes: Uint8Array): GroupJoinReply { return decode(bytes, groupJoinReplySchema, 'group join reply') as GroupJoinReply }
+export function decodeGroupJoinRequest (bytes: Uint8Array): GroupJoinRequest { return decodeJson(bytes, groupJoinRequestSchema, 'group join request', MAX_GROUP_JOIN_BYTES) }
+export function decodeGroupJoinReply (bytes: Uint8Array): GroupJoinReply { return decodeJson(bytes, groupJoinReplySchema, 'group join reply', MAX_GROUP_JOIN_BYTES) as GroupJoinReply }
 
 /**
  * The member's side of a join: sends the invite's secret with its addresses, then reads the
