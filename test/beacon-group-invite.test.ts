@@ -131,6 +131,12 @@ describe('a beacon group by invites: the CLI walk in OS processes', () => {
       const opts = { disableBeaconVerification: false, noCache: true, chainVerificationParams: { chainHash: info!.hash, publicKey: info!.public_key } }
       const signatures = await Promise.all(urls.map(async u => (await fetchBeacon(new HttpChainClient(new HttpCachingChain(`${u}/${info!.hash}`, opts), opts), round)).signature))
       expect(new Set(signatures).size).toBe(1)
+      // A member that lost its answer (it hung up, its node.json was lost) asks again: the creator's
+      // member node, past gathering, still gives it the final group; another node is not let in.
+      const again = await run(['beacon', 'group', 'join', invites[0], '--data', 'm2', '--listen', `/ip4/127.0.0.1/tcp/${ports[2]}`, '--http-port', String(ports[3])])
+      expect(again.code, again.err).toBe(0)
+      expect(again.out).toMatch(/^member 2 of beacon group walk \(3 members, threshold 2\): wrote /)
+
     } finally {
       for (const c of children) c.kill('SIGTERM')
       await Promise.all(children.map(async c => await new Promise(resolve => { if (c.exitCode !== null) resolve(null); else c.once('exit', resolve) })))

@@ -222,23 +222,32 @@ export async function gatherMembers (options: { dir: string, draft: GroupDraft, 
  * nowhere), proves the invite's secret with its addresses and URL, and waits for the final group,
  * checked. `onBound` hears which members are still awaited.
  */
-export async function joinGroup (options: { invite: GroupInvite, privateKey: PrivateKey, self: string, addrs: string[], url?: string, logger: Logger, onBound?: (waiting: number[]) => void }): Promise<Signed<FinalGroupBody>> {
+export async function joinGroup (options: { invite: GroupInvite, privateKey: PrivateKey, self: string, addrs: string[], url?: string, logger: Logger, onBound?: (waiting: number[]) => void, onWaiting?: () => void, waitMs?: number }): Promise<Signed<FinalGroupBody>> {
   const { invite } = options
   const node = await createNode({ privateKey: options.privateKey, listen: [], members: new Set([invite.creator]), logger: options.logger })
+  // The creator may not have started its node yet: its addresses are tried again, once a second,
+  // for `waitMs` (default two minutes), said once.
+  const until = Date.now() + (options.waitMs ?? 120_000)
+  let said = false
   try {
     let last: unknown
-    for (const address of invite.addresses) {
-      let stream: Stream
-      try {
-        stream = await node.dialProtocol(multiaddr(address.includes('/p2p/') ? address : `${address}/p2p/${invite.creator}`), GROUP_JOIN_PROTOCOL, { signal: AbortSignal.timeout(15_000) })
-      } catch (err) { last = err; continue }
-      try {
-        return await joinAsMember(lpStream(stream, { maxDataLength: MAX_GROUP_JOIN_BYTES }), invite, options.self, options.addrs, options.url, options.onBound)
-      } finally {
-        stream.abort(new Error('join done'))
+    for (;;) {
+      for (const address of invite.addresses) {
+        let stream: Stream
+        try {
+          stream = await node.dialProtocol(multiaddr(address.includes('/p2p/') ? address : `${address}/p2p/${invite.creator}`), GROUP_JOIN_PROTOCOL, { signal: AbortSignal.timeout(15_000) })
+        } catch (err) { last = err; continue }
+        try {
+          return await joinAsMember(lpStream(stream, { maxDataLength: MAX_GROUP_JOIN_BYTES }), invite, options.self, options.addrs, options.url, options.onBound)
+        } finally {
+          stream.abort(new Error('join done'))
+        }
       }
+      if (Date.now() + 1_000 > until) break
+      if (!said) { options.onWaiting?.(); said = true }
+      await new Promise(resolve => setTimeout(resolve, 1_000))
     }
-    throw new Error(`the group's creator does not answer at ${invite.addresses.join(', ')} (${String((last as Error)?.message ?? last).split('\n')[0]}): is its node running?`)
+    throw new Error(`the group's creator does not answer at ${invite.addresses.join(', ')} (${String((last as Error)?.message ?? last).split('\n')[0]}): is its node running ('fairdeal node --config DIR/node.json' where it ran 'beacon group new')?`)
   } finally {
     try { await node.stop() } catch {}
   }

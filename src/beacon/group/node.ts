@@ -7,6 +7,9 @@ import { loadOrCreateIdentity } from '../../net/identity.js'
 import { createNode } from '../../net/node.js'
 import { nativeSigner } from '../../crypto/native-crypto.js'
 import { logDbPath, openLog } from '../../store/log.js'
+import type { Connection, Stream } from '@libp2p/interface'
+import { GROUP_JOIN_PROTOCOL } from '../../core/beacon/group-join.js'
+import type { GroupJoinDesk } from './group-join.js'
 import type { Clock } from '../clock.js'
 import { groupBeaconConfig, type GroupConfig } from './config.js'
 import { startGroupMember, type GroupMember } from './member.js'
@@ -25,6 +28,11 @@ export interface GroupNodeInit {
    * and records into it, closing it on stop. Ignored when `record` is given.
    */
   ownLog?: boolean
+  /**
+   * The creator of a group set up by invites: its desk, complete, keeps answering on the member's
+   * node, so that a member that hung up before the group was complete still gets the final group.
+   */
+  joinDesk?: GroupJoinDesk
 }
 
 /** Where a member keeps a group's files inside its data directory. */
@@ -67,6 +75,9 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
   }
   let member: GroupMember
   try {
+    const desk = init.joinDesk
+    // Only the group's members pass the gater now: a member asking again gets the final group.
+    if (desk !== undefined) await node.handle(GROUP_JOIN_PROTOCOL, async (stream: Stream, connection: Connection) => { await desk.serve(stream, connection) }, { maxInboundStreams: 2 * config.params.members.length })
     member = await startGroupMember({
       params: config.params,
       node,

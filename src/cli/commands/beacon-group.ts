@@ -260,6 +260,7 @@ async function groupJoin (text: string, values: ParsedArgs<typeof OPTIONS>['valu
   try {
     final = await joinGroup({
       invite, privateKey: identity.privateKey, self: identity.peerId, addrs: me.addrs, url: me.url, logger: createLogger({ level: 'warn', fd: 2 }),
+      onWaiting: () => { process.stderr.write('its node does not answer yet: trying again every second for two minutes (the creator starts it with \'fairdeal node --config DIR/node.json\')\n') },
       onBound: waiting => { process.stderr.write(waiting.length > 0 ? `joined; waiting for member ${waiting.join(', ')}\n` : 'joined; every member is in\n') }
     })
   } catch (err) {

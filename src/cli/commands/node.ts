@@ -2,7 +2,7 @@ import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { dirname, resolve } from 'node:path'
 import { parseNodeConfig, readNodeConfigJson } from '../../daemon/config.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
-import { gatherMembers, groupBlockOf, readGroupDraft, writeJson as writeGroupJson, GROUP_DRAFT_FILE } from '../../beacon/group/group-join.js'
+import { gatherMembers, groupBlockOf, GroupJoinDesk, readGroupDraft, writeJson as writeGroupJson, GROUP_DRAFT_FILE } from '../../beacon/group/group-join.js'
 import { startGroupNode } from '../../beacon/group/node.js'
 import { Daemon } from '../../daemon/daemon.js'
 import { startControl, type LoginLinks } from '../../daemon/control.js'
@@ -189,7 +189,13 @@ async function runGroupOnly (raw: { data?: unknown, group: unknown }, path: stri
   if (typeof raw.data !== 'string' || raw.data === '') throw new UsageError(`${path}: field data is missing (the node's data directory)`)
   const config = parseGroupConfig(raw.group, `${path}: group`)
   const logger = createLogger()
-  const member = await startGroupNode({ config, dataDir: resolve(dirname(resolve(path)), raw.data), logger, ownLog: true })
+  const dataDir = resolve(dirname(resolve(path)), raw.data)
+  // The creator of a group set up by invites answers late members with the final group.
+  const draft = await readGroupDraft(dataDir)
+  const joinDesk = draft?.final !== undefined && draft.final.body.id === config.params.id
+    ? new GroupJoinDesk(dataDir, draft, signerFromSeed((await loadIdentity(dataDir)).seed), logger)
+    : undefined
+  const member = await startGroupNode({ config, dataDir, logger, ownLog: true, joinDesk })
   logger.info({ group: config.params.id, index: member.index, http: member.httpUrl }, 'beacon group member started')
   await new Promise<void>(resolve => {
     const stop = (signal: string): void => { logger.info({ signal }, 'stopping'); resolve() }
