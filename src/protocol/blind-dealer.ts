@@ -127,7 +127,7 @@ const deliveryKey = (stage: string, to: number | null): string => `${stage}|${to
 export class BlindDealerMachine implements DealerSide {
   readonly #init: MachineInit
   readonly #book: HandBook<Phase, BlindDealerHand, BlindDealerSnapshot, AskQuota>
-  /** The last WHOLE_RECEIPTS_KEPT receipts, by hand (kept in memory only, like the ended hands' memos). */
+  /** The last #receiptsKept receipts, by hand (kept in memory only, like the ended hands' memos). */
   readonly #receipts = new Map<number, BlindReceipt>()
   readonly #humans: number[]
   readonly #verify: (doc: Signed<unknown>) => boolean
@@ -135,8 +135,12 @@ export class BlindDealerMachine implements DealerSide {
   readonly #handMs: number | null
   #meta: DealerMeta = { nextHand: 1, prevCommit: ZERO_HASH }
 
-  constructor (init: MachineInit) {
+  /** How many whole receipts it keeps (WHOLE_RECEIPTS_KEPT unless its init says: the tests go past it in a few hands). */
+  readonly #receiptsKept: number
+
+  constructor (init: MachineInit & { wholeReceiptsKept?: number }) {
     this.#init = init
+    this.#receiptsKept = init.wholeReceiptsKept ?? WHOLE_RECEIPTS_KEPT
     this.#humans = humanSeats(init.table.seats)
     this.#verify = init.verifyDoc ?? verifyDocument
     this.#handMs = init.timelock != null && init.beacon !== null ? (init.timelock.handMs ?? DEFAULT_BLIND_HAND_MS) : null
@@ -885,7 +889,7 @@ export class BlindDealerMachine implements DealerSide {
     this.#receipts.delete(hand)
     this.#receipts.set(hand, receipt)
     for (const old of this.#receipts.keys()) {
-      if (this.#receipts.size <= WHOLE_RECEIPTS_KEPT) break
+      if (this.#receipts.size <= this.#receiptsKept) break
       this.#receipts.delete(old)
     }
     return finalDoc

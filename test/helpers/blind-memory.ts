@@ -28,7 +28,7 @@ export interface Node {
 }
 
 /** A table of blind machines on one injected clock; `intercept` may change or drop (undefined) any frame. */
-export function blindTable (seats: string[], options: { game?: string, beacon?: BeaconBindingConfig, timelock?: TimelockConfig, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined, play?: boolean } = {}) {
+export function blindTable (seats: string[], options: { game?: string, beacon?: BeaconBindingConfig, timelock?: TimelockConfig, intercept?: (from: string, to: string, doc: Signed<any>) => Signed<any> | undefined, play?: boolean, wholeReceiptsKept?: number } = {}) {
   let now = 1_000_000
   const spec = { id: 'blind-mem', game: options.game ?? 'coinche', scheme: 'blind-v1', seats, dealer: ids[0] }
   const init = (i: number, seed: number): MachineInit => ({
@@ -36,7 +36,10 @@ export function blindTable (seats: string[], options: { game?: string, beacon?: 
     now: () => now, random: seededRandom(new Uint8Array(32).fill(seed)), timelock: options.timelock ?? null
   })
   // With `play`, the machines that play the hands (src/protocol/play.ts), every seat playing its own robot.
-  const newDealer = (i: MachineInit): BlindDealerMachine => (options.play === true ? new PlayingDealer(i) as unknown as BlindDealerMachine : new BlindDealerMachine(i))
+  const newDealer = (i: MachineInit): BlindDealerMachine => {
+    const d = { ...i, ...(options.wholeReceiptsKept !== undefined ? { wholeReceiptsKept: options.wholeReceiptsKept } : {}) }
+    return options.play === true ? new PlayingDealer(d) as unknown as BlindDealerMachine : new BlindDealerMachine(d)
+  }
   const newSeat = (i: MachineInit): BlindSeatMachine => (options.play === true ? new PlayingSeat({ ...i, autoplay: true }) as unknown as BlindSeatMachine : new BlindSeatMachine(i))
   const nodes = new Map<string, Node>()
   nodes.set(ids[0], { id: ids[0], dealer: newDealer(init(0, 1)), seat: seats.includes(ids[0]) ? newSeat(init(0, 2)) : undefined, log: [], events: [], frames: [], saved: new Map() })
