@@ -38,7 +38,8 @@ const USAGE = `usage: fairdeal beacon group <new|join|create|status|verify> [opt
       --listen ADDR    where this node listens, for the joins and then for the group (default
                        /ip4/127.0.0.1/tcp/7500; /ip4/0.0.0.0/tcp/7500 for other machines)
       --announce ADDR  how the others dial it (default: the listen addresses, 127.0.0.1 for 0.0.0.0)
-      --http-host IP, --http-port P  its drand HTTP API (default 127.0.0.1:7501)
+      --http-host IP, --http-port P  its drand HTTP API (default port 7501, bound where --listen
+                       binds when that is 0.0.0.0 or ::, else 127.0.0.1)
       --url URL        its drand API as the others reach it (default http://ANNOUNCED-HOST:PORT)
   join INVITE --data DIR [--listen ADDR]... [--announce ADDR]... [--http-host IP] [--http-port P] [--url URL]
       Joins the group of an invite from 'beacon group new': dials its creator, proves the invite,
@@ -203,7 +204,9 @@ function memberSettings (values: ParsedArgs<typeof OPTIONS>['values']): { listen
     ? values.announce
     : listen.map(l => l.replace(/^\/ip4\/0\.0\.0\.0\//, '/ip4/127.0.0.1/').replace(/^\/ip6\/::\//, '/ip6/::1/'))
   for (const a of addrs) if (!/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(a)) throw new UsageError(`--announce ${a}: must be a TCP multiaddr like /ip4/192.0.2.7/tcp/7500 or /dns/host.example/tcp/7500`)
-  const host = values['http-host'] ?? '127.0.0.1'
+  // Reachable from other machines when libp2p is: the HTTP API binds where the first listen address does.
+  const listenIp = listen[0].split('/')[2]
+  const host = values['http-host'] ?? (listenIp === '0.0.0.0' || listenIp === '::' ? listenIp : '127.0.0.1')
   const port = parseIntOption(values['http-port'], '--http-port', 1, 65535) ?? 7501
   const announcedHost = addrs[0].split('/')[2]
   const url = (values.url ?? `http://${announcedHost.includes(':') ? `[${announcedHost}]` : announcedHost}:${port}`).replace(/\/$/, '')
