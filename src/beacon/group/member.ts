@@ -273,6 +273,9 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   // A blame record into the node's log too (kind `beacon-blame`), at most once a day of rounds per
   // member it names: a member sending bad partials every round must not grow our log every round.
   const blameLogged = new Map<number, number>()
+  // Whether the DKG's record is in the log: a blame record is judged by it (docs/log.md), so none is
+  // logged without it (it would fail `beacon-blame-unmatched`): it then stays in records.jsonl only.
+  let dkgLogged = false
   function logBlame (record: Signed<BlameBody>): void {
     const recordFn = init.record
     if (recordFn === undefined || groupCommitments === undefined) return
@@ -283,6 +286,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     for (const b of fresh) blameLogged.set(b.index, round)
     const payload: BlameRecord = { record, members: params.members, commitments: groupCommitments }
     write(async () => {
+      if (!dkgLogged) return
       try { await recordFn(BLAME_RECORD_KIND, payload) } catch (err) { log.warn({ reason: (err as Error).message }, 'a blame record could not be logged: it stays in records.jsonl') }
     })
   }
@@ -295,6 +299,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     write(async () => {
       try {
         await record(DKG_RECORD_KIND, makeDkgRecord(r, results))
+        dkgLogged = true
         await writeAtomic(path(DKG_LOGGED_FILE), JSON.stringify({ session: dkg.session }) + '\n', 0o644)
         log.info({ session: dkg.session }, 'DKG record logged')
       } catch (err) {
@@ -311,7 +316,8 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     verifyDkgResult({ ...saved, share: savedShare.share, index: savedShare.index }, nativeVerifyDocument)
     chain = parseChainInfo(saved.chainInfo)
     const logged = (await readJson(path(DKG_LOGGED_FILE))) as { session?: unknown } | undefined
-    if (logged?.session !== dkg.session) {
+    dkgLogged = logged?.session === dkg.session
+    if (!dkgLogged) {
       const kept = await readJson(path(RESULTS_FILE))
       logDkg({ ...saved, share: savedShare.share, index: savedShare.index }, Array.isArray(kept) ? kept : [])
     }
