@@ -4,7 +4,7 @@
 // member's URL.
 import { afterAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -82,6 +82,16 @@ describe('a beacon group by invites: the desk and the joins (libp2p on loopback,
     const refused = await cliInProcess('beacon', 'group', 'join', enc({ ...good, slot: 9 }), '--data', join(tmpdir(), 'never-made'))
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/offers member 9 of a 3-member group/)
+    // A table's node config in the directory is not replaced (without --force).
+    const dir = await mkdtemp(join(tmpdir(), 'fairdeal-group-over-table-'))
+    roots.push(dir)
+    await writeFile(join(dir, 'node.json'), JSON.stringify({ data: '.', table: { id: 't' } }))
+    for (const args of [['new', '--members', '2'], ['join', enc({ ...good, slot: 3 })]]) {
+      const over = await cliInProcess('beacon', 'group', ...args, '--data', dir)
+      expect(over.code).toBe(2)
+      expect(over.stderr).toMatch(/holds another node config \(a table's, or another group's\)/)
+    }
+    expect(JSON.parse(await readFile(join(dir, 'node.json'), 'utf8'))).toEqual({ data: '.', table: { id: 't' } })
   })
 })
 

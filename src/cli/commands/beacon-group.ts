@@ -11,7 +11,7 @@ import { fetchMemberStatus } from '../../beacon/group/observe.js'
 import { RESULTS_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { randomBytes } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
 import { defaultThreshold } from '../../core/beacon/index.js'
 import { GROUP_ID } from '../../core/beacon/group-params.js'
 import { decodeGroupInvite, encodeGroupInvite } from '../../core/beacon/group-join.js'
@@ -41,10 +41,11 @@ const USAGE = `usage: fairdeal beacon group <new|join|create|status|verify> [opt
       --http-host IP, --http-port P  its drand HTTP API (default port 7501, bound where --listen
                        binds when that is 0.0.0.0 or ::, else 127.0.0.1)
       --url URL        its drand API as the others reach it (default http://ANNOUNCED-HOST:PORT)
-  join INVITE --data DIR [--listen ADDR]... [--announce ADDR]... [--http-host IP] [--http-port P] [--url URL]
+  join INVITE --data DIR [--listen ADDR]... [--announce ADDR]... [--http-host IP] [--http-port P] [--url URL] [--force]
       Joins the group of an invite from 'beacon group new': dials its creator, proves the invite,
       waits until every member has joined and writes DIR/node.json (this node's 'group' block).
-      Then run 'fairdeal node --config DIR/node.json' before the DKG starts. Options as for new.
+      Then run 'fairdeal node --config DIR/node.json' before the DKG starts. Options as for new;
+      neither replaces a DIR/node.json that holds another config (a table's) without --force.
 
   create --out DIR --members N [--threshold T] [--period S] [--start-in S] [--phase-ms MS] [--id ID]
          [--listen-host IP] [--announce HOST]... [--base-port P]
@@ -196,6 +197,19 @@ async function readTranscript (path: string): Promise<AgreementInput> {
   return { label: file, result, results }
 }
 
+/**
+ * A data directory's node.json is written by new and join: one that holds anything else (a table's
+ * config, another group's) is not replaced without --force. `group`: the group being joined, whose
+ * own config may be written again.
+ */
+async function refuseOtherConfig (dir: string, group: string | undefined, force: boolean): Promise<void> {
+  if (force) return
+  let raw: { groupDraft?: unknown, group?: { id?: unknown }, table?: unknown, tables?: unknown } | undefined
+  try { raw = JSON.parse(await readFile(join(dir, 'node.json'), 'utf8')) } catch { return }
+  const ours = raw?.table === undefined && raw?.tables === undefined && (group === undefined ? raw?.groupDraft === true : raw?.group?.id === group)
+  if (!ours) throw new UsageError(`${join(dir, 'node.json')} holds another node config (a table's, or another group's): give this node another --data DIR, or --force to replace it`)
+}
+
 /** This node's libp2p and HTTP settings for a group set up by invites (new and join alike). */
 function memberSettings (values: ParsedArgs<typeof OPTIONS>['values']): { listen: string[], addrs: string[], http: { host: string, port: number }, url: string } {
   const listen = values.listen !== undefined && values.listen.length > 0 ? values.listen : ['/ip4/127.0.0.1/tcp/7500']
@@ -226,6 +240,7 @@ async function groupNew (values: ParsedArgs<typeof OPTIONS>['values']): Promise<
   if (!GROUP_ID.test(id)) throw new UsageError('--id must be 1 to 64 letters, digits or . _ : -')
   const dir = values.data
   if (values.force !== true && await readGroupDraft(dir) !== undefined) throw new UsageError(`${dir} holds a group being set up already (${GROUP_DRAFT_FILE}): give --force to replace it (its invites stop working)`)
+  await refuseOtherConfig(dir, undefined, values.force === true)
   const me = memberSettings(values)
   const identity = await loadOrCreateIdentity(dir)
   if (identity.created) process.stderr.write(`created this node's identity: ${identity.path}\n`)
@@ -254,6 +269,7 @@ async function groupJoin (text: string, values: ParsedArgs<typeof OPTIONS>['valu
   if (values.data === undefined) throw new UsageError('join: --data DIR is required (this node\'s data directory)')
   let invite
   try { invite = decodeGroupInvite(text) } catch (err) { throw new UsageError((err as Error).message) }
+  await refuseOtherConfig(values.data, invite.id, values.force === true)
   const me = memberSettings(values)
   const identity = await loadOrCreateIdentity(values.data)
   if (identity.created) process.stderr.write(`created this node's identity: ${identity.path}\n`)
