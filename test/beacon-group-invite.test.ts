@@ -79,6 +79,9 @@ describe('a beacon group by invites: the desk and the joins (libp2p on loopback,
     expect(() => decodeGroupInvite(enc(good))).toThrow(/offers member 4 of a 3-member group/)
     expect(() => decodeGroupInvite(enc({ ...good, slot: 3, extra: 1 }))).toThrow(/damaged or from another fairdeal version/)
     expect(decodeGroupInvite(enc({ ...good, slot: 3 })).slot).toBe(3)
+    // Addresses are bounded (the final group, every member's, must fit one message).
+    expect(() => decodeGroupInvite(enc({ ...good, slot: 3, addresses: [`/dns/${'a'.repeat(260)}/tcp/1`] }))).toThrow(/damaged or from another fairdeal version/)
+    expect(() => decodeGroupInvite(enc({ ...good, slot: 3, addresses: Array(5).fill('/ip4/127.0.0.1/tcp/1') }))).toThrow(/damaged or from another fairdeal version/)
     const refused = await cliInProcess('beacon', 'group', 'join', enc({ ...good, slot: 9 }), '--data', join(tmpdir(), 'never-made'))
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/offers member 9 of a 3-member group/)

@@ -218,13 +218,17 @@ function memberSettings (values: ParsedArgs<typeof OPTIONS>['values']): { listen
     ? values.announce
     : listen.map(l => l.replace(/^\/ip4\/0\.0\.0\.0\//, '/ip4/127.0.0.1/').replace(/^\/ip6\/::\//, '/ip6/::1/'))
   for (const a of addrs) if (!/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(a)) throw new UsageError(`--announce ${a}: must be a TCP multiaddr like /ip4/192.0.2.7/tcp/7500 or /dns/host.example/tcp/7500`)
+  // The final group carries every member's addresses in one message: each member gives at most 4.
+  if (addrs.length > 4) throw new UsageError(`a member announces at most 4 addresses (${addrs.length} given, by --announce or --listen)`)
+  // With /p2p/<peer id> appended (the invites), an address stays within the 256 characters a join message allows.
+  for (const a of addrs) if (a.length > 190) throw new UsageError(`--announce ${a.slice(0, 40)}…: at most 190 characters`)
   // Reachable from other machines when libp2p is: the HTTP API binds where the first listen address does.
   const listenIp = listen[0].split('/')[2]
   const host = values['http-host'] ?? (listenIp === '0.0.0.0' || listenIp === '::' ? listenIp : '127.0.0.1')
   const port = parseIntOption(values['http-port'], '--http-port', 1, 65535) ?? 7501
   const announcedHost = addrs[0].split('/')[2]
   const url = (values.url ?? `http://${announcedHost.includes(':') ? `[${announcedHost}]` : announcedHost}:${port}`).replace(/\/$/, '')
-  if (!/^https?:\/\/[^\s/]+(:\d{1,5})?$/.test(url)) throw new UsageError(`--url ${url}: must be http(s)://host:port`)
+  if (!/^https?:\/\/[^\s/]+(:\d{1,5})?$/.test(url) || url.length > 256) throw new UsageError(`--url ${url.slice(0, 60)}: must be http(s)://host:port, at most 256 characters`)
   return { listen, addrs, http: { host, port }, url }
 }
 

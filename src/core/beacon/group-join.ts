@@ -29,8 +29,11 @@ const MAX_INVITE = 8 * 1024
 
 const secret = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 bytes in base64url')
 const groupId = z.string().regex(GROUP_ID, 'must be 1 to 64 letters, digits or . _ : -')
-const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/192.0.2.1/tcp/7500')
-const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+(:\d{1,5})?$/, 'must be an http(s)://host:port URL')
+// Bounded, so that the final group (every member's addresses) always fits one message: 64 members
+// × (4 addresses + a URL) × 256 characters is under MAX_GROUP_JOIN_BYTES.
+const multiaddr = z.string().max(256).regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/192.0.2.1/tcp/7500')
+const httpUrl = z.string().max(256).regex(/^https?:\/\/[^\s/]+(:\d{1,5})?$/, 'must be an http(s)://host:port URL')
+const MAX_MEMBER_ADDRS = 4
 
 /** Creator → one member: the group being set up, the slot offered, its secret, where to dial. */
 export const groupInviteSchema = z.object({
@@ -44,7 +47,7 @@ export const groupInviteSchema = z.object({
   secret,
   creator: peerIdSchema,
   /** Where the creator's node listens while members join, each ending in /p2p/<creator>. */
-  addresses: z.array(multiaddr).min(1).max(8)
+  addresses: z.array(multiaddr).min(1).max(MAX_MEMBER_ADDRS)
 }).strict()
 export type GroupInvite = z.infer<typeof groupInviteSchema>
 
@@ -55,13 +58,13 @@ export const groupJoinRequestSchema = z.object({
   slot: z.number().int().min(2).max(MAX_GROUP_MEMBERS),
   secret,
   /** Where the others reach this member (its announced libp2p addresses): a member must be reachable. */
-  addrs: z.array(multiaddr).min(1).max(8),
+  addrs: z.array(multiaddr).min(1).max(MAX_MEMBER_ADDRS),
   /** Its drand HTTP API, for tables and tlock clients to use as a relay. */
   url: httpUrl.optional()
 }).strict()
 export type GroupJoinRequest = z.infer<typeof groupJoinRequestSchema>
 
-const memberSchema = z.object({ peer: peerIdSchema, addrs: z.array(multiaddr).min(1).max(8), url: httpUrl.optional() }).strict()
+const memberSchema = z.object({ peer: peerIdSchema, addrs: z.array(multiaddr).min(1).max(MAX_MEMBER_ADDRS), url: httpUrl.optional() }).strict()
 
 /** The final group, signed by its creator: everything of a member's `group` config block but its own listen and HTTP settings. */
 export const finalGroupBodySchema = z.object({
