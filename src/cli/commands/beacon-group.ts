@@ -37,7 +37,8 @@ const USAGE = `usage: fairdeal beacon group <new|join|create|status|verify> [opt
       addresses it announces (libp2p; its HTTP API for tables and tlock clients).
       --listen ADDR    where this node listens, for the joins and then for the group (default
                        /ip4/127.0.0.1/tcp/7500; /ip4/0.0.0.0/tcp/7500 for other machines)
-      --announce ADDR  how the others dial it (default: the listen addresses, 127.0.0.1 for 0.0.0.0)
+      --announce ADDR  how the others dial it: a multiaddr, or a host (IP or DNS name) on the
+                       first listen port (default: the listen addresses, 127.0.0.1 for 0.0.0.0)
       --http-host IP, --http-port P  its drand HTTP API (default port 7501, bound where --listen
                        binds when that is 0.0.0.0 or ::, else 127.0.0.1)
       --url URL        its drand API as the others reach it (default http://ANNOUNCED-HOST:PORT)
@@ -214,8 +215,11 @@ async function refuseOtherConfig (dir: string, group: string | undefined, force:
 function memberSettings (values: ParsedArgs<typeof OPTIONS>['values']): { listen: string[], addrs: string[], http: { host: string, port: number }, url: string } {
   const listen = values.listen !== undefined && values.listen.length > 0 ? values.listen : ['/ip4/127.0.0.1/tcp/7500']
   for (const l of listen) if (!/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(l)) throw new UsageError(`--listen ${l}: must be a TCP multiaddr like /ip4/0.0.0.0/tcp/7500`)
+  // --announce takes a multiaddr, or a bare host (IP or DNS name, as `create` takes) on the first listen port.
+  const port0 = listen[0].split('/')[4]
+  const asAddr = (a: string): string => a.startsWith('/') ? a : `${/^\d{1,3}(\.\d{1,3}){3}$/.test(a) ? '/ip4' : a.includes(':') ? '/ip6' : '/dns'}/${a}/tcp/${port0}`
   const addrs = values.announce !== undefined && values.announce.length > 0
-    ? values.announce
+    ? values.announce.map(asAddr)
     : listen.map(l => l.replace(/^\/ip4\/0\.0\.0\.0\//, '/ip4/127.0.0.1/').replace(/^\/ip6\/::\//, '/ip6/::1/'))
   for (const a of addrs) if (!/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(a)) throw new UsageError(`--announce ${a}: must be a TCP multiaddr like /ip4/192.0.2.7/tcp/7500 or /dns/host.example/tcp/7500`)
   // The final group carries every member's addresses in one message: each member gives at most 4.
