@@ -16,9 +16,9 @@ import { gatherMembers, groupBlockOf, joinGroup, GROUP_DRAFT_FILE, type GroupDra
 import { parseGroupConfig } from '../src/beacon/group/config.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { signerFromSeed } from '../src/core/identity.js'
-import { freeLoopbackPort } from '../src/net/ports.js'
 import { requireBuild } from './helpers/node-process.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
+import { reservePort } from './helpers/table-nodes.js'
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'fairdeal.js')
 const silent = pino({ level: 'silent' })
@@ -30,7 +30,7 @@ describe('a beacon group by invites: the desk and the joins (libp2p on loopback,
     const root = await mkdtemp(join(tmpdir(), 'fairdeal-group-invite-'))
     roots.push(root)
     const ids = await Promise.all(['m1', 'm2', 'm3', 'other'].map(async d => await loadOrCreateIdentity(join(root, d))))
-    const port = await freeLoopbackPort()
+    const port = await reservePort()
     const secrets = [newJoinSecret(n => crypto.getRandomValues(new Uint8Array(n))), newJoinSecret(n => crypto.getRandomValues(new Uint8Array(n)))]
     const draft: GroupDraft = {
       v: 1, id: 'friends', threshold: 2, period: 3, phaseMs: 10_000, startInMs: 60_000,
@@ -103,7 +103,9 @@ describe('a beacon group by invites: the CLI walk in OS processes', () => {
     requireBuild()
     const root = await mkdtemp(join(tmpdir(), 'fairdeal-group-walk-'))
     roots.push(root)
-    const ports = await Promise.all(Array.from({ length: 6 }, async () => await freeLoopbackPort()))
+    // This worker's own ports (test/helpers/table-nodes.ts), one at a time: none handed out twice.
+    const ports: number[] = []
+    for (let i = 0; i < 6; i++) ports.push(await reservePort())
     const children: ChildProcess[] = []
     const run = async (args: string[]): Promise<{ code: number | null, out: string, err: string }> => await new Promise(resolve => {
       const child = spawn(process.execPath, [BIN, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -87,7 +87,7 @@ const blockStart = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 12) * BLO
 const handedOut = new Set<number>()
 
 /** A free loopback port of this worker's block, not handed out before. */
-async function reservePort (): Promise<number> {
+export async function reservePort (): Promise<number> {
   if (handedOut.size > BLOCK / 2) handedOut.clear()
   for (;;) {
     const port = blockStart + Math.floor(Math.random() * BLOCK)
