@@ -63,6 +63,8 @@ describe('the dkg log record', () => {
       (() => { const r = record(); r.transcript.deals[0] = 9; return r })(),
       (() => { const r = record(); r.transcript.responses[0].body.view = [0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0]; return r })(),
       { ...record(), results: [{ type: DKG_RESULT }] },
+      (() => { const r = record(); (r.outcome as Record<string, unknown>).extra = 1; return r })(),
+      (() => { const r = record(); (r.params as unknown as Record<string, unknown>).extra = 1; return r })(),
       null
     ]) expect(codes(bad)).toEqual(['dkg-form'])
   })

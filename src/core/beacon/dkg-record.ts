@@ -78,6 +78,11 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
   const keys = ['member', 'params', 'deals', 'transcript', 'outcome', 'results']
   const extra = Object.keys(p).filter(k => !keys.includes(k))
   if (extra.length > 0) throw new CoreInputError(`unexpected field ${extra.join(', ').slice(0, 60)}`)
+  // Exactly the group's fields, as the outcome below: a record has one form (docs/log.md).
+  const exact = (v: unknown, keys: string[]): boolean => isObject(v) && Object.keys(v).length === keys.length && keys.every(k => k in v)
+  if (!exact(p.params, ['id', 'members', 'threshold', 'period', 'genesisTime', 'dkg']) || !exact((p.params as Record<string, unknown>).dkg, ['start', 'phaseMs'])) {
+    throw new CoreInputError('params must be exactly { id, members, threshold, period, genesisTime, dkg: { start, phaseMs } }')
+  }
   const params = parseGroupParams(p.params, 'params')
   const n = params.members.length
   const member = p.member
@@ -99,8 +104,8 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
     return { ...r, body: { ...r.body, view: r.body.view.map((i, j) => deal(i, `transcript.responses[${k}].view[${j}]`)) } } as unknown as Signed<ResponsesBody>
   })
   const o = p.outcome
-  if (!isObject(o) || !Array.isArray(o.qual) || !Array.isArray(o.commitments) || typeof o.groupKey !== 'string' || typeof o.groupHash !== 'string' || !isObject(o.chainInfo)) {
-    throw new CoreInputError('outcome must be { qual, groupKey, groupHash, chainInfo, commitments }')
+  if (!isObject(o) || !exact(o, ['qual', 'groupKey', 'groupHash', 'chainInfo', 'commitments']) || !Array.isArray(o.qual) || !Array.isArray(o.commitments) || typeof o.groupKey !== 'string' || typeof o.groupHash !== 'string' || !isObject(o.chainInfo)) {
+    throw new CoreInputError('outcome must be exactly { qual, groupKey, groupHash, chainInfo, commitments }')
   }
   if (!Array.isArray(p.results) || p.results.length > n) throw new CoreInputError(`results must be a list of at most ${n} signed results`)
   const session = groupSession(params)
