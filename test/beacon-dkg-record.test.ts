@@ -111,10 +111,11 @@ describe('a blame record in the log (docs/log.md "Blame records of a beacon grou
     expect(blameCodes(blame([wrong]), signers[1].peerId)).toEqual(['beacon-blame-signer'])
     const forged = { ...wrong, signer: signers[3].peerId }
     expect(blameCodes(blame([forged]))).toEqual(['beacon-blame-partial'])
+    expect(blameCodes(blame([{ ...wrong, extra: 1 } as unknown as Signed<PartialBody>]))).toEqual(['beacon-blame-partial'])
     const other = blame([wrong])
     other.record = signDocument<BlameBody>(GROUP_BLAME, { ...other.record.body, round: round + 1 }, signers[0])
     expect(blameCodes(other)).toEqual(['beacon-blame-partial'])
-    for (const bad of [null, { ...blame([wrong]), extra: 1 }, { ...blame([wrong]), members: ['x'] }, { ...blame([wrong]), commitments: ['00'] }, blame([])]) {
+    for (const bad of [null, { ...blame([wrong]), extra: 1 }, { ...blame([wrong]), record: { ...blame([wrong]).record, extra: 1 } }, { ...blame([wrong]), members: ['x'] }, { ...blame([wrong]), commitments: ['00'] }, blame([])]) {
       expect(blameCodes(bad)).toEqual(['beacon-blame-form'])
     }
   })

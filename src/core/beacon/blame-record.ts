@@ -54,7 +54,8 @@ export function checkBlameRecord (payload: unknown, owner: string | undefined, v
   if (!Array.isArray(commitments) || commitments.length < 1 || commitments.length > members.length) return form('commitments must list the group\'s summed commitments')
   let pubs: ReturnType<typeof commitmentsFromHex>
   try { pubs = commitmentsFromHex(commitments, 'commitments') } catch (err) { return form((err as Error).message) }
-  if (!isObject(record) || record.type !== GROUP_BLAME || typeof record.signer !== 'string' || typeof record.sig !== 'string' || !isObject(record.body)) return form(`record must be a signed ${GROUP_BLAME} document`)
+  const docKeys = (v: Record<string, unknown>): boolean => Object.keys(v).sort().join(',') === 'body,sig,signer,type'
+  if (!isObject(record) || !docKeys(record) || record.type !== GROUP_BLAME || typeof record.signer !== 'string' || typeof record.sig !== 'string' || !isObject(record.body)) return form(`record must be a signed ${GROUP_BLAME} document`)
   const body = record.body as unknown as Record<string, unknown>
   const round = body.round
   if (typeof body.chain !== 'string' || !/^[0-9a-f]{64}$/.test(body.chain) || typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1 || !Array.isArray(body.bad) || body.bad.length < 1 || body.bad.length > members.length || Object.keys(body).length !== 3) {
@@ -74,7 +75,8 @@ export function checkBlameRecord (payload: unknown, owner: string | undefined, v
       return form(`bad[${k}] must be { index, reason: "bad-partial", partial }`)
     }
     const pb = isObject(p.body) ? p.body as unknown as Record<string, unknown> : {}
-    if (p.type !== GROUP_PARTIAL || p.signer !== members[index - 1] || pb.chain !== body.chain || pb.round !== round || pb.index !== index || typeof pb.partial !== 'string' || !verify(p)) {
+    const exactPartial = docKeys(p as unknown as Record<string, unknown>) && Object.keys(pb).sort().join(',') === 'chain,index,partial,round'
+    if (!exactPartial || p.type !== GROUP_PARTIAL || p.signer !== members[index - 1] || pb.chain !== body.chain || pb.round !== round || pb.index !== index || typeof pb.partial !== 'string' || !verify(p)) {
       problems.push({ code: Reason.BLAME_PARTIAL, message: `blame record of round ${round}: bad[${k}] is not a partial of round ${round} signed by member ${index}` })
       continue
     }
