@@ -61,6 +61,14 @@ export function checkBlameRecord (payload: unknown, owner: string | undefined, v
   if (typeof body.chain !== 'string' || !/^[0-9a-f]{64}$/.test(body.chain) || typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1 || !Array.isArray(body.bad) || body.bad.length < 1 || body.bad.length > members.length || Object.keys(body).length !== 3) {
     return form('record body must be { chain, round, bad: [{ index, reason, partial }, …] }')
   }
+  // Every item's shape is the record's form: checked before any signature (docs/log.md, step 1).
+  for (const [k, raw] of (body.bad as unknown[]).entries()) {
+    const b = raw as Record<string, unknown> | null
+    const index = b?.index
+    if (!isObject(b) || !isObject(b.partial) || typeof index !== 'number' || !Number.isSafeInteger(index) || index < 1 || index > members.length || b.reason !== 'bad-partial' || Object.keys(b).length !== 3) {
+      return form(`bad[${k}] must be { index, reason: "bad-partial", partial }`)
+    }
+  }
   const group = groupRef(body.chain, members, commitments)
   if (!members.includes(record.signer) || (owner !== undefined && record.signer !== owner) || !verify(record)) {
     return { problems: [{ code: Reason.BLAME_SIGNER, message: `blame record of round ${round}: not signed by the log's owner as a member of the group` }], group }
@@ -68,12 +76,9 @@ export function checkBlameRecord (payload: unknown, owner: string | undefined, v
   const problems: BlameProblem[] = []
   const hashed = hashRound(round)
   for (const [k, raw] of (body.bad as unknown[]).entries()) {
-    const b = raw as Record<string, unknown> | null
-    const p = isObject(b) && isObject(b.partial) ? b.partial as unknown as Signed<PartialBody> : undefined
-    const index = b?.index
-    if (p === undefined || typeof index !== 'number' || !Number.isSafeInteger(index) || index < 1 || index > members.length || b?.reason !== 'bad-partial' || Object.keys(b).length !== 3) {
-      return form(`bad[${k}] must be { index, reason: "bad-partial", partial }`)
-    }
+    const b = raw as { index: number, partial: Signed<PartialBody> }
+    const p = b.partial
+    const index = b.index
     const pb = isObject(p.body) ? p.body as unknown as Record<string, unknown> : {}
     const exactPartial = docKeys(p as unknown as Record<string, unknown>) && Object.keys(pb).sort().join(',') === 'chain,index,partial,round'
     if (!exactPartial || p.type !== GROUP_PARTIAL || p.signer !== members[index - 1] || pb.chain !== body.chain || pb.round !== round || pb.index !== index || typeof pb.partial !== 'string' || !verify(p)) {

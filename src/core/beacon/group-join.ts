@@ -141,7 +141,7 @@ export function checkFinalGroup (doc: Signed<FinalGroupBody>, invite: GroupInvit
   if (new Set(g.members.map(m => m.peer)).size !== g.members.length) return 'the creator\'s final group names a member twice'
   const mine = g.members[invite.slot - 1]
   if (mine.peer !== self) return `the creator's final group gives member ${invite.slot} to ${mine.peer}, not to this node (${self})`
-  if (JSON.stringify(mine.addrs) !== JSON.stringify(addrs)) return 'the creator\'s final group changed this member\'s addresses'
+  if (JSON.stringify(mine.addrs) !== JSON.stringify(addrs)) return `the group lists this member at ${mine.addrs.join(', ')}, not at ${addrs.join(', ')}: join again with the --listen and --announce of the first time`
   return undefined
 }
 
