@@ -22,7 +22,7 @@ const run = runDkg(params, signers)
 const result = run.results[0]!
 const kept = [...run.machines[0]!.announcedResults.values()]
 const record = (): DkgRecord => JSON.parse(JSON.stringify(makeDkgRecord(result, kept))) as DkgRecord
-const codes = (payload: unknown, owner = signers[0].peerId): string[] => checkDkgRecord(payload, owner, nativeVerifyDocument).map(p => p.code)
+const codes = (payload: unknown, owner = signers[0].peerId): string[] => checkDkgRecord(payload, owner, nativeVerifyDocument).problems.map(p => p.code)
 
 describe('the dkg log record', () => {
   it('holds each deal once and unpacks to the signed documents; verifies in its member\'s log, in no one else\'s', () => {
@@ -74,7 +74,7 @@ describe('the dkg log record', () => {
     const session = groupSession(params)
     const other = signDocument<ResultBody>(DKG_RESULT, { session, member: 2, qual: [1, 2, 3], groupKey: run.results[1]!.commitments[1], groupHash: result.groupHash }, signers[1])
     r.results = [...r.results.filter(x => (x as { body: ResultBody }).body.member !== 2), other]
-    const problems = checkDkgRecord(r, signers[0].peerId, nativeVerifyDocument)
+    const { problems } = checkDkgRecord(r, signers[0].peerId, nativeVerifyDocument)
     expect(problems.map(p => p.code)).toEqual(['dkg-disagreement'])
     expect(problems[0].message).toMatch(/member 2's signed result/)
   })

@@ -7,8 +7,8 @@ import { Reason, type Problem } from './hand/reasons.js'
 import * as z from 'zod'
 import { signedAckSchema, signedCommitSchema, type SignedAbort, type SignedCommit } from './hand/messages.js'
 import type { PayloadCheck } from './log/check.js'
-import { checkDkgRecord, DKG_RECORD_KIND, type DkgRecord } from './beacon/dkg-record.js'
-import { BLAME_RECORD_KIND, checkBlameRecord, groupRef } from './beacon/blame-record.js'
+import { checkDkgRecord, DKG_RECORD_KIND } from './beacon/dkg-record.js'
+import { BLAME_RECORD_KIND, checkBlameRecord } from './beacon/blame-record.js'
 import type { AcksDue, PayloadLink } from './log/types.js'
 
 /**
@@ -41,11 +41,7 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
     const verdict = verifyRecovered(payload, options)
     return { problems: verdict.problems, link: linkOf(commitOfRecord(payload), undefined, options) }
   }
-  if (kind === DKG_RECORD_KIND) {
-    const problems = checkDkgRecord(payload, options?.owner, options?.verifyDoc ?? verifyDocument)
-    const o = payload as DkgRecord
-    return problems.length > 0 ? { problems } : { problems, group: groupRef(o.outcome.chainInfo.hash, o.params.members, o.outcome.commitments) }
-  }
+  if (kind === DKG_RECORD_KIND) return checkDkgRecord(payload, options?.owner, options?.verifyDoc ?? verifyDocument)
   if (kind === BLAME_RECORD_KIND) {
     const { problems, group } = checkBlameRecord(payload, options?.owner, options?.verifyDoc ?? verifyDocument)
     return { problems, ...(group === undefined ? {} : { groupRef: group }) }

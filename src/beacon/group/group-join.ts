@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { lpStream } from '@libp2p/utils'
 import type { Connection, PrivateKey, Stream } from '@libp2p/interface'
@@ -12,6 +12,7 @@ import type { Signer } from '../../core/identity.js'
 import type { Signed } from '../../core/signed.js'
 import { createNode } from '../../net/node.js'
 import { createRejectionLog } from '../../net/rejection-log.js'
+import { writeAtomic } from '../local-beacon.js'
 
 // The adapters of a group set up by invites (src/core/beacon/group-join.ts): the creator's desk,
 // which binds each slot to the first peer proving its secret and signs the final group once all are
@@ -48,12 +49,6 @@ export interface GroupDraft {
   /** Slot (member index 2…n) → its secret's digest and, once joined, its member. */
   slots: Record<string, GroupDraftSlot>
   final?: Signed<FinalGroupBody>
-}
-
-export async function writeJson (path: string, value: unknown): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`
-  await writeFile(temp, JSON.stringify(value, null, 2) + '\n', { mode: 0o600 })
-  await rename(temp, path)
 }
 
 export async function readGroupDraft (dir: string): Promise<GroupDraft | undefined> {
@@ -185,7 +180,7 @@ export class GroupJoinDesk {
   async #save (): Promise<void> {
     const d = this.draft
     this.#write = this.#write.then(async () => {
-      await writeJson(join(this.dir, GROUP_DRAFT_FILE), d)
+      await writeAtomic(join(this.dir, GROUP_DRAFT_FILE), JSON.stringify(d, null, 2) + '\n', 0o600)
     })
     await this.#write
   }

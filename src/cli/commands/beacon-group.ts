@@ -16,7 +16,8 @@ import { defaultThreshold } from '../../core/beacon/index.js'
 import { GROUP_ID } from '../../core/beacon/group-params.js'
 import { decodeGroupInvite, encodeGroupInvite } from '../../core/beacon/group-join.js'
 import { JoinRefusedError, newJoinSecret, secretDigest } from '../../core/join.js'
-import { groupBlockOf, joinGroup, readGroupDraft, writeJson as writeGroupJson, GROUP_DRAFT_FILE, type GroupDraft } from '../../beacon/group/group-join.js'
+import { groupBlockOf, joinGroup, readGroupDraft, GROUP_DRAFT_FILE, type GroupDraft } from '../../beacon/group/group-join.js'
+import { CONFIG_FILE, writeJson } from '../../daemon/table-join.js'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { createLogger } from '../../daemon/logger.js'
 
@@ -206,9 +207,9 @@ async function readTranscript (path: string): Promise<AgreementInput> {
 async function refuseOtherConfig (dir: string, group: string | undefined, force: boolean): Promise<void> {
   if (force) return
   let raw: { groupDraft?: unknown, group?: { id?: unknown }, table?: unknown, tables?: unknown } | undefined
-  try { raw = JSON.parse(await readFile(join(dir, 'node.json'), 'utf8')) } catch { return }
+  try { raw = JSON.parse(await readFile(join(dir, CONFIG_FILE), 'utf8')) } catch { return }
   const ours = raw?.table === undefined && raw?.tables === undefined && (group === undefined ? raw?.groupDraft === true : raw?.group?.id === group)
-  if (!ours) throw new UsageError(`${join(dir, 'node.json')} holds another node config (a table's, or another group's): give this node another --data DIR, or --force to replace it`)
+  if (!ours) throw new UsageError(`${join(dir, CONFIG_FILE)} holds another node config (a table's, or another group's): give this node another --data DIR, or --force to replace it`)
 }
 
 /** This node's libp2p and HTTP settings for a group set up by invites (new and join alike). */
@@ -261,13 +262,13 @@ async function groupNew (values: ParsedArgs<typeof OPTIONS>['values']): Promise<
     slots: Object.fromEntries(secrets.map((secret, i) => [String(i + 2), { digest: secretDigest(secret) }]))
   }
   await mkdir(dir, { recursive: true, mode: 0o700 })
-  await writeGroupJson(join(dir, GROUP_DRAFT_FILE), draft)
-  await writeGroupJson(join(dir, 'node.json'), { data: '.', groupDraft: true })
+  await writeJson(join(dir, GROUP_DRAFT_FILE), draft)
+  await writeJson(join(dir, CONFIG_FILE), { data: '.', groupDraft: true })
   const addresses = me.addrs.map(a => `${a}/p2p/${identity.peerId}`)
   process.stdout.write([
     `beacon group ${id}: ${n} members, threshold ${threshold}, a round every ${period} s; this node (${identity.peerId}) is member 1`,
     ...secrets.map((secret, i) => `member ${i + 2}: ${encodeGroupInvite({ v: 1, id, members: n, threshold, period, slot: i + 2, secret, creator: identity.peerId, addresses })}`),
-    `now run: fairdeal node --config ${join(dir, 'node.json')}   (it waits for the members; each runs 'fairdeal beacon group join INVITE --data DIR', then 'fairdeal node --config DIR/node.json')`,
+    `now run: fairdeal node --config ${join(dir, CONFIG_FILE)}   (it waits for the members; each runs 'fairdeal beacon group join INVITE --data DIR', then 'fairdeal node --config DIR/node.json')`,
     ''
   ].join('\n'))
   return 0
@@ -294,8 +295,8 @@ async function groupJoin (text: string, values: ParsedArgs<typeof OPTIONS>['valu
     if (err instanceof JoinRefusedError) throw new UsageError(err.message)
     throw new UsageError((err as Error).message)
   }
-  const file = join(values.data, 'node.json')
-  await writeGroupJson(file, { data: '.', group: groupBlockOf(final.body, me.listen, me.http) })
+  const file = join(values.data, CONFIG_FILE)
+  await writeJson(file, { data: '.', group: groupBlockOf(final.body, me.listen, me.http) })
   process.stdout.write([
     `member ${invite.slot} of beacon group ${final.body.id} (${final.body.members.length} members, threshold ${final.body.threshold}): wrote ${file}`,
     `the DKG starts at ${new Date(final.body.dkg.start).toISOString()}: run before then: fairdeal node --config ${file}`,

@@ -2,7 +2,7 @@ import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { dirname, resolve } from 'node:path'
 import { parseNodeConfig, readNodeConfigJson } from '../../daemon/config.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
-import { gatherMembers, groupBlockOf, GroupJoinDesk, readGroupDraft, writeJson as writeGroupJson, GROUP_DRAFT_FILE } from '../../beacon/group/group-join.js'
+import { gatherMembers, groupBlockOf, GroupJoinDesk, readGroupDraft, GROUP_DRAFT_FILE } from '../../beacon/group/group-join.js'
 import { startGroupNode } from '../../beacon/group/node.js'
 import { Daemon } from '../../daemon/daemon.js'
 import { startControl, type LoginLinks } from '../../daemon/control.js'
@@ -11,7 +11,7 @@ import { createLogger } from '../../daemon/logger.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
-import { gatherSeats, joiningTable, JoinDesk, readDraft, registerJoinDesk, type Draft } from '../../daemon/table-join.js'
+import { gatherSeats, joiningTable, JoinDesk, readDraft, registerJoinDesk, writeJson, type Draft } from '../../daemon/table-join.js'
 import { loadIdentity } from '../../net/identity.js'
 import { signerFromSeed, type Signer } from '../../core/identity.js'
 
@@ -178,7 +178,7 @@ async function gatherGroupFirst (raw: unknown, path: string): Promise<boolean> {
     const final = await gatherMembers({ dir, draft, privateKey: identity.privateKey, signer, logger, signal })
     if (final === undefined) { logger.flush?.(); return false }
     // The config becomes an ordinary member's: the group block, with this node's listen and HTTP settings.
-    await writeGroupJson(path, { data, group: groupBlockOf(final.body, draft.listen, draft.http) })
+    await writeJson(path, { data, group: groupBlockOf(final.body, draft.listen, draft.http) })
     logger.info({ group: final.body.id, dkgStart: new Date(final.body.dkg.start).toISOString() }, `beacon group ${final.body.id} is complete: the DKG starts at ${new Date(final.body.dkg.start).toISOString()}`)
     return true
   })

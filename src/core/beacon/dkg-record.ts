@@ -6,6 +6,7 @@ import { DKG_RESULT, parseDkgDocument, type DealBody, type DocumentVerifier, typ
 import type { DkgOutcome, DkgResult, DkgTranscript } from './dkg.js'
 import { groupSession, parseGroupParams, type GroupParams } from './group-params.js'
 import { MAX_GROUP_MEMBERS } from './threshold.js'
+import { groupRef } from './blame-record.js'
 import { Reason } from '../hand/reasons.js'
 
 // A member's DKG, as an entry of its own signed log (kind `dkg`, docs/beacon-group.md "The DKG in
@@ -125,21 +126,24 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
  * Checks a `dkg` entry's payload, signed into `owner`'s log: its form [dkg-form]; the owner is the
  * member it names [dkg-member]; the outcome follows from the signed documents [dkg-outcome]; every
  * kept signed result names the same qualified set, group key and groupHash [dkg-disagreement].
- * Each check needs the one before, so the first that fails is the one problem reported.
+ * Each check needs the one before, so the first that fails is the one problem reported. A record
+ * that passes names the group it made (its groupRef), which a later blame record must name.
  */
-export function checkDkgRecord (payload: unknown, owner: string | undefined, verify: DocumentVerifier): DkgRecordProblem[] {
-  if (!isObject(payload)) return [{ code: Reason.DKG_FORM, message: 'dkg record: not a JSON object' }]
+export function checkDkgRecord (payload: unknown, owner: string | undefined, verify: DocumentVerifier): { problems: DkgRecordProblem[], group?: string } {
+  const fail = (code: DkgRecordProblem['code'], message: string): { problems: DkgRecordProblem[] } => ({ problems: [{ code, message }] })
+  if (!isObject(payload)) return fail(Reason.DKG_FORM, 'dkg record: not a JSON object')
   let r: ReturnType<typeof unpack>
-  try { r = unpack(payload, verify) } catch (err) { return [{ code: Reason.DKG_FORM, message: `dkg record: ${(err as Error).message}` }] }
+  try { r = unpack(payload, verify) } catch (err) { return fail(Reason.DKG_FORM, `dkg record: ${(err as Error).message}`) }
   const peer = r.params.members[r.member - 1]
   if (owner !== undefined && owner !== peer) {
-    return [{ code: Reason.DKG_MEMBER, message: `dkg record of member ${r.member} (${peer.slice(0, 16)}…) in the log of ${owner.slice(0, 16)}…` }]
+    return fail(Reason.DKG_MEMBER, `dkg record of member ${r.member} (${peer.slice(0, 16)}…) in the log of ${owner.slice(0, 16)}…`)
   }
   let agreement: ReturnType<typeof checkDkgAgreement>
   try {
     agreement = checkDkgAgreement([{ label: 'dkg record', result: { ...r.outcome, transcript: r.transcript, index: r.member }, results: r.results }], verify)
   } catch (err) {
-    return [{ code: Reason.DKG_OUTCOME, message: `dkg record of group ${r.params.id}: ${(err as Error).message.replace(/^dkg record: /, '')}` }]
+    return fail(Reason.DKG_OUTCOME, `dkg record of group ${r.params.id}: ${(err as Error).message.replace(/^dkg record: /, '')}`)
   }
-  return agreement.disagreements.map(d => ({ code: Reason.DKG_DISAGREEMENT, message: `dkg record of group ${r.params.id}: ${d.source}: ${d.reason}` }))
+  const problems = agreement.disagreements.map(d => ({ code: Reason.DKG_DISAGREEMENT, message: `dkg record of group ${r.params.id}: ${d.source}: ${d.reason}` }))
+  return problems.length > 0 ? { problems } : { problems, group: groupRef(r.outcome.chainInfo.hash, r.params.members, r.outcome.commitments) }
 }
