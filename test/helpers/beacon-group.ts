@@ -41,6 +41,7 @@ export function runDkg (params: GroupParams, signers: Signer[], opts: {
   down?: Set<number>
   echo?: boolean
   seed?: string
+  oldShare?: (member: number) => string | undefined
 } = {}): InMemoryDkg {
   return runDkgInMemory(params, signers, { ...opts, random: (i) => seededRandom(`${opts.seed ?? 'dkg'}-${i}`), verify: nativeVerifyDocument })
 }

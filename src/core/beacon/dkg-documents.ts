@@ -1,7 +1,7 @@
 import { CoreInputError } from '../errors.js'
 import { isHex } from '../bytes.js'
 import { verifyDocument, type Signed } from '../signed.js'
-import type { GroupParams } from './group-params.js'
+import { dealersOf, type GroupParams } from './group-params.js'
 
 // The signed documents of the group DKG (Joint-Feldman). Every body names the session (the hash
 // of the group's parameters), so no document can be replayed into another group or another run.
@@ -68,27 +68,35 @@ export function parseDkgDocument (value: unknown, params: GroupParams, session: 
   if (typeof d.signer !== 'string' || typeof d.sig !== 'string') throw new CoreInputError('DKG document: signer and sig are required')
   const b = obj(d.body, 'DKG document body')
   if (b.session !== session) throw new CoreInputError('DKG document: another session (another group or DKG run)')
+  // Dealers and recipients are the same members in a DKG; in a reshare the dealers are the old
+  // group's members (deals, shares and complaints name them by their old index) and the recipients
+  // the new group's (shares, responses and results name them by their new index).
+  const dealers = dealersOf(params)
+  const nd = dealers.length
   const n = params.members.length
   let who: number
+  let signerList = params.members
   let body: DealBody | ShareBody | ResponsesBody | ResultBody
   switch (type) {
     case DKG_DEAL: {
-      who = index(b.dealer, n, 'deal.dealer')
+      who = index(b.dealer, nd, 'deal.dealer')
+      signerList = dealers
       if (!Array.isArray(b.commitments) || b.commitments.length !== params.threshold) throw new CoreInputError(`deal: commitments must list ${params.threshold} G2 points`)
       body = { session, dealer: who, commitments: b.commitments.map((c, k) => hex(c, 96, `deal.commitments[${k}]`)) }
       break
     }
     case DKG_SHARE:
-      who = index(b.dealer, n, 'share.dealer')
+      who = index(b.dealer, nd, 'share.dealer')
+      signerList = dealers
       body = { session, dealer: who, recipient: index(b.recipient, n, 'share.recipient'), share: hex(b.share, 32, 'share.share') }
       break
     case DKG_RESPONSES: {
       who = index(b.member, n, 'responses.member')
-      if (!Array.isArray(b.complaints) || b.complaints.length > n) throw new CoreInputError(`responses: complaints must be a list of at most ${n}`)
+      if (!Array.isArray(b.complaints) || b.complaints.length > nd) throw new CoreInputError(`responses: complaints must be a list of at most ${nd}`)
       const seen = new Set<number>()
       const complaints = b.complaints.map((c, i): Complaint => {
         const o = obj(c, `complaints[${i}]`)
-        const dealer = index(o.dealer, n, `complaints[${i}].dealer`)
+        const dealer = index(o.dealer, nd, `complaints[${i}].dealer`)
         if (seen.has(dealer)) throw new CoreInputError(`responses: two complaints about dealer ${dealer}`)
         seen.add(dealer)
         if (o.kind === 'missing') return { dealer, kind: 'missing' }
@@ -99,7 +107,7 @@ export function parseDkgDocument (value: unknown, params: GroupParams, session: 
         if (eb.dealer !== dealer || eb.recipient !== who) throw new CoreInputError(`complaints[${i}].evidence is not the share of dealer ${dealer} to member ${who}`)
         return { dealer, kind: 'bad-share', evidence: evidence as Signed<ShareBody> }
       })
-      if (!Array.isArray(b.view) || b.view.length > 2 * n) throw new CoreInputError(`responses: view must list at most ${2 * n} deals`)
+      if (!Array.isArray(b.view) || b.view.length > 2 * nd) throw new CoreInputError(`responses: view must list at most ${2 * nd} deals`)
       const view = b.view.map((v, i) => {
         const deal = parseDkgDocument(v, params, session, verify)
         if (deal.type !== DKG_DEAL) throw new CoreInputError(`responses.view[${i}] must be a deal document`)
@@ -110,11 +118,11 @@ export function parseDkgDocument (value: unknown, params: GroupParams, session: 
     }
     case DKG_RESULT: {
       who = index(b.member, n, 'result.member')
-      if (!Array.isArray(b.qual) || b.qual.length > n) throw new CoreInputError('result.qual must be a list of member indices')
+      if (!Array.isArray(b.qual) || b.qual.length > nd) throw new CoreInputError('result.qual must be a list of dealer indices')
       body = {
         session,
         member: who,
-        qual: b.qual.map((q, i) => index(q, n, `result.qual[${i}]`)),
+        qual: b.qual.map((q, i) => index(q, nd, `result.qual[${i}]`)),
         groupKey: hex(b.groupKey, 96, 'result.groupKey'),
         groupHash: hex(b.groupHash, 32, 'result.groupHash')
       }
@@ -123,7 +131,7 @@ export function parseDkgDocument (value: unknown, params: GroupParams, session: 
     default:
       throw new CoreInputError(`unknown DKG document type ${JSON.stringify(String(type).slice(0, 40))}`)
   }
-  if (d.signer !== params.members[who - 1]) throw new CoreInputError(`${String(type)}: signed by ${d.signer.slice(0, 16)}…, not by member ${who}`)
+  if (d.signer !== signerList[who - 1]) throw new CoreInputError(`${String(type)}: signed by ${d.signer.slice(0, 16)}…, not by ${signerList === params.members ? 'member' : 'old member'} ${who}`)
   const doc = { type, signer: d.signer, body, sig: d.sig } as DkgDocument
   // The signature covers the body as received; re-encoding the parsed copy must give the same bytes.
   if (!verify(doc)) throw new CoreInputError(`${String(type)}: bad signature by member ${who}`)

@@ -4,7 +4,7 @@ import type { Signed } from '../signed.js'
 import { checkDkgAgreement } from './dkg-agreement.js'
 import { DKG_RESULT, parseDkgDocument, type DealBody, type DocumentVerifier, type ResponsesBody, type ShareBody } from './dkg-documents.js'
 import type { DkgOutcome, DkgResult, DkgTranscript } from './dkg.js'
-import { groupSession, parseGroupParams, type GroupParams } from './group-params.js'
+import { dealersOf, groupSession, parseGroupParams, type GroupParams } from './group-params.js'
 import { MAX_GROUP_MEMBERS } from './threshold.js'
 import { groupRef } from './blame-record.js'
 import { Reason } from '../hand/reasons.js'
@@ -81,11 +81,15 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
   if (extra.length > 0) throw new CoreInputError(`unexpected field ${extra.join(', ').slice(0, 60)}`)
   // Exactly the group's fields, as the outcome below: a record has one form (docs/log.md).
   const exact = (v: unknown, keys: string[]): boolean => isObject(v) && Object.keys(v).length === keys.length && keys.every(k => k in v)
-  if (!exact(p.params, ['id', 'members', 'threshold', 'period', 'genesisTime', 'dkg']) || !exact((p.params as Record<string, unknown>).dkg, ['start', 'phaseMs'])) {
-    throw new CoreInputError('params must be exactly { id, members, threshold, period, genesisTime, dkg: { start, phaseMs } }')
+  const groupKeys = ['id', 'members', 'threshold', 'period', 'genesisTime', 'dkg']
+  const reshared = isObject(p.params) && 'reshare' in p.params
+  if (!exact(p.params, reshared ? [...groupKeys, 'reshare'] : groupKeys) || !exact((p.params as Record<string, unknown>).dkg, ['start', 'phaseMs'])) {
+    throw new CoreInputError('params must be exactly { id, members, threshold, period, genesisTime, dkg: { start, phaseMs } }, and reshare for a reshare')
   }
+  // A reshare's `reshare` block is checked field by field (exactly its fields) by parseGroupParams.
   const params = parseGroupParams(p.params, 'params')
   const n = params.members.length
+  const nd = dealersOf(params).length
   const member = p.member
   if (typeof member !== 'number' || !Number.isSafeInteger(member) || member < 1 || member > n) throw new CoreInputError(`member must be a member index from 1 to ${n}`)
   // Each dealer's deal, and at most one more for a dealer that equivocated, is all a transcript can hold.
@@ -99,9 +103,9 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
   if (!isObject(t) || !Array.isArray(t.deals) || !Array.isArray(t.responses) || !Array.isArray(t.answers) || Object.keys(t).length !== 3) {
     throw new CoreInputError('transcript must be { deals, responses, answers }')
   }
-  if (t.deals.length > 2 * n || t.responses.length > n || t.answers.length > n * n) throw new CoreInputError('transcript holds more documents than a DKG of this group can')
+  if (t.deals.length > 2 * nd || t.responses.length > n || t.answers.length > nd * n) throw new CoreInputError('transcript holds more documents than a DKG of this group can')
   const responses = t.responses.map((r, k) => {
-    if (!isObject(r) || !isObject(r.body) || !Array.isArray(r.body.view) || r.body.view.length > 2 * n) throw new CoreInputError(`transcript.responses[${k}] must be responses whose view lists indices into deals`)
+    if (!isObject(r) || !isObject(r.body) || !Array.isArray(r.body.view) || r.body.view.length > 2 * nd) throw new CoreInputError(`transcript.responses[${k}] must be responses whose view lists indices into deals`)
     return { ...r, body: { ...r.body, view: r.body.view.map((i, j) => deal(i, `transcript.responses[${k}].view[${j}]`)) } } as unknown as Signed<ResponsesBody>
   })
   const o = p.outcome

@@ -7,11 +7,13 @@ import {
   DKG_DEAL, DKG_RESPONSES, DKG_RESULT, DKG_SHARE, parseDkgDocument, type DocumentVerifier,
   type Complaint, type DealBody, type DkgDocument, type ResponsesBody, type ResultBody, type ShareBody
 } from './dkg-documents.js'
-import { groupSession, memberIndex, parseGroupParams, type GroupParams } from './group-params.js'
+import { dealersOf, groupSession, memberIndex, parseGroupParams, type GroupParams } from './group-params.js'
+import { RESHARE_REFUSED, type RefusalBody } from './reshare.js'
 import {
-  commitPolynomial, commitmentsFromHex, evaluateCommitments, evaluatePolynomial, GROUP_SCHEME, groupDigest,
-  pointHex, publicKeyMatches, randomPolynomial, scalarFromHex, scalarToHex, shareMatchesCommitments, sumCommitments, sumScalars, type G2Point
+  commitPolynomial, commitmentsFromHex, evaluateCommitments, evaluatePolynomial, GROUP_SCHEME, groupDigest, lagrangeAtZero,
+  pointHex, publicKeyMatches, randomPolynomial, scalarFromHex, scalarToHex, shareMatchesCommitments, sumCommitments, type G2Point
 } from './threshold.js'
+import { bls12_381 } from '@noble/curves/bls12-381.js'
 
 // The group's distributed key generation, Joint-Feldman (Pedersen 1991, as drand runs it):
 //  1. deal: every member deals a Feldman VSS of a random polynomial of degree t-1: its commitments
@@ -22,6 +24,12 @@ import {
 // group key Σ C_0 over it and its own share Σ f_d(i). Public documents are echoed once to every
 // member, so one that reaches a single honest member in time reaches all. A phase ends as soon as
 // everything it waits for is in, at its deadline otherwise.
+//
+// A reshare (params.reshare, drand's resharing) is the same run with two differences: the dealers
+// are the OLD group's members, each dealing a polynomial of the new degree whose constant term is
+// its old share (a deal whose C_0 is not the dealer's old public share is out: `bad-deal`); and
+// the outcome combines the first t_old qualified dealers with Lagrange weights at 0, so the group
+// key (Σ λ_d C_{d,0} = the old key) and the chain do not change.
 
 export type DkgPhase = 'idle' | 'deal' | 'complain' | 'answer' | 'done' | 'failed'
 
@@ -31,6 +39,8 @@ export type Disqualification =
   | { dealer: number, reason: 'equivocation', evidence: [Signed<DealBody>, Signed<DealBody>] }
   | { dealer: number, reason: 'bad-share', complainant: number, evidence: Signed<ShareBody> }
   | { dealer: number, reason: 'unanswered-complaint', complainant: number }
+  /** Reshare only: the deal's constant term is not the dealer's old public share. */
+  | { dealer: number, reason: 'bad-deal' }
 
 /** The public record of a DKG: everything needed to recompute its outcome offline. */
 export interface DkgTranscript {
@@ -58,6 +68,26 @@ export interface DkgResult extends DkgOutcome {
   transcript: DkgTranscript
 }
 
+/** Fewer qualified dealers than needed: no key (a DKG failed; a reshare refused). */
+export class QualifyError extends CoreInputError {
+  constructor (message: string, readonly qual: number[], readonly disqualified: Disqualification[]) {
+    super(message)
+    this.name = 'QualifyError'
+  }
+}
+
+const Fr = bls12_381.fields.Fr
+
+/**
+ * How the qualified dealers' deals make the group: in a DKG every qualified dealer with weight 1;
+ * in a reshare the first t_old of them by index, each with its Lagrange weight at 0 among them.
+ */
+export function combination (params: GroupParams, qual: readonly number[]): { dealers: number[], weights: bigint[] } {
+  if (params.reshare === undefined) return { dealers: [...qual], weights: qual.map(() => 1n) }
+  const dealers = qual.slice(0, params.reshare.threshold)
+  return { dealers, weights: lagrangeAtZero(dealers) }
+}
+
 const byIndex = <T extends { body: unknown }>(key: (b: any) => number) => (a: T, b: T): number => key(a.body) - key(b.body)
 
 /**
@@ -68,7 +98,7 @@ const byIndex = <T extends { body: unknown }>(key: (b: any) => number) => (a: T,
 export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = verifyDocument): DkgOutcome {
   const params = parseGroupParams(transcript.params)
   const session = groupSession(params)
-  const n = params.members.length
+  const nd = dealersOf(params).length
   const check = <T extends DkgDocument>(doc: unknown, type: string): T => {
     const parsed = parseDkgDocument(doc, params, session, verify)
     if (parsed.type !== type) throw new CoreInputError(`transcript: a ${parsed.type} document among the ${type} documents`)
@@ -118,42 +148,61 @@ export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = v
       }
     }
   }
+  // A reshare deal must reshare its dealer's old share: C_0 is its old public share (public, so
+  // every member and verifier decides it alike from the deal alone).
+  const reshare = params.reshare
+  if (reshare !== undefined) {
+    const old = commitmentsFromHex(reshare.commitments, 'reshare.commitments')
+    for (const d of deals.keys()) {
+      if (dq.has(d)) continue
+      let c0: G2Point | undefined
+      try { c0 = commitmentsOf(d)[0] } catch { c0 = undefined }
+      if (c0 === undefined || !c0.equals(evaluateCommitments(old, d))) dq.set(d, { dealer: d, reason: 'bad-deal' })
+    }
+  }
   const qual: number[] = []
   const disqualified: Disqualification[] = []
-  for (let d = 1; d <= n; d++) {
+  for (let d = 1; d <= nd; d++) {
     const why = dq.get(d)
     if (why !== undefined) disqualified.push(why)
     else if (!deals.has(d)) disqualified.push({ dealer: d, reason: 'no-deal' })
     else qual.push(d)
   }
-  if (qual.length < params.threshold) {
-    throw new CoreInputError(`DKG failed: ${qual.length} qualified dealer(s), the threshold is ${params.threshold} (${disqualified.map(x => `${x.dealer}: ${x.reason}`).join(', ')})`)
+  const need = reshare?.threshold ?? params.threshold
+  if (qual.length < need) {
+    const why = disqualified.map(x => `${x.dealer}: ${x.reason}`).join(', ')
+    throw new QualifyError(reshare === undefined
+      ? `DKG failed: ${qual.length} qualified dealer(s), the threshold is ${params.threshold} (${why})`
+      : `reshare refused: ${qual.length} qualified old member(s) [${qual.join(', ')}], the old group's threshold is ${need} (${why})`, qual, disqualified)
   }
-  const summed = sumCommitments(qual.map(commitmentsOf))
+  const { dealers, weights } = combination(params, qual)
+  const summed = sumCommitments(dealers.map((d, i) => weights[i] === 1n ? commitmentsOf(d) : commitmentsOf(d).map(c => c.multiplyUnsafe(weights[i]))))
   const groupKey = pointHex(summed[0])
   const groupHash = groupDigest('group', canonicalBytes({
     id: params.id,
     members: params.members,
     threshold: params.threshold,
-    qual,
-    deals: qual.map(d => deals.get(d))
+    qual: dealers,
+    deals: dealers.map(d => deals.get(d)),
+    ...(reshare !== undefined ? { reshared: reshare.session } : {})
   }))
-  const withoutHash = {
-    public_key: groupKey,
-    period: params.period,
-    genesis_time: params.genesisTime,
-    groupHash,
-    schemeID: GROUP_SCHEME.id,
-    metadata: { beaconID: params.id }
+  let chainInfo: ChainInfo
+  if (reshare !== undefined) {
+    // Σ λ_d s_d·G2 over t_old old shares is the old key: the chain is the old one, unchanged.
+    if (groupKey !== reshare.chain.public_key) throw new CoreInputError('reshare: the combined deals do not give the old group key (the old commitments are not the chain\'s)')
+    chainInfo = reshare.chain
+  } else {
+    const withoutHash = {
+      public_key: groupKey,
+      period: params.period,
+      genesis_time: params.genesisTime,
+      groupHash,
+      schemeID: GROUP_SCHEME.id,
+      metadata: { beaconID: params.id }
+    }
+    chainInfo = { ...withoutHash, hash: computeChainHash(withoutHash) }
   }
-  return {
-    qual,
-    disqualified,
-    commitments: summed.map(pointHex),
-    groupKey,
-    groupHash,
-    chainInfo: { ...withoutHash, hash: computeChainHash(withoutHash) }
-  }
+  return { qual, disqualified, commitments: summed.map(pointHex), groupKey, groupHash, chainInfo }
 }
 
 /** Public share f(i)·G2 of every member, from the summed commitments (for checking partials). */
@@ -171,6 +220,10 @@ export type DkgEffect =
   | { kind: 'persist', phase: DkgPhase, snapshot: DkgSnapshot }
   | { kind: 'done', result: DkgResult }
   | { kind: 'failed', reason: string }
+  /** Reshare refused (below the old threshold): the signed refusal and the transcript it rests on. */
+  | { kind: 'refused', record: Signed<RefusalBody>, transcript: DkgTranscript }
+  /** Reshare done for an old member that is not in the new group: it holds no share of it. */
+  | { kind: 'left', outcome: DkgOutcome, transcript: DkgTranscript }
   /** A document was refused (logged by the adapter; nothing changed). */
   | { kind: 'rejected', from: string, reason: string }
 
@@ -190,6 +243,11 @@ export interface DkgInit {
   echo?: boolean
   /** Ed25519 check of documents (default: core verifyDocument; the daemon passes node:crypto's). */
   verify?: DocumentVerifier
+  /**
+   * In a reshare, this node's share of the old group (hex), when it is an old member that still
+   * holds it: it then deals. An old member without it (lost) only receives, like a new member.
+   */
+  oldShare?: string
 }
 
 /**
@@ -199,7 +257,11 @@ export interface DkgInit {
 export class DkgMachine {
   readonly params: GroupParams
   readonly session: string
+  /** This node's index among the members (the recipients), 0 when it leaves in a reshare. */
   readonly index: number
+  /** This node's index among the dealers (the old members in a reshare), 0 when it does not deal. */
+  readonly dealerIndex: number
+  private readonly dealers: string[]
   private readonly signer: Signer
   private readonly echo: boolean
   private readonly verify: DocumentVerifier
@@ -224,11 +286,32 @@ export class DkgMachine {
     this.echo = init.echo ?? true
     this.verify = init.verify ?? verifyDocument
     this.index = memberIndex(this.params, init.signer.peerId)
-    if (this.index === 0) throw new CoreInputError('this node is not a member of the beacon group')
-    this.coefficients = snapshot !== undefined
-      ? snapshot.coefficients.map((h, k) => scalarFromHex(h, `snapshot coefficient ${k}`))
-      : randomPolynomial(this.params.threshold, init.random)
-    if (this.coefficients.length !== this.params.threshold) throw new CoreInputError('snapshot polynomial of the wrong degree')
+    this.dealers = dealersOf(this.params)
+    const reshare = this.params.reshare
+    const oldIndex = this.dealers.indexOf(init.signer.peerId) + 1
+    if (this.index === 0 && oldIndex === 0) throw new CoreInputError('this node is not a member of the beacon group')
+    if (reshare === undefined) {
+      this.dealerIndex = this.index
+      this.coefficients = snapshot !== undefined
+        ? snapshot.coefficients.map((h, k) => scalarFromHex(h, `snapshot coefficient ${k}`))
+        : randomPolynomial(this.params.threshold, init.random)
+    } else if (oldIndex > 0 && init.oldShare !== undefined) {
+      // The constant term is the old share, checked against the old public share before any deal.
+      const oldShare = scalarFromHex(init.oldShare, 'old share')
+      if (!publicKeyMatches(oldShare, evaluateCommitments(commitmentsFromHex(reshare.commitments, 'reshare.commitments'), oldIndex))) {
+        throw new CoreInputError(`this node's old share does not match old member ${oldIndex}'s public share`)
+      }
+      this.dealerIndex = oldIndex
+      this.coefficients = snapshot !== undefined
+        ? snapshot.coefficients.map((h, k) => scalarFromHex(h, `snapshot coefficient ${k}`))
+        : [oldShare, ...randomPolynomial(this.params.threshold - 1, init.random)]
+      if (this.coefficients[0] !== oldShare) throw new CoreInputError('snapshot polynomial does not reshare this node\'s old share')
+    } else {
+      if (this.index === 0) throw new CoreInputError('this node leaves the group in this reshare and holds no old share: it has nothing to do')
+      this.dealerIndex = 0
+      this.coefficients = []
+    }
+    if (this.dealerIndex > 0 && this.coefficients.length !== this.params.threshold) throw new CoreInputError('snapshot polynomial of the wrong degree')
     if (snapshot !== undefined) {
       for (const doc of snapshot.documents) this.accept(this.signer.peerId, doc, false)
       this.phase = snapshot.phase === 'done' || snapshot.phase === 'failed' ? snapshot.phase : snapshot.phase
@@ -259,16 +342,18 @@ export class DkgMachine {
   start (now: number): DkgEffect[] {
     const out: DkgEffect[] = []
     if (this.phase !== 'idle') return this.tick(now)
-    const deal = signDocument<DealBody>(DKG_DEAL, {
-      session: this.session, dealer: this.index, commitments: commitPolynomial(this.coefficients).map(pointHex)
-    }, this.signer)
-    this.accept(this.signer.peerId, deal, false)
-    out.push({ kind: 'broadcast', doc: deal })
-    this.params.members.forEach((peer, i) => {
-      const share = this.shareFor(i + 1)
-      if (i + 1 === this.index) this.accept(peer, share, false)
-      else out.push({ kind: 'send', to: peer, doc: share })
-    })
+    if (this.dealerIndex > 0) {
+      const deal = signDocument<DealBody>(DKG_DEAL, {
+        session: this.session, dealer: this.dealerIndex, commitments: commitPolynomial(this.coefficients).map(pointHex)
+      }, this.signer)
+      this.accept(this.signer.peerId, deal, false)
+      out.push({ kind: 'broadcast', doc: deal })
+      this.params.members.forEach((peer, i) => {
+        const share = this.shareFor(i + 1)
+        if (i + 1 === this.index) this.accept(peer, share, false)
+        else out.push({ kind: 'send', to: peer, doc: share })
+      })
+    }
     this.enter('deal', out)
     out.push(...this.tick(now))
     return out
@@ -276,7 +361,7 @@ export class DkgMachine {
 
   private shareFor (recipient: number): Signed<ShareBody> {
     return signDocument<ShareBody>(DKG_SHARE, {
-      session: this.session, dealer: this.index, recipient, share: scalarToHex(evaluatePolynomial(this.coefficients, recipient))
+      session: this.session, dealer: this.dealerIndex, recipient, share: scalarToHex(evaluatePolynomial(this.coefficients, recipient))
     }, this.signer)
   }
 
@@ -307,7 +392,7 @@ export class DkgMachine {
     // An accusation of a missing share from us: answer it at once by publishing that share.
     if (doc.type === DKG_RESPONSES) {
       const r = doc.body as ResponsesBody
-      if (r.complaints.some(c => c.dealer === this.index && c.kind === 'missing') && !this.answeredComplaints.has(r.member)) {
+      if (this.dealerIndex > 0 && r.complaints.some(c => c.dealer === this.dealerIndex && c.kind === 'missing') && !this.answeredComplaints.has(r.member)) {
         this.answeredComplaints.add(r.member)
         const answer = this.shareFor(r.member)
         this.accept(this.signer.peerId, answer, false)
@@ -332,9 +417,10 @@ export class DkgMachine {
       case DKG_SHARE: {
         const b = doc.body as ShareBody
         if (b.recipient === this.index && !this.myShares.has(b.dealer)) this.myShares.set(b.dealer, doc as Signed<ShareBody>)
-        if (b.recipient !== this.index || b.dealer === this.index || this.phase === 'complain' || this.phase === 'answer') {
+        const own = b.dealer === this.dealerIndex && this.dealerIndex > 0
+        if (b.recipient !== this.index || own || this.phase === 'complain' || this.phase === 'answer') {
           // Published after a complaint (or our own answer): part of the public transcript.
-          if (!(b.recipient === this.index && b.dealer === this.index)) this.answers.set(`${b.dealer}:${b.recipient}`, doc as Signed<ShareBody>)
+          if (!(b.recipient === this.index && own)) this.answers.set(`${b.dealer}:${b.recipient}`, doc as Signed<ShareBody>)
         }
         return true
       }
@@ -363,9 +449,14 @@ export class DkgMachine {
   tick (now: number): DkgEffect[] {
     const out: DkgEffect[] = []
     const n = this.params.members.length
+    const nd = this.dealers.length
     if (this.phase === 'deal') {
-      const complete = this.deals.size === n && this.myShares.size === n
-      if (complete || now >= this.deadline(1)) this.sendResponses(out)
+      const complete = this.deals.size === nd && (this.index === 0 || this.myShares.size === nd)
+      if (complete || now >= this.deadline(1)) {
+        // A leaving old member (reshare) only deals and answers: it has no responses to send.
+        if (this.index > 0) this.sendResponses(out)
+        else this.enter('complain', out)
+      }
     }
     if (this.phase === 'complain') {
       if (this.responses.size === n || now >= this.deadline(2)) this.enter('answer', out)
@@ -394,7 +485,7 @@ export class DkgMachine {
   private sendResponses (out: DkgEffect[]): void {
     const complaints: Complaint[] = []
     // Every dealer whose share we lack, deal or not: its deal may reach us later in another's view.
-    for (let dealer = 1; dealer <= this.params.members.length; dealer++) {
+    for (let dealer = 1; dealer <= this.dealers.length; dealer++) {
       const share = this.myShares.get(dealer)
       const deal = this.deals.get(dealer)
       if (share === undefined) { complaints.push({ dealer, kind: 'missing' }); continue }
@@ -426,11 +517,34 @@ export class DkgMachine {
     } catch (err) {
       this.enter('failed', out)
       out.push({ kind: 'failed', reason: (err as Error).message })
+      const reshare = this.params.reshare
+      if (err instanceof QualifyError && reshare !== undefined) {
+        // A refused reshare is signed and names each old member that did not qualify, and why.
+        const body: RefusalBody = {
+          session: this.session,
+          groupKey: reshare.chain.public_key,
+          chainHash: reshare.chain.hash,
+          oldThreshold: reshare.threshold,
+          dealers: err.qual,
+          rejected: err.disqualified.map(d => ({ dealer: d.dealer, reason: d.reason })),
+          reason: 'below-old-threshold',
+          message: err.message
+        }
+        out.push({ kind: 'refused', record: signDocument(RESHARE_REFUSED, body, this.signer), transcript })
+      }
       return
     }
-    // Our share: Σ over qual of what each dealer dealt us (privately, or in answer to our complaint).
-    const shares: bigint[] = []
-    for (const d of outcome.qual) {
+    if (this.index === 0) {
+      // A leaving old member: it dealt and answered; the new group's key and chain are the old ones.
+      this.enter('done', out)
+      out.push({ kind: 'left', outcome, transcript })
+      return
+    }
+    // Our share: Σ over the combined dealers of what each dealt us (privately, or in answer to our
+    // complaint), weighted as `combination` says (1 in a DKG, Lagrange at 0 in a reshare).
+    const { dealers, weights } = combination(this.params, outcome.qual)
+    let share = 0n
+    for (const [k, d] of dealers.entries()) {
       const candidates = [this.myShares.get(d), this.answers.get(`${d}:${this.index}`)]
       const deal = this.deals.get(d) as Signed<DealBody>
       const good = candidates.find(c => c !== undefined && c.body.recipient === this.index && this.shareOk(c, deal))
@@ -440,9 +554,9 @@ export class DkgMachine {
         out.push({ kind: 'failed', reason: `no valid share from qualified dealer ${d}` })
         return
       }
-      shares.push(scalarFromHex(good.body.share, 'share'))
+      share = Fr.add(share, Fr.mul(weights[k], scalarFromHex(good.body.share, 'share')))
     }
-    this.result = { ...outcome, share: scalarToHex(sumScalars(shares)), index: this.index, transcript }
+    this.result = { ...outcome, share: scalarToHex(share), index: this.index, transcript }
     const resultDoc = signDocument<ResultBody>(DKG_RESULT, {
       session: this.session, member: this.index, qual: outcome.qual, groupKey: outcome.groupKey, groupHash: outcome.groupHash
     }, this.signer)

@@ -38,7 +38,7 @@ export {
   GROUP_SCHEME, MAX_GROUP_MEMBERS, hashRound, partialSign, verifyOnG1, recoverG1, lagrangeAtZero, entryFromSignature,
   g1FromHex, g2FromHex, pointHex, scalarFromHex, type G1Point, type G2Point
 } from './threshold.js'
-export { parseGroupParams, groupSession, memberIndex, defaultThreshold, type GroupParams } from './group-params.js'
+export { parseGroupParams, groupSession, memberIndex, defaultThreshold, dealersOf, participantsOf, reshareParams, type GroupParams, type ReshareFrom } from './group-params.js'
 export {
   DkgMachine, qualify, publicShares, verifyDkgResult,
   type DkgEffect, type DkgPhase, type DkgResult, type DkgOutcome, type DkgTranscript, type DkgSnapshot, type Disqualification

@@ -50,6 +50,8 @@ export interface ReshareResult {
 }
 
 export interface RefusalBody {
+  /** The reshare run refused (its session), when it ran over the network. */
+  session?: string
   groupKey: string
   chainHash: string
   oldThreshold: number

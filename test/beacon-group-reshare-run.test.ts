@@ -1,0 +1,163 @@
+// A reshare run by the members' DKG machines (docs/beacon-group.md "Resharing"): the old group's
+// members deal their shares to the new members, who complain, get answers and agree on the
+// qualified old dealers as in the DKG; the new group keeps the key and the chain. In memory, on the
+// machines' clock: a 5/3 group reshared to 7/4 (one old member leaving, three new), an old member
+// that lost its share coming back, a dealer dealing something other than its share, a reshare
+// refused below the old threshold (each node's signed refusal), and a dealer restarted mid-run.
+import { describe, expect, it } from 'vitest'
+import { commitPolynomial, entryFromSignature, evaluatePolynomial, hashRound, partialSign, pointHex, randomPolynomial, recoverG1, scalarFromHex, scalarToHex } from '../src/core/beacon/threshold.js'
+import { DkgMachine, publicShares, qualify, verifyDkgResult, type DkgResult } from '../src/core/beacon/dkg.js'
+import { DKG_DEAL, DKG_SHARE, type DealBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
+import { groupSession, reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
+import { RESHARE_REFUSED } from '../src/core/beacon/reshare.js'
+import { checkDkgRecord, makeDkgRecord, verifyBeaconEntry } from '../src/core/beacon/index.js'
+import { signDocument, verifyDocument } from '../src/core/signed.js'
+import { drandClientVerifies, groupParams, memberSigners, runDkg, seededRandom } from './helpers/beacon-group.js'
+
+const oldSigners = memberSigners(5, 'reshare-run')
+const oldParams = groupParams(oldSigners, 3)
+const old = runDkg(oldParams, oldSigners).results as DkgResult[]
+const chain = old[0].chainInfo
+const newcomers = memberSigners(3, 'reshare-run-new')
+// Old members 1–4 stay (new indices 1–4), old member 5 leaves, three newcomers are 5–7.
+const nodes = [...oldSigners, ...newcomers]
+const newMembers = [...oldSigners.slice(0, 4), ...newcomers].map(s => s.peerId)
+const dkgStart = chain.genesis_time * 1000 + 60_000
+
+function params (members = newMembers, threshold = 4): GroupParams {
+  return reshareParams({ params: oldParams, commitments: old[0].commitments, chainInfo: chain }, {
+    members, threshold, dkg: { start: dkgStart, phaseMs: 10_000 }, transition: 100
+  })
+}
+
+/** Recovers round `round` from the given new members' shares (index → share). */
+function roundFrom (shares: Array<[number, string]>, round: number): ReturnType<typeof entryFromSignature> {
+  const h = hashRound(round)
+  return entryFromSignature(round, recoverG1(shares.map(([index, s]) => ({ index, point: partialSign(scalarFromHex(s, 'share'), h) }))))
+}
+
+const oldShare = (i: number): string | undefined => i <= 5 ? old[i - 1].share : undefined
+
+describe('a reshare run by the machines', () => {
+  it('5/3 → 7/4: the same key and chain for every new member, any 4 new shares sign rounds drand-client verifies; the leaving member sees the same outcome', async () => {
+    const p = params()
+    const run = runDkg(p, nodes, { seed: 'reshare-run', oldShare })
+    const byNew = (j: number): DkgResult => run.results[nodes.findIndex(s => s.peerId === newMembers[j - 1])] as DkgResult
+    expect(run.failures.filter(f => f !== undefined)).toEqual([])
+    for (let j = 1; j <= 7; j++) {
+      const r = byNew(j)
+      expect(r.index).toBe(j)
+      expect(r.groupKey).toBe(chain.public_key)
+      expect(r.chainInfo).toEqual(chain)
+      expect(r.qual).toEqual([1, 2, 3, 4, 5])
+      expect(r.commitments).toEqual(byNew(1).commitments)
+      expect(r.groupHash).toBe(byNew(1).groupHash)
+      expect(r.commitments).toHaveLength(4)
+      // Offline: the outcome follows from the transcript, and the share matches its public share.
+      verifyDkgResult({ ...r }, verifyDocument)
+    }
+    expect(run.results[4]).toBeUndefined()
+    expect(run.left[4]?.groupHash).toBe(byNew(1).groupHash)
+    const pubs = publicShares(byNew(1).commitments, 7)
+    expect(pubs).toHaveLength(7)
+    for (const subset of [[1, 2, 3, 4], [4, 5, 6, 7], [1, 3, 5, 7]]) {
+      const entry = roundFrom(subset.map(j => [j, byNew(j).share]), 150)
+      expect(verifyBeaconEntry(chain, entry, 150).ok).toBe(true)
+      expect(await drandClientVerifies(chain, entry)).toBe(true)
+    }
+    // The reshare as a `dkg` entry of a member's log (docs/log.md): it verifies, and names its member.
+    const record = makeDkgRecord(byNew(6), [])
+    expect(checkDkgRecord(JSON.parse(JSON.stringify(record)), newMembers[5], verifyDocument)).toMatchObject({ problems: [] })
+    expect(checkDkgRecord(record, newMembers[0], verifyDocument).problems[0]?.code).toBe('dkg-member')
+    // Other reshare parameters are another session: the signed documents are not of it.
+    const otherRun = { ...record, params: { ...record.params, reshare: { ...record.params.reshare, transition: 101 } } }
+    expect(checkDkgRecord(otherRun, newMembers[5], verifyDocument).problems[0]?.code).toBe('dkg-outcome')
+    const extra = { ...record, params: { ...record.params, reshare: { ...record.params.reshare, note: 1 } } }
+    expect(checkDkgRecord(extra, newMembers[5], verifyDocument).problems[0]?.code).toBe('dkg-form')
+    // Three new shares are not enough: the new threshold is 4.
+    expect(verifyBeaconEntry(chain, roundFrom([[5, byNew(5).share], [6, byNew(6).share], [7, byNew(7).share]], 150), 150).ok).toBe(false)
+  })
+
+  it('an old member that lost its share deals nothing and gets a new share like a newcomer; it is out of qual (no-deal), the key is kept', () => {
+    const run = runDkg(params(), nodes, { seed: 'reshare-lost', oldShare: (i) => i === 2 ? undefined : oldShare(i) })
+    const r2 = run.results[1] as DkgResult
+    expect(r2.qual).toEqual([1, 3, 4, 5])
+    expect(r2.disqualified).toEqual([{ dealer: 2, reason: 'no-deal' }])
+    expect(r2.groupKey).toBe(chain.public_key)
+    verifyDkgResult({ ...r2 }, verifyDocument)
+    const entry = roundFrom([[2, r2.share], [5, (run.results[5] as DkgResult).share], [6, (run.results[6] as DkgResult).share], [7, (run.results[7] as DkgResult).share]], 200)
+    expect(verifyBeaconEntry(chain, entry, 200).ok).toBe(true)
+  })
+
+  it('a dealer that deals a polynomial not on its old share is out for every member (bad-deal), whatever shares it sends', () => {
+    const p = params()
+    const session = groupSession(p)
+    const liar = oldSigners[4]
+    const fake = randomPolynomial(4, seededRandom('fake'))
+    const fakeDeal = signDocument<DealBody>(DKG_DEAL, { session, dealer: 5, commitments: commitPolynomial(fake).map(pointHex) }, liar)
+    const run = runDkg(p, nodes, {
+      seed: 'reshare-bad-deal',
+      oldShare,
+      intercept: (m) => {
+        if (m.from !== liar.peerId) return m
+        const doc = m.doc as { type: string, body: { recipient?: number } }
+        if (doc.type === DKG_DEAL) return { ...m, doc: fakeDeal }
+        if (doc.type === DKG_SHARE) {
+          const recipient = doc.body.recipient as number
+          return { ...m, doc: signDocument<ShareBody>(DKG_SHARE, { session, dealer: 5, recipient, share: scalarToHex(evaluatePolynomial(fake, recipient)) }, liar) }
+        }
+        return m
+      }
+    })
+    for (let i = 0; i < nodes.length; i++) {
+      if (i === 4) continue
+      const r = run.results[i] as DkgResult
+      expect(r.qual).toEqual([1, 2, 3, 4])
+      expect(r.disqualified).toEqual([{ dealer: 5, reason: 'bad-deal' }])
+      expect(r.groupKey).toBe(chain.public_key)
+    }
+  })
+
+  it('fewer qualified old dealers than the old threshold: refused by every node, each with a signed record naming the old members missing', () => {
+    const p = params()
+    // Old members 3, 4 and 5 hold no share (5, leaving without one, is not even running).
+    const run = runDkg(p, nodes, { seed: 'reshare-refused', oldShare: (i) => i <= 2 ? oldShare(i) : undefined, down: new Set([5]) })
+    expect(run.results.every(r => r === undefined)).toBe(true)
+    for (let i = 0; i < nodes.length; i++) {
+      if (i === 4) continue
+      expect(run.failures[i]).toMatch(/reshare refused: 2 qualified old member\(s\) \[1, 2\], the old group's threshold is 3/)
+      const record = run.refusals[i]
+      expect(record).toBeDefined()
+      if (record === undefined) continue
+      expect(record.type).toBe(RESHARE_REFUSED)
+      expect(record.signer).toBe(nodes[i].peerId)
+      expect(verifyDocument(record)).toBe(true)
+      expect(record.body).toMatchObject({ session: groupSession(p), chainHash: chain.hash, oldThreshold: 3, dealers: [1, 2], reason: 'below-old-threshold' })
+      expect(record.body.rejected).toEqual([{ dealer: 3, reason: 'no-deal' }, { dealer: 4, reason: 'no-deal' }, { dealer: 5, reason: 'no-deal' }])
+    }
+    // The transcript proves it: qualify refuses it the same way offline.
+    const machine = run.machines[0] as DkgMachine
+    expect(() => qualify(machine.transcript(), verifyDocument)).toThrow(/reshare refused/)
+  })
+
+  it('a dealer restarted from its snapshot deals the same polynomial on its old share; a snapshot on another share is refused', () => {
+    const p = params()
+    const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('restart'), oldShare: old[0].share })
+    const out = m.start(dkgStart)
+    const persisted = out.find(e => e.kind === 'persist')
+    if (persisted?.kind !== 'persist') throw new Error('no snapshot')
+    const again = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('other'), oldShare: old[0].share }, persisted.snapshot)
+    expect(again.currentPhase).toBe('deal')
+    expect(again.transcript().deals.map(d => d.body.commitments)).toEqual(m.transcript().deals.map(d => d.body.commitments))
+    expect(() => new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('x'), oldShare: old[1].share })).toThrow(/does not match old member 1/)
+    expect(() => new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('x'), oldShare: old[0].share }, { ...persisted.snapshot, coefficients: [old[1].share, ...persisted.snapshot.coefficients.slice(1)] })).toThrow(/does not reshare/)
+  })
+
+  it('reshare parameters keep the chain: another period, a transition before the run ends, or commitments not of the chain are refused', () => {
+    const base = { params: oldParams, commitments: old[0].commitments, chainInfo: chain }
+    const next = { members: newMembers, threshold: 4, dkg: { start: dkgStart, phaseMs: 10_000 }, transition: 100 }
+    expect(() => reshareParams(base, { ...next, transition: 80 })).toThrow(/transition \(round 80\) must come after/)
+    expect(() => reshareParams({ ...base, params: { ...oldParams, period: 2 } }, next)).toThrow(/keeps the chain/)
+    expect(() => reshareParams({ ...base, commitments: [...old[0].commitments].reverse() }, next)).toThrow(/commitments\[0\] must be the chain's public key/)
+  })
+})
