@@ -23,9 +23,11 @@ const listenAddr = z.string().regex(/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?$
 const multiaddr = z.string().regex(/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}(\/ws)?(\/p2p\/[1-9A-HJ-NP-Za-km-z]+)?$/, 'must be a multiaddr like /ip4/127.0.0.1/tcp/7500')
 const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+(:\d{1,5})?\/?$/, 'must be an http(s)://host:port URL (the member\'s drand API, without the chain hash)')
 
+const memberSchema = z.object({ peer: peerId, addrs: z.array(multiaddr).max(8).default([]), url: httpUrl.optional() }).strict()
+
 const groupSchema = z.object({
   id: z.string(),
-  members: z.array(z.object({ peer: peerId, addrs: z.array(multiaddr).max(8).default([]), url: httpUrl.optional() }).strict()).min(1).max(64),
+  members: z.array(memberSchema).min(1).max(64),
   threshold: z.number().int().optional(),
   period: z.number().int(),
   genesisTime: z.number().int(),
@@ -33,7 +35,17 @@ const groupSchema = z.object({
   listen: z.array(listenAddr).min(1).max(8),
   http: z.object({ host: z.string().default('127.0.0.1'), port: z.number().int().min(0).max(65535).default(0) }).strict().default({ host: '127.0.0.1', port: 0 }),
   // A round the group missed is made again at most once per this many ms (default: half the period).
-  catchupMs: z.number().int().min(0).max(3_600_000).optional()
+  catchupMs: z.number().int().min(0).max(3_600_000).optional(),
+  // A reshare of the group (docs/beacon-group.md "Resharing"): the old group, dealing to `members`.
+  // Its fields are checked by parseGroupParams (parseReshareFrom); the old members' addresses here.
+  reshare: z.object({
+    session: z.string(),
+    members: z.array(memberSchema).min(1).max(64),
+    threshold: z.number().int(),
+    commitments: z.array(z.string()).max(64),
+    chain: z.record(z.string(), z.unknown()),
+    transition: z.number().int()
+  }).strict().optional()
 }).strict()
 
 export interface GroupConfig {
@@ -62,15 +74,18 @@ export function parseGroupConfig (value: unknown, what = 'group'): GroupConfig {
     threshold: g.threshold ?? defaultThreshold(g.members.length),
     period: g.period,
     genesisTime: g.genesisTime,
-    dkg: g.dkg
+    dkg: g.dkg,
+    ...(g.reshare !== undefined ? { reshare: { ...g.reshare, members: g.reshare.members.map(m => m.peer) } } : {})
   }, what)
+  // Every participant's addresses and URL: the old members' from the reshare block, the members' after (theirs win).
+  const all = [...(g.reshare?.members ?? []), ...g.members]
   if (!/^(127\.\d+\.\d+\.\d+|::1|localhost|0\.0\.0\.0|::|[0-9a-f:.]+)$/i.test(g.http.host)) {
     throw new CoreInputError(`${what}: field http.host must be an IP address (127.0.0.1 by default)`)
   }
   return {
     params,
-    addresses: new Map(g.members.map(m => [m.peer, m.addrs])),
-    urls: new Map(g.members.filter(m => m.url !== undefined).map(m => [m.peer, (m.url as string).replace(/\/$/, '')])),
+    addresses: new Map(all.map(m => [m.peer, m.addrs])),
+    urls: new Map(all.filter(m => m.url !== undefined).map(m => [m.peer, (m.url as string).replace(/\/$/, '')])),
     listen: g.listen,
     http: g.http,
     ...(g.catchupMs !== undefined ? { catchupMs: g.catchupMs } : {})
@@ -79,16 +94,19 @@ export function parseGroupConfig (value: unknown, what = 'group'): GroupConfig {
 
 /** The JSON block for a config file, from its parts (the inverse of parseGroupConfig). */
 export function groupConfigBlock (c: { params: GroupParams, addresses: ReadonlyMap<string, string[]>, urls: ReadonlyMap<string, string>, listen: string[], http: { host: string, port: number }, catchupMs?: number }): Record<string, unknown> {
+  const member = (peer: string): Record<string, unknown> => ({ peer, addrs: c.addresses.get(peer) ?? [], ...(c.urls.has(peer) ? { url: c.urls.get(peer) } : {}) })
+  const reshare = c.params.reshare
   return {
     id: c.params.id,
-    members: c.params.members.map(peer => ({ peer, addrs: c.addresses.get(peer) ?? [], ...(c.urls.has(peer) ? { url: c.urls.get(peer) } : {}) })),
+    members: c.params.members.map(member),
     threshold: c.params.threshold,
     period: c.params.period,
     genesisTime: c.params.genesisTime,
     dkg: c.params.dkg,
     listen: c.listen,
     http: c.http,
-    ...(c.catchupMs !== undefined ? { catchupMs: c.catchupMs } : {})
+    ...(c.catchupMs !== undefined ? { catchupMs: c.catchupMs } : {}),
+    ...(reshare !== undefined ? { reshare: { ...reshare, members: reshare.members.map(member) } } : {})
   }
 }
 

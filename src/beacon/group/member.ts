@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import { appendFile, mkdir, readFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Libp2p } from '@libp2p/interface'
@@ -10,7 +10,7 @@ import { fromUtf8 } from '../../core/bytes.js'
 import type { Signer } from '../../core/identity.js'
 import type { Signed } from '../../core/signed.js'
 import {
-  DkgMachine, DKG_RECORD_KIND, makeDkgRecord, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
+  DkgMachine, DKG_RECORD_KIND, GROUP_PARTIAL, PENDING_ROUNDS, SIGN_BACKLOG, makeDkgRecord, dealersOf, groupSession, participantsOf, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
   BLAME_RECORD_KIND, type BlameBody, type BlameRecord,
   type BeaconEntry, type ChainInfo, type DkgEffect, type DkgResult, type DkgSnapshot, type GroupParams, type RoundEffect
 } from '../../core/beacon/index.js'
@@ -27,6 +27,10 @@ export const GROUP_PROTOCOL = '/fairdeal/beacon-group/1'
 export const GROUP_MAX_FRAME_BYTES = 256 * 1024
 export const SHARE_FILE = 'share.json'
 export const DKG_STATE_FILE = 'dkg-state.json'
+/** After a reshare, the old group's share, kept until the new group has taken over its rounds (then deleted). */
+export const PREVIOUS_SHARE_FILE = 'share-previous.json'
+/** A reshare's machine state (it holds the member's secret polynomial), one file per reshare session. */
+export function reshareStateFile (session: string): string { return `reshare-state-${session.slice(0, 16)}.json` }
 export const TRANSCRIPT_FILE = 'transcript.json'
 /** The signed results the other members announced (theirs and ours), kept beside the transcript for `beacon group verify`. */
 export const RESULTS_FILE = 'results.json'
@@ -69,7 +73,7 @@ export interface GroupMemberStatus {
   index: number
   members: number
   threshold: number
-  phase: 'waiting-for-dkg' | 'dkg' | 'rounds' | 'dkg-failed'
+  phase: 'waiting-for-dkg' | 'dkg' | 'rounds' | 'dkg-failed' | 'left'
   dkgPhase?: string
   failure?: string
   chain?: ChainInfo
@@ -82,6 +86,8 @@ export interface GroupMemberStatus {
   dkgMs?: number
   /** [round, clock ms when this member had it verified], for the last RECENT_ROUNDS rounds. */
   recent?: Array<[number, number]>
+  /** A reshare this member takes part in: the round the new group signs from, and how it went. */
+  reshare?: { transition: number, oldMembers: number, oldThreshold: number, state: 'running' | 'done' | 'left' | 'refused' | 'failed', message?: string }
 }
 
 export interface GroupMember {
@@ -128,10 +134,33 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   await mkdir(init.dir, { recursive: true, mode: 0o700 })
   const path = (f: string): string => join(init.dir, f)
 
-  const dkg = new DkgMachine({ params, signer, random: (n) => new Uint8Array(randomBytes(n)), verify: nativeVerifyDocument },
-    (await readJson(path(DKG_STATE_FILE))) as DkgSnapshot | undefined)
-  const index = dkg.index
-  let rounds: RoundMachine | undefined
+  const reshare = params.reshare
+  const session = groupSession(params)
+  const stateFile = reshare === undefined ? DKG_STATE_FILE : reshareStateFile(session)
+  const savedShare = (await readJson(path(SHARE_FILE))) as ShareFile | undefined
+  // In a reshare, this node's share of the old group: share.json until the reshare is done, then
+  // share-previous.json until the new group has taken over.
+  const oldShareFile = reshare === undefined
+    ? undefined
+    : [savedShare, (await readJson(path(PREVIOUS_SHARE_FILE))) as ShareFile | undefined].find(f => f?.session === reshare.session)
+  const runDoneBefore = savedShare?.session === session
+  let dkg: DkgMachine | undefined
+  try {
+    dkg = new DkgMachine({ params, signer, random: (n) => new Uint8Array(randomBytes(n)), verify: nativeVerifyDocument, oldShare: oldShareFile?.share },
+      (await readJson(path(stateFile))) as DkgSnapshot | undefined)
+  } catch (err) {
+    // A member that left in a reshare and no longer holds the old share has no run to take part in.
+    if (!runDoneBefore && !(reshare !== undefined && oldShareFile === undefined && !params.members.includes(signer.peerId))) throw err
+  }
+  const oldIndex = reshare === undefined ? 0 : dealersOf(params).indexOf(signer.peerId) + 1
+  const index = params.members.indexOf(signer.peerId) + 1 || oldIndex
+  const participants = participantsOf(params)
+  /** The groups signing this chain here: the old one until a reshare's transition, then the new one. */
+  const machines: RoundMachine[] = []
+  const newest = (): RoundMachine | undefined => machines[machines.length - 1]
+  let runDone = runDoneBefore
+  let reshareState: NonNullable<GroupMemberStatus['reshare']>['state'] = 'running'
+  let reshareMessage: string | undefined
   let chain: ChainInfo | undefined
   /** The group's summed commitments, once its chain is known (a blame record in the log carries them). */
   let groupCommitments: string[] | undefined
@@ -158,13 +187,13 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
       bytesSent += frame.byteLength
       messenger.send(to, frame).catch((err: Error) => {
         log.debug({ peer: to, reason: err.message }, 'send failed')
-        if (retry && !closed && rounds === undefined && failure === undefined) setTimeout(attempt, DKG_RETRY_MS).unref()
+        if (retry && !closed && !runDone && failure === undefined) setTimeout(attempt, DKG_RETRY_MS).unref()
       })
     }
     attempt()
   }
-  const broadcast = (doc: unknown, retry = false): void => {
-    for (const peer of params.members) if (peer !== signer.peerId) send(peer, doc, retry)
+  const broadcast = (doc: unknown, retry = false, to: readonly string[] = participants): void => {
+    for (const peer of to) if (peer !== signer.peerId) send(peer, doc, retry)
   }
   // Writes are chained so the files see effects in the order the machines produced them.
   let writes: Promise<void> = Promise.resolve()
@@ -187,23 +216,46 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     return out
   }
 
-  function startRounds (result: Pick<DkgResult, 'chainInfo' | 'commitments' | 'share' | 'index'>, stored: BeaconEntry[]): void {
+  function startRounds (result: Pick<DkgResult, 'chainInfo' | 'commitments' | 'share' | 'index'>, stored: Iterable<BeaconEntry>): void {
     groupCommitments = result.commitments
     chain = parseChainInfo(result.chainInfo)
-    rounds = new RoundMachine({
+    const rounds = new RoundMachine({
       chain, members: params.members, threshold: params.threshold, commitments: result.commitments, index: result.index,
-      share: result.share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs
+      share: result.share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs, firstRound: reshare?.transition
     })
-    log.info({ chainHash: chain.hash, index, latestRound: rounds.latestRound }, 'beacon group chain ready')
-    const ready = chain
-    // Ready once the share and transcript written before this point are on disk.
-    void writes.then(() => { resolveReady(ready) })
+    machines.push(rounds)
+    log.info({ chainHash: chain.hash, index, latestRound: rounds.latestRound, firstRound: rounds.firstRound }, 'beacon group chain ready')
+    markReady(chain)
   }
 
-  function onRoundEffects (out: RoundEffect[]): void {
+  /** The old group's rounds, before a reshare's transition (after it, when the reshare did not happen). */
+  function startOldRounds (from: NonNullable<typeof reshare>, share: string, stored: Iterable<BeaconEntry>, ended: boolean): void {
+    chain = from.chain
+    const rounds = new RoundMachine({
+      chain, members: from.members, threshold: from.threshold, commitments: from.commitments, index: oldIndex,
+      share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs, ...(ended ? { lastRound: from.transition - 1 } : {})
+    })
+    machines.unshift(rounds)
+    log.info({ chainHash: chain.hash, oldIndex, latestRound: rounds.latestRound }, 'the old group signs until the reshare\'s transition')
+    markReady(chain)
+  }
+
+  function markReady (c: ChainInfo): void {
+    // Ready once the share and transcript written before this point are on disk.
+    void writes.then(() => { resolveReady(c) })
+  }
+
+  /** Every round this member holds, from each group (the same chain, so any holds any). */
+  function heldEntries (): BeaconEntry[] {
+    const all = new Map<number, BeaconEntry>()
+    for (const m of machines) for (let r = Math.max(1, m.latestRound - 4095); r <= m.latestRound; r++) { const e = m.entry(r); if (e !== undefined) all.set(r, e) }
+    return [...all.values()]
+  }
+
+  function onRoundEffects (machine: RoundMachine, out: RoundEffect[]): void {
     for (const e of out) {
       switch (e.kind) {
-        case 'broadcast': broadcast(e.msg); break
+        case 'broadcast': broadcast(e.msg, false, machine.memberIds); break
         case 'send': send(e.to, e.msg); break
         case 'produced': {
           const at = clock.now()
@@ -211,10 +263,12 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           if (recent.size > RECENT_ROUNDS) recent.delete(recent.keys().next().value as number)
           const line = JSON.stringify(e.entry) + '\n'
           write(async () => { await appendFile(path(ROUNDS_FILE), line, { mode: 0o644 }) })
+          for (const m of machines) if (m !== machine) m.adopt(e.entry)
           for (const l of listeners) l(e.entry, at)
           break
         }
         case 'blame':
+          if (machine !== newest()) break // the old group's blame: its commitments are not the ones logged with the group
           log.warn({ round: e.record.body.round, members: e.record.body.bad.map(b => b.index) }, 'bad partial signatures: named in a blame record')
           write(async () => { await appendFile(path(RECORDS_FILE), JSON.stringify(e.record) + '\n', { mode: 0o644 }) })
           logBlame(e.record)
@@ -228,6 +282,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
 
   // Every signed result we hold, rewritten as more arrive: `beacon group verify` compares them with our transcript.
   function saveResults (): void {
+    if (dkg === undefined) return
     const text = JSON.stringify([...dkg.announcedResults.values()].sort((a, b) => a.body.member - b.body.member)) + '\n'
     write(async () => { await writeAtomic(path(RESULTS_FILE), text, 0o644) })
   }
@@ -239,27 +294,57 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
         case 'broadcast': broadcast(e.doc, true); break
         case 'persist': {
           const text = JSON.stringify(e.snapshot)
-          write(async () => { await writeAtomic(path(DKG_STATE_FILE), text, 0o600) })
+          write(async () => { await writeAtomic(path(stateFile), text, 0o600) })
           log.info({ phase: e.phase }, 'DKG phase')
           break
         }
         case 'done': {
           const r = e.result
           dkgMs = clock.now() - params.dkg.start
-          const share: ShareFile = { version: 1, session: dkg.session, index: r.index, share: r.share }
+          const share: ShareFile = { version: 1, session, index: r.index, share: r.share }
           const transcript = { ...r, share: undefined, index: r.index }
+          const keepOld = oldShareFile !== undefined ? JSON.stringify(oldShareFile) + '\n' : undefined
+          runDone = true
           write(async () => {
+            // The old share first, so that a crash in between leaves both shares on disk.
+            if (keepOld !== undefined) await writeAtomic(path(PREVIOUS_SHARE_FILE), keepOld, 0o600)
             await writeAtomic(path(SHARE_FILE), JSON.stringify(share) + '\n', 0o600)
             await writeAtomic(path(TRANSCRIPT_FILE), JSON.stringify(transcript) + '\n', 0o644)
           })
           saveResults()
-          logDkg(r, [...dkg.announcedResults.values()])
-          log.info({ qual: r.qual, disqualified: r.disqualified.map(d => ({ dealer: d.dealer, reason: d.reason })), dkgMs }, 'DKG done')
-          startRounds(r, [])
+          logDkg(r, dkg === undefined ? [] : [...dkg.announcedResults.values()])
+          log.info({ qual: r.qual, disqualified: r.disqualified.map(d => ({ dealer: d.dealer, reason: d.reason })), dkgMs, reshare: reshare !== undefined }, reshare === undefined ? 'DKG done' : `reshare done: the new group signs from round ${reshare.transition}`)
+          if (reshare !== undefined) { reshareState = 'done'; machines[0]?.endAt(reshare.transition - 1) }
+          startRounds(r, heldEntries())
           break
         }
+        case 'left':
+          runDone = true
+          reshareState = 'left'
+          if (reshare !== undefined) machines[0]?.endAt(reshare.transition - 1)
+          log.info({ qual: e.outcome.qual }, `reshare done: this member is not in the new group; it signs no round from ${reshare?.transition ?? 0} on`)
+          break
+        case 'refused':
+          reshareState = 'refused'
+          reshareMessage = e.record.body.message
+          log.error({ dealers: e.record.body.dealers, rejected: e.record.body.rejected }, `${e.record.body.message}; the old group goes on signing`)
+          write(async () => { await appendFile(path(RECORDS_FILE), JSON.stringify(e.record) + '\n', { mode: 0o644 }) })
+          break
         case 'failed':
           failure = e.reason
+          if (reshare !== undefined) {
+            // Refused: nobody has a new share, the old group goes on. Failed here only (this member
+            // lacks its new share): it stops at the transition with the others and comes back
+            // through a later reshare.
+            if (reshareState !== 'refused') {
+              reshareState = 'failed'
+              reshareMessage = e.reason
+              machines[0]?.endAt(reshare.transition - 1)
+            }
+            log.error({ reason: e.reason }, 'reshare failed')
+            if (machines.length === 0) rejectReady(new Error(e.reason))
+            break
+          }
           log.error({ reason: e.reason }, 'DKG failed')
           rejectReady(new Error(e.reason))
           break
@@ -300,8 +385,8 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
       try {
         await record(DKG_RECORD_KIND, makeDkgRecord(r, results))
         dkgLogged = true
-        await writeAtomic(path(DKG_LOGGED_FILE), JSON.stringify({ session: dkg.session }) + '\n', 0o644)
-        log.info({ session: dkg.session }, 'DKG record logged')
+        await writeAtomic(path(DKG_LOGGED_FILE), JSON.stringify({ session }) + '\n', 0o644)
+        log.info({ session }, 'DKG record logged')
       } catch (err) {
         log.warn({ reason: (err as Error).message }, 'the DKG record could not be logged: the transcript stays in transcript.json')
       }
@@ -309,19 +394,27 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   }
 
   // A member restarted after the DKG loads its share and the public transcript (re-checked) instead.
-  const savedShare = (await readJson(path(SHARE_FILE))) as ShareFile | undefined
-  if (savedShare !== undefined) {
+  if (savedShare !== undefined && (runDoneBefore || reshare === undefined)) {
     const saved = (await readJson(path(TRANSCRIPT_FILE))) as DkgResult | undefined
-    if (saved === undefined || savedShare.session !== dkg.session) throw new Error(`${init.dir}: share.json without a matching transcript.json for this group`)
+    if (saved === undefined || savedShare.session !== session) throw new Error(`${init.dir}: share.json without a matching transcript.json for this group`)
     verifyDkgResult({ ...saved, share: savedShare.share, index: savedShare.index }, nativeVerifyDocument)
     chain = parseChainInfo(saved.chainInfo)
     const logged = (await readJson(path(DKG_LOGGED_FILE))) as { session?: unknown } | undefined
-    dkgLogged = logged?.session === dkg.session
+    dkgLogged = logged?.session === session
     if (!dkgLogged) {
       const kept = await readJson(path(RESULTS_FILE))
       logDkg({ ...saved, share: savedShare.share, index: savedShare.index }, Array.isArray(kept) ? kept : [])
     }
-    startRounds({ ...saved, share: savedShare.share, index: savedShare.index }, await loadRounds())
+    const stored = await loadRounds()
+    if (reshare !== undefined) {
+      reshareState = 'done'
+      if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile.share, stored, true)
+    }
+    startRounds({ ...saved, share: savedShare.share, index: savedShare.index }, stored)
+  } else if (reshare !== undefined) {
+    // Before (or during) a reshare: an old member that holds its old share goes on signing the old group's rounds.
+    chain = reshare.chain
+    if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile.share, await loadRounds(), false)
   }
 
   messenger.onFrame((from, frame) => {
@@ -331,22 +424,41 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     const type = (doc as { type?: unknown } | null)?.type
     const now = clock.now()
     if (typeof type === 'string' && /^beacon-group\/(deal|share|responses|result)$/.test(type)) {
+      if (dkg === undefined) return
       const before = dkg.announcedResults.size
       onDkgEffects(dkg.receive(from, doc, now))
       if (dkg.announcedResults.size !== before && dkg.outcome !== undefined) saveResults()
-    } else if (rounds !== undefined) {
-      onRoundEffects(rounds.receive(from, doc, now))
+      return
     }
+    // A partial goes to the group that signs its round (the old one before a reshare's transition,
+    // the new one from it); catch-up requests and answers to the newest, which holds every round.
+    const round = type === GROUP_PARTIAL ? (doc as { body?: { round?: unknown } }).body?.round : undefined
+    const machine = typeof round === 'number' ? machines.find(m => m.signs(round)) : newest()
+    if (machine !== undefined) onRoundEffects(machine, machine.receive(from, doc, now))
+    else if (machines.length > 0) refused({ peer: from, reason: `a partial for round ${String(round)}, which no group here signs` }, 'round message refused')
   })
+
+  // Once the new group has signed past the window in which the old group's partials still count,
+  // the old group's machine is dropped and its share deleted: this member can no longer sign for
+  // it (forward security of its own old share; docs/beacon-group.md says what that does not cover).
+  function retireOldGroup (now: number): void {
+    if (reshare === undefined || machines.length < 2 || reshareState !== 'done' || chain === undefined) return
+    if (now < roundTime(chain, reshare.transition + PENDING_ROUNDS + SIGN_BACKLOG)) return
+    const old = machines.shift() as RoundMachine
+    for (let r = Math.max(1, old.latestRound - 4095); r <= old.latestRound; r++) { const e = old.entry(r); if (e !== undefined) newest()?.adopt(e) }
+    write(async () => { await rm(path(PREVIOUS_SHARE_FILE), { force: true }) })
+    log.info({ transition: reshare.transition }, 'the old group\'s share deleted: the new group signs every round now')
+  }
 
   const stopLoop = new AbortController()
   const step = (): number => {
     const now = clock.now()
     try {
-      if (rounds !== undefined) onRoundEffects(rounds.tick(now))
-      else if (failure === undefined && now >= params.dkg.start) {
+      for (const m of [...machines]) onRoundEffects(m, m.tick(now))
+      if (dkg !== undefined && !runDone && failure === undefined && now >= params.dkg.start) {
         onDkgEffects(dkg.currentPhase === 'idle' ? dkg.start(now) : dkg.tick(now))
       }
+      retireOldGroup(now)
     } catch (err) {
       log.error({ reason: (err as Error).message }, 'beacon group tick failed')
     }
@@ -372,34 +484,43 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   let server: Server | undefined
   let httpUrl: string | undefined
   const sockets = new Set<Socket>()
+  const entryOf = (round: number): BeaconEntry | undefined => {
+    for (let k = machines.length - 1; k >= 0; k--) { const e = machines[k].entry(round); if (e !== undefined) return e }
+    return undefined
+  }
   const latestServable = (): number => {
-    if (rounds === undefined || chain === undefined) return 0
+    if (machines.length === 0 || chain === undefined) return 0
     const now = clock.now()
     const due = now < chain.genesis_time * 1000 ? 0 : roundAt(chain, now)
-    let r = Math.min(rounds.latestRound, due)
-    while (r > 0 && rounds.entry(r) === undefined) r--
+    let r = Math.min(Math.max(...machines.map(m => m.latestRound)), due)
+    while (r > 0 && entryOf(r) === undefined) r--
     return r
   }
   const status = (): GroupMemberStatus => {
     const now = clock.now()
-    const s = rounds?.status(now)
-    const mine = dkg.announcedResults.get(index)?.body.groupHash
+    const current = newest()
+    const s = current?.status(now)
+    const mine = dkg?.announcedResults.get(index)?.body.groupHash
+    const left = reshareState === 'left' && reshare !== undefined && chain !== undefined && now >= roundTime(chain, reshare.transition)
     return {
       id: params.id,
       index,
       members: params.members.length,
       threshold: params.threshold,
-      phase: rounds !== undefined ? 'rounds' : failure !== undefined ? 'dkg-failed' : now < params.dkg.start ? 'waiting-for-dkg' : 'dkg',
-      dkgPhase: dkg.currentPhase,
+      phase: left ? 'left' : machines.length > 0 ? 'rounds' : failure !== undefined ? 'dkg-failed' : now < params.dkg.start ? 'waiting-for-dkg' : 'dkg',
+      dkgPhase: dkg?.currentPhase ?? 'done',
       failure,
       chain,
       latestRound: latestServable(),
       currentRound: s?.currentRound ?? 0,
       waiting: s?.waiting,
       suspects: s?.suspects ?? [],
-      agreeing: mine === undefined ? undefined : [...dkg.announcedResults.values()].filter(r => r.body.groupHash === mine).map(r => r.body.member).sort((a, b) => a - b),
+      agreeing: mine === undefined || dkg === undefined ? undefined : [...dkg.announcedResults.values()].filter(r => r.body.groupHash === mine).map(r => r.body.member).sort((a, b) => a - b),
       dkgMs,
-      recent: [...recent.entries()]
+      recent: [...recent.entries()],
+      ...(reshare !== undefined
+        ? { reshare: { transition: reshare.transition, oldMembers: reshare.members.length, oldThreshold: reshare.threshold, state: reshareState, ...(reshareMessage !== undefined ? { message: reshareMessage } : {}) } }
+        : {})
     }
   }
   if (init.http !== false) {
@@ -414,18 +535,17 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           res.end(text)
           return
         }
-        if (chain === undefined || rounds === undefined) {
+        if (chain === undefined || machines.length === 0) {
           res.writeHead(503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
           res.end(JSON.stringify({ error: failure !== undefined ? `the group's DKG failed: ${failure}` : 'the group\'s DKG has not finished' }))
           return
         }
-        const r = rounds
         const c = chain
         handler ??= drandV1Handler({
           info: c,
           latestRound: latestServable,
           expectedRound: () => { const now = clock.now(); return now < c.genesis_time * 1000 ? 0 : roundAt(c, now) },
-          entry: (round) => round <= latestServable() ? r.entry(round) : undefined
+          entry: (round) => round <= latestServable() ? entryOf(round) : undefined
         })
         handler(req, res)
       } catch {
@@ -448,7 +568,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     httpUrl,
     ready,
     onRound: (l) => { listeners.push(l) },
-    entry: (r) => rounds?.entry(r),
+    entry: entryOf,
     status,
     bytesSent: () => bytesSent,
     close: async () => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { beaconConfigJson, type ChainInfo } from '../../core/beacon/index.js'
+import { beaconConfigJson, participantsOf, type ChainInfo } from '../../core/beacon/index.js'
 import { MAX_RELAYS } from '../../core/beacon/config.js'
 import { writeAtomic } from '../local-beacon.js'
 import type { Logger } from 'pino'
@@ -60,7 +60,8 @@ export function groupTableBeacon (config: GroupConfig, chain: ChainInfo): Record
 export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember & { stop: () => Promise<void> }> {
   const { config, logger } = init
   const identity = await loadOrCreateIdentity(init.dataDir)
-  if (!config.params.members.includes(identity.peerId)) {
+  const participants = participantsOf(config.params)
+  if (!participants.includes(identity.peerId)) {
     throw new Error(`this node (${identity.peerId}) is not a member of beacon group ${config.params.id}`)
   }
   const signer = nativeSigner(identity.seed, identity.peerId)
@@ -68,7 +69,7 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
   const record = init.record ?? (log === undefined ? undefined : async (kind: string, payload: unknown) => { await log.append(kind, payload) })
   let node: Awaited<ReturnType<typeof createNode>>
   try {
-    node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members: new Set(config.params.members), logger })
+    node = await createNode({ privateKey: identity.privateKey, listen: config.listen, members: new Set(participants), logger })
   } catch (err) {
     await log?.close()
     throw err

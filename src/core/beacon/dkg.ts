@@ -516,7 +516,6 @@ export class DkgMachine {
       outcome = qualify(transcript, this.verify)
     } catch (err) {
       this.enter('failed', out)
-      out.push({ kind: 'failed', reason: (err as Error).message })
       const reshare = this.params.reshare
       if (err instanceof QualifyError && reshare !== undefined) {
         // A refused reshare is signed and names each old member that did not qualify, and why.
@@ -532,6 +531,7 @@ export class DkgMachine {
         }
         out.push({ kind: 'refused', record: signDocument(RESHARE_REFUSED, body, this.signer), transcript })
       }
+      out.push({ kind: 'failed', reason: (err as Error).message })
       return
     }
     if (this.index === 0) {

@@ -78,6 +78,13 @@ export interface RoundInit {
    * are made as soon as t partials are in, as always.
    */
   catchupMs?: number
+  /**
+   * The rounds this group signs, for a group made or ended by a reshare (docs/beacon-group.md
+   * "Resharing"): partials for rounds outside [firstRound, lastRound] are another group's and are
+   * refused; rounds outside it are still kept and served when fetched (the key is the same).
+   */
+  firstRound?: number
+  lastRound?: number
 }
 
 export interface RoundStatus {
@@ -114,6 +121,8 @@ export class RoundMachine {
   private backlogFloor = 1
   private nextBacklogMs = -Infinity
   private readonly catchupMs: number
+  readonly firstRound: number
+  private last: number
 
   constructor (init: RoundInit) {
     this.chain = init.chain
@@ -126,15 +135,30 @@ export class RoundMachine {
     this.groupKey = g2FromHex(init.chain.public_key, 'group key')
     this.pubs = publicShares(init.commitments, init.members.length)
     if (!publicKeyMatches(this.share, this.pubs[this.index - 1])) throw new CoreInputError('the secret share does not match this member\'s public share')
+    this.firstRound = init.firstRound ?? 1
+    this.last = init.lastRound ?? Number.MAX_SAFE_INTEGER
     for (const e of init.stored ?? []) this.keep(e)
-    this.lastSigned = this.latest
+    this.lastSigned = Math.max(this.latest, this.firstRound - 1)
     // Rounds before the last one stored are taken as made (the store keeps every round made).
-    this.backlogFloor = this.latest + 1
+    this.backlogFloor = Math.max(this.latest + 1, this.firstRound)
     this.catchupMs = Math.max(0, init.catchupMs ?? init.chain.period * 500)
   }
 
   get latestRound (): number { return this.latest }
+  /** The group's members (peer ids, index order): whom its partials go to. */
+  get memberIds (): readonly string[] { return this.members }
   entry (round: number): BeaconEntry | undefined { return this.entries.get(round) }
+
+  /** Whether this group signs `round` (its range, for a group made or ended by a reshare). */
+  signs (round: number): boolean { return round >= this.firstRound && round <= this.last }
+  get lastRound (): number { return this.last }
+  /** This group signs no round after `round` (a reshare handed the rounds after it to the new group). */
+  endAt (round: number): void { this.last = Math.min(this.last, round) }
+
+  /** A round another machine of the same chain verified (the group before or after a reshare): kept and served. */
+  adopt (entry: BeaconEntry): void {
+    if (!this.entries.has(entry.round)) this.keep(entry)
+  }
 
   private currentRound (now: number): number {
     return now < this.chain.genesis_time * 1000 ? 0 : roundAt(this.chain, now)
@@ -165,7 +189,7 @@ export class RoundMachine {
     const out: RoundEffect[] = []
     const current = this.currentRound(now)
     if (current === 0) return out
-    for (let r = Math.max(this.lastSigned + 1, current - SIGN_BACKLOG + 1, 1); r <= current; r++) {
+    for (let r = Math.max(this.lastSigned + 1, current - SIGN_BACKLOG + 1, this.firstRound); r <= Math.min(current, this.lastRound); r++) {
       if (this.entries.has(r)) continue
       this.signRound(r, current, out)
     }
@@ -191,7 +215,7 @@ export class RoundMachine {
   private remakeBacklog (now: number, current: number, out: RoundEffect[]): void {
     while (this.entries.has(this.backlogFloor)) this.backlogFloor++
     const r = this.backlogFloor
-    if (r > current - SIGN_BACKLOG || now < this.nextBacklogMs) return
+    if (r > current - SIGN_BACKLOG || r > this.lastRound || now < this.nextBacklogMs) return
     this.nextBacklogMs = now + this.catchupMs
     const mine = this.pending.get(r)?.get(this.index)?.doc
     if (mine !== undefined) {
@@ -299,6 +323,7 @@ export class RoundMachine {
       if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1) return reject('partial: round must be an integer >= 1')
       // One period of tolerance ahead: a member whose clock runs fast is not refused, only buffered.
       if (round > current + 1 || (round < current - PENDING_ROUNDS && !this.inBacklog(round))) return reject(`partial for round ${round} outside the window around the current round ${current}`)
+      if (!this.signs(round)) return reject(`partial for round ${round}: this group signs rounds ${this.firstRound} to ${this.lastRound === Number.MAX_SAFE_INTEGER ? 'on' : this.lastRound} (a reshare's other group signs it)`)
       const known = this.entries.get(round)
       if (known !== undefined) {
         // The sender is behind (restarted, or its clock is late): the round, which verifies alone, saves it a catch-up.
