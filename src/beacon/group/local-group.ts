@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { freeLoopbackPort } from '../../net/ports.js'
-import { defaultThreshold } from '../../core/beacon/index.js'
+import { defaultThreshold, reshareParams, type ChainInfo } from '../../core/beacon/index.js'
 import { CoreInputError } from '../../core/errors.js'
 import { groupConfigBlock, parseGroupConfig, type GroupConfig } from './config.js'
 
@@ -111,4 +111,69 @@ const hostProtocol = (host: string): string => {
   if (host.includes(':')) return '/ip6'
   if (/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(host)) return '/dns'
   throw new CoreInputError(`announce host ${JSON.stringify(host)} must be an IP address or a DNS name`)
+}
+
+export interface LocalReshare {
+  /** One config per participant: the old members (in old order), then the newcomers. */
+  configs: GroupConfig[]
+  files: string[]
+  dataDirs: string[]
+  peerIds: string[]
+  urls: string[]
+}
+
+/**
+ * A reshare of a loopback group (prepareLocalGroup) to its members plus `newcomers` new ones
+ * (members `keep` of the old group stay, in their order, default all), with threshold `threshold`:
+ * every participant's node config, the old members' on their old ports (`ROOT/reshare-memberN.json`).
+ * `old` is the group's outcome (its commitments and chain), as a member's transcript.json holds it.
+ */
+export async function prepareLocalReshare (init: {
+  root: string
+  group: LocalGroup
+  old: { commitments: string[], chainInfo: ChainInfo }
+  newcomers: number
+  keep?: number[]
+  threshold: number
+  start: number
+  phaseMs: number
+  transition: number
+}): Promise<LocalReshare> {
+  const g = init.group
+  const oldParams = g.configs[0].params
+  const dataDirs = [...g.dataDirs]
+  const peerIds = [...g.peerIds]
+  const urls = [...g.urls]
+  const listens = g.configs.map(c => c.listen)
+  const https = g.configs.map(c => c.http)
+  const addrs = new Map(g.configs[0].addresses)
+  const urlOf = new Map(g.configs[0].urls)
+  for (let k = 1; k <= init.newcomers; k++) {
+    const dir = join(init.root, `newcomer${k}`)
+    const peer = (await loadOrCreateIdentity(dir)).peerId
+    const p2p = await freeLoopbackPort()
+    const http = await freeLoopbackPort()
+    dataDirs.push(dir)
+    peerIds.push(peer)
+    urls.push(`http://127.0.0.1:${http}`)
+    listens.push([`/ip4/127.0.0.1/tcp/${p2p}`])
+    https.push({ host: '127.0.0.1', port: http })
+    addrs.set(peer, [`/ip4/127.0.0.1/tcp/${p2p}`])
+    urlOf.set(peer, `http://127.0.0.1:${http}`)
+  }
+  const keep = init.keep ?? oldParams.members.map((_, i) => i + 1)
+  const members = [...keep.map(i => oldParams.members[i - 1]), ...peerIds.slice(oldParams.members.length)]
+  const params = reshareParams({ params: oldParams, commitments: init.old.commitments, chainInfo: init.old.chainInfo }, {
+    members, threshold: init.threshold, dkg: { start: init.start, phaseMs: init.phaseMs }, transition: init.transition
+  })
+  const configs: GroupConfig[] = []
+  const files: string[] = []
+  for (let i = 0; i < peerIds.length; i++) {
+    const block = groupConfigBlock({ params, addresses: addrs, urls: urlOf, listen: listens[i], http: https[i] })
+    const file = join(init.root, `reshare-member${i + 1}.json`)
+    await writeFile(file, JSON.stringify({ data: relative(init.root, dataDirs[i]), group: block }, null, 2) + '\n')
+    files.push(file)
+    configs.push(parseGroupConfig(block, file))
+  }
+  return { configs, files, dataDirs, peerIds, urls }
 }

@@ -116,7 +116,8 @@ async function readJson (path: string): Promise<unknown> {
   }
 }
 
-interface ShareFile { version: 1, session: string, index: number, share: string }
+/** `group`: for a group made by a reshare, its session, which its partials name (PartialBody.group). */
+interface ShareFile { version: 1, session: string, index: number, share: string, group?: string }
 
 /**
  * One member of a beacon group: runs the DKG (or loads its result), then signs every round with
@@ -221,7 +222,8 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     chain = parseChainInfo(result.chainInfo)
     const rounds = new RoundMachine({
       chain, members: params.members, threshold: params.threshold, commitments: result.commitments, index: result.index,
-      share: result.share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs, firstRound: reshare?.transition
+      share: result.share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs,
+      ...(reshare !== undefined ? { firstRound: reshare.transition, group: session } : {})
     })
     machines.push(rounds)
     log.info({ chainHash: chain.hash, index, latestRound: rounds.latestRound, firstRound: rounds.firstRound }, 'beacon group chain ready')
@@ -229,11 +231,12 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   }
 
   /** The old group's rounds, before a reshare's transition (after it, when the reshare did not happen). */
-  function startOldRounds (from: NonNullable<typeof reshare>, share: string, stored: Iterable<BeaconEntry>, ended: boolean): void {
+  function startOldRounds (from: NonNullable<typeof reshare>, share: ShareFile, stored: Iterable<BeaconEntry>, ended: boolean): void {
     chain = from.chain
     const rounds = new RoundMachine({
       chain, members: from.members, threshold: from.threshold, commitments: from.commitments, index: oldIndex,
-      share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs, ...(ended ? { lastRound: from.transition - 1 } : {})
+      share: share.share, signer, verify: nativeVerifyDocument, stored, catchupMs: init.catchupMs,
+      ...(share.group !== undefined ? { group: share.group } : {}), ...(ended ? { lastRound: from.transition - 1 } : {})
     })
     machines.unshift(rounds)
     log.info({ chainHash: chain.hash, oldIndex, latestRound: rounds.latestRound }, 'the old group signs until the reshare\'s transition')
@@ -301,7 +304,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
         case 'done': {
           const r = e.result
           dkgMs = clock.now() - params.dkg.start
-          const share: ShareFile = { version: 1, session, index: r.index, share: r.share }
+          const share: ShareFile = { version: 1, session, index: r.index, share: r.share, ...(reshare !== undefined ? { group: session } : {}) }
           const transcript = { ...r, share: undefined, index: r.index }
           const keepOld = oldShareFile !== undefined ? JSON.stringify(oldShareFile) + '\n' : undefined
           runDone = true
@@ -408,13 +411,13 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     const stored = await loadRounds()
     if (reshare !== undefined) {
       reshareState = 'done'
-      if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile.share, stored, true)
+      if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile, stored, true)
     }
     startRounds({ ...saved, share: savedShare.share, index: savedShare.index }, stored)
   } else if (reshare !== undefined) {
     // Before (or during) a reshare: an old member that holds its old share goes on signing the old group's rounds.
     chain = reshare.chain
-    if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile.share, await loadRounds(), false)
+    if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile, await loadRounds(), false)
   }
 
   messenger.onFrame((from, frame) => {

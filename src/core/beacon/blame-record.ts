@@ -80,7 +80,9 @@ export function checkBlameRecord (payload: unknown, owner: string | undefined, v
     const p = b.partial
     const index = b.index
     const pb = isObject(p.body) ? p.body as unknown as Record<string, unknown> : {}
-    const exactPartial = docKeys(p as unknown as Record<string, unknown>) && Object.keys(pb).sort().join(',') === 'chain,index,partial,round'
+    // `group` only in a group made by a reshare (its session: docs/log.md).
+    const partialKeys = Object.keys(pb).sort().join(',')
+    const exactPartial = docKeys(p as unknown as Record<string, unknown>) && (partialKeys === 'chain,index,partial,round' || (partialKeys === 'chain,group,index,partial,round' && typeof pb.group === 'string' && /^[0-9a-f]{64}$/.test(pb.group)))
     if (!exactPartial || p.type !== GROUP_PARTIAL || p.signer !== members[index - 1] || pb.chain !== body.chain || pb.round !== round || pb.index !== index || typeof pb.partial !== 'string' || !verify(p)) {
       problems.push({ code: Reason.BLAME_PARTIAL, message: `blame record of round ${round}: bad[${k}] is not a partial of round ${round} signed by member ${index}` })
       continue

@@ -24,7 +24,13 @@ import { verifyBeaconEntry } from './verify.js'
 export const GROUP_PARTIAL = 'beacon-group/partial'
 export const GROUP_BLAME = 'beacon-group/blame'
 
-export interface PartialBody { chain: string, round: number, index: number, partial: string }
+/**
+ * A member's partial signature of a round. `group`, present only in a group made by a reshare, is
+ * that reshare's session: the old and the new group of one chain give members different indices
+ * and shares, so a partial names its group and is never checked against the other's shares (a
+ * member still signing for the old group after the transition is refused, not blamed).
+ */
+export interface PartialBody { chain: string, round: number, index: number, partial: string, group?: string }
 export interface BlameBody {
   chain: string
   round: number
@@ -85,6 +91,8 @@ export interface RoundInit {
    */
   firstRound?: number
   lastRound?: number
+  /** The session of the reshare that made this group (PartialBody.group); absent for a group's first DKG. */
+  group?: string
 }
 
 export interface RoundStatus {
@@ -123,6 +131,7 @@ export class RoundMachine {
   private readonly catchupMs: number
   readonly firstRound: number
   private last: number
+  private readonly group: string | undefined
 
   constructor (init: RoundInit) {
     this.chain = init.chain
@@ -136,6 +145,7 @@ export class RoundMachine {
     this.pubs = publicShares(init.commitments, init.members.length)
     if (!publicKeyMatches(this.share, this.pubs[this.index - 1])) throw new CoreInputError('the secret share does not match this member\'s public share')
     this.firstRound = init.firstRound ?? 1
+    this.group = init.group
     this.last = init.lastRound ?? Number.MAX_SAFE_INTEGER
     for (const e of init.stored ?? []) this.keep(e)
     this.lastSigned = Math.max(this.latest, this.firstRound - 1)
@@ -228,7 +238,7 @@ export class RoundMachine {
   /** This member's partial for round `r`: kept, sent to the others, and the round recovered if t are in. */
   private signRound (r: number, current: number, out: RoundEffect[]): void {
     const point = partialSign(this.share, this.hash(r))
-    const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: this.chain.hash, round: r, index: this.index, partial: pointHex(point) }, this.signer)
+    const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: this.chain.hash, round: r, index: this.index, partial: pointHex(point), ...(this.group !== undefined ? { group: this.group } : {}) }, this.signer)
     this.addPartial(r, this.index, point, doc)
     out.push({ kind: 'broadcast', msg: doc })
     this.tryRecover(r, current, out)
@@ -318,6 +328,7 @@ export class RoundMachine {
       const body = m.body as Record<string, unknown> | undefined
       if (typeof body !== 'object' || body === null || m.signer !== from || typeof m.sig !== 'string') return reject('partial: malformed or not signed by its sender')
       if (body.chain !== this.chain.hash) return reject('partial: another chain')
+      if (body.group !== this.group) return reject('partial: of another group of this chain (before or after a reshare)')
       if (body.index !== fromIndex) return reject(`partial: index ${String(body.index)} is not the sender's (${fromIndex})`)
       const round = body.round
       if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1) return reject('partial: round must be an integer >= 1')
@@ -332,7 +343,7 @@ export class RoundMachine {
       }
       if (this.pending.get(round)?.has(fromIndex) === true) return out
       if (!isHex(body.partial, 48)) return reject('partial: not 48 bytes of hex')
-      const doc: Signed<PartialBody> = { type: GROUP_PARTIAL, signer: from, body: { chain: this.chain.hash, round, index: fromIndex, partial: body.partial }, sig: m.sig }
+      const doc: Signed<PartialBody> = { type: GROUP_PARTIAL, signer: from, body: { chain: this.chain.hash, round, index: fromIndex, partial: body.partial, ...(this.group !== undefined ? { group: this.group } : {}) }, sig: m.sig }
       let point: G1Point
       try {
         point = g1FromHex(body.partial, 'partial')

@@ -1,0 +1,155 @@
+// A reshare over the network (docs/beacon-group.md "Resharing"): a 5-member group (threshold 3) on
+// loopback, real libp2p and HTTP, reshared to 7 members with threshold 4 while it makes rounds. The
+// old members restart one by one on the reshare's config (member 3 with its share deleted), two
+// newcomers start; the old group signs until the transition, the new group from it. The public key
+// and chain hash do not change, no round is missing, drand-client verifies rounds from before and
+// after the reshare from every member's URL, and a tlock ciphertext sealed before opens after.
+// The clock is stepped by the test (as in beacon-group-net.test.ts), so nothing waits on real time.
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fetchBeacon, HttpCachingChain, HttpChainClient } from 'drand-client'
+import { pino } from 'pino'
+import { roundTime, verifyBeaconEntry, type ChainInfo, type DkgResult } from '../src/core/beacon/index.js'
+import type { Clock } from '../src/beacon/clock.js'
+import { prepareLocalGroup, prepareLocalReshare, type LocalGroup, type LocalReshare } from '../src/beacon/group/local-group.js'
+import { groupDir, startGroupNode } from '../src/beacon/group/node.js'
+import { PREVIOUS_SHARE_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
+import { timelockDecryptWithTlockJs, timelockEncryptText } from '../src/beacon/tlock.js'
+import { verifyDataDir } from '../src/daemon/verify-data.js'
+import { verifyLogPayload } from '../src/core/receipt.js'
+import { logEntries } from './helpers/table-nodes.js'
+
+function steppedClock (): Clock & { set: (ms: number) => void } {
+  let now = Date.now() - 600_000
+  return {
+    now: () => now,
+    set: (ms) => { now = ms },
+    sleep: async (ms, signal) => {
+      signal?.throwIfAborted()
+      if (ms <= 0) return
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => { clearTimeout(t); reject(signal?.reason) }
+        const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, Math.min(ms, 10))
+        signal?.addEventListener('abort', onAbort, { once: true })
+      })
+    }
+  }
+}
+
+type Member = Awaited<ReturnType<typeof startGroupNode>>
+const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })
+
+async function until (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+function client (relay: string, chain: ChainInfo): HttpChainClient {
+  const opts = { disableBeaconVerification: false, noCache: true, chainVerificationParams: { chainHash: chain.hash, publicKey: chain.public_key } }
+  return new HttpChainClient(new HttpCachingChain(relay, opts), opts)
+}
+
+const clock = steppedClock()
+let root: string
+let group: LocalGroup
+let reshare: LocalReshare
+let chain: ChainInfo
+const members: Array<Member | undefined> = []
+
+const start = async (config: LocalGroup['configs'][number], dir: string, i: number): Promise<Member> => {
+  members[i] = await startGroupNode({ config, dataDir: dir, logger: silent, clock, tickMs: 50, ownLog: true })
+  return members[i] as Member
+}
+const stop = async (i: number): Promise<void> => { await members[i]?.stop(); members[i] = undefined }
+const up = (): number[] => members.flatMap((m, i) => m === undefined ? [] : [i])
+/** Makes `round` due and waits until every member up holds it. */
+async function make (round: number, who = up()): Promise<void> {
+  clock.set(roundTime(chain, round) + 1)
+  await until(`round ${round} at members ${who.map(i => i + 1).join(', ')}`, () => who.every(i => members[i]?.entry(round) !== undefined))
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'fairdeal-reshare-'))
+  group = await prepareLocalGroup({ root, members: 5, threshold: 3, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+  for (let i = 0; i < 5; i++) await start(group.configs[i], group.dataDirs[i], i)
+  clock.set(group.configs[0].params.dkg.start)
+  chain = await (members[0] as Member).ready
+  for (let i = 1; i < 5; i++) await (members[i] as Member).ready
+})
+
+afterAll(async () => {
+  for (let i = 0; i < members.length; i++) await stop(i)
+  await rm(root, { recursive: true, force: true })
+})
+
+it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round missing, drand-client verifies rounds before and after from all 7 URLs, a tlock sealed before opens after, a member whose share was deleted is back', async () => {
+  for (let r = 1; r <= 3; r++) await make(r)
+  const transcript = JSON.parse(await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  // The reshare deals 2 s (of the stepped clock) from now, each phase at most 3 s, the new group signs from round 20.
+  const dkgStart = roundTime(chain, 4)
+  reshare = await prepareLocalReshare({ root, group, old: transcript, newcomers: 2, threshold: 4, start: dkgStart, phaseMs: 3_000, transition: 20 })
+  expect(reshare.configs[0].params.reshare?.chain).toEqual(chain)
+  const sealed = await timelockEncryptText('sealed before the reshare', chain, 24)
+
+  // Member 3 loses its share (a wiped disk): it comes back through the reshare only.
+  await stop(2)
+  await rm(join(groupDir(group.dataDirs[2], chain.metadata.beaconID), SHARE_FILE))
+  // The old members restart on the reshare's config one at a time; rounds go on meanwhile.
+  for (const i of [0, 1, 2, 3, 4]) {
+    if (i !== 2) await stop(i)
+    await start(reshare.configs[i], reshare.dataDirs[i], i)
+  }
+  await start(reshare.configs[5], reshare.dataDirs[5], 5)
+  await start(reshare.configs[6], reshare.dataDirs[6], 6)
+  // The old members holding their share (4: member 3 has none any more) make the rounds until the
+  // transition; meanwhile the reshare runs. Its deal phase lasts to its deadline (3 s, 3 rounds):
+  // member 3 deals nothing. Then every participant is done before the transition.
+  for (let r = 4; r <= 19; r++) await make(r, [0, 1, 3, 4])
+  await until('the reshare done everywhere', () => [0, 1, 2, 3, 4, 5, 6].every(i => members[i]?.status().reshare?.state === 'done'))
+  for (let r = 20; r <= 26; r++) await make(r, [0, 1, 2, 3, 4, 5, 6])
+  // The newcomers and member 3 fetched the rounds before the transition from the others (catch-up).
+  await until('rounds 1–19 at the new members', () => [2, 5, 6].every(i => Array.from({ length: 19 }, (_, k) => k + 1).every(r => members[i]?.entry(r) !== undefined)))
+
+  for (const [i, m] of members.entries()) {
+    const s = (m as Member).status()
+    expect(s.chain).toEqual(chain)
+    expect(s.members).toBe(7)
+    expect(s.threshold).toBe(4)
+    expect(s.index).toBe(i + 1)
+  }
+  // Every round from 1 on, verified against the unchanged chain, the same at every member.
+  for (let r = 1; r <= 26; r++) {
+    const e = members[0]?.entry(r)
+    expect(e, `round ${r}`).toBeDefined()
+    expect(verifyBeaconEntry(chain, e as NonNullable<typeof e>, r).ok).toBe(true)
+    for (const m of members) expect(m?.entry(r)?.signature).toBe(e?.signature)
+  }
+  // drand-client, unmodified, from each of the seven URLs: a round of the old group and one of the new.
+  for (const url of reshare.urls) {
+    for (const r of [3, 19, 20, 26]) {
+      const beacon = await fetchBeacon(client(`${url}/${chain.hash}`, chain), r)
+      expect(beacon.signature).toBe(members[0]?.entry(r)?.signature)
+    }
+    expect(await (await fetch(`${url}/info`)).json()).toEqual(chain)
+  }
+  expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(sealed, chain, members[6]?.entry(24) as NonNullable<ReturnType<Member['entry']>>))).toBe('sealed before the reshare')
+
+  // The old share is deleted once the new group has taken over; the new one is 0600.
+  await make(20 + 32 + 8 + 1)
+  const dir = groupDir(group.dataDirs[0], chain.metadata.beaconID)
+  await until('share-previous.json deleted', async () => await stat(join(dir, PREVIOUS_SHARE_FILE)).then(() => false, () => true))
+  expect((await stat(join(dir, SHARE_FILE))).mode & 0o777).toBe(0o600)
+  // Each member's log holds the DKG and the reshare (both `dkg` entries; a newcomer's only the
+  // reshare) and verifies.
+  for (let i = 0; i < 7; i++) await stop(i)
+  for (const [i, count] of [[0, 2], [2, 2], [5, 1]]) {
+    const kinds = (await logEntries(reshare.dataDirs[i])).map(e => e.body.kind)
+    expect(kinds.filter(k => k === 'dkg')).toHaveLength(count)
+    expect(await verifyDataDir(reshare.dataDirs[i], verifyLogPayload)).toEqual({ passed: kinds.length, failed: 0, incomplete: 0, failures: [] })
+  }
+}, 120_000)
