@@ -13,6 +13,7 @@ import type { Signed } from '../../core/signed.js'
 import { createNode } from '../../net/node.js'
 import { createRejectionLog } from '../../net/rejection-log.js'
 import { writeAtomic } from '../local-beacon.js'
+import { roundAt, type ChainInfo } from '../../core/beacon/index.js'
 
 // The adapters of a group set up by invites (src/core/beacon/group-join.ts): the creator's desk,
 // which binds each slot to the first peer proving its secret and signs the final group once all are
@@ -48,6 +49,11 @@ export interface GroupDraft {
   http: { host: string, port: number }
   /** Slot (member index 2…n) → its secret's digest and, once joined, its member. */
   slots: Record<string, GroupDraftSlot>
+  /**
+   * A reshare (`beacon group reshare`): the group it starts from, as FinalGroupBody.reshare without
+   * the transition, which is set when the group is complete (a few rounds after the reshare's end).
+   */
+  reshare?: Omit<NonNullable<FinalGroupBody['reshare']>, 'transition'>
   final?: Signed<FinalGroupBody>
 }
 
@@ -58,6 +64,11 @@ export async function readGroupDraft (dir: string): Promise<GroupDraft | undefin
 /** A member's `group` config block from the final group and its own listen and HTTP settings. */
 export function groupBlockOf (final: FinalGroupBody, listen: string[], http: { host: string, port: number }): Record<string, unknown> {
   return { ...final, listen, http }
+}
+
+/** The first round the new group signs: two rounds after the reshare's last phase can end. */
+export function reshareTransition (chain: ChainInfo, start: number, phaseMs: number): number {
+  return roundAt(chain, Math.max(start + 3 * phaseMs, chain.genesis_time * 1000)) + 2
 }
 
 /**
@@ -128,10 +139,19 @@ export class GroupJoinDesk {
       ],
       threshold: d.threshold,
       period: d.period,
-      // Round 1 one phase after the DKG begins: on its fast path it is done by then; a slower DKG's
-      // missed rounds are made afterwards (docs/beacon-group.md, "Rounds").
-      genesisTime: Math.ceil((start + d.phaseMs) / 1000),
-      dkg: { start, phaseMs: d.phaseMs }
+      ...(d.reshare === undefined
+        ? {
+            // Round 1 one phase after the DKG begins: on its fast path it is done by then; a slower DKG's
+            // missed rounds are made afterwards (docs/beacon-group.md, "Rounds").
+            genesisTime: Math.ceil((start + d.phaseMs) / 1000),
+            dkg: { start, phaseMs: d.phaseMs }
+          }
+        : {
+            // A reshare keeps the chain; the new group signs from two rounds after the reshare's last deadline.
+            genesisTime: d.reshare.chain.genesis_time as number,
+            dkg: { start, phaseMs: d.phaseMs },
+            reshare: { ...d.reshare, transition: reshareTransition(d.reshare.chain as unknown as ChainInfo, start, d.phaseMs) }
+          })
     }
   }
 

@@ -1,18 +1,19 @@
 import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { stat } from 'node:fs/promises'
 import { readBounded } from '../../store/bounded-read.js'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { checkDkgAgreement, type AgreementInput, type DkgResult } from '../../core/beacon/index.js'
 import { prepareLocalGroup } from '../../beacon/group/local-group.js'
 import { BEACON_CONFIG_FILE, groupDir } from '../../beacon/group/node.js'
 import { fetchMemberStatus } from '../../beacon/group/observe.js'
-import { RESULTS_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
+import { RESULTS_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
+import { parseGroupConfig } from '../../beacon/group/config.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile } from 'node:fs/promises'
-import { defaultThreshold } from '../../core/beacon/index.js'
+import { defaultThreshold, groupSession } from '../../core/beacon/index.js'
 import { GROUP_ID } from '../../core/beacon/group-params.js'
 import { decodeGroupInvite, encodeGroupInvite } from '../../core/beacon/group-join.js'
 import { JoinRefusedError, newJoinSecret, secretDigest } from '../../core/join.js'
@@ -24,7 +25,7 @@ import { createLogger } from '../../daemon/logger.js'
 /** A member's transcript or results file read for verify: far above any group's (a few MB at most). */
 const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
 
-const USAGE = `usage: fairdeal beacon group <new|join|create|status|verify> [options]
+const USAGE = `usage: fairdeal beacon group <new|join|reshare|create|status|verify> [options]
 
   new --members N --data DIR [--threshold T] [--period S] [--start-in S] [--phase-ms MS] [--id ID]
       [--listen ADDR]... [--announce ADDR]... [--http-host IP] [--http-port P] [--url URL] [--force]
@@ -48,6 +49,21 @@ const USAGE = `usage: fairdeal beacon group <new|join|create|status|verify> [opt
       waits until every member has joined and writes DIR/node.json (this node's 'group' block).
       Then run 'fairdeal node --config DIR/node.json' before the DKG starts. Options as for new;
       neither replaces a DIR/node.json that holds another config (a table's) without --force.
+      A member of the group already (a reshare's invite) keeps its settings unless options say
+      otherwise; it restarts its node on the new DIR/node.json.
+
+  reshare --config FILE --members N [--threshold T] [--start-in S] [--phase-ms MS]
+      Reshares a running group (docs/beacon-group.md "Resharing"): new members, a new threshold,
+      the same public key and chain hash, so every table and timelock on the chain keeps working.
+      Run on a member (FILE its node.json, the group's DKG or last reshare done there): it becomes
+      member 1 of the new group and prints one invite per other member (old members that stay and
+      newcomers alike: an old member without an invite leaves the group). Then restart this node
+      ('fairdeal node --config FILE'): it gathers the members (meanwhile the others make the
+      rounds), and each member runs 'fairdeal beacon group join INVITE --data DIR' and restarts
+      its node. The old members deal their shares --start-in seconds (default 60) after the last
+      join; the new group signs from two rounds after the reshare's last deadline. A reshare needs
+      the old group's threshold of old members holding their shares; otherwise it is refused (a
+      signed record in records.jsonl) and the old group goes on. --threshold default: a majority.
 
   create --out DIR --members N [--threshold T] [--period S] [--start-in S] [--phase-ms MS] [--id ID]
          [--listen-host IP] [--announce HOST]... [--base-port P]
@@ -77,6 +93,7 @@ const MAX_TRANSCRIPTS = 64
 
 const OPTIONS = {
   out: { type: 'string' },
+  config: { type: 'string' },
   members: { type: 'string' },
   threshold: { type: 'string' },
   period: { type: 'string' },
@@ -99,7 +116,7 @@ export const command = defineCommand({
   summary: 'create, watch or verify a beacon group of fairdeal nodes (DKG, threshold rounds)',
   help: USAGE,
   options: OPTIONS,
-  positionals: { min: 1, max: 1 + MAX_TRANSCRIPTS, missing: 'give new, join, create, status or verify' },
+  positionals: { min: 1, max: 1 + MAX_TRANSCRIPTS, missing: 'give new, join, reshare, create, status or verify' },
   run
 })
 
@@ -107,6 +124,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
   const sub = positionals[0]
   switch (sub) {
     case 'new': return await groupNew(values)
+    case 'reshare': return await groupReshare(values)
     case 'join': {
       if (positionals.length !== 2) throw new UsageError('join: give the invite (fairdeal-group-invite:…), once')
       return await groupJoin(positionals[1], values)
@@ -174,7 +192,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       return 0
     }
     default:
-      throw new UsageError(`unknown subcommand '${sub}' (new, join, create, status, verify)`)
+      throw new UsageError(`unknown subcommand '${sub}' (new, join, reshare, create, status, verify)`)
   }
 }
 
@@ -274,12 +292,77 @@ async function groupNew (values: ParsedArgs<typeof OPTIONS>['values']): Promise<
   return 0
 }
 
+/**
+ * A member of the group already, joining its reshare with no --listen, --announce, --http-host,
+ * --http-port or --url: the settings of its current DIR/node.json (the others reach it where they
+ * did). Undefined for a newcomer, or when options are given.
+ */
+async function currentSettings (values: ParsedArgs<typeof OPTIONS>['values']): Promise<ReturnType<typeof memberSettings> | undefined> {
+  if ([values.listen, values.announce, values['http-host'], values['http-port'], values.url].some(v => v !== undefined)) return undefined
+  let raw: { group?: unknown } | undefined
+  try { raw = JSON.parse(await readFile(join(values.data as string, CONFIG_FILE), 'utf8')) } catch { return undefined }
+  if (raw?.group === undefined) return undefined
+  const config = parseGroupConfig(raw.group, join(values.data as string, CONFIG_FILE))
+  const self = (await loadOrCreateIdentity(values.data as string)).peerId
+  const addrs = config.addresses.get(self)
+  if (addrs === undefined || addrs.length === 0 || !config.params.members.includes(self)) return undefined
+  return { listen: config.listen, addrs, http: config.http, url: config.urls.get(self) ?? `http://127.0.0.1:${config.http.port}` }
+}
+
+async function groupReshare (values: ParsedArgs<typeof OPTIONS>['values']): Promise<number> {
+  if (values.config === undefined) throw new UsageError('reshare: --config FILE is required (this member\'s node.json)')
+  const n = parseIntOption(values.members, '--members', 2, 64)
+  if (n === undefined) throw new UsageError('reshare: --members N is required (the new group\'s size, 2 to 64, this node included)')
+  const threshold = parseIntOption(values.threshold, '--threshold', 1, n) ?? defaultThreshold(n)
+  const phaseMs = parseIntOption(values['phase-ms'], '--phase-ms', 100, 3_600_000) ?? 10_000
+  const startInMs = (parseIntOption(values['start-in'], '--start-in', 1, 86_400) ?? 60) * 1000
+  const file = values.config
+  let raw: { data?: unknown, group?: unknown, table?: unknown, tables?: unknown }
+  try { raw = JSON.parse(await readFile(file, 'utf8')) } catch (err) { throw new UsageError(`reshare: cannot read ${file}: ${(err as Error).message}`) }
+  if (raw.group === undefined) throw new UsageError(`reshare: ${file} names no beacon group (its 'group' block)`)
+  if (raw.table !== undefined || raw.tables !== undefined) throw new UsageError(`reshare: ${file} also runs a table: reshare from a member whose node.json holds the group only`)
+  if (typeof raw.data !== 'string' || raw.data === '') throw new UsageError(`reshare: ${file}: field data is missing (the node's data directory)`)
+  let config
+  try { config = parseGroupConfig(raw.group, `${file}: group`) } catch (err) { throw new UsageError((err as Error).message) }
+  const dir = resolve(dirname(resolve(file)), raw.data)
+  const params = config.params
+  const memberDir = groupDir(dir, params.id)
+  // This member's share of the group's current key, and the outcome it came from.
+  const share = JSON.parse(await readFile(join(memberDir, SHARE_FILE), 'utf8').catch(() => 'null')) as { session?: unknown } | null
+  if (share?.session !== groupSession(params)) throw new UsageError(`reshare: this member holds no share of group ${params.id}'s current key (its DKG or last reshare is not done here): reshare from a member that has one`)
+  const outcome = JSON.parse(await readFile(join(memberDir, TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  const identity = await loadOrCreateIdentity(dir)
+  const addrs = config.addresses.get(identity.peerId) ?? []
+  if (addrs.length === 0) throw new UsageError(`reshare: ${file} lists no address for this member`)
+  const url = config.urls.get(identity.peerId)
+  const secrets = Array.from({ length: n - 1 }, () => newJoinSecret(k => new Uint8Array(randomBytes(k))))
+  const member = (peer: string): { peer: string, addrs: string[], url?: string } => ({ peer, addrs: config.addresses.get(peer) ?? [], ...(config.urls.has(peer) ? { url: config.urls.get(peer) } : {}) })
+  const draft: GroupDraft = {
+    v: 1, id: params.id, threshold, period: params.period, phaseMs, startInMs,
+    creator: { peer: identity.peerId, addrs, ...(url !== undefined ? { url } : {}) },
+    listen: config.listen,
+    http: config.http,
+    slots: Object.fromEntries(secrets.map((secret, i) => [String(i + 2), { digest: secretDigest(secret) }])),
+    reshare: { session: groupSession(params), members: params.members.map(member), threshold: params.threshold, commitments: outcome.commitments, chain: outcome.chainInfo as unknown as Record<string, unknown> }
+  }
+  await writeJson(join(dir, GROUP_DRAFT_FILE), draft)
+  await writeJson(file, { data: raw.data, groupDraft: true })
+  const addresses = addrs.map(a => `${a}/p2p/${identity.peerId}`)
+  process.stdout.write([
+    `reshare of beacon group ${params.id} (chain ${outcome.chainInfo.hash.slice(0, 16)}…, ${params.members.length} members, threshold ${params.threshold}) to ${n} members, threshold ${threshold}; this node is member 1`,
+    ...secrets.map((secret, i) => `member ${i + 2}: ${encodeGroupInvite({ v: 1, id: params.id, members: n, threshold, period: params.period, slot: i + 2, secret, creator: identity.peerId, addresses, reshare: outcome.chainInfo.hash })}`),
+    `now restart this node: fairdeal node --config ${file}   (it gathers the members; each runs 'fairdeal beacon group join INVITE --data DIR', then restarts its node)`,
+    ''
+  ].join('\n'))
+  return 0
+}
+
 async function groupJoin (text: string, values: ParsedArgs<typeof OPTIONS>['values']): Promise<number> {
   if (values.data === undefined) throw new UsageError('join: --data DIR is required (this node\'s data directory)')
   let invite
   try { invite = decodeGroupInvite(text) } catch (err) { throw new UsageError((err as Error).message) }
   await refuseOtherConfig(values.data, invite.id, values.force === true)
-  const me = memberSettings(values)
+  const me = (invite.reshare !== undefined ? await currentSettings(values) : undefined) ?? memberSettings(values)
   const identity = await loadOrCreateIdentity(values.data)
   if (identity.created) process.stderr.write(`created this node's identity: ${identity.path}\n`)
   if (identity.peerId === invite.creator) throw new UsageError('this data directory is the group creator\'s: join from another member\'s')
@@ -296,10 +379,15 @@ async function groupJoin (text: string, values: ParsedArgs<typeof OPTIONS>['valu
     throw new UsageError((err as Error).message)
   }
   const file = join(values.data, CONFIG_FILE)
-  await writeJson(file, { data: '.', group: groupBlockOf(final.body, me.listen, me.http) })
+  const block = groupBlockOf(final.body, me.listen, me.http)
+  // Checked as `fairdeal node` will (a reshare's old group against its chain): refused here, not at start.
+  try { parseGroupConfig(block, 'the creator\'s final group') } catch (err) { throw new UsageError((err as Error).message) }
+  await writeJson(file, { data: '.', group: block })
   process.stdout.write([
     `member ${invite.slot} of beacon group ${final.body.id} (${final.body.members.length} members, threshold ${final.body.threshold}): wrote ${file}`,
-    `the DKG starts at ${new Date(final.body.dkg.start).toISOString()}: run before then: fairdeal node --config ${file}`,
+    final.body.reshare !== undefined
+      ? `the reshare starts at ${new Date(final.body.dkg.start).toISOString()}: before then, (re)start: fairdeal node --config ${file}; the new group signs from round ${final.body.reshare.transition}`
+      : `the DKG starts at ${new Date(final.body.dkg.start).toISOString()}: run before then: fairdeal node --config ${file}`,
     ''
   ].join('\n'))
   return 0

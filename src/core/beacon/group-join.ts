@@ -47,7 +47,9 @@ export const groupInviteSchema = z.object({
   secret,
   creator: peerIdSchema,
   /** Where the creator's node listens while members join, each ending in /p2p/<creator>. */
-  addresses: z.array(multiaddr).min(1).max(MAX_MEMBER_ADDRS)
+  addresses: z.array(multiaddr).min(1).max(MAX_MEMBER_ADDRS),
+  /** A reshare of an existing group (`beacon group reshare`): the hash of the chain it keeps. */
+  reshare: z.string().regex(/^[0-9a-f]{64}$/).optional()
 }).strict()
 export type GroupInvite = z.infer<typeof groupInviteSchema>
 
@@ -65,6 +67,16 @@ export const groupJoinRequestSchema = z.object({
 export type GroupJoinRequest = z.infer<typeof groupJoinRequestSchema>
 
 const memberSchema = z.object({ peer: peerIdSchema, addrs: z.array(multiaddr).min(1).max(MAX_MEMBER_ADDRS), url: httpUrl.optional() }).strict()
+// The old group of a reshare as its members' configs name it (docs/beacon-group.md "Resharing");
+// its fields are checked as a group's parameters (parseGroupParams) where a member takes it.
+const reshareFromSchema = z.object({
+  session: z.string().regex(/^[0-9a-f]{64}$/),
+  members: z.array(z.object({ peer: peerIdSchema, addrs: z.array(z.string().max(256)).max(8), url: z.string().max(256).optional() }).strict()).min(1).max(MAX_GROUP_MEMBERS),
+  threshold: z.number().int().min(1).max(MAX_GROUP_MEMBERS),
+  commitments: z.array(z.string().regex(/^[0-9a-f]{192}$/)).min(1).max(MAX_GROUP_MEMBERS),
+  chain: z.record(z.string(), z.unknown()),
+  transition: z.number().int().min(2)
+}).strict()
 
 /** The final group, signed by its creator: everything of a member's `group` config block but its own listen and HTTP settings. */
 export const finalGroupBodySchema = z.object({
@@ -73,7 +85,8 @@ export const finalGroupBodySchema = z.object({
   threshold: z.number().int().min(1).max(MAX_GROUP_MEMBERS),
   period: z.number().int().min(1),
   genesisTime: z.number().int().min(0),
-  dkg: z.object({ start: z.number().int().min(0), phaseMs: z.number().int().min(1) }).strict()
+  dkg: z.object({ start: z.number().int().min(0), phaseMs: z.number().int().min(1) }).strict(),
+  reshare: reshareFromSchema.optional()
 }).strict()
 export type FinalGroupBody = z.infer<typeof finalGroupBodySchema>
 
@@ -137,6 +150,7 @@ export function checkFinalGroup (doc: Signed<FinalGroupBody>, invite: GroupInvit
   const g = doc.body
   if (g.id !== invite.id) return `the creator's final group is ${g.id}, not ${invite.id}`
   if (g.members.length !== invite.members || g.threshold !== invite.threshold || g.period !== invite.period) return 'the creator\'s final group changed its size, threshold or period from the invite\'s'
+  if (invite.reshare !== g.reshare?.chain.hash) return invite.reshare === undefined ? 'the creator\'s final group is a reshare, the invite was for a new group' : 'the creator\'s final group is not a reshare of the invite\'s chain'
   if (g.members[0].peer !== invite.creator) return 'the creator\'s final group does not have its creator as member 1'
   if (new Set(g.members.map(m => m.peer)).size !== g.members.length) return 'the creator\'s final group names a member twice'
   const mine = g.members[invite.slot - 1]
