@@ -4,6 +4,7 @@
 // newcomers start; the old group signs until the transition, the new group from it. The public key
 // and chain hash do not change, no round is missing, drand-client verifies rounds from before and
 // after the reshare from every member's URL, and a tlock ciphertext sealed before opens after.
+// A second reshare with too few of the new members is refused, each with its signed record.
 // The clock is stepped by the test (as in beacon-group-net.test.ts), so nothing waits on real time.
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
@@ -11,11 +12,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fetchBeacon, HttpCachingChain, HttpChainClient } from 'drand-client'
 import { pino } from 'pino'
-import { roundTime, verifyBeaconEntry, type ChainInfo, type DkgResult } from '../src/core/beacon/index.js'
+import { groupSession, reshareParams, roundAt, roundTime, verifyBeaconEntry, RESHARE_REFUSED, type ChainInfo, type DkgResult, type RefusalBody } from '../src/core/beacon/index.js'
+import { verifyDocument, type Signed } from '../src/core/signed.js'
 import type { Clock } from '../src/beacon/clock.js'
 import { prepareLocalGroup, prepareLocalReshare, type LocalGroup, type LocalReshare } from '../src/beacon/group/local-group.js'
 import { groupDir, startGroupNode } from '../src/beacon/group/node.js'
-import { PREVIOUS_SHARE_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
+import { PREVIOUS_SHARE_FILE, RECORDS_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
 import { timelockDecryptWithTlockJs, timelockEncryptText } from '../src/beacon/tlock.js'
 import { verifyDataDir } from '../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
@@ -87,7 +89,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true })
 })
 
-it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round missing, drand-client verifies rounds before and after from all 7 URLs, a tlock sealed before opens after, a member whose share was deleted is back', async () => {
+it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round missing, drand-client verifies rounds before and after from all 7 URLs, a tlock sealed before opens after, a member whose share was deleted is back; a second reshare below the old threshold is refused with signed records and the group goes on', async () => {
   for (let r = 1; r <= 3; r++) await make(r)
   const transcript = JSON.parse(await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), TRANSCRIPT_FILE), 'utf8')) as DkgResult
   // The reshare deals 2 s (of the stepped clock) from now, each phase at most 3 s, the new group signs from round 20.
@@ -140,10 +142,35 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(sealed, chain, members[6]?.entry(24) as NonNullable<ReturnType<Member['entry']>>))).toBe('sealed before the reshare')
 
   // The old share is deleted once the new group has taken over; the new one is 0600.
+  // (The clock jumps there: the rounds in between are not what this checks.)
   await make(20 + 32 + 8 + 1)
   const dir = groupDir(group.dataDirs[0], chain.metadata.beaconID)
   await until('share-previous.json deleted', async () => await stat(join(dir, PREVIOUS_SHARE_FILE)).then(() => false, () => true))
   expect((await stat(join(dir, SHARE_FILE))).mode & 0o777).toBe(0o600)
+  // A second reshare with three of the seven (the old threshold is now 4): refused by each of them,
+  // each with its signed record naming the members that did not deal; the group goes on with all
+  // seven through the round that reshare meant to hand over.
+  const now = roundAt(chain, clock.now())
+  const second = JSON.parse(await readFile(join(dir, TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  const secondStart = roundTime(chain, now + 2)
+  const again = reshareParams({ params: reshare.configs[0].params, commitments: second.commitments, chainInfo: chain }, {
+    members: reshare.peerIds, threshold: 4, dkg: { start: secondStart, phaseMs: 2_000 }, transition: now + 10
+  })
+  for (const i of [0, 1, 2]) {
+    await stop(i)
+    await start({ ...reshare.configs[i], params: again }, reshare.dataDirs[i], i)
+  }
+  for (let r = now + 1; r <= now + 14; r++) await make(r)
+  for (const i of [0, 1, 2]) {
+    expect(members[i]?.status().reshare).toMatchObject({ state: 'refused', message: expect.stringMatching(/reshare refused: 3 qualified old member\(s\) \[1, 2, 3\], the old group's threshold is 4/) })
+    const records = (await readFile(join(groupDir(reshare.dataDirs[i], chain.metadata.beaconID), RECORDS_FILE), 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Signed<RefusalBody>)
+    const refusal = records.find(r => r.type === RESHARE_REFUSED)
+    expect(refusal?.signer).toBe(reshare.peerIds[i])
+    expect(verifyDocument(refusal as Signed<RefusalBody>)).toBe(true)
+    expect(refusal?.body).toMatchObject({ session: groupSession(again), dealers: [1, 2, 3], oldThreshold: 4, reason: 'below-old-threshold' })
+    expect(refusal?.body.rejected).toEqual([4, 5, 6, 7].map(dealer => ({ dealer, reason: 'no-deal' })))
+  }
+
   // Each member's log holds the DKG and the reshare (both `dkg` entries; a newcomer's only the
   // reshare) and verifies.
   for (let i = 0; i < 7; i++) await stop(i)
