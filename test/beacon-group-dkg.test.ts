@@ -4,7 +4,8 @@ import { signDocument } from '../src/core/signed.js'
 import { toHex } from '../src/core/bytes.js'
 import {
   commitPolynomial, entryFromSignature, evaluateCommitments, evaluatePolynomial, g1FromHex, hashRound, lagrangeAtZero,
-  partialSign, pointHex, publicKeyMatches, randomPolynomial, recoverG1, scalarFromHex, scalarToHex, shareMatchesCommitments, verifyOnG1
+  pairingTarget, partialSign, pointHex, publicKeyMatches, randomPolynomial, recoverG1, scalarFromHex, scalarToHex, shareMatchesCommitments, verifyOnG1,
+  verifyOnTarget
 } from '../src/core/beacon/threshold.js'
 import { publicShares, qualify, verifyDkgResult, type DkgResult } from '../src/core/beacon/dkg.js'
 import { DKG_SHARE, type ShareBody } from '../src/core/beacon/dkg-documents.js'
@@ -59,6 +60,15 @@ describe('threshold BLS (known answers)', () => {
     // A single partial verifies under its member's public share, not under the group key.
     expect(verifyOnG1(partials[0].point, h, evaluateCommitments(commitPolynomial(f), 2))).toBe(true)
     expect(verifyOnG1(partials[0].point, h, groupKey)).toBe(false)
+    // The same check with its message side computed ahead (a round's latency): the same verdicts;
+    // another round's target, the identity point and a point off the key all fail.
+    const target = pairingTarget(h, groupKey)
+    expect(verifyOnTarget(recovered, target)).toBe(true)
+    expect(verifyOnTarget(recoverG1(partials.slice(0, 2)), target)).toBe(false)
+    expect(verifyOnTarget(partials[0].point, target)).toBe(false)
+    expect(verifyOnTarget(recovered, pairingTarget(hashRound(43), groupKey))).toBe(false)
+    expect(verifyOnTarget(bls12_381.G1.Point.ZERO, target)).toBe(false)
+    expect(verifyOnTarget(partials[0].point, pairingTarget(h, evaluateCommitments(commitPolynomial(f), 2)))).toBe(true)
     expect(shareMatchesCommitments(commitPolynomial(f), 4, evaluatePolynomial(f, 4))).toBe(true)
     expect(shareMatchesCommitments(commitPolynomial(f), 4, evaluatePolynomial(f, 3))).toBe(false)
   })

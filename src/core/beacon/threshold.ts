@@ -196,6 +196,26 @@ export function verifyOnG1 (signature: G1Point, hashed: G1Point, publicKey: G2Po
   }
 }
 
+/** e(H(m), key) in GT: one side of a signature check, computable before the signature exists. */
+export type PairingTarget = ReturnType<typeof bls12_381.pairing>
+
+/** The pairing target of a message's point under a key (roundTarget ahead, verifyOnTarget when the signature comes). */
+export function pairingTarget (hashed: G1Point, publicKey: G2Point): PairingTarget {
+  return bls12_381.pairing(hashed, publicKey)
+}
+
+/**
+ * e(sig, G2) = target: the same check as verifyOnG1 with its message side computed ahead, so that
+ * only one pairing is left once the signature is there (a round's latency is that pairing's).
+ */
+export function verifyOnTarget (signature: G1Point, target: PairingTarget): boolean {
+  try {
+    return bls12_381.fields.Fp12.eql(bls12_381.pairing(signature, bls12_381.G2.Point.BASE), target)
+  } catch {
+    return false
+  }
+}
+
 export function g1FromHex (hex: string, what: string): G1Point {
   return bls12381G1FromBytes(fromHex(hex, what, 48), what)
 }
