@@ -140,6 +140,17 @@ describe('a reshare run by the machines', () => {
     expect(() => qualify(machine.transcript(), verifyDocument)).toThrow(/reshare refused/)
   })
 
+  it('fewer new members taking part than the new threshold: refused (below-new-threshold), the old group stays', () => {
+    // Old member 4 and the three newcomers are down: new members 1–3 answer, the new threshold is 4.
+    const run = runDkg(params(), nodes, { seed: 'reshare-few-new', oldShare, down: new Set([4, 6, 7, 8]) })
+    for (const i of [0, 1, 2, 4]) {
+      expect(run.failures[i]).toMatch(/reshare refused: 3 new member\(s\) took part \[1, 2, 3\], the new threshold is 4/)
+      expect(run.refusals[i]?.body).toMatchObject({ dealers: [1, 2, 3, 5], reason: 'below-new-threshold' })
+      expect(run.results[i]).toBeUndefined()
+    }
+    expect(run.left[4]).toBeUndefined()
+  })
+
   it('a dealer restarted from its snapshot deals the same polynomial on its old share; a snapshot on another share is refused', () => {
     const p = params()
     const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('restart'), oldShare: old[0].share })

@@ -70,7 +70,7 @@ export interface DkgResult extends DkgOutcome {
 
 /** Fewer qualified dealers than needed: no key (a DKG failed; a reshare refused). */
 export class QualifyError extends CoreInputError {
-  constructor (message: string, readonly qual: number[], readonly disqualified: Disqualification[]) {
+  constructor (message: string, readonly qual: number[], readonly disqualified: Disqualification[], readonly reason: 'below-old-threshold' | 'below-new-threshold' = 'below-old-threshold') {
     super(message)
     this.name = 'QualifyError'
   }
@@ -174,6 +174,11 @@ export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = v
     throw new QualifyError(reshare === undefined
       ? `DKG failed: ${qual.length} qualified dealer(s), the threshold is ${params.threshold} (${why})`
       : `reshare refused: ${qual.length} qualified old member(s) [${qual.join(', ')}], the old group's threshold is ${need} (${why})`, qual, disqualified)
+  }
+  // A reshare whose new group could not sign is refused too (drand's choice when a reshare fails:
+  // the old group stays): fewer new members took part, by their responses, than the new threshold.
+  if (reshare !== undefined && seenResponses.size < params.threshold) {
+    throw new QualifyError(`reshare refused: ${seenResponses.size} new member(s) took part [${[...seenResponses].sort((a, b) => a - b).join(', ')}], the new threshold is ${params.threshold}`, qual, disqualified, 'below-new-threshold')
   }
   const { dealers, weights } = combination(params, qual)
   const summed = sumCommitments(dealers.map((d, i) => weights[i] === 1n ? commitmentsOf(d) : commitmentsOf(d).map(c => c.multiplyUnsafe(weights[i]))))
@@ -526,7 +531,7 @@ export class DkgMachine {
           oldThreshold: reshare.threshold,
           dealers: err.qual,
           rejected: err.disqualified.map(d => ({ dealer: d.dealer, reason: d.reason })),
-          reason: 'below-old-threshold',
+          reason: err.reason,
           message: err.message
         }
         out.push({ kind: 'refused', record: signDocument(RESHARE_REFUSED, body, this.signer), transcript })

@@ -58,7 +58,11 @@ export interface RefusalBody {
   /** The old dealers whose valid deals were received. */
   dealers: number[]
   rejected: Array<{ dealer: number, reason: string }>
-  reason: 'below-old-threshold'
+  /**
+   * below-old-threshold: fewer qualified old dealers than the old threshold; below-new-threshold:
+   * fewer new members took part (sent their responses) than the new threshold, who could not sign.
+   */
+  reason: 'below-old-threshold' | 'below-new-threshold'
   message: string
 }
 
