@@ -1,6 +1,7 @@
-// The reshare walk through the CLI, in OS processes (docs/beacon-group.md "Resharing"): a group of
-// five made by invites (`beacon group new`, four `join`s, five `fairdeal node`s, separate data
-// directories) makes rounds; member 1 runs `beacon group reshare --members 7 --threshold 4` and
+// The CLI walk of a beacon group in OS processes (docs/beacon-group.md "A group by invites",
+// "Resharing"): a group of five made by invites (`beacon group new`, four `join`s, five `fairdeal
+// node`s, separate data directories) makes rounds, which drand-client verifies from each member's
+// URL, and a member joining again once the group is complete gets it; then member 1 runs `beacon group reshare --members 7 --threshold 4` and
 // restarts its node, which gathers; the four other members join with their invites (keeping their
 // settings), two newcomers join, member 3 loses its share, and every node restarts on its new
 // node.json. The public key and the chain hash are the same after, the real drand-client verifies a
@@ -9,6 +10,7 @@
 import { afterAll, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
+import { openSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -52,7 +54,11 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
     child.stderr.setEncoding('utf8').on('data', (c: string) => { err += c })
     child.once('exit', code => { resolve({ code, out, err }) })
   })
-  const start = (m: number): void => { nodes.set(m, spawn(process.execPath, [BIN, 'node', '--config', join(root, `m${m}`, 'node.json')], { cwd: root, stdio: 'ignore', env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'warn' } })) }
+  const start = (m: number): void => {
+    const debug = process.env.RESHARE_WALK_LOGS
+    const out = debug !== undefined ? openSync(join(debug, `m${m}.log`), 'a') : 'ignore'
+    nodes.set(m, spawn(process.execPath, [BIN, 'node', '--config', join(root, `m${m}`, 'node.json')], { cwd: root, stdio: ['ignore', out, out], env: { ...process.env, FAIRDEAL_LOG_LEVEL: debug !== undefined ? 'debug' : 'warn' } }))
+  }
   const stop = async (m: number): Promise<void> => {
     const c = nodes.get(m)
     nodes.delete(m)
@@ -81,9 +87,17 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
     })
     const chain = parseChainInfo(before[0].chain)
     for (const s of before) expect(s.chain).toEqual(chain)
+    // drand-client verifies the first group's rounds from each member's URL.
+    const first = Math.min(...before.map(s => s.latestRound))
+    expect(new Set(await Promise.all(urls.slice(0, 5).map(async u => (await fetchBeacon(client(u, chain), first)).signature))).size).toBe(1)
+    // A member that lost its answer (it hung up, its node.json was lost) asks again: the creator's
+    // member node, past gathering, still gives it the final group.
+    const again = await run(['beacon', 'group', 'join', invitesOf(made.out, 5)[0], '--data', 'm2', '--listen', `/ip4/127.0.0.1/tcp/${p2p(2)}`, '--http-port', String(http(2))])
+    expect(again.code, again.err).toBe(0)
+    expect(again.out).toMatch(/^member 2 of beacon group friends \(5 members, threshold 3\): wrote /)
 
     // 2. The reshare: member 1 prints six invites and restarts its node, which gathers them.
-    const reshare = await run(['beacon', 'group', 'reshare', '--config', join('m1', 'node.json'), '--members', '7', '--threshold', '4', '--start-in', '8', '--phase-ms', '3000'])
+    const reshare = await run(['beacon', 'group', 'reshare', '--config', join('m1', 'node.json'), '--members', '7', '--threshold', '4', '--start-in', '10', '--phase-ms', '3000'])
     expect(reshare.code, reshare.err).toBe(0)
     expect(reshare.out).toMatch(/^reshare of beacon group friends \(chain [0-9a-f]{16}…, 5 members, threshold 3\) to 7 members, threshold 4; this node is member 1/)
     await stop(1)
@@ -104,14 +118,14 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
     // Member 3 loses its share (a wiped disk): it comes back through the reshare only.
     await stop(3)
     await rm(join(root, 'm3', 'beacon-group', 'friends', SHARE_FILE))
-    // One at a time, each up (its HTTP API answers) before the next stops: rounds go on meanwhile.
+    // The newcomers first; then the old members, one at a time: rounds go on meanwhile. All are up
+    // well before the reshare deals (--start-in after the last join).
+    start(6)
+    start(7)
     for (const m of [2, 3, 4, 5]) {
       await stop(m)
       start(m)
-      await until(`member ${m} up again`, async () => await status(m), 20_000)
     }
-    start(6)
-    start(7)
 
     // 3. Every member done, the new group signing: a round after the transition at all seven.
     let last: Array<GroupMemberStatus | undefined> = []
