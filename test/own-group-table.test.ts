@@ -10,6 +10,11 @@ import { join } from 'node:path'
 import { startLocalBeacon, type LocalBeacon } from '../src/beacon/local-beacon.js'
 import { parseNodeConfig } from '../src/daemon/config.js'
 import { checkOwnGroup, finalOwnGroup, ownGroupSize, ownGroupThreshold, recoverableWithoutDealer } from '../src/core/own-group.js'
+import { JoinDesk, type Draft } from '../src/daemon/table-join.js'
+import { newJoinSecret, secretDigest } from '../src/core/join.js'
+import { signerFromSeed } from '../src/core/identity.js'
+import { loadOrCreateIdentity } from '../src/net/identity.js'
+import { pino } from 'pino'
 import { cliInProcess } from './helpers/cli-in-process.js'
 import { logEntries, seatsCards, TestTable, verifyNodeLog, waitEvent } from './helpers/table-nodes.js'
 
@@ -61,6 +66,41 @@ describe('a table on its own group: the rules', () => {
     expect(join$.stderr).toMatch(/--group-listen goes with a table whose nodes are also its beacon group, and table duo-night's beacon is another/)
   })
 
+  it('the dealer\'s desk takes a seat only with where the group reaches it, and makes the group of the table\'s nodes once every seat is taken', async () => {
+    const dir = await tempDir('own-desk')
+    const [dealerId, bob, eve] = await Promise.all(['d', 'b', 'e'].map(async n => await loadOrCreateIdentity(join(dir, n))))
+    const secret = newJoinSecret(n => crypto.getRandomValues(new Uint8Array(n)))
+    const beacon = { group: 'pair', threshold: 2, period: 1 }
+    const draft: Draft = {
+      listen: ['/ip4/127.0.0.1/tcp/7400'],
+      table: { id: 'pair', game: 'duo', scheme: 'blind-v1', dealer: dealerId.peerId, seats: [dealerId.peerId, null], beacon, timelock: 'void' },
+      peers: {},
+      links: { digests: { 1: secretDigest(secret) }, webPort: 7402 },
+      group: { listen: ['/ip4/127.0.0.1/tcp/7500'], http: { host: '127.0.0.1', port: 7501 }, member: member(7500), phaseMs: 1_000, startInMs: 30_000 }
+    }
+    const desk = new JoinDesk(dir, draft, signerFromSeed(dealerId.seed), pino({ level: 'silent' }))
+    const ask = async (peer: string, group?: unknown): ReturnType<JoinDesk['request']> => await desk.request(peer, { table: 'pair', seat: 1, secret, ...(group !== undefined ? { group } : {}) })
+    // The seat page (no group part) and a malformed one: refused, the seat still open.
+    expect(await ask(bob.peerId)).toEqual({ kind: 'refused', reason: expect.stringMatching(/nodes are also its beacon group: every seat runs a node the others reach; join with 'fairdeal table join LINK --data DIR --group-listen ADDR' \(the seat page cannot be a member\)/) })
+    expect(await ask(bob.peerId, { addrs: ['/ip4/127.0.0.1/udp/1'], url: 'http://127.0.0.1:1' })).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/where the group reaches this seat is malformed: addrs.0/) })
+    expect(desk.open()).toEqual([1])
+    const before = Date.now()
+    expect(await ask(bob.peerId, member(7600))).toEqual({ kind: 'bound', seat: 1, waiting: [] })
+    const final = await desk.complete
+    const group = final.body.group as { members: Array<{ peer: string }>, dkg: { start: number, phaseMs: number }, genesisTime: number }
+    expect(group.members).toEqual([{ peer: dealerId.peerId, ...member(7500) }, { peer: bob.peerId, ...member(7600) }])
+    expect(group.dkg.start).toBeGreaterThanOrEqual(before + 30_000)
+    expect(group.genesisTime).toBe(Math.ceil((group.dkg.start + 1_000) / 1000))
+    expect(checkOwnGroup(group, final.body.table, bob.peerId, member(7600))).toBeUndefined()
+    // The same seat asking again: the same addresses, or refused; another node: the link is used.
+    expect(await ask(bob.peerId, member(7600))).toMatchObject({ kind: 'bound' })
+    expect(await ask(bob.peerId, member(7700))).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/seat 1 joined the group at \/ip4\/127.0.0.1\/tcp\/7600 .*of the first time/) })
+    expect(await ask(eve.peerId, member(7800))).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/used already/) })
+    // The dealer's config, written with the final table, holds its member's group block.
+    const config = JSON.parse(await readFile(join(dir, 'node.json'), 'utf8')) as { group: Record<string, unknown> }
+    expect(config.group).toEqual({ ...group, listen: ['/ip4/127.0.0.1/tcp/7500'], http: { host: '127.0.0.1', port: 7501 } })
+  })
+
   it('a config whose table names its own group holds that group, of exactly the table\'s nodes', async () => {
     const t = await TestTable.prepare({ game: 'duo', scheme: 'atout-drand-v1', seats: 2, beacon: 'quicknet', timelock: 'void', tableId: 'pair' })
     roots.push(t.root)
@@ -92,7 +132,7 @@ describe('a table held until its own group\'s chain is bound', () => {
   it('deals nothing before (saying why), keeps what members send meanwhile, and plays once bound; its logs verify', async () => {
     const t = await TestTable.prepare({
       game: 'duo', scheme: 'atout-drand-v1', seats: 2, beacon: 'quicknet', tableId: 'pair', timelock: 'void',
-      beaconMarginMs: 0, timeouts: { contributeMs: 2_000, ackMs: 500, revealMs: 1_000 }
+      beaconMarginMs: 0, timeouts: { contributeMs: 5_000, ackMs: 1_000, revealMs: 1_000 }
     })
     roots.push(t.root)
     // Both configs name the table's own group, as 'table new --beacon own' and 'table join' write them.

@@ -484,8 +484,9 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number, page: stri
     process.stdout.write(JSON.stringify({ peerId: table.dealer, config: configPath, links }) + '\n')
     return 0
   }
-  process.stdout.write(`table ${table.id}: ${table.game}, ${table.seats.length} seats, ${table.scheme}${table.timelock !== undefined ? `, time-locked (${table.timelock})` : ''}, ` +
-    `dealer ${table.dealer} (seat 0)\n`)
+  const own = ownGroupBeaconOf(table.beacon)
+  process.stdout.write(`table ${table.id}: ${table.game}, ${table.seats.length} seats, ${table.scheme}${table.timelock !== undefined ? `, time-locked (${table.timelock})` : ''}` +
+    `${own !== undefined ? `, on its own beacon group (${own.threshold} of its ${ownGroupSize(table)} nodes, a round every ${own.period} s)` : ''}, dealer ${table.dealer} (seat 0)\n`)
   if (loopbackOnly(base.announce ?? base.listen) && table.relay === undefined && o['page-url'] === undefined) {
     process.stderr.write('note: the links name only this machine (127.0.0.1): players on other machines need --listen/--announce addresses they reach ' +
       'and the page hosted where they can open it (docs/browser-seat.md, "Who serves the page")\n')
