@@ -89,36 +89,12 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   to its beacon round, so a hand whose dealer stops is finished by the seats once
                   the round is out; RULE says what such a hand counts for (replay it, void it, or
                   play it open). Needs a beacon whose scheme has timelock encryption (quicknet's,
-                  bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)
+                  bls-unchained-g1-rfc9380: quicknet, a local or a group beacon, or own)
   --hand-length MIN with --timelock on a blind-v1 table: the longest a hand may last, in minutes
                   (default 30). Each seat's hand key is also time-locked to the first round due
                   that long after the hand's round, so a seat that walks away is opened then, and
                   not before (docs/dealer-blind.md §14): set it above your slowest hand
   --scheme S      blind-v1 (default without robots), atout-v1, atout-drand-v1, tarot-v1
-
-The table's own beacon (--beacon own): the table's nodes, the dealer's and each human seat's (n of
-them; robots are the dealer's), are also its beacon group, a t-of-n threshold group (its rounds are
-unpredictable unless t of them collude: docs/beacon-group.md, "A table's own group"). No League of
-Entropy, no outside operator, for the beacon or the timelocks. Links only (not --answers): each
-player runs 'fairdeal table join LINK --data DIR --group-listen ADDR …' (the seat page cannot be a
-member), which says where the group reaches its node. Once every seat is taken the dealer's final
-table carries the group; the group's DKG starts --group-start-in seconds later, so every player
-starts 'fairdeal node' before then. The table deals nothing before the DKG is done: each node
-takes the group's chain from its own member then ('hand deal' until then says why it waits).
-Every node must be reachable by every other at its --group-announce (or --group-listen) address.
-With --timelock, a hand whose dealer is gone is finished by the seats once the round is out, which
-the n − 1 other nodes make only if n − 1 ≥ t: with the default t = floor(n/2) + 1 a table needs
-three nodes or more (a 2-node table, t = 2, cannot recover a hand without its dealer; 3 nodes:
-t = 2; 4 nodes: t = 3; 5 nodes: t = 3, and two nodes may be gone).
-  --group-threshold T  members whose partials make a round: 2 to n (default floor(n/2) + 1)
-  --group-period S     seconds between rounds (default 3)
-  --group-start-in S   the DKG starts S seconds after the last seat joined (default 60)
-  --group-phase-ms MS  each DKG phase, ms (default 10000); round 1 is due one phase after the start
-  --group-listen ADDR  where this node's group member listens (libp2p; default ${DEFAULT_GROUP_LISTEN},
-                       /ip4/0.0.0.0/tcp/PORT for other machines, with --group-announce)
-  --group-announce ADDR how the others dial it: a multiaddr, or a host on the first listen port
-  --group-http-port P  its drand HTTP API, the table's relay for its rounds (default ${DEFAULT_GROUP_HTTP_PORT})
-  --group-url URL      that API as the others reach it (default http://ANNOUNCED-HOST:PORT)
   --id ID         the table's name (default: GAME-night)
   --listen ADDR   where this node listens (repeatable). The dealer's default: ${DEFAULT_LISTEN.join(' and ')}
                   (loopback: players on other machines need e.g. /ip4/0.0.0.0/tcp/7400 with --announce).
@@ -142,7 +118,31 @@ t = 2; 4 nodes: t = 3; 5 nodes: t = 3, and two nodes may be gone).
   --answers       the invite/answer/table-line steps instead of links
   --force         replace a table being set up in DIR (its links, invites and answers so far are lost)
   --json          print one JSON object instead of text: {peerId, config, links: [{seat, link}]}
-                  ({peerId, invites: [{seat, invite}]} with --answers)`
+                  ({peerId, invites: [{seat, invite}]} with --answers)
+
+The table's own beacon (--beacon own): the table's nodes, the dealer's and each human seat's (n of
+them; robots are the dealer's), are also its beacon group, a t-of-n threshold group (its rounds are
+unpredictable unless t of them collude: docs/beacon-group.md, "A table's own group"). No League of
+Entropy, no outside operator, for the beacon or the timelocks. Links only (not --answers): each
+player runs 'fairdeal table join LINK --data DIR --group-listen ADDR …' (the seat page cannot be a
+member), which says where the group reaches its node. Once every seat is taken the dealer's final
+table carries the group; the group's DKG starts --group-start-in seconds later, so every player
+starts 'fairdeal node' before then. The table deals nothing before the DKG is done: each node
+takes the group's chain from its own member then ('hand deal' until then says why it waits).
+Every node must be reachable by every other at its --group-announce (or --group-listen) address.
+With --timelock, a hand whose dealer is gone is finished by the seats once the round is out, which
+the n − 1 other nodes make only if n − 1 ≥ t: with the default t = floor(n/2) + 1 a table needs
+three nodes or more (a 2-node table, t = 2, cannot recover a hand without its dealer; 3 nodes:
+t = 2; 4 nodes: t = 3; 5 nodes: t = 3, and two nodes may be gone).
+  --group-threshold T  members whose partials make a round: 2 to n (default floor(n/2) + 1)
+  --group-period S     seconds between rounds (default 3)
+  --group-start-in S   the DKG starts S seconds after the last seat joined (default 60)
+  --group-phase-ms MS  each DKG phase, ms (default 10000); round 1 is due one phase after the start
+  --group-listen ADDR  where this node's group member listens (libp2p; default ${DEFAULT_GROUP_LISTEN},
+                       /ip4/0.0.0.0/tcp/PORT for other machines, with --group-announce)
+  --group-announce ADDR how the others dial it: a multiaddr, or a host on the first listen port
+  --group-http-port P  its drand HTTP API, the table's relay for its rounds (default ${DEFAULT_GROUP_HTTP_PORT})
+  --group-url URL      that API as the others reach it (default http://ANNOUNCED-HOST:PORT)`
 
 const JOIN_HELP = `usage: fairdeal table join LINK --data DIR [--listen ADDR|none]... [--json]
        fairdeal table join LINK --data DIR --group-listen ADDR [--group-announce ADDR]... [--group-http-port P] [--group-url URL]
