@@ -4,7 +4,8 @@
 // table's four nodes; every node binds the table to the group's chain once its own member has it;
 // a time-locked hand is dealt on that chain, every seat holding its cards; its dealer is then killed
 // (SIGKILL, its group member with it), and the three other nodes still make the round that opens the
-// timelocks: every seat finishes the hand (void). Every log verifies.
+// timelocks: every seat finishes the hand (void). A node started again binds the table at once to
+// the chain its member kept. Every log verifies.
 import { afterAll, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -121,6 +122,11 @@ it('table new --beacon own, a join per player, four nodes: the DKG runs, time-lo
       const e = await s.until(x => x.hand === hand && x.role === 'seat' && x.event.type === 'recovered', 'the hand recovered', 30_000)
       expect(e.event).toEqual({ type: 'recovered', rule: 'void', faults: [], blame: [] })
     }
+    // A node started again binds the table at once to the chain its member kept.
+    await seats[0].stop()
+    seats[0] = await NodeProcess.start(join(dirs[1], 'node.json'), dirs[1])
+    nodes.push(seats[0])
+    await poll(async () => (await seats[0].client.status() as unknown as Status).beacon?.chainHash === chainHash, 'the table bound again after a restart', 20_000)
     for (const s of seats) await s.stop()
     const deals = new Set<string>()
     for (const [k, d] of dirs.slice(1).entries()) {
