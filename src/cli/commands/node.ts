@@ -68,7 +68,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   // A table on its own group deals once the group's DKG is done: until then, asked to deal, it says where the group stands.
   let groupFailure: string | undefined
   const ownGroupState = (): string => {
-    if (groupFailure !== undefined) return `its DKG failed here (${groupFailure}): see this node's log`
+    if (groupFailure !== undefined) return `this node has none (${groupFailure}): see its log`
     const start = groupConfig?.params.dkg.start ?? 0
     const now = Date.now()
     return now < start ? `its DKG starts at ${new Date(start).toISOString()} (in ${Math.ceil((start - now) / 1000)} s)` : `its DKG began at ${new Date(start).toISOString()} and is not done yet`
@@ -85,7 +85,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
       for (const t of ownTables) await daemon.bindOwnGroup(t.table.id, parsed)
     }).catch((err: Error) => {
       groupFailure = err.message.split('\n')[0].slice(0, 300)
-      logger.error({ group: groupConfig.params.id, tables: ownTables.map(t => t.table.id), err: groupFailure }, `table ${ownTables.map(t => t.table.id).join(', ')} cannot deal: its own group gave no chain here (${groupFailure})`)
+      logger.error({ group: groupConfig.params.id, tables: ownTables.map(t => t.table.id), err: groupFailure }, `table ${ownTables.map(t => t.table.id).join(', ')} cannot deal: no chain of its own group here (${groupFailure})`)
     })
     logger.info({ group: groupConfig.params.id, tables: ownTables.map(t => t.table.id), dkgStart: new Date(groupConfig.params.dkg.start).toISOString() },
       `table ${ownTables.map(t => t.table.id).join(', ')} takes its beacon from its own group ${groupConfig.params.id}: it deals once the group's DKG is done (${ownGroupState()})`)

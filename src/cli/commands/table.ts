@@ -395,9 +395,8 @@ async function newTable (o: NewOptions): Promise<number> {
   let beaconValue: DraftTable['beacon'] = beacon
   // The table's own group: its nodes are its beacon; the group's chain comes after its DKG.
   const own = beacon === 'own' ? ownGroupOptions(o, seatsN, robots.length) : undefined
-  if (own === undefined && groupOptionGiven(o as unknown as Record<string, unknown>) !== undefined) {
-    throw new UsageError(`${groupOptionGiven(o as unknown as Record<string, unknown>) as string} goes with --beacon own (a table whose nodes are also its beacon group)`)
-  }
+  const groupOption = groupOptionGiven(o as unknown as Record<string, unknown>)
+  if (own === undefined && groupOption !== undefined) throw new UsageError(`${groupOption} goes with --beacon own (a table whose nodes are also its beacon group)`)
   if (own !== undefined) beaconValue = { group: o.id ?? `${o.game}-night`, threshold: own.threshold, period: own.period } satisfies OwnGroupBeacon
   else if (beacon.includes('/') || beacon.endsWith('.json')) {
     // A file is read here and travels in the table block: the players' machines do not have it.
