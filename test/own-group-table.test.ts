@@ -44,7 +44,9 @@ describe('a table on its own group: the rules', () => {
       [['--game', 'coinche', '--seats', '4', '--beacon', 'own', '--group-threshold', '1'], /--group-threshold must be a whole number from 2 to 4/],
       [['--game', 'coinche', '--seats', '4', '--beacon', 'own', '--group-threshold', '5'], /--group-threshold must be a whole number from 2 to 4/],
       [['--game', 'coinche', '--seats', '4', '--group-listen', '/ip4/127.0.0.1/tcp/7500'], /--group-listen goes with --beacon own/],
-      [['--game', 'coinche', '--seats', '4', '--beacon', 'own', '--group-listen', '/ip4/127.0.0.1/udp/7500'], /--group-listen \/ip4\/127.0.0.1\/udp\/7500: must be a TCP multiaddr/]
+      [['--game', 'coinche', '--seats', '4', '--beacon', 'own', '--group-listen', '/ip4/127.0.0.1/udp/7500'], /--group-listen \/ip4\/127.0.0.1\/udp\/7500: must be a TCP multiaddr/],
+      // The group is named by the table's id: one no table may have is said as for any table.
+      [['--game', 'coinche', '--seats', '4', '--beacon', 'own', '--id', 'bad id!'], /table id: letters, digits and \. _ : - only/]
     ]
     for (const [args, message] of cases) {
       const r = await cliInProcess('table', 'new', ...args, '--data', join(dir, 'x'))

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { ROBOT } from './hand/messages.js'
 import { CoreInputError } from './errors.js'
-import { defaultThreshold } from './beacon/group-params.js'
+import { defaultThreshold, GROUP_ID } from './beacon/group-params.js'
 import { finalGroupBodySchema, groupJoinRequestSchema, type FinalGroupBody } from './beacon/group-join.js'
 
 /**
@@ -21,7 +21,7 @@ import { finalGroupBodySchema, groupJoinRequestSchema, type FinalGroupBody } fro
 /** The own-group beacon of a table block. */
 export const ownGroupBeaconSchema = z.object({
   /** The group's id: the table's own id. */
-  group: z.string().min(1).max(64),
+  group: z.string().regex(GROUP_ID, 'must be 1 to 64 letters, digits or . _ : -'),
   /** Members whose partial signatures make a round (default floor(n/2) + 1). */
   threshold: z.number().int().min(2).max(64),
   /** Seconds between rounds. */

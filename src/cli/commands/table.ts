@@ -515,11 +515,14 @@ async function checkTable (table: DraftTable, listen: string[], peers: Record<st
 
 /** For a table on its own group, a stand-in group of its nodes (addresses nobody uses), only to check the rest of the table. */
 function placeholderGroup (table: DraftTable): DraftGroup | undefined {
-  const beacon = ownGroupBeaconOf(table.beacon)
+  let beacon
+  // A table id no group may have is said by the table's own check (field table.id).
+  try { beacon = ownGroupBeaconOf(table.beacon) } catch { return undefined }
   if (beacon === undefined) return undefined
   const member = { addrs: ['/ip4/127.0.0.1/tcp/1'], url: 'http://127.0.0.1:1' }
   const members = new Map([table.dealer, ...table.seats.filter((s): s is string => s !== null)].map(p => [p, member]))
-  const final = finalOwnGroup({ table, beacon, members, start: Date.now(), phaseMs: 10_000 })
+  let final
+  try { final = finalOwnGroup({ table, beacon, members, start: Date.now(), phaseMs: 10_000 }) } catch { return undefined }
   return { listen: [DEFAULT_GROUP_LISTEN], http: { host: '127.0.0.1', port: 0 }, member, final }
 }
 
