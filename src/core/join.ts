@@ -72,7 +72,12 @@ export const joinRequestSchema = z.object({
   v: z.literal(1),
   table: z.string().min(1).max(64),
   seat: z.number().int().min(0).max(7),
-  secret: secretSchema
+  secret: secretSchema,
+  /**
+   * At a table whose nodes are also its beacon group (src/core/own-group.ts): where the group
+   * reaches this seat's node, checked by the dealer's desk (ownGroupMemberSchema).
+   */
+  group: z.object({ addrs: z.array(z.string().min(1).max(256)).min(1).max(4), url: z.string().min(1).max(256) }).strict().optional()
 }).strict()
 export type JoinRequest = z.infer<typeof joinRequestSchema>
 
@@ -81,7 +86,12 @@ export const finalTableBodySchema = z.object({
   table: draftTableSchema,
   /** How to reach the dealer (…/p2p/DEALER) and the members that listen somewhere. */
   dealerAddresses: z.array(address).max(8),
-  peers: z.record(peerId, z.array(address).max(8)).default({})
+  peers: z.record(peerId, z.array(address).max(8)).default({}),
+  /**
+   * At a table whose nodes are also its beacon group: the final group (a `beacon-group/group`
+   * body), checked by each seat with checkOwnGroup (src/core/own-group.ts).
+   */
+  group: z.record(z.string(), z.unknown()).optional()
 }).strict()
 export type FinalTableBody = z.infer<typeof finalTableBodySchema>
 
@@ -228,13 +238,14 @@ function hungUp (err: unknown): JoinRefusedError {
 /**
  * The seat's side of a join: sends the invite's secret, then reads the dealer's answers until the
  * signed final table, which it checks (checkFinalTable). `onBound` hears which seats are still
- * awaited. A refusal, or a final table that fails its check, is a JoinRefusedError.
+ * awaited; `group`: where a table's own beacon group reaches this seat (the caller checks the
+ * final table's group with checkOwnGroup). A refusal, or a final table that fails its check, is a JoinRefusedError.
  */
-export async function joinAsSeat (stream: JoinStream, invite: LinkInvite, self: string, onBound?: (waiting: number[]) => void): Promise<Signed<FinalTableBody>> {
+export async function joinAsSeat (stream: JoinStream, invite: LinkInvite, self: string, onBound?: (waiting: number[]) => void, group?: JoinRequest['group']): Promise<Signed<FinalTableBody>> {
   const read = async (): Promise<Uint8Array> => {
     try { return (await stream.read()).subarray() } catch (err) { throw hungUp(err) }
   }
-  await stream.write(encodeJoinMessage({ v: 1, table: invite.table.id, seat: invite.seat, secret: invite.secret }))
+  await stream.write(encodeJoinMessage({ v: 1, table: invite.table.id, seat: invite.seat, secret: invite.secret, ...(group !== undefined ? { group } : {}) }))
   for (;;) {
     const reply = decodeJoinReply(await read())
     if (reply.kind === 'refused') throw new JoinRefusedError(reply.reason)

@@ -13,6 +13,8 @@ import { circuitAddress, parseRelayAddress } from '../net/relay.js'
 import { DEFAULT_TIMEOUTS, type TableSpec, type TimelockConfig, type Timeouts } from '../protocol/types.js'
 import { RECOVERED_RULES } from '../core/hand/recovered.js'
 import { timelockSupported } from '../core/timelock/index.js'
+import { checkOwnGroup, ownGroupBeaconOf, type OwnGroupBeacon } from '../core/own-group.js'
+import { parseGroupConfig } from '../beacon/group/config.js'
 
 /** The largest config file read: a table config is a few KiB. */
 const MAX_CONFIG_BYTES = 256 * 1024
@@ -43,7 +45,11 @@ const tableSchema = z.object({
     /** Time to play (docs/games.md): this node's seat is played from the terminal or page, and its robot plays a turn left this long. Absent: the robot plays at once. */
     playMs: z.number().int().min(1_000).max(86_400_000).optional()
   }).strict().default(DEFAULT_TIMEOUTS),
-  /** "none", a preset name ("quicknet", "default"), a path to a beacon JSON, or {info, relays}. */
+  /**
+   * "none", a preset name ("quicknet", "default"), a path to a beacon JSON, {info, relays}, or the
+   * table's own group, {group: ID, threshold, period} (src/core/own-group.ts: the node's `group`
+   * block is that group, its members the table's nodes; its chain is bound once its DKG is done).
+   */
   beacon: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).default('none'),
   /** The bound round is the first published this long after the contribution deadline. */
   beaconMarginMs: z.number().int().min(0).max(600_000).default(1_000),
@@ -103,7 +109,13 @@ export interface TableConfig {
   /** How to reach this table's other members: peer id → multiaddrs. */
   peers: Record<string, string[]>
   timeouts: Timeouts
+  /**
+   * The table's beacon. For a table on its own group (`ownGroup`), `{kind: "none"}` until the
+   * group's chain is bound (Daemon.bindOwnGroup): no hand is dealt or taken before.
+   */
   beacon: BeaconConfig
+  /** The table's own beacon group, when its nodes are its beacon (its chain comes after the DKG); null otherwise. */
+  ownGroup: OwnGroupBeacon | null
   beaconMarginMs: number
   /** null: hands are not time-locked. */
   timelock: TimelockConfig | null
@@ -170,6 +182,18 @@ export async function parseNodeConfig (value: unknown, source: string): Promise<
   c.listen.forEach((a, i) => { try { parseListenAddress(a) } catch (err) { fail(`listen.${i}`, (err as Error).message) } })
   const tables: TableConfig[] = []
   for (const [field, t] of blocks) tables.push(await parseTable(t, field, dirname(resolve(source)), fail))
+  // A table on its own group: the node's group block is that group, of exactly the table's nodes.
+  for (const [i, t] of tables.entries()) {
+    if (t.ownGroup === null) continue
+    const field = `${blocks[i][0]}.beacon`
+    if (c.group === undefined) fail(field, `names the table's own beacon group ${t.ownGroup.group}, and this config has no group block (written by 'table new --beacon own' and 'table join' once every seat is taken)`)
+    let id: string | undefined
+    try { id = parseGroupConfig(c.group, 'group').params.id } catch (err) { fail('group', (err as Error).message.replace(/^group: /, '')) }
+    if (id !== t.ownGroup.group) fail(field, `names the table's own beacon group ${t.ownGroup.group}, and this node's group block is group ${String(id)}`)
+    const { listen: _l, http: _h, catchupMs: _c, ...body } = c.group as Record<string, unknown>
+    const problem = checkOwnGroup(body, { ...t.table, beacon: t.ownGroup })
+    if (problem !== undefined) fail('group', `is not table ${t.table.id}'s own group: ${problem}`)
+  }
   return {
     source,
     dataDir: resolve(dirname(resolve(source)), c.data),
@@ -206,31 +230,60 @@ async function parseTable (t: TableBlock, field: string, base: string, fail: (fi
     if (relay !== undefined && members.has(relay.peerId)) fail(`${field}.relay`, 'names a member of the table: a relay is a node of its own (fairdeal relay)')
   }
   let beacon: BeaconConfig
+  let ownGroup: OwnGroupBeacon | undefined
   try {
-    beacon = typeof t.beacon === 'string'
-      ? await resolveBeaconConfig(isBeaconFile(t.beacon) ? resolve(base, t.beacon) : t.beacon)
-      : parseBeaconConfig(t.beacon, `${field}.beacon`)
+    ownGroup = ownGroupBeaconOf(t.beacon)
+    beacon = ownGroup !== undefined
+      // Its chain exists once the group's DKG is done: bound then (Daemon.bindOwnGroup).
+      ? { kind: 'none' }
+      : typeof t.beacon === 'string'
+        ? await resolveBeaconConfig(isBeaconFile(t.beacon) ? resolve(base, t.beacon) : t.beacon)
+        : parseBeaconConfig(t.beacon, `${field}.beacon`)
   } catch (err) {
     return fail(`${field}.beacon`, (err as Error).message)
   }
-  // A dealer-blind scheme binds a beacon round when the table has one, and works without.
-  if (scheme?.kind === 'cards' && scheme.family !== 'blind' && scheme.beacon !== (beacon.kind === 'drand')) {
-    fail(`${field}.scheme`, beacon.kind === 'drand' ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set ${field}.beacon`)
-  }
-  if (t.timelock !== 'off' && (beacon.kind !== 'drand' || !timelockSupported(beacon.chain))) {
-    fail(`${field}.timelock`, beacon.kind === 'drand'
-      ? `the beacon's scheme ${beacon.chain.schemeID} has no timelock encryption (needs bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)`
-      : `a time-locked table needs a beacon (${field}.beacon)`)
+  // A group's chain is drand's, with timelock encryption (bls-unchained-g1-rfc9380): checked as one.
+  const problem = beaconProblem({ scheme: t.scheme, timelock: t.timelock }, ownGroup !== undefined ? 'own-group' : beacon, field)
+  if (problem !== undefined) fail(problem.field, problem.message)
+  if (ownGroup !== undefined) {
+    const n = new Set([t.dealer, ...t.seats.filter(s => s !== ROBOT)]).size
+    if (n < 2) fail(`${field}.beacon`, 'the table\'s own group needs two nodes or more: this table has no human seat but the dealer\'s')
+    if (ownGroup.threshold > n) fail(`${field}.beacon.threshold`, `is ${ownGroup.threshold}, and the table has ${n} nodes`)
   }
   return {
     table: { id: t.id, game: t.game, scheme: t.scheme, seats: t.seats, dealer: t.dealer },
     peers: t.peers,
     timeouts: t.timeouts,
     beacon,
+    ownGroup: ownGroup ?? null,
     beaconMarginMs: t.beaconMarginMs,
     timelock: t.timelock === 'off' ? null : { rule: t.timelock, ...(t.timelockHandMs === undefined ? {} : { handMs: t.timelockHandMs }) },
     relay: t.relay ?? null
   }
+}
+
+/**
+ * What a table's scheme and timelock rule refuse in its beacon (`own-group`: the table's own group,
+ * whose chain is drand's with timelock encryption), as the config field and the reason; undefined
+ * when they fit. Checked when the config is read, and again when an own group's chain is bound.
+ */
+export function beaconProblem (t: { scheme: string, timelock: string }, beacon: BeaconConfig | 'own-group', field: string): { field: string, message: string } | undefined {
+  let scheme
+  try { scheme = getScheme(t.scheme) } catch { return undefined }
+  const drand = beacon === 'own-group' || beacon.kind === 'drand'
+  // A dealer-blind scheme binds a beacon round when the table has one, and works without.
+  if (scheme.kind === 'cards' && scheme.family !== 'blind' && scheme.beacon !== drand) {
+    return { field: `${field}.scheme`, message: drand ? `${t.scheme} cannot bind a beacon round: use atout-drand-v1` : `${t.scheme} needs a beacon: set ${field}.beacon` }
+  }
+  if (t.timelock !== 'off' && beacon !== 'own-group' && (beacon.kind !== 'drand' || !timelockSupported(beacon.chain))) {
+    return {
+      field: `${field}.timelock`,
+      message: beacon.kind === 'drand'
+        ? `the beacon's scheme ${beacon.chain.schemeID} has no timelock encryption (needs bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)`
+        : `a time-locked table needs a beacon (${field}.beacon)`
+    }
+  }
+  return undefined
 }
 
 /** A beacon given as a file (a path, or a name ending in .json) is read relative to the config file. */

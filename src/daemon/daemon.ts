@@ -25,7 +25,8 @@ import { machinesFor } from '../protocol/machines.js'
 import { Rejection } from '../protocol/types.js'
 import { decodeFrame, MAX_FRAME_BYTES, TABLE_PROTOCOL, WireError } from '../protocol/wire.js'
 import { NodeInputError, TableChoiceError } from './errors.js'
-import { addressBookOf, nodeMembers, type NodeConfig, type TableConfig } from './config.js'
+import { addressBookOf, beaconProblem, nodeMembers, type NodeConfig, type TableConfig } from './config.js'
+import type { BeaconConfig } from '../core/beacon/index.js'
 import { EventFeed } from './events.js'
 import { nativeSha256, nativeSigner } from '../crypto/native-crypto.js'
 import { useSha256 } from '../core/bytes.js'
@@ -40,6 +41,11 @@ export interface DaemonOptions {
   clock?: Clock
   /** How often deadlines are checked. */
   tickMs?: number
+  /**
+   * For a table on its own beacon group: where the group stands (its DKG not started, running,
+   * failed), said to anyone asking the table to deal before its chain is bound (bindOwnGroup).
+   */
+  ownGroupState?: () => string
 }
 
 type StateDb = Level<string, unknown>
@@ -88,6 +94,10 @@ export class Daemon {
   readonly #rejectionLog: RejectionLog
   /** Members of any of the node's tables: the peers whose table frames are read at all. */
   readonly #members: ReadonlySet<string>
+  /** A table's machines and beacon client from its config (at start, or when its own group's chain is bound). */
+  #build: (t: TableConfig) => { dealer: DealerSide | undefined, seat: SeatSide | undefined, beacon: BeaconClient | undefined } = () => { throw new Error('not started') }
+  #beaconFor: (t: TableConfig) => BeaconClient | undefined = () => undefined
+  #random: (n: number) => Uint8Array = n => new Uint8Array(randomBytes(n))
 
   private constructor (parts: {
     peerId: string, config: NodeConfig, logger: Logger, db: StateDb, log: Log, node: Libp2p, messenger: Messenger,
@@ -220,7 +230,7 @@ export class Daemon {
         }
         return client
       }
-      const hosts = (services: NodeServices): TableHost[] => config.tables.map(t => {
+      const build = (t: TableConfig): { dealer: DealerSide | undefined, seat: SeatSide | undefined, beacon: BeaconClient | undefined } => {
         const { table } = t
         const beaconBinding = t.beacon.kind === 'drand' ? { chain: t.beacon.chain, marginMs: t.beaconMarginMs } : null
         const common = { table, signer: memoSigner, timeouts: t.timeouts, beacon: beaconBinding, now, random, verifyDoc: memo.verify, timelock: t.timelock }
@@ -228,12 +238,25 @@ export class Daemon {
         const machines = machinesFor(table.scheme)
         const dealer = identity.peerId === table.dealer ? machines.dealer(common) : undefined
         const seat = table.seats.includes(identity.peerId) ? machines.seat(common) : undefined
-        return new TableHost(t, dealer, seat, services, beaconFor(t))
+        return { dealer, seat, beacon: beaconFor(t) }
+      }
+      const hosts = (services: NodeServices): TableHost[] => config.tables.map(t => {
+        // A table on its own group runs no machine before the group's chain is bound (bindOwnGroup).
+        if (t.ownGroup !== null) {
+          const group = t.ownGroup
+          return TableHost.pending(t, services, () => `table ${t.table.id} takes its beacon from its own group ${group.group} (${group.threshold} of its nodes make a round), ` +
+            `whose chain is not known yet: ${options.ownGroupState?.() ?? 'its DKG is not done'}; the table deals once it is`)
+        }
+        const { dealer, seat, beacon } = build(t)
+        return new TableHost(t, dealer, seat, services, beacon)
       })
       // Sealing's first run builds noble's precomputed tables (~0.5 s here): done now, not on a hand's path.
       const locked = config.tables.find(t => t.timelock !== null && t.beacon.kind === 'drand')
       if (locked !== undefined && locked.beacon.kind === 'drand') sealTimelockText('', locked.beacon.chain, 1, random)
       const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, clock, tables: hosts })
+      daemon.#build = build
+      daemon.#beaconFor = beaconFor
+      daemon.#random = random
       daemon.#kept = keptConnections
       daemon.witnessedHeads = async owner => await witnessStore.heldFor(owner)
       await daemon.#restore()
@@ -380,6 +403,33 @@ export class Daemon {
           'Use a beacon this machine reaches: a local one (fairdeal beacon serve) or your own group (fairdeal beacon group create), as table.beacon')
       })
     }
+  }
+
+  /**
+   * Binds a table on its own beacon group to the group's chain, once this node's group member has it
+   * (its DKG done, or reloaded): `beacon` is the group as a table beacon (groupTableBeacon: the
+   * chain, the members' URLs as relays). Checked as a config's beacon is (a drand chain of the
+   * group's period, with timelock encryption for a time-locked table); the table's machines then
+   * start, its saved hands are restored and the documents held meanwhile reach them.
+   */
+  async bindOwnGroup (tableId: string, beacon: BeaconConfig): Promise<void> {
+    const host = this.table(tableId)
+    const t = host.config
+    if (t.ownGroup === null || host.pending === undefined) throw new NodeInputError(`table ${tableId} is not waiting for its own group's chain`)
+    if (this.#stopping) return
+    if (beacon.kind !== 'drand') throw new NodeInputError(`table ${tableId}: its own group ${t.ownGroup.group} gave no drand chain`)
+    if (beacon.chain.period !== t.ownGroup.period) throw new NodeInputError(`table ${tableId}: its own group's chain has a round every ${beacon.chain.period} s, not every ${t.ownGroup.period} s as the table's beacon names`)
+    const problem = beaconProblem({ scheme: t.table.scheme, timelock: t.timelock?.rule ?? 'off' }, beacon, 'table')
+    if (problem !== undefined) throw new NodeInputError(`table ${tableId}: its own group's chain: ${problem.message}`)
+    const config: TableConfig = { ...t, beacon }
+    let logged: Promise<LoggedOutcome[]> | undefined
+    const recent = async (): Promise<LoggedOutcome[]> => await (logged ??= this.#recentlyLogged(ENDED_KEPT * 4 * this.tables.length))
+    await host.bind({ config, ...this.#build(config) }, recent)
+    // Sealing's first run builds noble's precomputed tables: done now, not on the first hand's path.
+    if (config.timelock !== null) sealTimelockText('', beacon.chain, 1, this.#random)
+    this.#logger.info({ table: tableId, group: t.ownGroup.group, chainHash: beacon.chain.hash, relays: beacon.relays },
+      `table ${tableId} is bound to its own group ${t.ownGroup.group}'s chain ${beacon.chain.hash}: it deals`)
+    this.#checkBeacons([config], this.#beaconFor)
   }
 
   /** Every table the node serves: id, game, scheme and this node's role there. */

@@ -46,6 +46,9 @@ export interface NodeServices {
 
 type Role = 'dealer' | 'seat'
 
+/** Documents a pending table holds for its machines (a hand's first few from each member are enough). */
+const HELD_DOCS = 256
+
 /**
  * One table a node serves: its machines (dealer and/or seat), and the queue in which their effects
  * are carried out, in order, one list after the other, so a persist is durable before anything after
@@ -63,22 +66,72 @@ export class TableHost {
   #stopping = false
   readonly #beaconAborts = new Set<AbortController>()
   readonly #node: NodeServices
-  readonly #beacon: BeaconClient | undefined
+  #beacon: BeaconClient | undefined
+  #config: TableConfig
+  #dealer: DealerSide | undefined
+  #seat: SeatSide | undefined
+  /** Why the table deals nothing yet (its own group's chain is not bound), or undefined once it runs. */
+  #pending: (() => string) | undefined
+  /** Documents members sent while the table was pending, handed to its machines once it is bound. */
+  #held: Array<{ from: string, doc: Signed<unknown> }> = []
 
   constructor (
-    readonly config: TableConfig,
-    readonly dealer: DealerSide | undefined,
-    readonly seat: SeatSide | undefined,
+    config: TableConfig,
+    dealer: DealerSide | undefined,
+    seat: SeatSide | undefined,
     node: NodeServices,
     beacon: BeaconClient | undefined
   ) {
+    this.#config = config
+    this.#dealer = dealer
+    this.#seat = seat
     this.#node = node
     this.#beacon = beacon
     this.id = config.table.id
     this.members = new Set([config.table.dealer, ...config.table.seats.filter(s => s !== ROBOT)])
   }
 
+  /**
+   * A table that runs no machine yet: its beacon, its own group's chain, is known only once the
+   * group's DKG is done. `why` says so to anyone asking it to deal; the members' documents are held
+   * (at most HELD_DOCS) until `bind`.
+   */
+  static pending (config: TableConfig, node: NodeServices, why: () => string): TableHost {
+    const host = new TableHost(config, undefined, undefined, node, undefined)
+    host.#pending = why
+    return host
+  }
+
+  /** Why this table deals nothing yet, or undefined when it runs. */
+  get pending (): string | undefined { return this.#pending?.() }
+
+  get config (): TableConfig { return this.#config }
+  get dealer (): DealerSide | undefined { return this.#dealer }
+  get seat (): SeatSide | undefined { return this.#seat }
+
+  /**
+   * A pending table's machines, once its beacon is known (`config` with it), restored from the store
+   * (`logged`), then the documents held meanwhile handed to them in the order they came.
+   */
+  async bind (parts: { config: TableConfig, dealer: DealerSide | undefined, seat: SeatSide | undefined, beacon: BeaconClient | undefined }, logged: () => Promise<LoggedOutcome[]>): Promise<void> {
+    if (this.#pending === undefined) throw new Error(`table ${this.id} runs already`)
+    this.#config = parts.config
+    this.#dealer = parts.dealer
+    this.#seat = parts.seat
+    this.#beacon = parts.beacon
+    await this.restore(logged)
+    this.#pending = undefined
+    const held = this.#held
+    this.#held = []
+    for (const { from, doc } of held) this.receive(from, doc)
+  }
+
   get role (): string {
+    if (this.#pending !== undefined) {
+      const { table } = this.#config
+      const seat = table.seats.indexOf(this.#node.peerId)
+      return [table.dealer === this.#node.peerId ? 'dealer' : '', seat !== -1 ? `seat ${seat}` : ''].filter(Boolean).join(' + ')
+    }
     return [this.dealer !== undefined ? 'dealer' : '', this.seat !== undefined ? `seat ${this.seat.seat}` : ''].filter(Boolean).join(' + ')
   }
 
@@ -103,6 +156,7 @@ export class TableHost {
 
   /** This node's seat acts in a played hand (checked first: a Rejection, and nothing signed, if it is not legal now). */
   async act (hand: number, action: unknown): Promise<void> {
+    if (this.#pending !== undefined) throw new Rejection(this.#pending())
     if (this.seat?.act === undefined) throw new Rejection(`this node holds no seat that plays at table ${this.id}`)
     if (this.#stopping) throw new Rejection('the node is stopping')
     await this.#enqueue('seat', this.seat.act(hand, action))
@@ -114,6 +168,7 @@ export class TableHost {
   }
 
   cards (hand: number): ReturnType<SeatSide['cards']> {
+    if (this.#pending !== undefined) throw new Rejection(this.#pending())
     if (this.seat === undefined) throw new Rejection(`this node holds no seat at table ${this.id}`)
     return this.seat.cards(hand)
   }
@@ -137,7 +192,9 @@ export class TableHost {
         connected: connected.has(peer),
         direction: connected.get(peer) ?? null
       })),
-      beacon: beacon.kind === 'drand'
+      beacon: this.#pending !== undefined && this.config.ownGroup !== null
+        ? { name: this.config.ownGroup.group, pending: this.#pending() }
+        : beacon.kind === 'drand'
         ? {
             name: beacon.name,
             trust: beacon.trust,
@@ -188,6 +245,12 @@ export class TableHost {
 
   /** A schema-checked document of this table from a member of it, off the network. */
   receive (from: string, doc: Signed<unknown>): void {
+    if (this.#pending !== undefined) {
+      // Another member's group may finish its DKG a moment before this one's: its first documents wait.
+      if (this.#held.length < HELD_DOCS) this.#held.push({ from, doc })
+      else this.#node.rejected({ table: this.id, from, reason: `${doc.type} while the table waits for its beacon: ${this.#pending()}` })
+      return
+    }
     this.dispatch(from, doc)
     // A VIEW reaching the dealer's node is for its own seat as well (src/protocol/route.ts).
     if (this.seat !== undefined && this.dealer !== undefined && isAlsoForSeat(doc.type, from, this.config.table.dealer, this.#node.peerId)) this.dispatch(from, doc, false)
@@ -252,6 +315,7 @@ export class TableHost {
   }
 
   #requireDealer (): DealerSide {
+    if (this.#pending !== undefined) throw new Rejection(this.#pending())
     if (this.dealer === undefined) throw new Rejection(`this node is not the dealer of table ${this.id}`)
     if (this.#stopping) throw new Rejection('the node is stopping')
     return this.dealer

@@ -10,6 +10,7 @@ import {
   decodeJoinRequest, encodeJoinMessage, JOIN_PROTOCOL, joinAsSeat, MAX_JOIN_MESSAGE_BYTES, secretDigest, signFinalTable,
   type DraftTable, type FinalTableBody, type JoinReply, type LinkInvite
 } from '../core/join.js'
+import { checkOwnGroup, finalOwnGroup, ownGroupBeaconOf, ownGroupMemberSchema, type OwnGroupMember } from '../core/own-group.js'
 import { createRejectionLog } from '../net/rejection-log.js'
 import { createNode } from '../net/node.js'
 import { keepConnected } from '../net/keep-connected.js'
@@ -40,6 +41,25 @@ export interface DraftLinks {
   final?: Signed<FinalTableBody>
 }
 
+/**
+ * A table whose nodes are also its beacon group (`table new --beacon own`, src/core/own-group.ts):
+ * this node's settings as a member, and on the dealer's side what each seat said when it joined.
+ */
+export interface DraftGroup {
+  /** Where this node's group member listens (libp2p) and serves its drand API: its group block's `listen` and `http`. */
+  listen: string[]
+  http: { host: string, port: number }
+  /** Where the others reach this node's member. */
+  member: OwnGroupMember
+  /** The dealer's: each DKG phase, and how long after the last seat joined the DKG starts. */
+  phaseMs?: number
+  startInMs?: number
+  /** The dealer's: seat → where the group reaches that seat's node, as it said when it joined. */
+  seats?: Record<string, OwnGroupMember>
+  /** The final group (every seat taken): the `group` block of the node's config, with `listen` and `http`. */
+  final?: Record<string, unknown>
+}
+
 export interface Draft {
   listen: string[]
   /** What goes into invites and answers (absent in drafts written before --announce: the listen addresses). */
@@ -48,6 +68,8 @@ export interface Draft {
   peers: Record<string, string[]>
   /** Present for a table joined by links (`table new` without --answers). */
   links?: DraftLinks
+  /** Present for a table whose nodes are also its beacon group. */
+  group?: DraftGroup
 }
 
 /** Written whole or not at all. */
@@ -93,7 +115,9 @@ export function configFor (draft: Draft): unknown {
       ...(table.timelock !== undefined ? { timelock: table.timelock } : {}),
       ...(table.timelockHandMs !== undefined ? { timelockHandMs: table.timelockHandMs } : {}),
       ...(table.relay !== undefined ? { relay: table.relay } : {})
-    }
+    },
+    // A table on its own group: once every seat is taken, the group block of this node's member.
+    ...(draft.group?.final !== undefined ? { group: { ...draft.group.final, listen: draft.group.listen, http: draft.group.http } } : {})
   }
 }
 
@@ -143,7 +167,7 @@ export class JoinDesk {
   }
 
   /** The dealer's answer to one join request from `peer` (already schema-checked). */
-  async request (peer: string, req: { table: string, seat: number, secret: string }): Promise<JoinReply> {
+  async request (peer: string, req: { table: string, seat: number, secret: string, group?: unknown }): Promise<JoinReply> {
     const { table } = this.#draft
     const refuse = (reason: string): JoinReply => {
       this.#refused({ peer, seat: req.seat, reason }, 'join refused')
@@ -158,11 +182,28 @@ export class JoinDesk {
     if (holder !== null && holder !== peer) return refuse(`this link was used already: seat ${req.seat} of table ${table.id} is taken by another player (${String(holder)}); ask the dealer for a new one`)
     const elsewhere = table.seats.indexOf(peer)
     if (elsewhere !== -1 && elsewhere !== req.seat) return refuse(`this player (${peer}) already holds seat ${elsewhere} of table ${table.id}`)
+    // A table whose nodes are also its beacon group: every seat's node is a member, reachable by the others.
+    const group = this.#draft.group
+    let member: OwnGroupMember | undefined
+    if (group !== undefined) {
+      const parsed = ownGroupMemberSchema.safeParse(req.group)
+      if (req.group === undefined) return refuse(`table ${table.id}'s nodes are also its beacon group: every seat runs a node the others reach; join with 'fairdeal table join LINK --data DIR --group-listen ADDR' (the seat page cannot be a member)`)
+      if (!parsed.success) return refuse(`where the group reaches this seat is malformed: ${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`)
+      member = parsed.data
+      const kept = group.seats?.[String(req.seat)]
+      if (holder === peer && kept !== undefined && JSON.stringify(kept) !== JSON.stringify(member)) {
+        return refuse(`seat ${req.seat} joined the group at ${kept.addrs.join(', ')} (${kept.url}): join again with the --group-listen, --group-announce and --group-url of the first time`)
+      }
+    }
     if (holder === null) {
       // Kept before the answer: a restarted dealer still knows who holds the seat.
       table.seats[req.seat] = peer
+      if (group !== undefined && member !== undefined) group.seats = { ...group.seats, [String(req.seat)]: member }
       const open = this.open()
-      if (open.length === 0) this.#links.final = signFinalTable({ table, dealerAddresses: dealerAddressesOf(this.#draft), peers: this.#draft.peers }, this.#signer)
+      if (open.length === 0) {
+        const ownGroup = group === undefined ? undefined : this.#finalGroup(group)
+        this.#links.final = signFinalTable({ table, dealerAddresses: dealerAddressesOf(this.#draft), peers: this.#draft.peers, ...(ownGroup !== undefined ? { group: ownGroup } : {}) }, this.#signer)
+      }
       await this.#save()
       this.#logger.info({ table: table.id, seat: req.seat, peer, waiting: open }, `seat ${req.seat} of table ${table.id} joined: ${peer}${open.length > 0 ? `; waiting for seat ${open.join(', ')}` : '; every seat is taken'}`)
       if (this.#links.final !== undefined) {
@@ -172,6 +213,27 @@ export class JoinDesk {
       }
     }
     return { kind: 'bound', seat: req.seat, waiting: this.open() }
+  }
+
+  /**
+   * The table's own group once every seat is taken: the dealer and each seat's node at the
+   * addresses it gave, its DKG `startInMs` from now. Kept in the draft (the dealer's group block).
+   */
+  #finalGroup (group: DraftGroup): Record<string, unknown> {
+    const { table } = this.#draft
+    const beacon = ownGroupBeaconOf(table.beacon)
+    if (beacon === undefined) throw new NodeInputError(`table ${table.id}'s beacon is not its own group`)
+    const members = new Map<string, OwnGroupMember>([[table.dealer, group.member]])
+    for (const [seat, m] of Object.entries(group.seats ?? {})) {
+      const peer = table.seats[Number(seat)]
+      if (typeof peer === 'string' && !members.has(peer)) members.set(peer, m)
+    }
+    const phaseMs = group.phaseMs ?? 10_000
+    const final = finalOwnGroup({ table, beacon, members, start: Date.now() + (group.startInMs ?? 60_000), phaseMs })
+    const problem = checkOwnGroup(final, table)
+    if (problem !== undefined) throw new NodeInputError(`table ${table.id}'s own group: ${problem}`)
+    group.final = final
+    return final
   }
 
   /** Serves one join stream: the request, the answer, and the final table when it is there. */
@@ -233,10 +295,10 @@ export async function registerJoinDesk (node: Libp2p, desk: JoinDesk): Promise<(
   return async () => { await node.unhandle(JOIN_PROTOCOL) }
 }
 
-/** The seat's side over libp2p: joinAsSeat on a join stream to the dealer, closed after. */
-export async function joinOverStream (stream: Stream, invite: LinkInvite, self: string, onBound?: (waiting: number[]) => void): Promise<Signed<FinalTableBody>> {
+/** The seat's side over libp2p: joinAsSeat on a join stream to the dealer (`group`: where its own beacon group reaches this seat), closed after. */
+export async function joinOverStream (stream: Stream, invite: LinkInvite, self: string, onBound?: (waiting: number[]) => void, group?: OwnGroupMember): Promise<Signed<FinalTableBody>> {
   try {
-    return await joinAsSeat(lpStream(stream, { maxDataLength: MAX_JOIN_MESSAGE_BYTES }), invite, self, onBound)
+    return await joinAsSeat(lpStream(stream, { maxDataLength: MAX_JOIN_MESSAGE_BYTES }), invite, self, onBound, group)
   } finally {
     stream.abort(new Error('join done'))
   }

@@ -21,6 +21,7 @@ import { groupBlockOf, joinGroup, readGroupDraft, GROUP_DRAFT_FILE, type GroupDr
 import { CONFIG_FILE, writeJson } from '../../daemon/table-join.js'
 import { loadOrCreateIdentity } from '../../net/identity.js'
 import { createLogger } from '../../daemon/logger.js'
+import { memberSettings as settingsOf } from '../group-member.js'
 
 /** A member's transcript or results file read for verify: far above any group's (a few MB at most). */
 const MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
@@ -231,28 +232,8 @@ async function refuseOtherConfig (dir: string, group: string | undefined, force:
 }
 
 /** This node's libp2p and HTTP settings for a group set up by invites (new and join alike). */
-function memberSettings (values: ParsedArgs<typeof OPTIONS>['values']): { listen: string[], addrs: string[], http: { host: string, port: number }, url: string } {
-  const listen = values.listen !== undefined && values.listen.length > 0 ? values.listen : ['/ip4/127.0.0.1/tcp/7500']
-  for (const l of listen) if (!/^\/(ip4|ip6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(l)) throw new UsageError(`--listen ${l}: must be a TCP multiaddr like /ip4/0.0.0.0/tcp/7500`)
-  // --announce takes a multiaddr, or a bare host (IP or DNS name, as `create` takes) on the first listen port.
-  const port0 = listen[0].split('/')[4]
-  const asAddr = (a: string): string => a.startsWith('/') ? a : `${/^\d{1,3}(\.\d{1,3}){3}$/.test(a) ? '/ip4' : a.includes(':') ? '/ip6' : '/dns'}/${a}/tcp/${port0}`
-  const addrs = values.announce !== undefined && values.announce.length > 0
-    ? values.announce.map(asAddr)
-    : listen.map(l => l.replace(/^\/ip4\/0\.0\.0\.0\//, '/ip4/127.0.0.1/').replace(/^\/ip6\/::\//, '/ip6/::1/'))
-  for (const a of addrs) if (!/^\/(ip4|ip6|dns|dns4|dns6)\/[^/\s]+\/tcp\/\d{1,5}$/.test(a)) throw new UsageError(`--announce ${a}: must be a TCP multiaddr like /ip4/192.0.2.7/tcp/7500 or /dns/host.example/tcp/7500`)
-  // The final group carries every member's addresses in one message: each member gives at most 4.
-  if (addrs.length > 4) throw new UsageError(`a member announces at most 4 addresses (${addrs.length} given, by --announce or --listen)`)
-  // With /p2p/<peer id> appended (the invites), an address stays within the 256 characters a join message allows.
-  for (const a of addrs) if (a.length > 190) throw new UsageError(`--announce ${a.slice(0, 40)}…: at most 190 characters`)
-  // Reachable from other machines when libp2p is: the HTTP API binds where the first listen address does.
-  const listenIp = listen[0].split('/')[2]
-  const host = values['http-host'] ?? (listenIp === '0.0.0.0' || listenIp === '::' ? listenIp : '127.0.0.1')
-  const port = parseIntOption(values['http-port'], '--http-port', 1, 65535) ?? 7501
-  const announcedHost = addrs[0].split('/')[2]
-  const url = (values.url ?? `http://${announcedHost.includes(':') ? `[${announcedHost}]` : announcedHost}:${port}`).replace(/\/$/, '')
-  if (!/^https?:\/\/[^\s/]+(:\d{1,5})?$/.test(url) || url.length > 256) throw new UsageError(`--url ${url.slice(0, 60)}: must be http(s)://host:port, at most 256 characters`)
-  return { listen, addrs, http: { host, port }, url }
+function memberSettings (values: ParsedArgs<typeof OPTIONS>['values']): ReturnType<typeof settingsOf> {
+  return settingsOf({ listen: values.listen, announce: values.announce, httpHost: values['http-host'], httpPort: values['http-port'], url: values.url })
 }
 
 async function groupNew (values: ParsedArgs<typeof OPTIONS>['values']): Promise<number> {

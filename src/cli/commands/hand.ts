@@ -216,7 +216,7 @@ interface NodeStatus {
   dealerHands: Array<{ hand: number, family: string, phase: string, stages: string[], joined: number, contributed: number, acks: number }>
   seatHands: SeatHandState[]
   log: { entries: number }
-  beacon: { name?: string, genesisTime?: number, period?: number, reach?: { reachable: boolean | null, reason?: string } } | null
+  beacon: { name?: string, genesisTime?: number, period?: number, pending?: string, reach?: { reachable: boolean | null, reason?: string } } | null
 }
 
 /** Without --hand, `hand end` and `hand stage` act on the dealer's one hand in play; with none or several, they say so. */
@@ -274,6 +274,8 @@ async function statusText (client: ControlClient, status: NodeStatus): Promise<s
   if ((status.peers ?? []).length === 0) lines.push('  (none)')
   // What the node's check of its beacon at start found (said only when it could not reach it).
   const reach = status.beacon?.reach
+  // A table on its own group deals once the group's DKG is done.
+  if (status.beacon?.pending !== undefined) lines.push(`beacon: ${status.beacon.pending}`)
   if (reach?.reachable === false) lines.push(`beacon ${status.beacon?.name ?? ''}: cannot be reached from this node (${reach.reason ?? 'no answer'}): hands would wait for their round and abort; use a local beacon (fairdeal beacon serve) or your own group`)
   const hands = new Map<number, string[]>()
   for (const h of status.dealerHands) hands.set(h.hand, [`dealer: ${h.phase} (${h.family === 'blind' ? 'keys' : 'pledges'} ${h.joined}, ${h.family === 'blind' ? 'shuffles' : 'nonces'} ${h.contributed}, countersignatures ${h.acks}${h.stages.length > 0 ? `, stages ${h.stages.join(' ')}` : ''})`])

@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path'
 import { parseNodeConfig, readNodeConfigJson } from '../../daemon/config.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
 import { gatherMembers, groupBlockOf, GroupJoinDesk, readGroupDraft, GROUP_DRAFT_FILE } from '../../beacon/group/group-join.js'
-import { startGroupNode } from '../../beacon/group/node.js'
+import { groupTableBeacon, startGroupNode } from '../../beacon/group/node.js'
+import { parseBeaconConfig } from '../../core/beacon/index.js'
 import { Daemon } from '../../daemon/daemon.js'
 import { startControl, type LoginLinks } from '../../daemon/control.js'
 import { startTableWeb } from '../../daemon/table-web.js'
@@ -62,9 +63,33 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const daemonUp = new Promise<Daemon>((resolve, reject) => { started = resolve; failed = reject })
   daemonUp.catch(() => {})
   const record = async (kind: string, payload: unknown): Promise<void> => { await (await daemonUp).log.append(kind, payload) }
-  const group = hasGroup ? await startGroupNode({ config: parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`), dataDir: config.dataDir, logger, record }) : undefined
-  const daemon = await Daemon.start({ config, logger }).catch(async (err: unknown) => { failed(err); await group?.stop(); throw err })
+  const groupConfig = hasGroup ? parseGroupConfig((raw as { group: unknown }).group, `${values.config}: group`) : undefined
+  const group = groupConfig !== undefined ? await startGroupNode({ config: groupConfig, dataDir: config.dataDir, logger, record }) : undefined
+  // A table on its own group deals once the group's DKG is done: until then, asked to deal, it says where the group stands.
+  let groupFailure: string | undefined
+  const ownGroupState = (): string => {
+    if (groupFailure !== undefined) return `this node has none (${groupFailure}): see its log`
+    const start = groupConfig?.params.dkg.start ?? 0
+    const now = Date.now()
+    return now < start ? `its DKG starts at ${new Date(start).toISOString()} (in ${Math.ceil((start - now) / 1000)} s)` : `its DKG began at ${new Date(start).toISOString()} and is not done yet`
+  }
+  const daemon = await Daemon.start({ config, logger, ownGroupState }).catch(async (err: unknown) => { failed(err); await group?.stop(); throw err })
   started(daemon)
+  const ownTables = config.tables.filter(t => t.ownGroup !== null)
+  if (ownTables.length > 0 && group !== undefined && groupConfig !== undefined) {
+    // The group's chain, once this node's member has it (its DKG done, or reloaded at a restart).
+    group.ready.then(async chain => {
+      const beacon = groupTableBeacon(groupConfig, chain)
+      if (beacon === undefined) throw new Error(`no member of group ${groupConfig.params.id} has a drand API URL: the table has no relay for its rounds`)
+      const parsed = parseBeaconConfig(beacon, `group ${groupConfig.params.id}'s beacon`)
+      for (const t of ownTables) await daemon.bindOwnGroup(t.table.id, parsed)
+    }).catch((err: Error) => {
+      groupFailure = err.message.split('\n')[0].slice(0, 300)
+      logger.error({ group: groupConfig.params.id, tables: ownTables.map(t => t.table.id), err: groupFailure }, `table ${ownTables.map(t => t.table.id).join(', ')} cannot deal: no chain of its own group here (${groupFailure})`)
+    })
+    logger.info({ group: groupConfig.params.id, tables: ownTables.map(t => t.table.id), dkgStart: new Date(groupConfig.params.dkg.start).toISOString() },
+      `table ${ownTables.map(t => t.table.id).join(', ')} takes its beacon from its own group ${groupConfig.params.id}: it deals once the group's DKG is done (${ownGroupState()})`)
+  }
   for (const [i, { table, peers }] of config.tables.entries()) {
     if (daemon.peerId !== table.dealer) continue
     // A seat with no address dials in (table join writes "listen": []): that is the normal case,

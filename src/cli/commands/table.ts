@@ -28,6 +28,9 @@ import {
 import { formatLink, isLink, JOIN_PROTOCOL, linkUsedUp, newJoinSecret, parseLink, SEAT_PAGE_PATH, secretDigest, type LinkInvite } from '../../core/join.js'
 import { dialAddress } from '../../net/addresses.js'
 import { dialFailureHint, dialFailureKind } from '../../net/reach.js'
+import { checkOwnGroup, finalOwnGroup, ownGroupBeaconOf, ownGroupSize, ownGroupThreshold, recoverableWithoutDealer, type OwnGroupBeacon, type OwnGroupMember } from '../../core/own-group.js'
+import { DEFAULT_GROUP_HTTP_PORT, DEFAULT_GROUP_LISTEN, memberSettings } from '../group-member.js'
+import type { DraftGroup } from '../../daemon/table-join.js'
 
 /** A beacon file for --beacon (a chain's info and relays, or a group's beacon.json): a few KB. */
 const MAX_BEACON_FILE_BYTES = 256 * 1024
@@ -41,6 +44,8 @@ const BEACON_CHECK_MS = 3_000
 const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]... [--web-port P]
                           [--web-host H] [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE [--hand-length MIN]] [--scheme S] [--id ID]
                           [--relay ADDR] [--answers] [--force] [--json]
+       fairdeal table new --beacon own [--group-threshold T] [--group-period S] [--group-start-in S] [--group-phase-ms MS]
+                          [--group-listen ADDR]... [--group-announce ADDR]... [--group-http-port P] [--group-url URL] …
 
 Sets up a table without copying peer ids by hand. 'table new' prints one line per seat to fill,
 'seat N: LINK', and writes the dealer's DIR/${CONFIG_FILE} at once:
@@ -76,15 +81,15 @@ The table line's 'table join' tries the dealer's address and says whether it ans
   --game GAME     coinche, belote (4 seats), duo (2), tarot (3 to 5)
   --seats N       number of seats; the dealer node holds seat 0
   --robots SEATS  seats the dealer plays (comma-separated, e.g. 2,3): no invite for them
-  --beacon B      none (default), quicknet, default (alias mainnet), or a beacon config file
-                  (its content goes into the table block, so every node reads the same). With a
-                  beacon each hand binds a future round; blind-v1 then also lets it fix the final
-                  order. 'table new' checks (within ${Math.round(BEACON_CHECK_MS / 1000)} s) that a public beacon answers from here
+  --beacon B      none (default), quicknet, default (alias mainnet), a beacon config file (its
+                  content goes into the table block, so every node reads the same), or own (below).
+                  With a beacon each hand binds a future round; blind-v1 then also lets it fix the
+                  final order. 'table new' checks (within ${Math.round(BEACON_CHECK_MS / 1000)} s) that a public beacon answers from here
   --timelock RULE off (default), replay, void or open: every hand's secrets are also time-locked
                   to its beacon round, so a hand whose dealer stops is finished by the seats once
                   the round is out; RULE says what such a hand counts for (replay it, void it, or
                   play it open). Needs a beacon whose scheme has timelock encryption (quicknet's,
-                  bls-unchained-g1-rfc9380: quicknet, a local or a group beacon)
+                  bls-unchained-g1-rfc9380: quicknet, a local or a group beacon, or own)
   --hand-length MIN with --timelock on a blind-v1 table: the longest a hand may last, in minutes
                   (default 30). Each seat's hand key is also time-locked to the first round due
                   that long after the hand's round, so a seat that walks away is opened then, and
@@ -113,9 +118,34 @@ The table line's 'table join' tries the dealer's address and says whether it ans
   --answers       the invite/answer/table-line steps instead of links
   --force         replace a table being set up in DIR (its links, invites and answers so far are lost)
   --json          print one JSON object instead of text: {peerId, config, links: [{seat, link}]}
-                  ({peerId, invites: [{seat, invite}]} with --answers)`
+                  ({peerId, invites: [{seat, invite}]} with --answers)
+
+The table's own beacon (--beacon own): the table's nodes, the dealer's and each human seat's (n of
+them; robots are the dealer's), are also its beacon group, a t-of-n threshold group (its rounds are
+unpredictable unless t of them collude: docs/beacon-group.md, "A table's own group"). No League of
+Entropy, no outside operator, for the beacon or the timelocks. Links only (not --answers): each
+player runs 'fairdeal table join LINK --data DIR --group-listen ADDR …' (the seat page cannot be a
+member), which says where the group reaches its node. Once every seat is taken the dealer's final
+table carries the group; the group's DKG starts --group-start-in seconds later, so every player
+starts 'fairdeal node' before then. The table deals nothing before the DKG is done: each node
+takes the group's chain from its own member then ('hand deal' until then says why it waits).
+Every node must be reachable by every other at its --group-announce (or --group-listen) address.
+With --timelock, a hand whose dealer is gone is finished by the seats once the round is out, which
+the n − 1 other nodes make only if n − 1 ≥ t: with the default t = floor(n/2) + 1 a table needs
+three nodes or more (a 2-node table, t = 2, cannot recover a hand without its dealer; 3 nodes:
+t = 2; 4 nodes: t = 3; 5 nodes: t = 3, and two nodes may be gone).
+  --group-threshold T  members whose partials make a round: 2 to n (default floor(n/2) + 1)
+  --group-period S     seconds between rounds (default 3)
+  --group-start-in S   the DKG starts S seconds after the last seat joined (default 60)
+  --group-phase-ms MS  each DKG phase, ms (default 10000); round 1 is due one phase after the start
+  --group-listen ADDR  where this node's group member listens (libp2p; default ${DEFAULT_GROUP_LISTEN},
+                       /ip4/0.0.0.0/tcp/PORT for other machines, with --group-announce)
+  --group-announce ADDR how the others dial it: a multiaddr, or a host on the first listen port
+  --group-http-port P  its drand HTTP API, the table's relay for its rounds (default ${DEFAULT_GROUP_HTTP_PORT})
+  --group-url URL      that API as the others reach it (default http://ANNOUNCED-HOST:PORT)`
 
 const JOIN_HELP = `usage: fairdeal table join LINK --data DIR [--listen ADDR|none]... [--json]
+       fairdeal table join LINK --data DIR --group-listen ADDR [--group-announce ADDR]... [--group-http-port P] [--group-url URL]
        fairdeal table join INVITE --data DIR [--listen ADDR|none]... [--announce ADDR]... [--json]
        fairdeal table join TABLE-LINE --data DIR
 
@@ -131,7 +161,11 @@ that the dealer's address answers. Creates the node's identity (DIR/${IDENTITY_F
                   the dealer (behind NAT); give addresses only if other players can reach it directly
   --announce ADDR the address others dial to reach this node, when it is not a listen address
   --data DIR      the node's data directory; the config is written there as ${CONFIG_FILE}
-  --json          print one JSON object instead of text`
+  --json          print one JSON object instead of text
+A table whose nodes are also its beacon group ('table new --beacon own'): its LINK makes this node a
+member too. The --group-* options say where the group reaches it (as for 'table new': default
+--group-listen ${DEFAULT_GROUP_LISTEN}, --group-http-port ${DEFAULT_GROUP_HTTP_PORT}); the others must reach it there. The config
+written then also holds the group; start 'fairdeal node' before the group's DKG starts (said then).`
 
 const ADD_HELP = `usage: fairdeal table add ANSWER --data DIR
 
@@ -140,6 +174,27 @@ player's answer to its invite. Once every seat is taken, writes the dealer's DIR
 prints the table line, which each player gives to 'fairdeal table join' to write theirs.
 
   --data DIR      the dealer node's data directory (where 'table new' ran)`
+
+/** Where a table's own beacon group reaches this node (`--beacon own`, and the join of such a table). */
+const GROUP_MEMBER_OPTIONS = {
+  'group-listen': { type: 'string', multiple: true },
+  'group-announce': { type: 'string', multiple: true },
+  'group-http-port': { type: 'string' },
+  'group-url': { type: 'string' }
+} satisfies OptionSpecs
+type GroupMemberValues = { 'group-listen'?: string[], 'group-announce'?: string[], 'group-http-port'?: string, 'group-url'?: string }
+
+/** This node's settings as a member of its table's own group. */
+function groupMember (o: GroupMemberValues): { listen: string[], http: { host: string, port: number }, member: OwnGroupMember } {
+  const me = memberSettings({ listen: o['group-listen'], announce: o['group-announce'], httpPort: o['group-http-port'], url: o['group-url'] }, 'group-')
+  return { listen: me.listen, http: me.http, member: { addrs: me.addrs, url: me.url } }
+}
+
+/** The first --group-* option given, if any. */
+function groupOptionGiven (o: Record<string, unknown>): string | undefined {
+  const name = Object.keys(o).find(k => k.startsWith('group-') && o[k] !== undefined)
+  return name === undefined ? undefined : `--${name}`
+}
 
 const NEW_OPTIONS = {
   game: { type: 'string' },
@@ -159,14 +214,20 @@ const NEW_OPTIONS = {
   'web-port': { type: 'string' },
   'web-host': { type: 'string' },
   'page-url': { type: 'string' },
-  json: { type: 'boolean' }
+  json: { type: 'boolean' },
+  'group-threshold': { type: 'string' },
+  'group-period': { type: 'string' },
+  'group-start-in': { type: 'string' },
+  'group-phase-ms': { type: 'string' },
+  ...GROUP_MEMBER_OPTIONS
 } satisfies OptionSpecs
 
 const JOIN_OPTIONS = {
   listen: { type: 'string', multiple: true },
   announce: { type: 'string', multiple: true },
   data: { type: 'string' },
-  json: { type: 'boolean' }
+  json: { type: 'boolean' },
+  ...GROUP_MEMBER_OPTIONS
 } satisfies OptionSpecs
 
 const ADD_OPTIONS = {
@@ -192,7 +253,7 @@ export const commands = [
     help: JOIN_HELP,
     options: JOIN_OPTIONS,
     positionals: { min: 1, max: 1, missing: 'give the INVITE (one argument; quote it)' },
-    run: async ({ values, positionals }) => await joinTable(positionals[0], requireData(values.data), values.listen, values.announce, values.json === true)
+    run: async ({ values, positionals }) => await joinTable(positionals[0], requireData(values.data), values.listen, values.announce, values.json === true, values)
   }),
   defineCommand({
     name: 'table add',
@@ -204,7 +265,7 @@ export const commands = [
   })
 ]
 
-interface NewOptions { answers?: boolean, 'web-port'?: string, 'web-host'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, 'hand-length'?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
+interface NewOptions extends GroupMemberValues { 'group-threshold'?: string, 'group-period'?: string, 'group-start-in'?: string, 'group-phase-ms'?: string, answers?: boolean, 'web-port'?: string, 'web-host'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, 'hand-length'?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -332,7 +393,12 @@ async function newTable (o: NewOptions): Promise<number> {
   // Checked before any key is made: a bad option changes nothing.
   const page = pageUrl(o['page-url'], webPort)
   let beaconValue: DraftTable['beacon'] = beacon
-  if (beacon.includes('/') || beacon.endsWith('.json')) {
+  // The table's own group: its nodes are its beacon; the group's chain comes after its DKG.
+  const own = beacon === 'own' ? ownGroupOptions(o, seatsN, robots.length) : undefined
+  const groupOption = groupOptionGiven(o as unknown as Record<string, unknown>)
+  if (own === undefined && groupOption !== undefined) throw new UsageError(`${groupOption} goes with --beacon own (a table whose nodes are also its beacon group)`)
+  if (own !== undefined) beaconValue = { group: o.id ?? `${o.game}-night`, threshold: own.threshold, period: own.period } satisfies OwnGroupBeacon
+  else if (beacon.includes('/') || beacon.endsWith('.json')) {
     // A file is read here and travels in the table block: the players' machines do not have it.
     try { beaconValue = JSON.parse((await readBounded(beacon, MAX_BEACON_FILE_BYTES)).toString('utf8')) as Record<string, unknown> } catch (err) {
       throw new UsageError(`--beacon ${beacon}: ${(err as Error).message}`)
@@ -348,11 +414,20 @@ async function newTable (o: NewOptions): Promise<number> {
   // Everything a node config checks (game, seat count, scheme against beacon) is checked now, on the
   // complete table it will become, before any key is made.
   await checkTable(tableFor(placeholder(9)), listen, {}, o.data)
-  const beaconWarning = await beaconUnreachable(beaconValue, beacon)
+  const beaconWarning = own !== undefined ? undefined : await beaconUnreachable(beaconValue, beacon)
   const identity = await identityOf(o.data)
   const table = tableFor(identity.peerId)
   if (beaconWarning !== undefined) process.stderr.write(beaconWarning + '\n')
-  if (o.answers !== true && openSeats(table).length > 0) return await newLinks(o, { listen, announce, table, peers: {} }, webPort, page)
+  if (own !== undefined) {
+    const n = ownGroupSize(table)
+    process.stderr.write(`note: the table's ${n} nodes (the dealer and ${n - 1} seat${n > 2 ? 's' : ''}) are also its beacon group ${table.id}, ${own.threshold} of ${n}: ` +
+      `every player joins with 'fairdeal table join LINK --data DIR --group-listen ADDR' (the seat page cannot be a member); the DKG starts ${own.draft.startInMs / 1000} s after the last one joined, and the table deals once it is done\n`)
+    if (timelock !== 'off' && !recoverableWithoutDealer(n, own.threshold)) {
+      process.stderr.write(`note: with its dealer gone, the ${n - 1} other node${n > 2 ? 's' : ''} of a ${own.threshold}-of-${n} group cannot make the round that opens the timelocks: ` +
+        `a hand whose dealer stops cannot be finished (a table recovers with n − 1 ≥ t: three nodes or more with the default threshold)\n`)
+    }
+  }
+  if (o.answers !== true && openSeats(table).length > 0) return await newLinks(o, { listen, announce, table, peers: {}, ...(own !== undefined ? { group: own.draft } : {}) }, webPort, page)
   // A table joining by links that --force replaces with answers leaves no half-made node.json behind.
   if (await exists(configPath)) await rm(configPath)
   await writeJson(join(o.data, DRAFT_FILE), { listen, announce, table, peers: {} } satisfies Draft)
@@ -408,8 +483,9 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number, page: stri
     process.stdout.write(JSON.stringify({ peerId: table.dealer, config: configPath, links }) + '\n')
     return 0
   }
-  process.stdout.write(`table ${table.id}: ${table.game}, ${table.seats.length} seats, ${table.scheme}${table.timelock !== undefined ? `, time-locked (${table.timelock})` : ''}, ` +
-    `dealer ${table.dealer} (seat 0)\n`)
+  const own = ownGroupBeaconOf(table.beacon)
+  process.stdout.write(`table ${table.id}: ${table.game}, ${table.seats.length} seats, ${table.scheme}${table.timelock !== undefined ? `, time-locked (${table.timelock})` : ''}` +
+    `${own !== undefined ? `, on its own beacon group (${own.threshold} of its ${ownGroupSize(table)} nodes, a round every ${own.period} s)` : ''}, dealer ${table.dealer} (seat 0)\n`)
   if (loopbackOnly(base.announce ?? base.listen) && table.relay === undefined && o['page-url'] === undefined) {
     process.stderr.write('note: the links name only this machine (127.0.0.1): players on other machines need --listen/--announce addresses they reach ' +
       'and the page hosted where they can open it (docs/browser-seat.md, "Who serves the page")\n')
@@ -430,10 +506,39 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number, page: stri
 async function checkTable (table: DraftTable, listen: string[], peers: Record<string, string[]>, dir: string): Promise<void> {
   try {
     getScheme(table.scheme)
-    await parseNodeConfig(configFor({ listen, table: { ...table, seats: table.seats.map((s, i) => s ?? placeholder(i)) }, peers }), join(dir, CONFIG_FILE))
+    const filled = { ...table, seats: table.seats.map((s, i) => s ?? placeholder(i)) }
+    await parseNodeConfig(configFor({ listen, table: filled, peers, group: placeholderGroup(filled) }), join(dir, CONFIG_FILE))
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/field table\./, 'table '))
   }
+}
+
+/** For a table on its own group, a stand-in group of its nodes (addresses nobody uses), only to check the rest of the table. */
+function placeholderGroup (table: DraftTable): DraftGroup | undefined {
+  let beacon
+  // A table id no group may have is said by the table's own check (field table.id).
+  try { beacon = ownGroupBeaconOf(table.beacon) } catch { return undefined }
+  if (beacon === undefined) return undefined
+  const member = { addrs: ['/ip4/127.0.0.1/tcp/1'], url: 'http://127.0.0.1:1' }
+  const members = new Map([table.dealer, ...table.seats.filter((s): s is string => s !== null)].map(p => [p, member]))
+  let final
+  try { final = finalOwnGroup({ table, beacon, members, start: Date.now(), phaseMs: 10_000 }) } catch { return undefined }
+  return { listen: [DEFAULT_GROUP_LISTEN], http: { host: '127.0.0.1', port: 0 }, member, final }
+}
+
+/**
+ * `--beacon own`'s settings: the group's threshold (2 to n, default floor(n/2) + 1 over the table's
+ * n nodes) and period, and this node's member settings and the DKG's timing for the draft.
+ */
+function ownGroupOptions (o: NewOptions, seats: number, robots: number): { threshold: number, period: number, draft: DraftGroup & { startInMs: number } } {
+  if (o.answers === true) throw new UsageError('--beacon own goes with the links, not --answers: each seat\'s node says where the group reaches it when it joins')
+  const n = seats - robots
+  if (n < 2) throw new UsageError('--beacon own needs a human seat besides the dealer\'s: the table\'s nodes are its beacon group')
+  const threshold = parseIntOption(o['group-threshold'], '--group-threshold', 2, n) ?? ownGroupThreshold(n)
+  const period = parseIntOption(o['group-period'], '--group-period', 1, 3600) ?? 3
+  const phaseMs = parseIntOption(o['group-phase-ms'], '--group-phase-ms', 100, 3_600_000) ?? 10_000
+  const startInMs = (parseIntOption(o['group-start-in'], '--group-start-in', 1, 86_400) ?? 60) * 1000
+  return { threshold, period, draft: { ...groupMember(o), phaseMs, startInMs } }
 }
 
 /** Stand-in peer ids (valid keys nobody uses) for seats not yet taken, only to check the rest of the table. */
@@ -441,10 +546,12 @@ function placeholder (i: number): string {
   return signerFromSeed(new Uint8Array(32).fill(200 + i)).peerId
 }
 
-async function joinTable (text: string, dir: string, listenGiven: string[] | undefined, announceGiven: string[] | undefined, json: boolean): Promise<number> {
+async function joinTable (text: string, dir: string, listenGiven: string[] | undefined, announceGiven: string[] | undefined, json: boolean, groupValues: GroupMemberValues = {}): Promise<number> {
   // A player listens nowhere unless told: its node dials the dealer (the usual player is behind NAT).
   const listen = listenAddresses(listenGiven, [])
-  if (isLink(text)) return await joinByLink(parseLink(text), dir, listen, json)
+  if (isLink(text)) return await joinByLink(parseLink(text), dir, listen, json, groupValues)
+  const given = groupOptionGiven(groupValues as Record<string, unknown>)
+  if (given !== undefined) throw new UsageError(`${given} goes with the LINK of a table whose nodes are also its beacon group`)
   const invite: Invite = decodeInvite(text)
   const announce = announcedAddresses(announceGiven, listen)
   const configPath = join(dir, CONFIG_FILE)
@@ -498,8 +605,14 @@ async function joinTable (text: string, dir: string, listenGiven: string[] | und
  * until every seat has joined, checks the dealer's signed final table and writes this node's config
  * from it. Run again with the same link (same data directory) it asks again: the seat is this key's.
  */
-async function joinByLink (invite: LinkInvite, dir: string, listen: string[], json: boolean): Promise<number> {
+async function joinByLink (invite: LinkInvite, dir: string, listen: string[], json: boolean, groupValues: GroupMemberValues): Promise<number> {
   const configPath = join(dir, CONFIG_FILE)
+  // A table whose nodes are also its beacon group: this node is a member, reachable by the others.
+  let own
+  try { own = ownGroupBeaconOf(invite.table.beacon) } catch (err) { throw new UsageError(`this link is damaged or from another fairdeal version: ${(err as Error).message}`) }
+  const given = groupOptionGiven(groupValues as Record<string, unknown>)
+  if (own === undefined && given !== undefined) throw new UsageError(`${given} goes with a table whose nodes are also its beacon group, and table ${invite.table.id}'s beacon is another`)
+  const me = own !== undefined ? groupMember(groupValues) : undefined
   if (await exists(configPath)) throw new UsageError(`${configPath} exists: this node already has a table (remove it to join another)`)
   const identity = await identityOf(dir)
   if (identity.peerId === invite.table.dealer) throw new UsageError(`${dir} holds the dealer's own key: join from the player's data directory`)
@@ -528,9 +641,9 @@ async function joinByLink (invite: LinkInvite, dir: string, listen: string[], js
     }
     if (stream === undefined) throw new UsageError(`cannot reach the dealer's node (is it running? 'fairdeal node --config …' on the dealer's machine): ${failures.join('; ')}`)
     final = await joinOverStream(stream, invite, identity.peerId, waiting => {
-      process.stderr.write(`took seat ${invite.seat} of table ${invite.table.id} (${invite.table.game}, ${invite.table.scheme})` +
+      process.stderr.write(`took seat ${invite.seat} of table ${invite.table.id} (${invite.table.game}, ${invite.table.scheme}${own !== undefined ? `, its own beacon group, ${own.threshold} of its nodes` : ''})` +
         (waiting.length > 0 ? `; waiting for seat ${waiting.join(', ')} to join (the same command, run again, waits again)\n` : '\n'))
-    })
+    }, me?.member)
   } finally {
     // The dealer's joining node stops once every seat is taken: a graceful close may wait on it forever.
     for (const c of node.getConnections()) c.abort(new Error('join done'))
@@ -542,11 +655,20 @@ async function joinByLink (invite: LinkInvite, dir: string, listen: string[], js
   // The dealer's own addresses (its address through the relay is the table's relay, not a peer address).
   const dealerAddresses = final.body.dealerAddresses.filter(a => !a.includes('/p2p-circuit')).map(a => a.replace(/\/p2p\/[^/]+$/, ''))
   if (dealerAddresses.length > 0) peers[invite.table.dealer] = dealerAddresses
-  await writeConfig(dir, { listen, table: final.body.table, peers })
-  if (json) process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, config: configPath, table: final.body.table }) + '\n')
+  let group: DraftGroup | undefined
+  if (me !== undefined) {
+    // The group the dealer made of the table's nodes, as this node accepts it.
+    const problem = checkOwnGroup(final.body.group, final.body.table, identity.peerId, me.member)
+    if (problem !== undefined) throw new UsageError(`the dealer's table is refused: its own beacon group: ${problem}`)
+    group = { ...me, final: final.body.group }
+  }
+  await writeConfig(dir, { listen, table: final.body.table, peers, ...(group !== undefined ? { group } : {}) })
+  const dkg = (final.body.group as { dkg?: { start?: number } } | undefined)?.dkg?.start
+  if (json) process.stdout.write(JSON.stringify({ peerId: identity.peerId, seat: invite.seat, config: configPath, table: final.body.table, ...(dkg !== undefined ? { dkgStart: dkg } : {}) }) + '\n')
   else {
     process.stdout.write(`wrote ${configPath}: seat ${invite.seat} of table ${invite.table.id}, every seat taken ` +
-      `(${final.body.table.seats.map((p, i) => `${i}: ${String(p)}`).join(', ')}); start the node with 'fairdeal node --config ${configPath}'\n`)
+      `(${final.body.table.seats.map((p, i) => `${i}: ${String(p)}`).join(', ')}); start the node with 'fairdeal node --config ${configPath}'` +
+      (dkg !== undefined && me !== undefined ? ` before ${new Date(dkg).toISOString()}, when the table's own beacon group starts its DKG (this node's member listens on ${me.listen.join(', ')}, its drand API at ${me.member.url})` : '') + '\n')
   }
   return 0
 }

@@ -16,6 +16,8 @@ const PRESETS: Record<string, unknown> = { quicknet, default: mainnet, mainnet }
  */
 export function beaconBinding (beacon: string | Record<string, unknown>, marginMs: number | undefined): BeaconBindingConfig | null {
   if (beacon === 'none') return null
+  // A table whose nodes are also its beacon group: every seat is a group member, which a page cannot be.
+  if (typeof beacon === 'object' && 'group' in beacon) throw new Error(`this table's nodes are also its beacon group ${String(beacon.group)}: every seat runs a node that is a member, which this page cannot be; join it with 'fairdeal table join LINK --data DIR --group-listen ADDR'`)
   const value = typeof beacon === 'string' ? PRESETS[beacon] : beacon
   if (value === undefined) throw new Error(`this table names the beacon ${JSON.stringify(beacon)}, which the seat page does not know: join it with a seat node`)
   const config = parseBeaconConfig(value, 'the table\'s beacon')
