@@ -51,6 +51,16 @@ async function until (what: string, cond: () => boolean | Promise<boolean>, time
   }
 }
 
+async function untilValue<T> (what: string, get: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const v = await get()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
 function client (relay: string, chain: ChainInfo): HttpChainClient {
   const opts = { disableBeaconVerification: false, noCache: true, chainVerificationParams: { chainHash: chain.hash, publicKey: chain.public_key } }
   return new HttpChainClient(new HttpCachingChain(relay, opts), opts)
@@ -163,8 +173,12 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   for (let r = now + 1; r <= now + 14; r++) await make(r)
   for (const i of [0, 1, 2]) {
     expect(members[i]?.status().reshare).toMatchObject({ state: 'refused', message: expect.stringMatching(/reshare refused: 3 qualified old member\(s\) \[1, 2, 3\], the old group's threshold is 4/) })
-    const records = (await readFile(join(groupDir(reshare.dataDirs[i], chain.metadata.beaconID), RECORDS_FILE), 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Signed<RefusalBody>)
-    const refusal = records.find(r => r.type === RESHARE_REFUSED)
+    // Written by the member's write chain, after its status changed.
+    const file = join(groupDir(reshare.dataDirs[i], chain.metadata.beaconID), RECORDS_FILE)
+    const refusal = await untilValue('the refusal record', async () => {
+      const text = await readFile(file, 'utf8').catch(() => '')
+      return text.trim().split('\n').filter(l => l !== '').map(l => JSON.parse(l) as Signed<RefusalBody>).find(r => r.type === RESHARE_REFUSED)
+    })
     expect(refusal?.signer).toBe(reshare.peerIds[i])
     expect(verifyDocument(refusal as Signed<RefusalBody>)).toBe(true)
     expect(refusal?.body).toMatchObject({ session: groupSession(again), dealers: [1, 2, 3], oldThreshold: 4, reason: 'below-old-threshold' })

@@ -151,6 +151,14 @@ describe('a reshare run by the machines', () => {
     expect(run.left[4]).toBeUndefined()
   })
 
+  it('a node that starts after the deal phase and sees too little says it missed the reshare, and signs no refusal', () => {
+    const p = params()
+    const m = new DkgMachine({ params: p, signer: newcomers[0], random: seededRandom('late') })
+    const out = [...m.start(dkgStart + 10_000), ...m.tick(dkgStart + 30_000)]
+    expect(out.filter(e => e.kind === 'refused')).toEqual([])
+    expect(out.find(e => e.kind === 'failed')).toMatchObject({ reason: expect.stringMatching(/^missed the reshare: this node started after its deal phase ended/) })
+  })
+
   it('a dealer restarted from its snapshot deals the same polynomial on its old share; a snapshot on another share is refused', () => {
     const p = params()
     const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('restart'), oldShare: old[0].share })

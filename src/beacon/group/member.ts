@@ -342,7 +342,9 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
             if (reshareState !== 'refused') {
               reshareState = 'failed'
               reshareMessage = e.reason
-              machines[0]?.endAt(reshare.transition - 1)
+              // A member that missed the run does not know whether the others reshared: it goes on
+              // signing for the old group (its partials are refused by a new group, never blamed).
+              if (!e.reason.startsWith('missed the reshare')) machines[0]?.endAt(reshare.transition - 1)
             }
             log.error({ reason: e.reason }, 'reshare failed')
             if (machines.length === 0) rejectReady(new Error(e.reason))

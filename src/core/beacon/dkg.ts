@@ -283,6 +283,8 @@ export class DkgMachine {
   private readonly seen = new Set<string>()
   private readonly answeredComplaints = new Set<number>()
   private result: DkgResult | undefined
+  /** Started after the deal phase's deadline (this process came up late): see finish(). */
+  private late = false
 
   constructor (init: DkgInit, snapshot?: DkgSnapshot) {
     this.params = parseGroupParams(init.params)
@@ -347,6 +349,7 @@ export class DkgMachine {
   start (now: number): DkgEffect[] {
     const out: DkgEffect[] = []
     if (this.phase !== 'idle') return this.tick(now)
+    this.late = now >= this.deadline(1)
     if (this.dealerIndex > 0) {
       const deal = signDocument<DealBody>(DKG_DEAL, {
         session: this.session, dealer: this.dealerIndex, commitments: commitPolynomial(this.coefficients).map(pointHex)
@@ -522,6 +525,12 @@ export class DkgMachine {
     } catch (err) {
       this.enter('failed', out)
       const reshare = this.params.reshare
+      if (err instanceof QualifyError && reshare !== undefined && this.late) {
+        // This node came up after the deal phase: it holds what reached it late, not the run. It
+        // says it missed the run and signs no refusal (the others may well have reshared).
+        out.push({ kind: 'failed', reason: `missed the reshare: this node started after its deal phase ended (${(err as Error).message})` })
+        return
+      }
       if (err instanceof QualifyError && reshare !== undefined) {
         // A refused reshare is signed and names each old member that did not qualify, and why.
         const body: RefusalBody = {
