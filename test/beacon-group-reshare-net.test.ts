@@ -102,11 +102,13 @@ afterAll(async () => {
 it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round missing, drand-client verifies rounds before and after from all 7 URLs, a tlock sealed before opens after, a member whose share was deleted is back; a second reshare below the old threshold is refused with signed records and the group goes on', async () => {
   for (let r = 1; r <= 3; r++) await make(r)
   const transcript = JSON.parse(await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), TRANSCRIPT_FILE), 'utf8')) as DkgResult
-  // The reshare deals 2 s (of the stepped clock) from now, each phase at most 3 s, the new group signs from round 20.
+  // The reshare deals at round 4 (of the stepped clock), each phase at most a round long, and the
+  // new group signs from round T = 9 (the run ends by round 7). Few rounds: each costs all members.
   const dkgStart = roundTime(chain, 4)
-  reshare = await prepareLocalReshare({ root, group, old: transcript, newcomers: 2, threshold: 4, start: dkgStart, phaseMs: 3_000, transition: 20 })
+  const T = 9
+  reshare = await prepareLocalReshare({ root, group, old: transcript, newcomers: 2, threshold: 4, start: dkgStart, phaseMs: 1_000, transition: T })
   expect(reshare.configs[0].params.reshare?.chain).toEqual(chain)
-  const sealed = await timelockEncryptText('sealed before the reshare', chain, 24)
+  const sealed = await timelockEncryptText('sealed before the reshare', chain, T + 2)
 
   // Member 3 loses its share (a wiped disk): it comes back through the reshare only.
   await stop(2)
@@ -119,13 +121,14 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   await start(reshare.configs[5], reshare.dataDirs[5], 5)
   await start(reshare.configs[6], reshare.dataDirs[6], 6)
   // The old members holding their share (4: member 3 has none any more) make the rounds until the
-  // transition; meanwhile the reshare runs. Its deal phase lasts to its deadline (3 s, 3 rounds):
-  // member 3 deals nothing. Then every participant is done before the transition.
-  for (let r = 4; r <= 19; r++) await make(r, [0, 1, 3, 4])
+  // transition; meanwhile the reshare runs. Its deal phase lasts to its deadline (a round): member
+  // 3 deals nothing. Then every participant is done before the transition.
+  for (let r = 4; r < T; r++) await make(r, [0, 1, 3, 4])
   await until('the reshare done everywhere', () => [0, 1, 2, 3, 4, 5, 6].every(i => members[i]?.status().reshare?.state === 'done'))
-  for (let r = 20; r <= 26; r++) await make(r, [0, 1, 2, 3, 4, 5, 6])
+  const last = T + 3
+  for (let r = T; r <= last; r++) await make(r, [0, 1, 2, 3, 4, 5, 6])
   // The newcomers and member 3 fetched the rounds before the transition from the others (catch-up).
-  await until('rounds 1–19 at the new members', () => [2, 5, 6].every(i => Array.from({ length: 19 }, (_, k) => k + 1).every(r => members[i]?.entry(r) !== undefined)))
+  await until(`rounds 1–${T - 1} at the new members`, () => [2, 5, 6].every(i => Array.from({ length: T - 1 }, (_, k) => k + 1).every(r => members[i]?.entry(r) !== undefined)))
 
   for (const [i, m] of members.entries()) {
     const s = (m as Member).status()
@@ -135,7 +138,7 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
     expect(s.index).toBe(i + 1)
   }
   // Every round from 1 on, verified against the unchanged chain, the same at every member.
-  for (let r = 1; r <= 26; r++) {
+  for (let r = 1; r <= last; r++) {
     const e = members[0]?.entry(r)
     expect(e, `round ${r}`).toBeDefined()
     expect(verifyBeaconEntry(chain, e as NonNullable<typeof e>, r).ok).toBe(true)
@@ -143,17 +146,17 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   }
   // drand-client, unmodified, from each of the seven URLs: a round of the old group and one of the new.
   for (const url of reshare.urls) {
-    for (const r of [3, 19, 20, 26]) {
+    for (const r of [3, T - 1, T, last]) {
       const beacon = await fetchBeacon(client(`${url}/${chain.hash}`, chain), r)
       expect(beacon.signature).toBe(members[0]?.entry(r)?.signature)
     }
     expect(await (await fetch(`${url}/info`)).json()).toEqual(chain)
   }
-  expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(sealed, chain, members[6]?.entry(24) as NonNullable<ReturnType<Member['entry']>>))).toBe('sealed before the reshare')
+  expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(sealed, chain, members[6]?.entry(T + 2) as NonNullable<ReturnType<Member['entry']>>))).toBe('sealed before the reshare')
 
   // The old share is deleted once the new group has taken over; the new one is 0600.
   // (The clock jumps there: the rounds in between are not what this checks.)
-  await make(20 + 32 + 8 + 1)
+  await make(T + 32 + 8 + 1)
   const dir = groupDir(group.dataDirs[0], chain.metadata.beaconID)
   await until('share-previous.json deleted', async () => await stat(join(dir, PREVIOUS_SHARE_FILE)).then(() => false, () => true))
   expect((await stat(join(dir, SHARE_FILE))).mode & 0o777).toBe(0o600)
@@ -164,13 +167,13 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   const second = JSON.parse(await readFile(join(dir, TRANSCRIPT_FILE), 'utf8')) as DkgResult
   const secondStart = roundTime(chain, now + 2)
   const again = reshareParams({ params: reshare.configs[0].params, commitments: second.commitments, chainInfo: chain }, {
-    members: reshare.peerIds, threshold: 4, dkg: { start: secondStart, phaseMs: 2_000 }, transition: now + 10
+    members: reshare.peerIds, threshold: 4, dkg: { start: secondStart, phaseMs: 1_000 }, transition: now + 6
   })
   for (const i of [0, 1, 2]) {
     await stop(i)
     await start({ ...reshare.configs[i], params: again }, reshare.dataDirs[i], i)
   }
-  for (let r = now + 1; r <= now + 14; r++) await make(r)
+  for (let r = now + 1; r <= now + 8; r++) await make(r)
   for (const i of [0, 1, 2]) {
     expect(members[i]?.status().reshare).toMatchObject({ state: 'refused', message: expect.stringMatching(/reshare refused: 3 qualified old member\(s\) \[1, 2, 3\], the old group's threshold is 4/) })
     // Written by the member's write chain, after its status changed.

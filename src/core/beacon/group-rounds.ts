@@ -244,7 +244,8 @@ export class RoundMachine {
   }
 
   private prepare (round: number): void {
-    if (this.prepared.has(round) || this.entries.has(round)) return
+    // Nothing ahead for a group past its last round (the old group after a reshare's transition).
+    if (this.prepared.has(round) || this.entries.has(round) || round > this.last) return
     const h = this.hash(round)
     this.prepared.set(round, { ...(this.signs(round) ? { partial: partialSign(this.share, h) } : {}), target: pairingTarget(h, this.groupKey) })
     for (const r of this.prepared.keys()) if (r < round - SIGN_BACKLOG) this.prepared.delete(r)
