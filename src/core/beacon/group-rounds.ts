@@ -215,7 +215,9 @@ export class RoundMachine {
     for (const r of [...this.pending.keys()]) if (r <= current) this.tryRecover(r, current, out)
     this.catchUp(now, current, out)
     this.remakeBacklog(now, current, out)
-    if (current === 0 || this.entries.has(current)) this.prepare(current + 1)
+    // In the period's second half: right after a round, the other members may still be checking it,
+    // and on a shared machine this work would slow the last of them.
+    if (current === 0 || (this.entries.has(current) && now >= roundTime(this.chain, current) + this.chain.period * 500)) this.prepare(current + 1)
     for (const r of this.pending.keys()) if (r < current - PENDING_ROUNDS && !this.inBacklog(r)) this.pending.delete(r)
     return out
   }
@@ -354,8 +356,10 @@ export class RoundMachine {
       if (!this.signs(round)) return reject(`partial for round ${round}: this group signs rounds ${this.firstRound} to ${this.lastRound === Number.MAX_SAFE_INTEGER ? 'on' : this.lastRound} (a reshare's other group signs it)`)
       const known = this.entries.get(round)
       if (known !== undefined) {
-        // The sender is behind (restarted, or its clock is late): the round, which verifies alone, saves it a catch-up.
-        out.push({ kind: 'send', to: from, msg: { type: 'beacon-group/rounds', chain: this.chain.hash, entries: [known] } })
+        // The sender is behind (restarted, or its clock is late): the round, which verifies alone,
+        // saves it a catch-up. Not for the round due now: every member is recovering it this
+        // moment, and a round sent back would cost the slowest of them a second check.
+        if (round < current) out.push({ kind: 'send', to: from, msg: { type: 'beacon-group/rounds', chain: this.chain.hash, entries: [known] } })
         return out
       }
       if (this.pending.get(round)?.has(fromIndex) === true) return out
