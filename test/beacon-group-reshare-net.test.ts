@@ -82,7 +82,10 @@ const up = (): number[] => members.flatMap((m, i) => m === undefined ? [] : [i])
 /** Makes `round` due and waits until every member up holds it. */
 async function make (round: number, who = up()): Promise<void> {
   clock.set(roundTime(chain, round) + 1)
-  await until(`round ${round} at members ${who.map(i => i + 1).join(', ')}`, () => who.every(i => members[i]?.entry(round) !== undefined))
+  await until(`round ${round} at members ${who.map(i => i + 1).join(', ')}`, () => who.every(i => members[i]?.entry(round) !== undefined)).catch((err: Error) => {
+    // Which member lacks it, and why (its status says).
+    throw new Error(`${err.message}: ${JSON.stringify(who.map(i => { const s = members[i]?.status(); return { member: i + 1, has: members[i]?.entry(round) !== undefined, waiting: s?.waiting, reshare: s?.reshare, suspects: s?.suspects } }))}`)
+  })
 }
 
 beforeAll(async () => {
@@ -104,6 +107,8 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   const transcript = JSON.parse(await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), TRANSCRIPT_FILE), 'utf8')) as DkgResult
   // The reshare deals at round 4 (of the stepped clock), each phase at most a round long, and the
   // new group signs from round T = 9 (the run ends by round 7). Few rounds: each costs all members.
+  // The clock passes a phase's deadline only once every document sent in it is in everywhere (as
+  // the DKG's agreement assumes: docs/beacon-group.md "One deal per dealer for all").
   const dkgStart = roundTime(chain, 4)
   const T = 9
   reshare = await prepareLocalReshare({ root, group, old: transcript, newcomers: 2, threshold: 4, start: dkgStart, phaseMs: 1_000, transition: T })
@@ -123,8 +128,11 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   // The old members holding their share (4: member 3 has none any more) make the rounds until the
   // transition; meanwhile the reshare runs. Its deal phase lasts to its deadline (a round): member
   // 3 deals nothing. Then every participant is done before the transition.
-  for (let r = 4; r < T; r++) await make(r, [0, 1, 3, 4])
+  await make(4, [0, 1, 3, 4])
+  await until('4 deals and 4 shares at every member', () => [0, 1, 2, 3, 4, 5, 6].every(i => { const h = members[i]?.status().dkgHeld; return h?.deals === 4 && h.shares === 4 }))
+  await make(5, [0, 1, 3, 4]) // the deal phase's deadline: then everyone answers, and the run ends
   await until('the reshare done everywhere', () => [0, 1, 2, 3, 4, 5, 6].every(i => members[i]?.status().reshare?.state === 'done'))
+  for (let r = 6; r < T; r++) await make(r, [0, 1, 3, 4])
   const last = T + 3
   for (let r = T; r <= last; r++) await make(r, [0, 1, 2, 3, 4, 5, 6])
   // The newcomers and member 3 fetched the rounds before the transition from the others (catch-up).
@@ -173,7 +181,14 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
     await stop(i)
     await start({ ...reshare.configs[i], params: again }, reshare.dataDirs[i], i)
   }
-  for (let r = now + 1; r <= now + 8; r++) await make(r)
+  await make(now + 1)
+  await make(now + 2) // the second reshare deals
+  const held = (deals: number, shares: number, responses: number) => () => [0, 1, 2].every(i => { const h = members[i]?.status().dkgHeld; return h !== undefined && h.deals === deals && h.shares === shares && h.responses >= responses })
+  await until('3 deals and shares at members 1–3', held(3, 3, 0))
+  await make(now + 3) // the deal phase's deadline
+  await until('3 responses at members 1–3', held(3, 3, 3))
+  await make(now + 4) // the complaint phase's deadline: refused
+  for (let r = now + 5; r <= now + 8; r++) await make(r)
   for (const i of [0, 1, 2]) {
     expect(members[i]?.status().reshare).toMatchObject({ state: 'refused', message: expect.stringMatching(/reshare refused: 3 qualified old member\(s\) \[1, 2, 3\], the old group's threshold is 4/) })
     // Written by the member's write chain, after its status changed.
@@ -189,11 +204,12 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   }
 
   // Each member's log holds the DKG and the reshare (both `dkg` entries; a newcomer's only the
-  // reshare) and verifies.
+  // reshare), members 1–3's the refused second reshare too, and verifies.
   for (let i = 0; i < 7; i++) await stop(i)
-  for (const [i, count] of [[0, 2], [2, 2], [5, 1]]) {
+  for (const [i, count, refused] of [[0, 2, 1], [2, 2, 1], [5, 1, 0]]) {
     const kinds = (await logEntries(reshare.dataDirs[i])).map(e => e.body.kind)
     expect(kinds.filter(k => k === 'dkg')).toHaveLength(count)
+    expect(kinds.filter(k => k === 'beacon-reshare-refused')).toHaveLength(refused)
     expect(await verifyDataDir(reshare.dataDirs[i], verifyLogPayload)).toEqual({ passed: kinds.length, failed: 0, incomplete: 0, failures: [] })
   }
 }, 120_000)

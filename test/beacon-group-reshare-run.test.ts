@@ -10,8 +10,8 @@ import { DkgMachine, publicShares, qualify, verifyDkgResult, type DkgResult } fr
 import { DKG_DEAL, DKG_SHARE, type DealBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
 import { groupSession, reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
 import { RESHARE_REFUSED } from '../src/core/beacon/reshare.js'
-import { checkDkgRecord, makeDkgRecord, verifyBeaconEntry } from '../src/core/beacon/index.js'
-import { signDocument, verifyDocument } from '../src/core/signed.js'
+import { checkDkgRecord, checkRefusalRecord, makeDkgRecord, makeRefusalRecord, verifyBeaconEntry, type RefusalBody, type RefusalRecord } from '../src/core/beacon/index.js'
+import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
 import { drandClientVerifies, groupParams, memberSigners, runDkg, seededRandom } from './helpers/beacon-group.js'
 
 const oldSigners = memberSigners(5, 'reshare-run')
@@ -135,9 +135,23 @@ describe('a reshare run by the machines', () => {
       expect(record.body).toMatchObject({ session: groupSession(p), chainHash: chain.hash, oldThreshold: 3, dealers: [1, 2], reason: 'below-old-threshold' })
       expect(record.body.rejected).toEqual([{ dealer: 3, reason: 'no-deal' }, { dealer: 4, reason: 'no-deal' }, { dealer: 5, reason: 'no-deal' }])
     }
-    // The transcript proves it: qualify refuses it the same way offline.
+    // The transcript proves it: qualify refuses it the same way offline; as a log entry (docs/log.md
+    // "Refused reshares") the refusal verifies in its signer's log, and each tampering has its code.
     const machine = run.machines[0] as DkgMachine
     expect(() => qualify(machine.transcript(), verifyDocument)).toThrow(/reshare refused/)
+    const entry = JSON.parse(JSON.stringify(makeRefusalRecord(machine.transcript(), run.refusals[0] as Signed<RefusalBody>))) as RefusalRecord
+    expect(checkRefusalRecord(entry, nodes[0].peerId, verifyDocument).problems).toEqual([])
+    const code = (p: unknown, owner = nodes[0].peerId): string | undefined => checkRefusalRecord(p, owner, verifyDocument).problems[0]?.code
+    expect(code(entry, nodes[1].peerId)).toBe('reshare-refused-signer')
+    expect(code({ ...entry, extra: 1 })).toBe('reshare-refused-form')
+    expect(code({ ...entry, params: { ...entry.params, reshare: undefined } })).toBe('reshare-refused-form')
+    // A refusal naming an old member out that the transcript shows dealing (re-signed by its signer: the signature is not the point).
+    const lying = signDocument(RESHARE_REFUSED, { ...entry.refusal.body, dealers: [1], rejected: [{ dealer: 2, reason: 'no-deal' }, ...entry.refusal.body.rejected] }, nodes[0])
+    expect(code({ ...entry, refusal: lying })).toBe('reshare-refused-outcome')
+    expect(code({ ...entry, refusal: { ...entry.refusal, sig: entry.refusal.sig.replace(/^./, c => c === '0' ? '1' : '0') } })).toBe('reshare-refused-signer')
+    // A transcript whose reshare went through refuses nothing.
+    const good = runDkg(p, nodes, { seed: 'reshare-refused-good', oldShare }).machines[0] as DkgMachine
+    expect(code({ ...JSON.parse(JSON.stringify(makeRefusalRecord(good.transcript(), entry.refusal))) })).toBe('reshare-refused-outcome')
   })
 
   it('fewer new members taking part than the new threshold: refused (below-new-threshold), the old group stays', () => {

@@ -9,6 +9,7 @@ import { signedAckSchema, signedCommitSchema, type SignedAbort, type SignedCommi
 import type { PayloadCheck } from './log/check.js'
 import { checkDkgRecord, DKG_RECORD_KIND } from './beacon/dkg-record.js'
 import { BLAME_RECORD_KIND, checkBlameRecord } from './beacon/blame-record.js'
+import { checkRefusalRecord, RESHARE_REFUSED_KIND } from './beacon/refusal-record.js'
 import type { AcksDue, PayloadLink } from './log/types.js'
 
 /**
@@ -42,6 +43,7 @@ export function verifyLogPayload (kind: string, payload: unknown, options?: Veri
     return { problems: verdict.problems, link: linkOf(commitOfRecord(payload), undefined, options) }
   }
   if (kind === DKG_RECORD_KIND) return checkDkgRecord(payload, options?.owner, options?.verifyDoc ?? verifyDocument)
+  if (kind === RESHARE_REFUSED_KIND) return checkRefusalRecord(payload, options?.owner, options?.verifyDoc ?? verifyDocument)
   if (kind === BLAME_RECORD_KIND) {
     const { problems, group } = checkBlameRecord(payload, options?.owner, options?.verifyDoc ?? verifyDocument)
     return { problems, ...(group === undefined ? {} : { groupRef: group }) }

@@ -11,7 +11,7 @@ import type { Signer } from '../../core/identity.js'
 import type { Signed } from '../../core/signed.js'
 import {
   DkgMachine, DKG_RECORD_KIND, GROUP_PARTIAL, PENDING_ROUNDS, SIGN_BACKLOG, makeDkgRecord, dealersOf, groupSession, participantsOf, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
-  BLAME_RECORD_KIND, type BlameBody, type BlameRecord,
+  BLAME_RECORD_KIND, type BlameBody, type BlameRecord, assertRefusalRecord, makeRefusalRecord, RESHARE_REFUSED_KIND, type RefusalRecord,
   type BeaconEntry, type ChainInfo, type DkgEffect, type DkgResult, type DkgSnapshot, type GroupParams, type RoundEffect
 } from '../../core/beacon/index.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
@@ -75,6 +75,8 @@ export interface GroupMemberStatus {
   threshold: number
   phase: 'waiting-for-dkg' | 'dkg' | 'rounds' | 'dkg-failed' | 'left'
   dkgPhase?: string
+  /** The documents of the DKG (or reshare) run this member holds: deals (one per dealer), its own shares, responses. */
+  dkgHeld?: { deals: number, shares: number, responses: number }
   failure?: string
   chain?: ChainInfo
   latestRound: number
@@ -332,6 +334,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           reshareMessage = e.record.body.message
           log.error({ dealers: e.record.body.dealers, rejected: e.record.body.rejected }, `${e.record.body.message}; the old group goes on signing`)
           write(async () => { await appendFile(path(RECORDS_FILE), JSON.stringify(e.record) + '\n', { mode: 0o644 }) })
+          logRefusal(makeRefusalRecord(e.transcript, e.record))
           break
         case 'failed':
           failure = e.reason
@@ -378,6 +381,21 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     write(async () => {
       if (!dkgLogged) return
       try { await recordFn(BLAME_RECORD_KIND, payload) } catch (err) { log.warn({ reason: (err as Error).message }, 'a blame record could not be logged: it stays in records.jsonl') }
+    })
+  }
+
+  // A refused reshare into the node's log too (kind beacon-reshare-refused), once per run: checked
+  // first as any verifier will check it, so a record the transcript does not support is never signed.
+  function logRefusal (payload: RefusalRecord): void {
+    const record = init.record
+    if (record === undefined) return
+    write(async () => {
+      try {
+        assertRefusalRecord(payload, signer.peerId, nativeVerifyDocument)
+        await record(RESHARE_REFUSED_KIND, payload)
+      } catch (err) {
+        log.warn({ reason: (err as Error).message }, 'the refused reshare could not be logged: its record stays in records.jsonl')
+      }
     })
   }
 
@@ -514,6 +532,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
       threshold: params.threshold,
       phase: left ? 'left' : machines.length > 0 ? 'rounds' : failure !== undefined ? 'dkg-failed' : now < params.dkg.start ? 'waiting-for-dkg' : 'dkg',
       dkgPhase: dkg?.currentPhase ?? 'done',
+      ...(dkg !== undefined ? { dkgHeld: dkg.held } : {}),
       failure,
       chain,
       latestRound: latestServable(),

@@ -42,8 +42,14 @@ export interface DkgRecord {
   results: unknown[]
 }
 
-/** The record of a member's finished DKG (no secret share: it is never logged). */
-export function makeDkgRecord (result: DkgResult, results: readonly unknown[]): DkgRecord {
+/** A transcript packed: each distinct deal once, in `deals`, and the transcript's deals and views as indices into it. */
+export interface PackedTranscript {
+  deals: Array<Signed<DealBody>>
+  transcript: { deals: number[], responses: PackedResponses[], answers: Array<Signed<ShareBody>> }
+}
+
+/** Packs a transcript (makeDkgRecord, and the record of a refused reshare). */
+export function packTranscript (t: DkgTranscript): PackedTranscript {
   const deals: Array<Signed<DealBody>> = []
   const at = new Map<string, number>()
   const indexOf = (d: Signed<DealBody>): number => {
@@ -52,16 +58,20 @@ export function makeDkgRecord (result: DkgResult, results: readonly unknown[]): 
     if (i === undefined) { i = deals.length; deals.push(d); at.set(key, i) }
     return i
   }
-  const t = result.transcript
+  const transcript = {
+    deals: t.deals.map(indexOf),
+    responses: t.responses.map(r => ({ type: r.type, signer: r.signer, sig: r.sig, body: { ...r.body, view: r.body.view.map(indexOf) } })),
+    answers: t.answers
+  }
+  return { deals, transcript }
+}
+
+/** The record of a member's finished DKG (no secret share: it is never logged). */
+export function makeDkgRecord (result: DkgResult, results: readonly unknown[]): DkgRecord {
   return {
     member: result.index,
-    params: t.params,
-    deals,
-    transcript: {
-      deals: t.deals.map(indexOf),
-      responses: t.responses.map(r => ({ type: r.type, signer: r.signer, sig: r.sig, body: { ...r.body, view: r.body.view.map(indexOf) } })),
-      answers: t.answers
-    },
+    params: result.transcript.params,
+    ...packTranscript(result.transcript),
     outcome: { qual: result.qual, groupKey: result.groupKey, groupHash: result.groupHash, chainInfo: result.chainInfo, commitments: result.commitments },
     results: [...results]
   }
@@ -74,13 +84,13 @@ function isObject (v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-/** The record's transcript unpacked (the documents as signed), or why it cannot be. */
-function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params: GroupParams, member: number, transcript: DkgTranscript, outcome: DkgRecord['outcome'], results: unknown[] } {
-  const keys = ['member', 'params', 'deals', 'transcript', 'outcome', 'results']
-  const extra = Object.keys(p).filter(k => !keys.includes(k))
-  if (extra.length > 0) throw new CoreInputError(`unexpected field ${extra.join(', ').slice(0, 60)}`)
-  // Exactly the group's fields, as the outcome below: a record has one form (docs/log.md).
-  const exact = (v: unknown, keys: string[]): boolean => isObject(v) && Object.keys(v).length === keys.length && keys.every(k => k in v)
+const exact = (v: unknown, keys: string[]): boolean => isObject(v) && Object.keys(v).length === keys.length && keys.every(k => k in v)
+
+/**
+ * A record's `params` (exactly the group's fields, and `reshare` for a reshare) and its packed
+ * transcript unpacked: the documents as their signers signed them. Throws why it cannot be.
+ */
+export function unpackTranscript (p: Record<string, unknown>): { params: GroupParams, transcript: DkgTranscript } {
   const groupKeys = ['id', 'members', 'threshold', 'period', 'genesisTime', 'dkg']
   const reshared = isObject(p.params) && 'reshare' in p.params
   if (!exact(p.params, reshared ? [...groupKeys, 'reshare'] : groupKeys) || !exact((p.params as Record<string, unknown>).dkg, ['start', 'phaseMs'])) {
@@ -90,8 +100,6 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
   const params = parseGroupParams(p.params, 'params')
   const n = params.members.length
   const nd = dealersOf(params).length
-  const member = p.member
-  if (typeof member !== 'number' || !Number.isSafeInteger(member) || member < 1 || member > n) throw new CoreInputError(`member must be a member index from 1 to ${n}`)
   // Each dealer's deal, and at most one more for a dealer that equivocated, is all a transcript can hold.
   if (!Array.isArray(p.deals) || p.deals.length > 2 * MAX_GROUP_MEMBERS) throw new CoreInputError('deals must be a list of signed deals')
   const deals = p.deals as Array<Signed<DealBody>>
@@ -108,6 +116,18 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
     if (!isObject(r) || !isObject(r.body) || !Array.isArray(r.body.view) || r.body.view.length > 2 * nd) throw new CoreInputError(`transcript.responses[${k}] must be responses whose view lists indices into deals`)
     return { ...r, body: { ...r.body, view: r.body.view.map((i, j) => deal(i, `transcript.responses[${k}].view[${j}]`)) } } as unknown as Signed<ResponsesBody>
   })
+  return { params, transcript: { params, deals: t.deals.map((i, j) => deal(i, `transcript.deals[${j}]`)), responses, answers: t.answers as Array<Signed<ShareBody>> } }
+}
+
+/** The record's transcript unpacked (the documents as signed), or why it cannot be. */
+function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params: GroupParams, member: number, transcript: DkgTranscript, outcome: DkgRecord['outcome'], results: unknown[] } {
+  const keys = ['member', 'params', 'deals', 'transcript', 'outcome', 'results']
+  const extra = Object.keys(p).filter(k => !keys.includes(k))
+  if (extra.length > 0) throw new CoreInputError(`unexpected field ${extra.join(', ').slice(0, 60)}`)
+  const { params, transcript } = unpackTranscript(p)
+  const n = params.members.length
+  const member = p.member
+  if (typeof member !== 'number' || !Number.isSafeInteger(member) || member < 1 || member > n) throw new CoreInputError(`member must be a member index from 1 to ${n}`)
   const o = p.outcome
   if (!isObject(o) || !exact(o, ['qual', 'groupKey', 'groupHash', 'chainInfo', 'commitments']) || !Array.isArray(o.qual) || !Array.isArray(o.commitments) || typeof o.groupKey !== 'string' || typeof o.groupHash !== 'string' || !isObject(o.chainInfo)) {
     throw new CoreInputError('outcome must be exactly { qual, groupKey, groupHash, chainInfo, commitments }')
@@ -117,13 +137,7 @@ function unpack (p: Record<string, unknown>, verify: DocumentVerifier): { params
   p.results.forEach((x, k) => {
     if (parseDkgDocument(x, params, session, verify).type !== DKG_RESULT) throw new CoreInputError(`results[${k}] is not a signed result`)
   })
-  return {
-    params,
-    member,
-    transcript: { params, deals: t.deals.map((i, j) => deal(i, `transcript.deals[${j}]`)), responses, answers: t.answers as Array<Signed<ShareBody>> },
-    outcome: o as unknown as DkgRecord['outcome'],
-    results: p.results
-  }
+  return { params, member, transcript, outcome: o as unknown as DkgRecord['outcome'], results: p.results }
 }
 
 /**

@@ -327,6 +327,10 @@ export class DkgMachine {
 
   get currentPhase (): DkgPhase { return this.phase }
   get outcome (): DkgResult | undefined { return this.result }
+  /** How many deals (dealers), own shares and responses documents this member holds (its status). */
+  get held (): { deals: number, shares: number, responses: number } {
+    return { deals: this.deals.size, shares: this.myShares.size, responses: this.responses.size }
+  }
   /** Results other members announced, by member index (compare their groupHash with ours). */
   get announcedResults (): ReadonlyMap<number, Signed<ResultBody>> { return this.results }
 

@@ -46,6 +46,7 @@ export {
 export { parseDkgDocument, type DkgDocument, type DocumentVerifier } from './dkg-documents.js'
 export { checkBlameRecord, groupRef, BLAME_RECORD_KIND, type BlameRecord } from './blame-record.js'
 export { checkDkgRecord, makeDkgRecord, DKG_RECORD_KIND, type DkgRecord, type DkgRecordProblem } from './dkg-record.js'
+export { checkRefusalRecord, makeRefusalRecord, assertRefusalRecord, RESHARE_REFUSED_KIND, type RefusalRecord } from './refusal-record.js'
 export { checkDkgAgreement, type AgreementInput, type AgreementOutcome, type Disagreement } from './dkg-agreement.js'
 export {
   RoundMachine, GROUP_PARTIAL, GROUP_BLAME, SIGN_BACKLOG, PENDING_ROUNDS, MAX_SYNC_ENTRIES,

@@ -114,6 +114,12 @@ export const Reason = {
   BLAME_REFUTED: 'beacon-blame-refuted',
   /** A `beacon-blame` entry whose group (members and commitments) is that of no passing `dkg` entry earlier in the log. */
   BLAME_UNMATCHED: 'beacon-blame-unmatched',
+  /** A `beacon-reshare-refused` entry (docs/log.md "Refused reshares") that is not of the documented form. */
+  RESHARE_REFUSED_FORM: 'reshare-refused-form',
+  /** A `beacon-reshare-refused` entry whose refusal is not the log owner's, a participant's, of its run and chain, or does not verify. */
+  RESHARE_REFUSED_SIGNER: 'reshare-refused-signer',
+  /** A `beacon-reshare-refused` entry whose transcript does not refuse the reshare as its refusal says (or reshares). */
+  RESHARE_REFUSED_OUTCOME: 'reshare-refused-outcome',
   /** Hand chain: a COMMIT whose `prev` is not the digest of that dealer's previous COMMIT at the table. */
   CHAIN_LINK: 'hand-chain-link',
   /** Hand chain: committed hands that end in neither a receipt nor an abort record of the log. */
