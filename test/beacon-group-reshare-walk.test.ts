@@ -75,15 +75,19 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
   }
   try {
     // 1. A group of five by invites.
-    const made = await run(['beacon', 'group', 'new', '--members', '5', '--data', 'm1', '--listen', `/ip4/127.0.0.1/tcp/${p2p(1)}`, '--http-port', String(http(1)), '--start-in', '3', '--period', '1', '--phase-ms', '3000', '--id', 'friends'])
+    const made = await run(['beacon', 'group', 'new', '--members', '5', '--data', 'm1', '--listen', `/ip4/127.0.0.1/tcp/${p2p(1)}`, '--http-port', String(http(1)), '--start-in', '10', '--period', '1', '--phase-ms', '3000', '--id', 'friends'])
     expect(made.code, made.err).toBe(0)
     start(1)
     const joins = await Promise.all(invitesOf(made.out, 5).map(async (inv, k) => await run(['beacon', 'group', 'join', inv, '--data', `m${k + 2}`, '--listen', `/ip4/127.0.0.1/tcp/${p2p(k + 2)}`, '--http-port', String(http(k + 2))])))
     for (const j of joins) expect(j.code, j.err).toBe(0)
     for (const m of [2, 3, 4, 5]) start(m)
+    // (The DKG starts 10 s after the last join: time enough for five nodes to start on a loaded machine.)
+    let firstSeen: Array<GroupMemberStatus | undefined> = []
     const before = await until('the first group\'s rounds at all five', async () => {
-      const s = await Promise.all([1, 2, 3, 4, 5].map(status))
+      const s = firstSeen = await Promise.all([1, 2, 3, 4, 5].map(status))
       return s.every(x => x !== undefined && x.latestRound > 0) ? s as GroupMemberStatus[] : undefined
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(firstSeen.map(x => x === undefined ? 'down' : { phase: x.phase, dkg: x.dkgPhase, held: x.dkgHeld, latest: x.latestRound, waiting: x.waiting, failure: x.failure }))}`)
     })
     const chain = parseChainInfo(before[0].chain)
     for (const s of before) expect(s.chain).toEqual(chain)
