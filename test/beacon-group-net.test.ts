@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { fetchBeacon, HttpCachingChain, HttpChainClient } from 'drand-client'
 import { timelockDecrypt, timelockEncrypt, Buffer as TlockBuffer } from 'tlock-js'
 import { pino } from 'pino'
+import { steppedClock } from './helpers/beacon-group.js'
 import { roundAt, roundTime, verifyBeaconEntry, type BeaconEntry, type ChainInfo } from '../src/core/beacon/index.js'
-import type { Clock } from '../src/beacon/clock.js'
 import { prepareLocalGroup, type LocalGroup } from '../src/beacon/group/local-group.js'
 import { startGroupNode } from '../src/beacon/group/node.js'
 import { GROUP_MAX_FRAME_BYTES, GROUP_PROTOCOL, RECORDS_FILE, SHARE_FILE } from '../src/beacon/group/member.js'
@@ -26,28 +26,6 @@ import { verifyDataDir } from '../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { logEntries } from './helpers/table-nodes.js'
 
-/**
- * The group's clock, stepped by the test: it stands still until set, so each round is made due
- * only once the previous one is in everywhere, however loaded the machine is. A sleep waits a few
- * real milliseconds (the members' loops poll it). It starts ten minutes behind real time, so the
- * rounds are in the past for tlock-js, which checks a round's time against the real clock.
- */
-function steppedClock (): Clock & { set: (ms: number) => void } {
-  let now = Date.now() - 600_000
-  return {
-    now: () => now,
-    set: (ms) => { now = ms },
-    sleep: async (ms, signal) => {
-      signal?.throwIfAborted()
-      if (ms <= 0) return
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => { clearTimeout(t); reject(signal?.reason) }
-        const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, Math.min(ms, 10))
-        signal?.addEventListener('abort', onAbort, { once: true })
-      })
-    }
-  }
-}
 
 type Member = Awaited<ReturnType<typeof startGroupNode>>
 const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })

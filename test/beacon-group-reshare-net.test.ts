@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fetchBeacon, HttpCachingChain, HttpChainClient } from 'drand-client'
 import { pino } from 'pino'
+import { steppedClock, untilValue } from './helpers/beacon-group.js'
 import { groupSession, reshareParams, roundAt, roundTime, verifyBeaconEntry, RESHARE_REFUSED, type ChainInfo, type DkgResult, type RefusalBody } from '../src/core/beacon/index.js'
 import { verifyDocument, type Signed } from '../src/core/signed.js'
-import type { Clock } from '../src/beacon/clock.js'
 import { prepareLocalGroup, prepareLocalReshare, type LocalGroup, type LocalReshare } from '../src/beacon/group/local-group.js'
 import { groupDir, startGroupNode } from '../src/beacon/group/node.js'
 import { PREVIOUS_SHARE_FILE, RECORDS_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
@@ -23,22 +23,6 @@ import { verifyDataDir } from '../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { logEntries } from './helpers/table-nodes.js'
 
-function steppedClock (): Clock & { set: (ms: number) => void } {
-  let now = Date.now() - 600_000
-  return {
-    now: () => now,
-    set: (ms) => { now = ms },
-    sleep: async (ms, signal) => {
-      signal?.throwIfAborted()
-      if (ms <= 0) return
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => { clearTimeout(t); reject(signal?.reason) }
-        const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, Math.min(ms, 10))
-        signal?.addEventListener('abort', onAbort, { once: true })
-      })
-    }
-  }
-}
 
 type Member = Awaited<ReturnType<typeof startGroupNode>>
 const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })
@@ -51,15 +35,6 @@ async function until (what: string, cond: () => boolean | Promise<boolean>, time
   }
 }
 
-async function untilValue<T> (what: string, get: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await get()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
 
 function client (relay: string, chain: ChainInfo): HttpChainClient {
   const opts = { disableBeaconVerification: false, noCache: true, chainVerificationParams: { chainHash: chain.hash, publicKey: chain.public_key } }

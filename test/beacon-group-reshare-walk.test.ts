@@ -20,20 +20,12 @@ import { STATUS_PATH, SHARE_FILE, type GroupMemberStatus } from '../src/beacon/g
 import { timelockDecryptWithTlockJs, timelockEncryptText } from '../src/beacon/tlock.js'
 import { requireBuild } from './helpers/node-process.js'
 import { reservePort } from './helpers/table-nodes.js'
+import { untilValue } from './helpers/beacon-group.js'
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'fairdeal.js')
 const roots: string[] = []
 afterAll(async () => { for (const r of roots) await rm(r, { recursive: true, force: true }) })
 
-async function until<T> (what: string, get: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await get()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
-  }
-}
 
 it('five processes by invites, reshared to seven (threshold 4) through the CLI: same key and chain hash, drand-client verifies rounds before and after from all seven URLs, a tlock sealed before opens after', async () => {
   requireBuild()
@@ -83,10 +75,10 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
     for (const m of [2, 3, 4, 5]) start(m)
     // (The DKG starts 10 s after the last join: time enough for five nodes to start on a loaded machine.)
     let firstSeen: Array<GroupMemberStatus | undefined> = []
-    const before = await until('the first group\'s rounds at all five', async () => {
+    const before = await untilValue('the first group\'s rounds at all five', async () => {
       const s = firstSeen = await Promise.all([1, 2, 3, 4, 5].map(status))
       return s.every(x => x !== undefined && x.latestRound > 0) ? s as GroupMemberStatus[] : undefined
-    }).catch((err: Error) => {
+    }, 60_000, 200).catch((err: Error) => {
       throw new Error(`${err.message}: ${JSON.stringify(firstSeen.map(x => x === undefined ? 'down' : { phase: x.phase, dkg: x.dkgPhase, held: x.dkgHeld, latest: x.latestRound, waiting: x.waiting, failure: x.failure }))}`)
     })
     const chain = parseChainInfo(before[0].chain)
@@ -132,10 +124,10 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
 
     // 3. Every member done, the new group signing: a round after the transition at all seven.
     let last: Array<GroupMemberStatus | undefined> = []
-    const after = await until('the new group\'s rounds at all seven', async () => {
+    const after = await untilValue('the new group\'s rounds at all seven', async () => {
       const s = last = await Promise.all([1, 2, 3, 4, 5, 6, 7].map(status))
       return s.every(x => x !== undefined && x.reshare?.state === 'done' && x.latestRound >= transition + 1) ? s as GroupMemberStatus[] : undefined
-    }, 60_000).catch((err: Error) => {
+    }, 60_000, 200).catch((err: Error) => {
       // Which member is behind, and why (its status says).
       throw new Error(`${err.message}: ${JSON.stringify(last.map(x => x === undefined ? 'down' : { reshare: x.reshare, dkg: x.dkgPhase, latest: x.latestRound, waiting: x.waiting, failure: x.failure }))}`)
     })
@@ -146,7 +138,7 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
     // drand-client, unmodified, from every member's URL: the old group's last round and the new group's first.
     for (const url of urls) {
       const c = client(url, chain)
-      const old = await until(`round ${transition - 1} at ${url}`, async () => await fetchBeacon(c, transition - 1).catch(() => undefined), 20_000)
+      const old = await untilValue(`round ${transition - 1} at ${url}`, async () => await fetchBeacon(c, transition - 1).catch(() => undefined), 20_000, 200)
       const next = await fetchBeacon(c, transition + 1)
       expect(old.round).toBe(transition - 1)
       expect(next.round).toBe(transition + 1)

@@ -5,6 +5,7 @@ import { signerFromSeed, type Signer } from '../../src/core/identity.js'
 import { runDkgInMemory, type DkgEnvelope, type InMemoryDkg } from '../../src/core/beacon/dkg-in-memory.js'
 import { nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
 import type { GroupParams } from '../../src/core/beacon/group-params.js'
+import type { Clock } from '../../src/beacon/clock.js'
 
 /** Deterministic randomness: sha256(label ‖ counter) stretched to n bytes (fixed seeds for vectors). */
 export function seededRandom (label: string): (n: number) => Uint8Array {
@@ -55,4 +56,38 @@ export async function drandClientVerifies (info: ChainInfo, entry: BeaconEntry):
     get: async () => entry as any
   }
   try { await fetchBeacon(client, entry.round); return true } catch { return false }
+}
+
+/**
+ * A beacon group's clock, stepped by the test: it stands still until set, so each round is made
+ * due only once the previous one is in everywhere, however loaded the machine is. A sleep waits a
+ * few real milliseconds (the members' loops poll it). It starts ten minutes behind real time, so
+ * the rounds are in the past for tlock-js, which checks a round's time against the real clock.
+ */
+export function steppedClock (): Clock & { set: (ms: number) => void } {
+  let now = Date.now() - 600_000
+  return {
+    now: () => now,
+    set: (ms) => { now = ms },
+    sleep: async (ms, signal) => {
+      signal?.throwIfAborted()
+      if (ms <= 0) return
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => { clearTimeout(t); reject(signal?.reason) }
+        const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, Math.min(ms, 10))
+        signal?.addEventListener('abort', onAbort, { once: true })
+      })
+    }
+  }
+}
+
+/** Polls `get` every `everyMs` until it gives a value (returned), failing after `timeoutMs` with `what`. */
+export async function untilValue<T> (what: string, get: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 20): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const v = await get()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, everyMs))
+  }
 }

@@ -70,19 +70,25 @@ function int (v: unknown, what: string, min: number, max: number): number {
   return v
 }
 
+/** A list of 1 to MAX_GROUP_MEMBERS distinct Ed25519 peer ids (a group's members, a reshare's old members). */
+function parseMembers (value: unknown, what: string): string[] {
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_GROUP_MEMBERS) {
+    throw new CoreInputError(`${what}: members must be a list of 1 to ${MAX_GROUP_MEMBERS} peer ids`)
+  }
+  const members = value.map((m, i) => {
+    if (!isPeerId(m)) throw new CoreInputError(`${what}: members[${i}] is not an Ed25519 peer id`)
+    return m
+  })
+  if (new Set(members).size !== members.length) throw new CoreInputError(`${what}: a peer id is listed twice in members`)
+  return members
+}
+
 /** Checks a group's parameters field by field; the result holds exactly the fields above. */
 export function parseGroupParams (value: unknown, what = 'beacon group'): GroupParams {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CoreInputError(`${what} must be a JSON object`)
   const o = value as Record<string, unknown>
   if (typeof o.id !== 'string' || !GROUP_ID.test(o.id)) throw new CoreInputError(`${what}: id must be 1 to 64 letters, digits or . _ : -`)
-  if (!Array.isArray(o.members) || o.members.length < 1 || o.members.length > MAX_GROUP_MEMBERS) {
-    throw new CoreInputError(`${what}: members must be a list of 1 to ${MAX_GROUP_MEMBERS} peer ids`)
-  }
-  const members = o.members.map((m, i) => {
-    if (!isPeerId(m)) throw new CoreInputError(`${what}: members[${i}] is not an Ed25519 peer id`)
-    return m
-  })
-  if (new Set(members).size !== members.length) throw new CoreInputError(`${what}: a peer id is listed twice in members`)
+  const members = parseMembers(o.members, what)
   const threshold = int(o.threshold, `${what}: threshold`, 1, members.length)
   checkThreshold(threshold, members.length)
   const period = int(o.period, `${what}: period`, 1, MAX_PERIOD_SECONDS)
@@ -117,14 +123,7 @@ export function parseReshareFrom (value: unknown, what: string): ReshareFrom {
   const extra = Object.keys(o).filter(k => !keys.includes(k))
   if (extra.length > 0) throw new CoreInputError(`${what}: unexpected field ${extra.join(', ').slice(0, 60)}`)
   if (typeof o.session !== 'string' || !/^[0-9a-f]{64}$/.test(o.session)) throw new CoreInputError(`${what}: session must be 32 bytes of lowercase hex`)
-  if (!Array.isArray(o.members) || o.members.length < 1 || o.members.length > MAX_GROUP_MEMBERS) {
-    throw new CoreInputError(`${what}: members must be a list of 1 to ${MAX_GROUP_MEMBERS} peer ids`)
-  }
-  const members = o.members.map((m, i) => {
-    if (!isPeerId(m)) throw new CoreInputError(`${what}: members[${i}] is not an Ed25519 peer id`)
-    return m
-  })
-  if (new Set(members).size !== members.length) throw new CoreInputError(`${what}: a peer id is listed twice in members`)
+  const members = parseMembers(o.members, what)
   const threshold = int(o.threshold, `${what}: threshold`, 1, members.length)
   if (!Array.isArray(o.commitments) || o.commitments.length !== threshold || !o.commitments.every(c => isHex(c, 96))) {
     throw new CoreInputError(`${what}: commitments must list ${threshold} G2 points (96 bytes of hex each)`)
