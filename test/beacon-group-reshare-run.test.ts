@@ -5,6 +5,11 @@
 // that lost its share coming back, a dealer dealing something other than its share, a reshare
 // refused below the old threshold (each node's signed refusal), and a dealer restarted mid-run.
 import { describe, expect, it } from 'vitest'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { groupDir, oldGroupProblem } from '../src/beacon/group/node.js'
+import { SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
 import { commitPolynomial, entryFromSignature, evaluatePolynomial, hashRound, partialSign, pointHex, randomPolynomial, recoverG1, scalarFromHex, scalarToHex } from '../src/core/beacon/threshold.js'
 import { DkgMachine, publicShares, qualify, verifyDkgResult, type DkgResult } from '../src/core/beacon/dkg.js'
 import { DKG_DEAL, DKG_SHARE, type DealBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
@@ -184,6 +189,27 @@ describe('a reshare run by the machines', () => {
     expect(again.transcript().deals.map(d => d.body.commitments)).toEqual(m.transcript().deals.map(d => d.body.commitments))
     expect(() => new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('x'), oldShare: old[1].share })).toThrow(/does not match old member 1/)
     expect(() => new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('x'), oldShare: old[0].share }, { ...persisted.snapshot, coefficients: [old[1].share, ...persisted.snapshot.coefficients.slice(1)] })).toThrow(/does not reshare/)
+  })
+
+  it('an old member joining a reshare checks its old group against its own share and transcript: forged commitments or another run are refused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fairdeal-old-group-'))
+    try {
+      const memberDir = groupDir(dir, oldParams.id)
+      await mkdir(memberDir, { recursive: true })
+      await writeFile(join(memberDir, SHARE_FILE), JSON.stringify({ version: 1, session: groupSession(oldParams), index: 1, share: old[0].share }))
+      await writeFile(join(memberDir, TRANSCRIPT_FILE), JSON.stringify({ ...old[0], share: undefined }))
+      const p = params()
+      expect(await oldGroupProblem(dir, p, oldSigners[0].peerId)).toBeUndefined()
+      // The creator's block with other old commitments (C_0 still the key, so it passes every check alone).
+      const forged = { ...p, reshare: { ...(p.reshare as NonNullable<GroupParams['reshare']>), commitments: [old[0].commitments[0], ...old[0].commitments.slice(1).reverse()] } }
+      expect(await oldGroupProblem(dir, forged, oldSigners[0].peerId)).toMatch(/is not the one this member holds a share of/)
+      const otherRun = { ...p, reshare: { ...(p.reshare as NonNullable<GroupParams['reshare']>), session: 'ab'.repeat(32) } }
+      expect(await oldGroupProblem(dir, otherRun, oldSigners[0].peerId)).toMatch(/holds no share/)
+      // A newcomer (no share here) has nothing to compare.
+      expect(await oldGroupProblem(join(dir, 'none'), p, newcomers[0].peerId)).toBeUndefined()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('reshare parameters keep the chain: another period, a transition before the run ends, or commitments not of the chain are refused', () => {

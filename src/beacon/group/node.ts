@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { beaconConfigJson, participantsOf, type ChainInfo } from '../../core/beacon/index.js'
+import { beaconConfigJson, participantsOf, type ChainInfo, type DkgResult, type GroupParams } from '../../core/beacon/index.js'
 import { MAX_RELAYS } from '../../core/beacon/config.js'
 import { writeAtomic } from '../local-beacon.js'
 import type { Logger } from 'pino'
@@ -12,7 +12,8 @@ import { GROUP_JOIN_PROTOCOL } from '../../core/beacon/group-join.js'
 import type { GroupJoinDesk } from './group-join.js'
 import type { Clock } from '../clock.js'
 import { groupBeaconConfig, type GroupConfig } from './config.js'
-import { startGroupMember, type GroupMember } from './member.js'
+import { startGroupMember, SHARE_FILE, TRANSCRIPT_FILE, type GroupMember } from './member.js'
+import { readFile } from 'node:fs/promises'
 
 export interface GroupNodeInit {
   config: GroupConfig
@@ -103,4 +104,25 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
     if (beacon !== undefined) await writeAtomic(join(groupDir(init.dataDir, config.params.id), BEACON_CONFIG_FILE), JSON.stringify(beacon, null, 2) + '\n', 0o644)
   }).catch((err: Error) => { logger.debug({ reason: err.message }, 'no table beacon config written') })
   return { ...member, stop: async () => { await member.close(); await node.stop(); await log?.close() } }
+}
+
+/**
+ * For an old member joining a reshare: the old group the creator's final group names must be the
+ * one this member holds a share of (its session, members, threshold, commitments and chain, from its
+ * own transcript.json), or the member would deal against commitments it never agreed to. Undefined
+ * when it is, or when this node holds no share of the group (a newcomer, or a member that lost it).
+ */
+export async function oldGroupProblem (dir: string, params: GroupParams, self: string): Promise<string | undefined> {
+  const from = params.reshare
+  if (from === undefined) return undefined
+  const memberDir = groupDir(dir, params.id)
+  const share = JSON.parse(await readFile(join(memberDir, SHARE_FILE), 'utf8').catch(() => 'null')) as { session?: unknown } | null
+  if (share === null) return undefined
+  if (share.session !== from.session) return `it reshares a group run (session ${from.session.slice(0, 16)}…) of which this member holds no share (its share is of ${String(share.session).slice(0, 16)}…)`
+  const own = JSON.parse(await readFile(join(memberDir, TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  if (own.transcript.params.members.join(',') !== from.members.join(',') || own.transcript.params.threshold !== from.threshold ||
+      own.commitments.join(',') !== from.commitments.join(',') || own.chainInfo.hash !== from.chain.hash || !from.members.includes(self)) {
+    return 'its old group (members, threshold, commitments or chain) is not the one this member holds a share of'
+  }
+  return undefined
 }

@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { checkDkgAgreement, type AgreementInput, type DkgResult } from '../../core/beacon/index.js'
 import { prepareLocalGroup } from '../../beacon/group/local-group.js'
-import { BEACON_CONFIG_FILE, groupDir } from '../../beacon/group/node.js'
+import { BEACON_CONFIG_FILE, groupDir, oldGroupProblem } from '../../beacon/group/node.js'
 import { fetchMemberStatus } from '../../beacon/group/observe.js'
 import { RESULTS_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
@@ -362,7 +362,10 @@ async function groupJoin (text: string, values: ParsedArgs<typeof OPTIONS>['valu
   const file = join(values.data, CONFIG_FILE)
   const block = groupBlockOf(final.body, me.listen, me.http)
   // Checked as `fairdeal node` will (a reshare's old group against its chain): refused here, not at start.
-  try { parseGroupConfig(block, 'the creator\'s final group') } catch (err) { throw new UsageError((err as Error).message) }
+  let parsed
+  try { parsed = parseGroupConfig(block, 'the creator\'s final group') } catch (err) { throw new UsageError((err as Error).message) }
+  const problem = await oldGroupProblem(values.data, parsed.params, identity.peerId)
+  if (problem !== undefined) throw new UsageError(`the creator's reshare is refused: ${problem}`)
   await writeJson(file, { data: '.', group: block })
   process.stdout.write([
     `member ${invite.slot} of beacon group ${final.body.id} (${final.body.members.length} members, threshold ${final.body.threshold}): wrote ${file}`,
