@@ -435,9 +435,12 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     }
     startRounds({ ...saved, share: savedShare.share, index: savedShare.index }, stored)
   } else if (reshare !== undefined) {
-    // Before (or during) a reshare: an old member that holds its old share goes on signing the old group's rounds.
+    // Before (or during) a reshare: an old member that holds its old share goes on signing the old
+    // group's rounds; one that left in it (its run done, restarted since) until the transition only.
     chain = reshare.chain
-    if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile, await loadRounds(), false)
+    const left = dkg?.currentPhase === 'done' && !params.members.includes(signer.peerId)
+    if (left) { reshareState = 'left'; runDone = true }
+    if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile, await loadRounds(), left)
   }
 
   messenger.onFrame((from, frame) => {
