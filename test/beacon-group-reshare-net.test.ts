@@ -1,7 +1,8 @@
-// A reshare over the network (docs/beacon-group.md "Resharing"): a 5-member group (threshold 3) on
-// loopback, real libp2p and HTTP, reshared to 7 members with threshold 4 while it makes rounds. The
-// old members restart one by one on the reshare's config (member 3 with its share deleted), two
-// newcomers start; the old group signs until the transition, the new group from it. The public key
+// A reshare over the network (docs/beacon-group.md "Resharing"): a 3-member group (threshold 2) on
+// loopback, real libp2p and HTTP, reshared to 4 members with threshold 3 while it makes rounds (the
+// five-to-seven reshare runs as OS processes in beacon-group-reshare-walk.test.ts; here a small
+// group, every member in this process). The old members restart one by one on the reshare's
+// config (member 3 with its share deleted), a newcomer starts; the old group signs until the transition, the new group from it. The public key
 // and chain hash do not change, no round is missing, drand-client verifies rounds from before and
 // after the reshare from every member's URL, and a tlock ciphertext sealed before opens after.
 // A second reshare with too few of the new members is refused, each with its signed record.
@@ -65,11 +66,11 @@ async function make (round: number, who = up()): Promise<void> {
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'fairdeal-reshare-'))
-  group = await prepareLocalGroup({ root, members: 5, threshold: 3, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
-  for (let i = 0; i < 5; i++) await start(group.configs[i], group.dataDirs[i], i)
+  group = await prepareLocalGroup({ root, members: 3, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+  for (let i = 0; i < 3; i++) await start(group.configs[i], group.dataDirs[i], i)
   clock.set(group.configs[0].params.dkg.start)
   chain = await (members[0] as Member).ready
-  for (let i = 1; i < 5; i++) await (members[i] as Member).ready
+  for (let i = 1; i < 3; i++) await (members[i] as Member).ready
 })
 
 afterAll(async () => {
@@ -77,7 +78,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true })
 })
 
-it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round missing, drand-client verifies rounds before and after from all 7 URLs, a tlock sealed before opens after, a member whose share was deleted is back; a second reshare below the old threshold is refused with signed records and the group goes on', async () => {
+it('3/2 reshared to 4/3 while making rounds: same key and chain hash, no round missing, drand-client verifies rounds before and after from every member\'s URL, a tlock sealed before opens after, a member whose share was deleted is back; a second reshare below the old threshold is refused with signed records and the group goes on', async () => {
   for (let r = 1; r <= 3; r++) await make(r)
   const transcript = JSON.parse(await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), TRANSCRIPT_FILE), 'utf8')) as DkgResult
   // The reshare deals at round 4 (of the stepped clock), each phase at most a round long, and the
@@ -86,7 +87,7 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   // the DKG's agreement assumes: docs/beacon-group.md "One deal per dealer for all").
   const dkgStart = roundTime(chain, 4)
   const T = 9
-  reshare = await prepareLocalReshare({ root, group, old: transcript, newcomers: 2, threshold: 4, start: dkgStart, phaseMs: 1_000, transition: T })
+  reshare = await prepareLocalReshare({ root, group, old: transcript, newcomers: 1, threshold: 3, start: dkgStart, phaseMs: 1_000, transition: T })
   expect(reshare.configs[0].params.reshare?.chain).toEqual(chain)
   const sealed = await timelockEncryptText('sealed before the reshare', chain, T + 2)
 
@@ -94,30 +95,29 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   await stop(2)
   await rm(join(groupDir(group.dataDirs[2], chain.metadata.beaconID), SHARE_FILE))
   // The old members restart on the reshare's config one at a time; rounds go on meanwhile.
-  for (const i of [0, 1, 2, 3, 4]) {
+  for (const i of [0, 1, 2]) {
     if (i !== 2) await stop(i)
     await start(reshare.configs[i], reshare.dataDirs[i], i)
   }
-  await start(reshare.configs[5], reshare.dataDirs[5], 5)
-  await start(reshare.configs[6], reshare.dataDirs[6], 6)
-  // The old members holding their share (4: member 3 has none any more) make the rounds until the
+  await start(reshare.configs[3], reshare.dataDirs[3], 3)
+  // The old members holding their share (1 and 2: member 3 has none any more) make the rounds until the
   // transition; meanwhile the reshare runs. Its deal phase lasts to its deadline (a round): member
   // 3 deals nothing. Then every participant is done before the transition.
-  await make(4, [0, 1, 3, 4])
-  await until('4 deals and 4 shares at every member', () => [0, 1, 2, 3, 4, 5, 6].every(i => { const h = members[i]?.status().dkgHeld; return h?.deals === 4 && h.shares === 4 }))
-  await make(5, [0, 1, 3, 4]) // the deal phase's deadline: then everyone answers, and the run ends
-  await until('the reshare done everywhere', () => [0, 1, 2, 3, 4, 5, 6].every(i => members[i]?.status().reshare?.state === 'done'))
-  for (let r = 6; r < T; r++) await make(r, [0, 1, 3, 4])
+  await make(4, [0, 1])
+  await until('2 deals and 2 shares at every member', () => [0, 1, 2, 3].every(i => { const h = members[i]?.status().dkgHeld; return h?.deals === 2 && h.shares === 2 }))
+  await make(5, [0, 1]) // the deal phase's deadline: then everyone answers, and the run ends
+  await until('the reshare done everywhere', () => [0, 1, 2, 3].every(i => members[i]?.status().reshare?.state === 'done'))
+  for (let r = 6; r < T; r++) await make(r, [0, 1])
   const last = T + 3
-  for (let r = T; r <= last; r++) await make(r, [0, 1, 2, 3, 4, 5, 6])
+  for (let r = T; r <= last; r++) await make(r, [0, 1, 2, 3])
   // The newcomers and member 3 fetched the rounds before the transition from the others (catch-up).
-  await until(`rounds 1–${T - 1} at the new members`, () => [2, 5, 6].every(i => Array.from({ length: T - 1 }, (_, k) => k + 1).every(r => members[i]?.entry(r) !== undefined)))
+  await until(`rounds 1–${T - 1} at the new members`, () => [2, 3].every(i => Array.from({ length: T - 1 }, (_, k) => k + 1).every(r => members[i]?.entry(r) !== undefined)))
 
   for (const [i, m] of members.entries()) {
     const s = (m as Member).status()
     expect(s.chain).toEqual(chain)
-    expect(s.members).toBe(7)
-    expect(s.threshold).toBe(4)
+    expect(s.members).toBe(4)
+    expect(s.threshold).toBe(3)
     expect(s.index).toBe(i + 1)
   }
   // Every round from 1 on, verified against the unchanged chain, the same at every member.
@@ -135,7 +135,7 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
     }
     expect(await (await fetch(`${url}/info`)).json()).toEqual(chain)
   }
-  expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(sealed, chain, members[6]?.entry(T + 2) as NonNullable<ReturnType<Member['entry']>>))).toBe('sealed before the reshare')
+  expect(new TextDecoder().decode(await timelockDecryptWithTlockJs(sealed, chain, members[3]?.entry(T + 2) as NonNullable<ReturnType<Member['entry']>>))).toBe('sealed before the reshare')
 
   // The old share is deleted once the new group has taken over; the new one is 0600.
   // (The clock jumps there: the rounds in between are not what this checks.)
@@ -143,29 +143,29 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
   const dir = groupDir(group.dataDirs[0], chain.metadata.beaconID)
   await until('share-previous.json deleted', async () => await stat(join(dir, PREVIOUS_SHARE_FILE)).then(() => false, () => true))
   expect((await stat(join(dir, SHARE_FILE))).mode & 0o777).toBe(0o600)
-  // A second reshare with three of the seven (the old threshold is now 4): refused by each of them,
+  // A second reshare with two of the four (the old threshold is now 3): refused by each of them,
   // each with its signed record naming the members that did not deal; the group goes on with all
-  // seven through the round that reshare meant to hand over.
+  // four through the round that reshare meant to hand over.
   const now = roundAt(chain, clock.now())
   const second = JSON.parse(await readFile(join(dir, TRANSCRIPT_FILE), 'utf8')) as DkgResult
   const secondStart = roundTime(chain, now + 2)
   const again = reshareParams({ params: reshare.configs[0].params, commitments: second.commitments, chainInfo: chain }, {
-    members: reshare.peerIds, threshold: 4, dkg: { start: secondStart, phaseMs: 1_000 }, transition: now + 6
+    members: reshare.peerIds, threshold: 3, dkg: { start: secondStart, phaseMs: 1_000 }, transition: now + 6
   })
-  for (const i of [0, 1, 2]) {
+  for (const i of [0, 1]) {
     await stop(i)
     await start({ ...reshare.configs[i], params: again }, reshare.dataDirs[i], i)
   }
   await make(now + 1)
   await make(now + 2) // the second reshare deals
-  const held = (deals: number, shares: number, responses: number) => () => [0, 1, 2].every(i => { const h = members[i]?.status().dkgHeld; return h !== undefined && h.deals === deals && h.shares === shares && h.responses >= responses })
-  await until('3 deals and shares at members 1–3', held(3, 3, 0))
+  const held = (deals: number, shares: number, responses: number) => () => [0, 1].every(i => { const h = members[i]?.status().dkgHeld; return h !== undefined && h.deals === deals && h.shares === shares && h.responses >= responses })
+  await until('2 deals and shares at members 1 and 2', held(2, 2, 0))
   await make(now + 3) // the deal phase's deadline
-  await until('3 responses at members 1–3', held(3, 3, 3))
+  await until('2 responses at members 1 and 2', held(2, 2, 2))
   await make(now + 4) // the complaint phase's deadline: refused
   for (let r = now + 5; r <= now + 8; r++) await make(r)
-  for (const i of [0, 1, 2]) {
-    expect(members[i]?.status().reshare).toMatchObject({ state: 'refused', message: expect.stringMatching(/reshare refused: 3 qualified old member\(s\) \[1, 2, 3\], the old group's threshold is 4/) })
+  for (const i of [0, 1]) {
+    expect(members[i]?.status().reshare).toMatchObject({ state: 'refused', message: expect.stringMatching(/reshare refused: 2 qualified old member\(s\) \[1, 2\], the old group's threshold is 3/) })
     // Written by the member's write chain, after its status changed.
     const file = join(groupDir(reshare.dataDirs[i], chain.metadata.beaconID), RECORDS_FILE)
     const refusal = await untilValue('the refusal record', async () => {
@@ -174,14 +174,14 @@ it('5/3 reshared to 7/4 while making rounds: same key and chain hash, no round m
     })
     expect(refusal?.signer).toBe(reshare.peerIds[i])
     expect(verifyDocument(refusal as Signed<RefusalBody>)).toBe(true)
-    expect(refusal?.body).toMatchObject({ session: groupSession(again), dealers: [1, 2, 3], oldThreshold: 4, reason: 'below-old-threshold' })
-    expect(refusal?.body.rejected).toEqual([4, 5, 6, 7].map(dealer => ({ dealer, reason: 'no-deal' })))
+    expect(refusal?.body).toMatchObject({ session: groupSession(again), dealers: [1, 2], oldThreshold: 3, reason: 'below-old-threshold' })
+    expect(refusal?.body.rejected).toEqual([3, 4].map(dealer => ({ dealer, reason: 'no-deal' })))
   }
 
   // Each member's log holds the DKG and the reshare (both `dkg` entries; a newcomer's only the
-  // reshare), members 1–3's the refused second reshare too, and verifies.
-  for (let i = 0; i < 7; i++) await stop(i)
-  for (const [i, count, refused] of [[0, 2, 1], [2, 2, 1], [5, 1, 0]]) {
+  // reshare), members 1 and 2's the refused second reshare too, and verifies.
+  for (let i = 0; i < 4; i++) await stop(i)
+  for (const [i, count, refused] of [[0, 2, 1], [2, 2, 0], [3, 1, 0]]) {
     const kinds = (await logEntries(reshare.dataDirs[i])).map(e => e.body.kind)
     expect(kinds.filter(k => k === 'dkg')).toHaveLength(count)
     expect(kinds.filter(k => k === 'beacon-reshare-refused')).toHaveLength(refused)
