@@ -5,11 +5,16 @@
 // that lost its share coming back, a dealer dealing something other than its share, a reshare
 // refused below the old threshold (each node's signed refusal), and a dealer restarted mid-run.
 import { describe, expect, it } from 'vitest'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { groupDir, oldGroupProblem } from '../src/beacon/group/node.js'
 import { SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
+import { prepareLocalGroup } from '../src/beacon/group/local-group.js'
+import { loadOrCreateIdentity } from '../src/net/identity.js'
+import { signerFromSeed } from '../src/core/identity.js'
+import { decodeGroupInvite } from '../src/core/beacon/group-join.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 import { commitPolynomial, entryFromSignature, evaluatePolynomial, hashRound, partialSign, pointHex, randomPolynomial, recoverG1, scalarFromHex, scalarToHex } from '../src/core/beacon/threshold.js'
 import { DkgMachine, publicShares, qualify, verifyDkgResult, type DkgResult } from '../src/core/beacon/dkg.js'
 import { DKG_DEAL, DKG_SHARE, type DealBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
@@ -209,6 +214,37 @@ describe('a reshare run by the machines', () => {
       expect(await oldGroupProblem(join(dir, 'none'), p, newcomers[0].peerId)).toBeUndefined()
     } finally {
       await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('beacon group reshare on a member: one invite per other member of the new group, its config gathering; --cancel puts the config back', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'fairdeal-reshare-cli-'))
+    try {
+      const group = await prepareLocalGroup({ root, members: 3, threshold: 2 })
+      const ids = await Promise.all(group.dataDirs.map(async d => await loadOrCreateIdentity(d)))
+      const signers3 = ids.map(id => signerFromSeed(id.seed))
+      const dkg = runDkg(group.configs[0].params, signers3, { seed: 'reshare-cli' }).results as DkgResult[]
+      const memberDir = groupDir(group.dataDirs[0], group.configs[0].params.id)
+      await mkdir(memberDir, { recursive: true })
+      await writeFile(join(memberDir, SHARE_FILE), JSON.stringify({ version: 1, session: groupSession(group.configs[0].params), index: 1, share: dkg[0].share }))
+      await writeFile(join(memberDir, TRANSCRIPT_FILE), JSON.stringify({ ...dkg[0], share: undefined }))
+      const file = group.files[0]
+      const before = await readFile(file, 'utf8')
+      const made = await cliInProcess('beacon', 'group', 'reshare', '--config', file, '--members', '4', '--threshold', '3')
+      expect(made.code, made.stderr).toBe(0)
+      expect(made.stdout.split('\n').filter(l => /^member [234]: fairdeal-group-invite:/.test(l))).toHaveLength(3)
+      expect(decodeGroupInvite(made.stdout.split('\n')[1].slice('member 2: '.length))).toMatchObject({ members: 4, threshold: 3, reshare: dkg[0].chainInfo.hash })
+      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ groupDraft: true })
+      // Twice is refused; --cancel gives the running group back, as it was.
+      expect((await cliInProcess('beacon', 'group', 'reshare', '--config', file, '--members', '4')).stderr).toMatch(/is gathering a group already/)
+      const cancel = await cliInProcess('beacon', 'group', 'reshare', '--cancel', '--config', file)
+      expect(cancel.code, cancel.stderr).toBe(0)
+      expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(JSON.parse(before))
+      expect((await cliInProcess('beacon', 'group', 'reshare', '--cancel', '--config', file)).stderr).toMatch(/is not gathering a reshare/)
+      // A member without a share of the current key cannot lead a reshare.
+      expect((await cliInProcess('beacon', 'group', 'reshare', '--config', group.files[1], '--members', '4')).stderr).toMatch(/holds no share of group/)
+    } finally {
+      await rm(root, { recursive: true, force: true })
     }
   })
 

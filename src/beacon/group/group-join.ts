@@ -54,6 +54,8 @@ export interface GroupDraft {
    * the transition, which is set when the group is complete (a few rounds after the reshare's end).
    */
   reshare?: Omit<NonNullable<FinalGroupBody['reshare']>, 'transition'>
+  /** A reshare's: the creator's node config before it (`beacon group reshare --cancel` writes it back). */
+  previous?: Record<string, unknown>
   final?: Signed<FinalGroupBody>
 }
 

@@ -12,7 +12,7 @@ import { RESULTS_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../../beacon/group/me
 import { parseGroupConfig } from '../../beacon/group/config.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir, readFile, rm } from 'node:fs/promises'
 import { defaultThreshold, groupSession } from '../../core/beacon/index.js'
 import { GROUP_ID } from '../../core/beacon/group-params.js'
 import { decodeGroupInvite, encodeGroupInvite } from '../../core/beacon/group-join.js'
@@ -54,6 +54,7 @@ const USAGE = `usage: fairdeal beacon group <new|join|reshare|create|status|veri
       otherwise; it restarts its node on the new DIR/node.json.
 
   reshare --config FILE --members N [--threshold T] [--start-in S] [--phase-ms MS]
+  reshare --cancel --config FILE
       Reshares a running group (docs/beacon-group.md "Resharing"): new members, a new threshold,
       the same public key and chain hash, so every table and timelock on the chain keeps working.
       Run on a member (FILE its node.json, the group's DKG or last reshare done there): it becomes
@@ -65,6 +66,8 @@ const USAGE = `usage: fairdeal beacon group <new|join|reshare|create|status|veri
       join; the new group signs from two rounds after the reshare's last deadline. A reshare needs
       the old group's threshold of old members holding their shares; otherwise it is refused (a
       signed record in records.jsonl) and the old group goes on. --threshold default: a majority.
+      --cancel, before every member has joined (stop that node first): writes FILE back as it was
+      and drops the invites.
 
   create --out DIR --members N [--threshold T] [--period S] [--start-in S] [--phase-ms MS] [--id ID]
          [--listen-host IP] [--announce HOST]... [--base-port P]
@@ -109,7 +112,8 @@ const OPTIONS = {
   listen: { type: 'string', multiple: true },
   'http-host': { type: 'string' },
   'http-port': { type: 'string' },
-  force: { type: 'boolean' }
+  force: { type: 'boolean' },
+  cancel: { type: 'boolean' }
 } satisfies OptionSpecs
 
 export const command = defineCommand({
@@ -292,14 +296,20 @@ async function currentSettings (values: ParsedArgs<typeof OPTIONS>['values']): P
 
 async function groupReshare (values: ParsedArgs<typeof OPTIONS>['values']): Promise<number> {
   if (values.config === undefined) throw new UsageError('reshare: --config FILE is required (this member\'s node.json)')
+  if (values.cancel === true) {
+    let raw: { data?: unknown, groupDraft?: unknown }
+    try { raw = JSON.parse(await readFile(values.config, 'utf8')) } catch (err) { throw new UsageError(`reshare --cancel: cannot read ${values.config}: ${(err as Error).message}`) }
+    return await cancelReshare(values.config, raw)
+  }
   const n = parseIntOption(values.members, '--members', 2, 64)
   if (n === undefined) throw new UsageError('reshare: --members N is required (the new group\'s size, 2 to 64, this node included)')
   const threshold = parseIntOption(values.threshold, '--threshold', 1, n) ?? defaultThreshold(n)
   const phaseMs = parseIntOption(values['phase-ms'], '--phase-ms', 100, 3_600_000) ?? 10_000
   const startInMs = (parseIntOption(values['start-in'], '--start-in', 1, 86_400) ?? 60) * 1000
   const file = values.config
-  let raw: { data?: unknown, group?: unknown, table?: unknown, tables?: unknown }
+  let raw: { data?: unknown, group?: unknown, table?: unknown, tables?: unknown, groupDraft?: unknown }
   try { raw = JSON.parse(await readFile(file, 'utf8')) } catch (err) { throw new UsageError(`reshare: cannot read ${file}: ${(err as Error).message}`) }
+  if (raw.groupDraft === true) throw new UsageError(`reshare: ${file} is gathering a group already (a reshare or a new group): 'beacon group reshare --cancel --config ${file}' first`)
   if (raw.group === undefined) throw new UsageError(`reshare: ${file} names no beacon group (its 'group' block)`)
   if (raw.table !== undefined || raw.tables !== undefined) throw new UsageError(`reshare: ${file} also runs a table: reshare from a member whose node.json holds the group only`)
   if (typeof raw.data !== 'string' || raw.data === '') throw new UsageError(`reshare: ${file}: field data is missing (the node's data directory)`)
@@ -324,7 +334,9 @@ async function groupReshare (values: ParsedArgs<typeof OPTIONS>['values']): Prom
     listen: config.listen,
     http: config.http,
     slots: Object.fromEntries(secrets.map((secret, i) => [String(i + 2), { digest: secretDigest(secret) }])),
-    reshare: { session: groupSession(params), members: params.members.map(member), threshold: params.threshold, commitments: outcome.commitments, chain: outcome.chainInfo as unknown as Record<string, unknown> }
+    reshare: { session: groupSession(params), members: params.members.map(member), threshold: params.threshold, commitments: outcome.commitments, chain: outcome.chainInfo as unknown as Record<string, unknown> },
+    // The node's config as it was: --cancel puts it back, nothing of the running group is lost.
+    previous: raw as Record<string, unknown>
   }
   await writeJson(join(dir, GROUP_DRAFT_FILE), draft)
   await writeJson(file, { data: raw.data, groupDraft: true })
@@ -333,8 +345,26 @@ async function groupReshare (values: ParsedArgs<typeof OPTIONS>['values']): Prom
     `reshare of beacon group ${params.id} (chain ${outcome.chainInfo.hash.slice(0, 16)}…, ${params.members.length} members, threshold ${params.threshold}) to ${n} members, threshold ${threshold}; this node is member 1`,
     ...secrets.map((secret, i) => `member ${i + 2}: ${encodeGroupInvite({ v: 1, id: params.id, members: n, threshold, period: params.period, slot: i + 2, secret, creator: identity.peerId, addresses, reshare: outcome.chainInfo.hash })}`),
     `now restart this node: fairdeal node --config ${file}   (it gathers the members; each runs 'fairdeal beacon group join INVITE --data DIR', then restarts its node)`,
+    `to call it off before every member has joined: fairdeal beacon group reshare --cancel --config ${file}`,
     ''
   ].join('\n'))
+  return 0
+}
+
+/**
+ * Calls off a reshare still gathering its members: the node's config as it was before `reshare`
+ * (kept in the draft) is written back and the draft removed, so the node runs its group again. A
+ * reshare whose group is complete is not called off: its members may have started on it.
+ */
+async function cancelReshare (file: string, raw: { data?: unknown, groupDraft?: unknown }): Promise<number> {
+  if (raw.groupDraft !== true || typeof raw.data !== 'string') throw new UsageError(`reshare --cancel: ${file} is not gathering a reshare`)
+  const dir = resolve(dirname(resolve(file)), raw.data)
+  const draft = await readGroupDraft(dir)
+  if (draft?.reshare === undefined || draft.previous === undefined) throw new UsageError(`reshare --cancel: ${dir} holds no reshare being gathered (${GROUP_DRAFT_FILE})`)
+  if (draft.final !== undefined) throw new UsageError(`reshare --cancel: every member has joined already (the reshare starts at ${new Date(draft.final.body.dkg.start).toISOString()}); it cannot be called off here`)
+  await writeJson(file, draft.previous)
+  await rm(join(dir, GROUP_DRAFT_FILE), { force: true })
+  process.stdout.write(`the reshare of beacon group ${draft.id} is called off: ${file} runs the group as before (restart its node); its invites no longer work\n`)
   return 0
 }
 
