@@ -65,7 +65,8 @@ const USAGE = `usage: fairdeal beacon group <new|join|reshare|create|status|veri
       its node. The old members deal their shares --start-in seconds (default 60) after the last
       join; the new group signs from two rounds after the reshare's last deadline. A reshare needs
       the old group's threshold of old members holding their shares; otherwise it is refused (a
-      signed record in records.jsonl) and the old group goes on. --threshold default: a majority.
+      signed record, in records.jsonl and the node's log) and the old group goes on. --threshold
+      default: a majority.
       --cancel, before every member has joined (stop that node first): writes FILE back as it was
       and drops the invites.
 
