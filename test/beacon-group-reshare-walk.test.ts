@@ -67,7 +67,7 @@ it('five processes by invites, reshared to seven (threshold 4) through the CLI: 
   }
   try {
     // 1. A group of five by invites.
-    const made = await run(['beacon', 'group', 'new', '--members', '5', '--data', 'm1', '--listen', `/ip4/127.0.0.1/tcp/${p2p(1)}`, '--http-port', String(http(1)), '--start-in', '10', '--period', '1', '--phase-ms', '3000', '--id', 'friends'])
+    const made = await run(['beacon', 'group', 'new', '--members', '5', '--data', 'm1', '--listen', `/ip4/127.0.0.1/tcp/${p2p(1)}`, '--http-port', String(http(1)), '--start-in', '10', '--period', '2', '--phase-ms', '3000', '--id', 'friends'])
     expect(made.code, made.err).toBe(0)
     start(1)
     const joins = await Promise.all(invitesOf(made.out, 5).map(async (inv, k) => await run(['beacon', 'group', 'join', inv, '--data', `m${k + 2}`, '--listen', `/ip4/127.0.0.1/tcp/${p2p(k + 2)}`, '--http-port', String(http(k + 2))])))
