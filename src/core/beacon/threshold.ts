@@ -210,11 +210,20 @@ export function pairingTarget (hashed: G1Point, publicKey: G2Point): PairingTarg
  */
 export function verifyOnTarget (signature: G1Point, target: PairingTarget): boolean {
   try {
-    return bls12_381.fields.Fp12.eql(bls12_381.pairing(signature, bls12_381.G2.Point.BASE), target)
+    // noble's pairing, with the generator's line coefficients computed once (its pairing computes
+    // them for every call): the same checks, Miller loop and final exponentiation, less work.
+    if (signature.is0()) return false
+    signature.assertValidity()
+    const { x, y } = signature.toAffine()
+    g2BaseLines ??= bls12_381.utils.calcPairingPrecomputes(bls12_381.G2.Point.BASE)
+    const Fp12 = bls12_381.fields.Fp12
+    return Fp12.eql(Fp12.finalExponentiate(bls12_381.millerLoopBatch([[g2BaseLines, x, y]])), target)
   } catch {
     return false
   }
 }
+
+let g2BaseLines: ReturnType<typeof bls12_381.utils.calcPairingPrecomputes> | undefined
 
 export function g1FromHex (hex: string, what: string): G1Point {
   return bls12381G1FromBytes(fromHex(hex, what, 48), what)
