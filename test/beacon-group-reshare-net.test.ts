@@ -23,6 +23,7 @@ import { timelockDecryptWithTlockJs, timelockEncryptText } from '../src/beacon/t
 import { verifyDataDir } from '../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { logEntries } from './helpers/table-nodes.js'
+import { cliInProcess } from './helpers/cli-in-process.js'
 
 
 type Member = Awaited<ReturnType<typeof startGroupNode>>
@@ -187,4 +188,10 @@ it('3/2 reshared to 4/3 while making rounds: same key and chain hash, no round m
     expect(kinds.filter(k => k === 'beacon-reshare-refused')).toHaveLength(refused)
     expect(await verifyDataDir(reshare.dataDirs[i], verifyLogPayload)).toEqual({ passed: kinds.length, failed: 0, incomplete: 0, failures: [] })
   }
+  // `log show` says what each row is: the DKG, the reshare, the refused reshare and why.
+  const shown = await cliInProcess('log', 'show', '--data', reshare.dataDirs[0])
+  expect(shown.code, shown.stderr).toBe(0)
+  expect(shown.stdout).toMatch(/beacon group fairdeal-demo-group: member 1 of 3, threshold 2/)
+  expect(shown.stdout).toMatch(/beacon group fairdeal-demo-group \(reshare\): member 1 of 4, threshold 3/)
+  expect(shown.stdout).toMatch(/beacon group fairdeal-demo-group: reshare refused: 2 qualified old member/)
 }, 120_000)

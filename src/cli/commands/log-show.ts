@@ -65,9 +65,19 @@ export function payloadColumns (kind: string, payload: unknown): PayloadColumns 
     const params = obj(p.params)
     const members = Array.isArray(params?.members) ? params.members.length : '?'
     const key = obj(p.outcome)?.groupKey
+    const reshared = obj(params?.reshare) !== undefined ? ' (reshare)' : ''
     return {
       table: '-', hand: undefined, game: '-', seats: [], beaconRound: null,
-      note: `beacon group ${String(params?.id ?? '?')}: member ${String(p.member ?? '?')} of ${members}, threshold ${String(params?.threshold ?? '?')}${typeof key === 'string' ? `, key ${key.slice(0, 16)}…` : ''}`
+      note: `beacon group ${String(params?.id ?? '?')}${reshared}: member ${String(p.member ?? '?')} of ${members}, threshold ${String(params?.threshold ?? '?')}${typeof key === 'string' ? `, key ${key.slice(0, 16)}…` : ''}`
+    }
+  }
+  if (kind === 'beacon-reshare-refused' && p !== undefined) {
+    // A refused reshare (docs/log.md "Refused reshares"): why, in the refusal's own words.
+    const params = obj(p.params)
+    const refusal = obj(obj(p.refusal)?.body)
+    return {
+      table: '-', hand: undefined, game: '-', seats: [], beaconRound: null,
+      note: `beacon group ${String(params?.id ?? '?')}: ${typeof refusal?.message === 'string' ? refusal.message : 'reshare refused'}`
     }
   }
   if (kind === 'abort' && body !== undefined) {
