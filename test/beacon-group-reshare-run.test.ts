@@ -178,9 +178,17 @@ describe('a reshare run by the machines', () => {
   it('a node that starts after the deal phase and sees too little says it missed the reshare, and signs no refusal', () => {
     const p = params()
     const m = new DkgMachine({ params: p, signer: newcomers[0], random: seededRandom('late') })
-    const out = [...m.start(dkgStart + 10_000), ...m.tick(dkgStart + 30_000)]
+    const started = m.start(dkgStart + 10_000)
+    const out = [...started, ...m.tick(dkgStart + 30_000)]
     expect(out.filter(e => e.kind === 'refused')).toEqual([])
-    expect(out.find(e => e.kind === 'failed')).toMatchObject({ reason: expect.stringMatching(/^missed the reshare: this node started after its deal phase ended/) })
+    expect(out.find(e => e.kind === 'failed')).toMatchObject({ reason: expect.stringMatching(/^missed the reshare: this node started after its deal phase ended/), cause: 'missed' })
+    // Restarted from the snapshot it saved, it still knows it came up late.
+    const saved = started.find(e => e.kind === 'persist')
+    if (saved?.kind !== 'persist') throw new Error('no snapshot')
+    const again = new DkgMachine({ params: p, signer: newcomers[0], random: seededRandom('late') }, JSON.parse(JSON.stringify(saved.snapshot)))
+    const after = again.tick(dkgStart + 30_000)
+    expect(after.filter(e => e.kind === 'refused')).toEqual([])
+    expect(after.find(e => e.kind === 'failed')).toMatchObject({ cause: 'missed' })
   })
 
   it('a dealer restarted from its snapshot deals the same polynomial on its old share; a snapshot on another share is refused', () => {

@@ -252,9 +252,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
 
   /** Every round this member holds, from each group (the same chain, so any holds any). */
   function heldEntries (): BeaconEntry[] {
-    const all = new Map<number, BeaconEntry>()
-    for (const m of machines) for (let r = Math.max(1, m.latestRound - 4095); r <= m.latestRound; r++) { const e = m.entry(r); if (e !== undefined) all.set(r, e) }
-    return [...all.values()]
+    return machines.flatMap(m => [...m.held()])
   }
 
   function onRoundEffects (machine: RoundMachine, out: RoundEffect[]): void {
@@ -339,15 +337,15 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
         case 'failed':
           failure = e.reason
           if (reshare !== undefined) {
-            // Refused: nobody has a new share, the old group goes on. Failed here only (this member
-            // lacks its new share): it stops at the transition with the others and comes back
-            // through a later reshare.
-            if (reshareState !== 'refused') {
+            // Refused: nobody has a new share, the old group goes on. Missed (this node came up
+            // late): it does not know whether the others reshared, so it goes on signing for the
+            // old group (its partials are refused by a new group, never blamed). Failed here only
+            // (this member lacks its new share): it stops at the transition with the others and
+            // comes back through a later reshare.
+            if (e.cause !== 'refused') {
               reshareState = 'failed'
               reshareMessage = e.reason
-              // A member that missed the run does not know whether the others reshared: it goes on
-              // signing for the old group (its partials are refused by a new group, never blamed).
-              if (!e.reason.startsWith('missed the reshare')) machines[0]?.endAt(reshare.transition - 1)
+              if (e.cause !== 'missed') machines[0]?.endAt(reshare.transition - 1)
             }
             log.error({ reason: e.reason }, 'reshare failed')
             if (machines.length === 0) rejectReady(new Error(e.reason))
@@ -471,7 +469,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     if (reshare === undefined || machines.length < 2 || reshareState !== 'done' || chain === undefined) return
     if (now < roundTime(chain, reshare.transition + PENDING_ROUNDS + SIGN_BACKLOG)) return
     const old = machines.shift() as RoundMachine
-    for (let r = Math.max(1, old.latestRound - 4095); r <= old.latestRound; r++) { const e = old.entry(r); if (e !== undefined) newest()?.adopt(e) }
+    for (const e of old.held()) newest()?.adopt(e)
     write(async () => { await rm(path(PREVIOUS_SHARE_FILE), { force: true }) })
     log.info({ transition: reshare.transition }, 'the old group\'s share deleted: the new group signs every round now')
   }

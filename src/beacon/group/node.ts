@@ -107,6 +107,18 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
 }
 
 /**
+ * The share a node holds of group `id` (its share.json: the session of the DKG or reshare that made
+ * it), and the outcome that share came from (transcript.json, read on demand); undefined when it
+ * holds none. The secret share itself is not returned.
+ */
+export async function heldShare (dataDir: string, id: string): Promise<{ session: unknown, outcome: () => Promise<DkgResult> } | undefined> {
+  const memberDir = groupDir(dataDir, id)
+  const share = JSON.parse(await readFile(join(memberDir, SHARE_FILE), 'utf8').catch(() => 'null')) as { session?: unknown } | null
+  if (share === null) return undefined
+  return { session: share.session, outcome: async () => JSON.parse(await readFile(join(memberDir, TRANSCRIPT_FILE), 'utf8')) as DkgResult }
+}
+
+/**
  * For an old member joining a reshare: the old group the creator's final group names must be the
  * one this member holds a share of (its session, members, threshold, commitments and chain, from its
  * own transcript.json), or the member would deal against commitments it never agreed to. Undefined
@@ -115,11 +127,10 @@ export async function startGroupNode (init: GroupNodeInit): Promise<GroupMember 
 export async function oldGroupProblem (dir: string, params: GroupParams, self: string): Promise<string | undefined> {
   const from = params.reshare
   if (from === undefined) return undefined
-  const memberDir = groupDir(dir, params.id)
-  const share = JSON.parse(await readFile(join(memberDir, SHARE_FILE), 'utf8').catch(() => 'null')) as { session?: unknown } | null
-  if (share === null) return undefined
-  if (share.session !== from.session) return `it reshares a group run (session ${from.session.slice(0, 16)}…) of which this member holds no share (its share is of ${String(share.session).slice(0, 16)}…)`
-  const own = JSON.parse(await readFile(join(memberDir, TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  const held = await heldShare(dir, params.id)
+  if (held === undefined) return undefined
+  if (held.session !== from.session) return `it reshares a group run (session ${from.session.slice(0, 16)}…) of which this member holds no share (its share is of ${String(held.session).slice(0, 16)}…)`
+  const own = await held.outcome()
   if (own.transcript.params.members.join(',') !== from.members.join(',') || own.transcript.params.threshold !== from.threshold ||
       own.commitments.join(',') !== from.commitments.join(',') || own.chainInfo.hash !== from.chain.hash || !from.members.includes(self)) {
     return 'its old group (members, threshold, commitments or chain) is not the one this member holds a share of'

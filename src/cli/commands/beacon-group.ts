@@ -6,9 +6,9 @@ import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { checkDkgAgreement, type AgreementInput, type DkgResult } from '../../core/beacon/index.js'
 import { prepareLocalGroup } from '../../beacon/group/local-group.js'
-import { BEACON_CONFIG_FILE, groupDir, oldGroupProblem } from '../../beacon/group/node.js'
+import { BEACON_CONFIG_FILE, groupDir, heldShare, oldGroupProblem } from '../../beacon/group/node.js'
 import { fetchMemberStatus } from '../../beacon/group/observe.js'
-import { RESULTS_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
+import { RESULTS_FILE, TRANSCRIPT_FILE } from '../../beacon/group/member.js'
 import { parseGroupConfig } from '../../beacon/group/config.js'
 import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import { randomBytes } from 'node:crypto'
@@ -318,11 +318,10 @@ async function groupReshare (values: ParsedArgs<typeof OPTIONS>['values']): Prom
   try { config = parseGroupConfig(raw.group, `${file}: group`) } catch (err) { throw new UsageError((err as Error).message) }
   const dir = resolve(dirname(resolve(file)), raw.data)
   const params = config.params
-  const memberDir = groupDir(dir, params.id)
   // This member's share of the group's current key, and the outcome it came from.
-  const share = JSON.parse(await readFile(join(memberDir, SHARE_FILE), 'utf8').catch(() => 'null')) as { session?: unknown } | null
-  if (share?.session !== groupSession(params)) throw new UsageError(`reshare: this member holds no share of group ${params.id}'s current key (its DKG or last reshare is not done here): reshare from a member that has one`)
-  const outcome = JSON.parse(await readFile(join(memberDir, TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  const held = await heldShare(dir, params.id)
+  if (held?.session !== groupSession(params)) throw new UsageError(`reshare: this member holds no share of group ${params.id}'s current key (its DKG or last reshare is not done here): reshare from a member that has one`)
+  const outcome = await held.outcome()
   const identity = await loadOrCreateIdentity(dir)
   const addrs = config.addresses.get(identity.peerId) ?? []
   if (addrs.length === 0) throw new UsageError(`reshare: ${file} lists no address for this member`)

@@ -224,7 +224,8 @@ export type DkgEffect =
   /** The phase changed: persist `snapshot` (it holds the secret polynomial: mode 0600). */
   | { kind: 'persist', phase: DkgPhase, snapshot: DkgSnapshot }
   | { kind: 'done', result: DkgResult }
-  | { kind: 'failed', reason: string }
+  /** `cause`, in a reshare: refused (a `refused` effect came just before), or missed (this node came up late). */
+  | { kind: 'failed', reason: string, cause?: 'refused' | 'missed' }
   /** Reshare refused (below the old threshold): the signed refusal and the transcript it rests on. */
   | { kind: 'refused', record: Signed<RefusalBody>, transcript: DkgTranscript }
   /** Reshare done for an old member that is not in the new group: it holds no share of it. */
@@ -237,6 +238,8 @@ export interface DkgSnapshot {
   phase: DkgPhase
   coefficients: string[]
   documents: DkgDocument[]
+  /** Present when the machine started after the deal phase's deadline. */
+  late?: true
 }
 
 export interface DkgInit {
@@ -297,11 +300,10 @@ export class DkgMachine {
     const reshare = this.params.reshare
     const oldIndex = this.dealers.indexOf(init.signer.peerId) + 1
     if (this.index === 0 && oldIndex === 0) throw new CoreInputError('this node is not a member of the beacon group')
+    const saved = snapshot?.coefficients.map((h, k) => scalarFromHex(h, `snapshot coefficient ${k}`))
     if (reshare === undefined) {
       this.dealerIndex = this.index
-      this.coefficients = snapshot !== undefined
-        ? snapshot.coefficients.map((h, k) => scalarFromHex(h, `snapshot coefficient ${k}`))
-        : randomPolynomial(this.params.threshold, init.random)
+      this.coefficients = saved ?? randomPolynomial(this.params.threshold, init.random)
     } else if (oldIndex > 0 && init.oldShare !== undefined) {
       // The constant term is the old share, checked against the old public share before any deal.
       const oldShare = scalarFromHex(init.oldShare, 'old share')
@@ -309,9 +311,7 @@ export class DkgMachine {
         throw new CoreInputError(`this node's old share does not match old member ${oldIndex}'s public share`)
       }
       this.dealerIndex = oldIndex
-      this.coefficients = snapshot !== undefined
-        ? snapshot.coefficients.map((h, k) => scalarFromHex(h, `snapshot coefficient ${k}`))
-        : [oldShare, ...randomPolynomial(this.params.threshold - 1, init.random)]
+      this.coefficients = saved ?? [oldShare, ...randomPolynomial(this.params.threshold - 1, init.random)]
       if (this.coefficients[0] !== oldShare) throw new CoreInputError('snapshot polynomial does not reshare this node\'s old share')
     } else {
       if (this.index === 0) throw new CoreInputError('this node leaves the group in this reshare and holds no old share: it has nothing to do')
@@ -320,6 +320,7 @@ export class DkgMachine {
     }
     if (this.dealerIndex > 0 && this.coefficients.length !== this.params.threshold) throw new CoreInputError('snapshot polynomial of the wrong degree')
     if (snapshot !== undefined) {
+      this.late = snapshot.late === true
       for (const doc of snapshot.documents) this.accept(this.signer.peerId, doc, false)
       this.phase = snapshot.phase === 'done' || snapshot.phase === 'failed' ? snapshot.phase : snapshot.phase
     }
@@ -340,7 +341,8 @@ export class DkgMachine {
     return {
       phase: this.phase,
       coefficients: this.coefficients.map(scalarToHex),
-      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...this.answers.values()]
+      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...this.answers.values()],
+      ...(this.late ? { late: true as const } : {})
     }
   }
 
@@ -532,7 +534,7 @@ export class DkgMachine {
       if (err instanceof QualifyError && reshare !== undefined && this.late) {
         // This node came up after the deal phase: it holds what reached it late, not the run. It
         // says it missed the run and signs no refusal (the others may well have reshared).
-        out.push({ kind: 'failed', reason: `missed the reshare: this node started after its deal phase ended (${(err as Error).message})` })
+        out.push({ kind: 'failed', reason: `missed the reshare: this node started after its deal phase ended (${(err as Error).message})`, cause: 'missed' })
         return
       }
       if (err instanceof QualifyError && reshare !== undefined) {
@@ -548,6 +550,8 @@ export class DkgMachine {
           message: err.message
         }
         out.push({ kind: 'refused', record: signDocument(RESHARE_REFUSED, body, this.signer), transcript })
+        out.push({ kind: 'failed', reason: err.message, cause: 'refused' })
+        return
       }
       out.push({ kind: 'failed', reason: (err as Error).message })
       return

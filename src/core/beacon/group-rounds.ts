@@ -176,6 +176,14 @@ export class RoundMachine {
     if (!this.entries.has(entry.round)) this.keep(entry)
   }
 
+  /** Every round this machine keeps (the last KEEP_ENTRIES made or fetched). */
+  held (): IterableIterator<BeaconEntry> { return this.entries.values() }
+
+  /** This member's partial of `round`, or a sender's as received: of this chain and, for a reshared group, of this group. */
+  private partialBody (round: number, index: number, partial: string): PartialBody {
+    return { chain: this.chain.hash, round, index, partial, ...(this.group !== undefined ? { group: this.group } : {}) }
+  }
+
   private currentRound (now: number): number {
     return now < this.chain.genesis_time * 1000 ? 0 : roundAt(this.chain, now)
   }
@@ -206,7 +214,7 @@ export class RoundMachine {
     const out: RoundEffect[] = []
     const current = this.currentRound(now)
     if (current === 0) return out
-    for (let r = Math.max(this.lastSigned + 1, current - SIGN_BACKLOG + 1, this.firstRound); r <= Math.min(current, this.lastRound); r++) {
+    for (let r = Math.max(this.lastSigned + 1, current - SIGN_BACKLOG + 1, this.firstRound); r <= Math.min(current, this.last); r++) {
       if (this.entries.has(r)) continue
       this.signRound(r, current, out)
     }
@@ -235,7 +243,7 @@ export class RoundMachine {
   private remakeBacklog (now: number, current: number, out: RoundEffect[]): void {
     while (this.entries.has(this.backlogFloor)) this.backlogFloor++
     const r = this.backlogFloor
-    if (r > current - SIGN_BACKLOG || r > this.lastRound || now < this.nextBacklogMs) return
+    if (r > current - SIGN_BACKLOG || r > this.last || now < this.nextBacklogMs) return
     this.nextBacklogMs = now + this.catchupMs
     const mine = this.pending.get(r)?.get(this.index)?.doc
     if (mine !== undefined) {
@@ -256,7 +264,7 @@ export class RoundMachine {
   /** This member's partial for round `r`: kept, sent to the others, and the round recovered if t are in. */
   private signRound (r: number, current: number, out: RoundEffect[]): void {
     const point = this.prepared.get(r)?.partial ?? partialSign(this.share, this.hash(r))
-    const doc = signDocument<PartialBody>(GROUP_PARTIAL, { chain: this.chain.hash, round: r, index: this.index, partial: pointHex(point), ...(this.group !== undefined ? { group: this.group } : {}) }, this.signer)
+    const doc = signDocument<PartialBody>(GROUP_PARTIAL, this.partialBody(r, this.index, pointHex(point)), this.signer)
     this.addPartial(r, this.index, point, doc)
     out.push({ kind: 'broadcast', msg: doc })
     this.tryRecover(r, current, out)
@@ -353,7 +361,7 @@ export class RoundMachine {
       if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1) return reject('partial: round must be an integer >= 1')
       // One period of tolerance ahead: a member whose clock runs fast is not refused, only buffered.
       if (round > current + 1 || (round < current - PENDING_ROUNDS && !this.inBacklog(round))) return reject(`partial for round ${round} outside the window around the current round ${current}`)
-      if (!this.signs(round)) return reject(`partial for round ${round}: this group signs rounds ${this.firstRound} to ${this.lastRound === Number.MAX_SAFE_INTEGER ? 'on' : this.lastRound} (a reshare's other group signs it)`)
+      if (!this.signs(round)) return reject(`partial for round ${round}: this group signs rounds ${this.firstRound} to ${this.last === Number.MAX_SAFE_INTEGER ? 'on' : this.last} (a reshare's other group signs it)`)
       const known = this.entries.get(round)
       if (known !== undefined) {
         // The sender is behind (restarted, or its clock is late): the round, which verifies alone,
@@ -364,7 +372,7 @@ export class RoundMachine {
       }
       if (this.pending.get(round)?.has(fromIndex) === true) return out
       if (!isHex(body.partial, 48)) return reject('partial: not 48 bytes of hex')
-      const doc: Signed<PartialBody> = { type: GROUP_PARTIAL, signer: from, body: { chain: this.chain.hash, round, index: fromIndex, partial: body.partial, ...(this.group !== undefined ? { group: this.group } : {}) }, sig: m.sig }
+      const doc: Signed<PartialBody> = { type: GROUP_PARTIAL, signer: from, body: this.partialBody(round, fromIndex, body.partial), sig: m.sig }
       let point: G1Point
       try {
         point = g1FromHex(body.partial, 'partial')

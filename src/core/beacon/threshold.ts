@@ -78,11 +78,6 @@ export function evaluatePolynomial (coefficients: readonly bigint[], x: number):
   return acc
 }
 
-/** Σ scalars in Fr (a member's share: the sum of what the qualified dealers dealt it). */
-export function sumScalars (scalars: readonly bigint[]): bigint {
-  return scalars.reduce((acc, s) => Fr.add(acc, s), 0n)
-}
-
 /** True when secret·G2 is `publicKey`. */
 export function publicKeyMatches (secret: bigint, publicKey: G2Point): boolean {
   return secret !== 0n && secret < Fr.ORDER && G2.BASE.multiply(secret).equals(publicKey)
