@@ -1,4 +1,4 @@
-import { fetchBeacon, type Chain, type ChainClient, type ChainOptions, type RandomnessBeacon } from 'drand-client'
+import type { Chain, ChainClient, ChainOptions, RandomnessBeacon } from 'drand-client'
 import {
   BeaconInvalidError, BeaconTimeoutError, BeaconUnavailableError, checkRound, firstRoundAfter, parseBeaconEntry,
   parseChainInfo, roundAt, roundTime, sameChain, verifyBeaconEntry,
@@ -55,6 +55,16 @@ export interface BeaconClient {
    * BeaconInvalidError (a relay served an entry that fails verification and none served a valid one).
    */
   waitAndFetchRound: (round: number, options?: WaitOptions) => Promise<BeaconEntry>
+}
+
+/**
+ * drand-client, loaded on the first fetch: its bundle builds its own BLS12-381 tower when imported
+ * (~70-100 ms of CPU here), which every `fairdeal` process that merely could fetch a round (a node
+ * with no drand table, `table`, `hand`) paid at start-up.
+ */
+let drandClient: Promise<typeof import('drand-client')> | undefined
+function loadDrandClient (): Promise<typeof import('drand-client')> {
+  return (drandClient ??= import('drand-client'))
 }
 
 /** Largest response we read from a relay: an entry or an info document is well under 1 KiB. */
@@ -176,6 +186,7 @@ class Relay {
 
   async fetch (round: number, timeoutMs: number, signal?: AbortSignal): Promise<BeaconEntry> {
     await this.checkInfo(timeoutMs, signal)
+    const { fetchBeacon } = await loadDrandClient()
     const fetched: { entry?: BeaconEntry } = {}
     try {
       await fetchBeacon(this.chainClient(round, timeoutMs, signal, fetched), round)
