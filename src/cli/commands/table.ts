@@ -51,7 +51,8 @@ Sets up a table without copying peer ids by hand. 'table new' prints one line pe
 'seat N: LINK', and writes the dealer's DIR/${CONFIG_FILE} at once:
   1. the dealer sends each player their link and starts 'fairdeal node --config DIR/${CONFIG_FILE}';
      its node serves the seat page on 127.0.0.1:P (--web-port, default ${DEFAULT_WEB_PORT}), takes the seats
-     as their players join, in any order, and deals once every seat is taken;
+     as their players join, in any order, and runs the table once every seat is taken
+     ('fairdeal hand deal --data DIR' then deals each hand);
   2. each player opens the link in a browser (the page is the seat: docs/browser-seat.md), or runs
      'fairdeal table join LINK --data DIR', which writes their node config once every seat is taken.
 A link carries a one-time secret (in the URL's fragment, which a browser sends to no server): the
@@ -242,22 +243,22 @@ function requireData (data: string | undefined): string {
 export const commands = [
   defineCommand({
     name: 'table new',
-    summary: 'dealer: set up a table; prints one invite per seat',
+    summary: 'dealer: set up a table; prints one link per seat (--answers: one invite per seat)',
     help: HELP,
     options: NEW_OPTIONS,
     run: async ({ values }) => await newTable({ ...values, data: requireData(values.data) })
   }),
   defineCommand({
     name: 'table join',
-    summary: 'player: take the seat an invite offers; prints the answer',
+    summary: 'player: take the seat a link offers (an invite: prints the answer); writes the node config',
     help: JOIN_HELP,
     options: JOIN_OPTIONS,
-    positionals: { min: 1, max: 1, missing: 'give the INVITE (one argument; quote it)' },
+    positionals: { min: 1, max: 1, missing: 'give the LINK (or INVITE, or table line) the dealer sent: one argument, quoted' },
     run: async ({ values, positionals }) => await joinTable(positionals[0], requireData(values.data), values.listen, values.announce, values.json === true, values)
   }),
   defineCommand({
     name: 'table add',
-    summary: 'dealer: add a player\'s answer; when all are in, the table line',
+    summary: 'dealer (--answers): add a player\'s answer; when all are in, the table line',
     help: ADD_HELP,
     options: ADD_OPTIONS,
     positionals: { min: 1, max: 1, missing: 'give the ANSWER (one argument; quote it)' },
@@ -498,7 +499,7 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number, page: stri
   }
   process.stdout.write(`send each player their link (it works once); it opens the seat page in a browser, or 'fairdeal table join LINK --data DIR' takes it:\n`)
   for (const { seat, link } of links) process.stdout.write(`seat ${seat}: ${link}\n`)
-  process.stdout.write(`start the dealer's node now with 'fairdeal node --config ${configPath}': it serves the page on 127.0.0.1:${webPort}, takes the seats as they join, and deals once every seat is taken\n`)
+  process.stdout.write(`start the dealer's node now with 'fairdeal node --config ${configPath}': it serves the page on 127.0.0.1:${webPort}, takes the seats as they join, and runs the table once every seat is taken (then 'fairdeal hand deal --data ${o.data}' deals a hand)\n`)
   return 0
 }
 
