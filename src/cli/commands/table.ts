@@ -87,10 +87,12 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   With a beacon each hand binds a future round; blind-v1 then also lets it fix the
                   final order. 'table new' checks (within ${Math.round(BEACON_CHECK_MS / 1000)} s) that a public beacon answers from here
   --timelock RULE off (default), replay, void or open: every hand's secrets are also time-locked
-                  to its beacon round, so a hand whose dealer stops is finished by the seats once
-                  the round is out; RULE says what such a hand counts for (replay it, void it, or
-                  play it open). Needs a beacon whose scheme has timelock encryption (quicknet's,
-                  bls-unchained-g1-rfc9380: quicknet, a local or a group beacon, or own)
+                  to a beacon round. At a commit-reveal table (with robots) a hand whose dealer
+                  stops is then finished by the seats once the round is out; RULE says what such a
+                  hand counts for (replay it, void it, or play it open). At a blind-v1 table a seat
+                  that walks away is opened from its timelock (--hand-length, below); a dealer that
+                  stops still ends the hand. Needs a beacon whose scheme has timelock encryption
+                  (quicknet's, bls-unchained-g1-rfc9380: quicknet, a local or a group beacon, or own)
   --hand-length MIN with --timelock on a blind-v1 table: the longest a hand may last, in minutes
                   (default 30). Each seat's hand key is also time-locked to the first round due
                   that long after the hand's round, so a seat that walks away is opened then, and
@@ -131,10 +133,11 @@ table carries the group; the group's DKG starts --group-start-in seconds later, 
 starts 'fairdeal node' before then. The table deals nothing before the DKG is done: each node
 takes the group's chain from its own member then ('hand deal' until then says why it waits).
 Every node must be reachable by every other at its --group-announce (or --group-listen) address.
-With --timelock, a hand whose dealer is gone is finished by the seats once the round is out, which
-the n − 1 other nodes make only if n − 1 ≥ t: with the default t = floor(n/2) + 1 a table needs
-three nodes or more (a 2-node table, t = 2, cannot recover a hand without its dealer; 3 nodes:
-t = 2; 4 nodes: t = 3; 5 nodes: t = 3, and two nodes may be gone).
+With --timelock, a hand one node left (its dealer at a commit-reveal table, a seat at a blind-v1
+one) is finished by the others once the round is out, which the n − 1 other nodes make only if
+n − 1 ≥ t: with the default t = floor(n/2) + 1 a table needs three nodes or more (a 2-node table,
+t = 2, cannot recover a hand without one of them; 3 nodes: t = 2; 4 nodes: t = 3; 5 nodes: t = 3,
+and two nodes may be gone).
   --group-threshold T  members whose partials make a round: 2 to n (default floor(n/2) + 1)
   --group-period S     seconds between rounds (default 3)
   --group-start-in S   the DKG starts S seconds after the last seat joined (default 60)
