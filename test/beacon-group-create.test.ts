@@ -1,10 +1,13 @@
 import { afterAll, describe, expect, it, vi } from 'vitest'
+import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCommand } from '../src/cli/command.js'
 import { command } from '../src/cli/commands/beacon-group.js'
 import { parseGroupConfig } from '../src/beacon/group/config.js'
+import { repoRoot } from './helpers/cli.js'
+import { requireBuild } from './helpers/node-process.js'
 
 // Issue 22: a group across machines. `beacon group create` writes configs whose members bind a
 // chosen address and are reached at announced hosts; it tells where the table beacon config appears.
@@ -42,5 +45,33 @@ describe('beacon group create across machines', () => {
     expect([...c.urls.values()].every(u => u.startsWith('http://127.0.0.1:'))).toBe(true)
     await expect(create(['--out', join(root, 'g3'), '--members', '3', '--announce', 'a', '--announce', 'b'])).rejects.toThrow(/one announce host for all members or one per member \(3\), not 2/)
     await expect(create(['--out', join(root, 'g4'), '--members', '2', '--listen-host', 'example.org'])).rejects.toThrow(/listen host example.org must be an IP address/)
+  })
+
+  it('a member\'s node started before its DKG says when the DKG starts (it is silent until then)', async () => {
+    requireBuild()
+    const out = join(root, 'g5')
+    expect((await create(['--out', out, '--members', '2', '--start-in', '600'])).code).toBe(0)
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'fairdeal.js'), 'node', '--config', join(out, 'member1.json')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FAIRDEAL_LOG_LEVEL: 'info' } })
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    try {
+      const started = await new Promise<{ msg: string, dkgStart?: string }>((resolve, reject) => {
+        let text = ''
+        child.once('exit', code => { reject(new Error(`the node exited (${String(code)}) before it started: ${text}`)) })
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk
+          for (const line of text.split('\n')) {
+            try {
+              const e = JSON.parse(line) as { msg: string, dkgStart?: string }
+              if (e.msg.startsWith('beacon group member started')) resolve(e)
+            } catch {}
+          }
+        })
+      })
+      expect(started.msg).toMatch(/^beacon group member started: its DKG starts at \d{4}-\d\d-\d\dT[\d:.]+Z \(in (59\d|600) s\), every member's node up by then$/)
+      expect(started.dkgStart).toBeDefined()
+    } finally {
+      child.kill('SIGTERM')
+      await exited
+    }
   })
 })

@@ -13,6 +13,7 @@ import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
 import { blindTable as table, ids, signers } from './helpers/blind-memory.js'
 import type { BshuffleBody, BsharesBody } from '../src/core/hand/blind-messages.js'
+import { noCardsText } from '../src/cli/commands/hand.js'
 
 describe('blind-v1 machines in memory', () => {
   // Four seats on real nodes: test/blind-table.test.ts; here two (duo), which is cheaper in CPU.
@@ -158,7 +159,13 @@ describe('blind-v1 machines in memory', () => {
 
   it('a seat that never shuffles is named at the deadline', () => {
     const t = table(ids.slice(0, 2), { game: 'duo', intercept: (from, to, doc) => doc.type === 'bshuffle' && from === ids[1] ? undefined : doc })
-    t.deal()
+    const hand = t.deal()
+    // Meanwhile 'hand cards' tells each seat its cards are still to come, and why (not "no cards here").
+    const waiting = ids.slice(0, 2).map(id => t.nodes.get(id)!.seat!.status().find(h => h.hand === hand))
+    expect(waiting.map(h => h?.phase)).toEqual(['shuffling', 'shuffling'])
+    expect(noCardsText(hand, waiting[1])).toBe(`hand ${hand}: no cards yet (shuffling; the deal waits for every seat's shuffle, and a beacon-bound hand also for its round)`)
+    expect(noCardsText(hand, { phase: 'keyed' })).toMatch(/^hand \d+: no cards yet \(keyed; /)
+    expect(noCardsText(hand, undefined)).toBe(`no cards for hand ${hand} here: it is not in play at this node (not started, over, or this node holds no seat)`)
     t.tick(21_000)
     const abort = t.dealerNode.log.find(l => l.entry === 'abort')!.payload
     expect(abort.body.reason).toBe('missing-shuffle')

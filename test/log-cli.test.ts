@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openLog, logDbPath } from '../src/store/log.js'
@@ -211,6 +211,11 @@ describe('fairdeal verify --peer: a log fetched from a node in another process',
     const locked = await cliInProcess('verify', '--data', open)
     expect(locked.code).toBe(2)
     expect(locked.stderr).toBe(`fairdeal verify: ${open} is in use by a running node: stop it, or fetch its log over the network with 'fairdeal verify --peer ADDRESS'\n`)
+    // A beacon group member without a table serves its log to nobody: --peer would not help.
+    await mkdir(join(open, 'beacon-group'))
+    const groupOnly = await cliInProcess('log', 'show', '--data', open)
+    expect([groupOnly.code, groupOnly.stderr]).toEqual([2, `fairdeal log show: ${open} is in use by its running beacon group member, which has no control endpoint to read the log through and serves it to nobody: stop that node, then run this again\n`])
+    await rm(join(open, 'beacon-group'), { recursive: true })
 
     const stranger = await cliInProcess('verify', '--peer', closedAddr, '--chain-only', '--workers', '0')
     expect(stranger.code).toBe(2)

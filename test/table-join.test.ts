@@ -12,6 +12,7 @@ import {
 } from '../src/core/join.js'
 import { gatherSeats, JoinDesk, readDraft, writeJson, type Draft } from '../src/daemon/table-join.js'
 import { loadIdentity } from '../src/net/identity.js'
+import { dialFailureHint, dialFailureKind } from '../src/net/reach.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
 import { fairdeal } from './helpers/cli.js'
 import { requireBuild } from './helpers/node-process.js'
@@ -45,6 +46,16 @@ describe('joining by link', () => {
     expect(parseLink(url)).toEqual(links[0])
     expect(() => parseLink(url.slice(0, -3) + '***')).toThrow('this link is damaged (characters outside base64url): copy it again, whole')
     expect(() => parseLink('http://127.0.0.1:18041/seat')).toThrow('this link has no invite after its # (copy the whole link)')
+  })
+
+  it('a dealer\'s node that hangs up on a link (its table complete) counts as hung up over TCP and WebSockets alike: the link was used', () => {
+    // A closed TCP dial rejects with a bare close event, a WebSocket's with an EOF: both are the
+    // gater hanging up, which 'table join' turns into "this link was used already".
+    const tcpClose = { type: 'close' }
+    expect(dialFailureKind(tcpClose)).toBe('closed')
+    expect(dialFailureHint(tcpClose)).toMatch(/^connection closed — it answered and hung up/)
+    expect(dialFailureKind(new Error('Unexpected EOF - stream closed while reading 0/1 bytes'))).toBe('closed')
+    expect(dialFailureKind({ type: 'error' })).toBe('other')
   })
 
   it('seats join in any order; a used, altered or foreign link is refused and changes nothing; the final table is signed and checked', async () => {

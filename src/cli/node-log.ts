@@ -27,10 +27,21 @@ export async function dataDirLogLines (dir: string, range: { from?: number, to?:
     return { lines: log.copy(range), running: false, notes: damage === null ? [] : [damage], cosigned: log.keptCosignatures(), close: async () => { await log.close() } }
   } catch (err) {
     if (!(err instanceof DataDirError) || !/in use by a running node/.test(err.message)) throw err
-    try { await access(join(dir, CONTROL_FILE)) } catch { throw err }
+    try { await access(join(dir, CONTROL_FILE)) } catch {
+      // A beacon group member without a table runs no control endpoint and serves its log to nobody
+      // (its group files are in DIR/beacon-group/, src/beacon/group/node.ts groupDir).
+      if (await present(join(dir, 'beacon-group'))) {
+        throw new DataDirError(`${dir} is in use by its running beacon group member, which has no control endpoint to read the log through and serves it to nobody: stop that node, then run this again`)
+      }
+      throw err
+    }
     const { ControlClient } = await import('../daemon/control-client.js')
     const client = await ControlClient.forDataDir(dir)
     // The head file is outside LevelDB: its cosigned heads are read as for a stopped node.
     return { lines: client.logLines(range), running: true, notes: [], cosigned: await keptCosignaturesOf(dir), close: async () => {} }
   }
+}
+
+async function present (path: string): Promise<boolean> {
+  try { await access(path); return true } catch { return false }
 }

@@ -7,7 +7,7 @@ export function dialFailureReason (err: unknown): string {
   const e = err as { message?: unknown, name?: unknown, type?: unknown, errors?: unknown[] } | null
   // Some transports reject with a DOM-style Event (a closed WebSocket): its `type` is all it says.
   const message = typeof e?.message === 'string' && e.message !== '' ? e.message
-    : typeof e?.type === 'string' ? `connection ${e.type === 'error' ? 'failed' : e.type}`
+    : typeof e?.type === 'string' ? `connection ${e.type === 'error' ? 'failed' : e.type === 'close' ? 'closed' : e.type}`
       : typeof e?.name === 'string' ? e.name : String(err)
   const inner = Array.isArray(e?.errors) && e.errors.length > 0 ? ` (${dialFailureReason(e.errors[0])})` : ''
   return message.split('\n')[0] + inner

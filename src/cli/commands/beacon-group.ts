@@ -119,7 +119,7 @@ const OPTIONS = {
 
 export const command = defineCommand({
   name: 'beacon group',
-  summary: 'create, watch or verify a beacon group of fairdeal nodes (DKG, threshold rounds)',
+  summary: 'set up (new, join), reshare, watch or verify a beacon group of fairdeal nodes (DKG, threshold rounds)',
   help: USAGE,
   options: OPTIONS,
   positionals: { min: 1, max: 1 + MAX_TRANSCRIPTS, missing: 'give new, join, reshare, create, status or verify' },

@@ -190,13 +190,30 @@ async function onlyTable (client: ControlClient): Promise<string> {
   return tables[0].id
 }
 
+/**
+ * A seat's phases before its cards are open, with what the deal waits for: commit–reveal's
+ * (pledged, viewing, contributed) and blind-v1's (keyed, shuffling; dealt until every other seat's
+ * decryption shares for its cards are in).
+ */
+const NOT_YET: Record<string, string> = {
+  pledged: 'the deal waits for every nonce, and a beacon-bound hand also for its round',
+  viewing: 'the deal waits for every nonce, and a beacon-bound hand also for its round',
+  contributed: 'the deal waits for every nonce, and a beacon-bound hand also for its round',
+  keyed: 'the deal waits for every seat\'s key and shuffle, and a beacon-bound hand also for its round',
+  shuffling: 'the deal waits for every seat\'s shuffle, and a beacon-bound hand also for its round',
+  dealt: 'its cards open once the other seats\' decryption shares for them are in'
+}
+
 /** Why a seat shows no cards: the hand is not dealt yet (say so, since it is worth waiting), or not here. */
 async function noCards (client: ControlClient, hand: number, table: string): Promise<string> {
   const status = await client.status(table) as { seatHands?: Array<{ hand: number, phase: string }> }
-  const mine = status.seatHands?.find(h => h.hand === hand)
-  if (mine !== undefined && (mine.phase === 'pledged' || mine.phase === 'contributed')) {
-    return `hand ${hand}: no cards yet (${mine.phase}; the deal waits for every nonce, and a beacon-bound hand also for its round)`
-  }
+  return noCardsText(hand, status.seatHands?.find(h => h.hand === hand))
+}
+
+/** `hand cards` with no cards to show, from this node's seat's state of the hand (undefined: none). */
+export function noCardsText (hand: number, mine: { phase: string } | undefined): string {
+  const why = mine === undefined ? undefined : NOT_YET[mine.phase]
+  if (mine !== undefined && why !== undefined) return `hand ${hand}: no cards yet (${mine.phase}; ${why})`
   return `no cards for hand ${hand} here` + (mine === undefined ? ': it is not in play at this node (not started, over, or this node holds no seat)' : '')
 }
 

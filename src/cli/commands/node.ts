@@ -204,7 +204,7 @@ async function gatherGroupFirst (raw: unknown, path: string): Promise<boolean> {
     if (final === undefined) { logger.flush?.(); return false }
     // The config becomes an ordinary member's: the group block, with this node's listen and HTTP settings.
     await writeJson(path, { data, group: groupBlockOf(final.body, draft.listen, draft.http) })
-    logger.info({ group: final.body.id, dkgStart: new Date(final.body.dkg.start).toISOString() }, `beacon group ${final.body.id} is complete: the DKG starts at ${new Date(final.body.dkg.start).toISOString()}`)
+    logger.info({ group: final.body.id, dkgStart: new Date(final.body.dkg.start).toISOString() }, `beacon group ${final.body.id} is complete: the ${final.body.reshare !== undefined ? 'reshare' : 'DKG'} starts at ${new Date(final.body.dkg.start).toISOString()}`)
     return true
   })
 }
@@ -221,7 +221,12 @@ async function runGroupOnly (raw: { data?: unknown, group: unknown }, path: stri
     ? new GroupJoinDesk(dataDir, draft, signerFromSeed((await loadIdentity(dataDir)).seed), logger)
     : undefined
   const member = await startGroupNode({ config, dataDir, logger, ownLog: true, joinDesk })
-  logger.info({ group: config.params.id, index: member.index, http: member.httpUrl }, 'beacon group member started')
+  // Until its DKG (or reshare) starts a member is silent: say when, so the wait is not a mystery.
+  const waitingFor = member.status().phase === 'waiting-for-dkg' ? config.params.dkg.start : undefined
+  logger.info({ group: config.params.id, index: member.index, http: member.httpUrl, ...(waitingFor !== undefined ? { dkgStart: new Date(waitingFor).toISOString() } : {}) },
+    'beacon group member started' + (waitingFor !== undefined
+      ? `: its ${config.params.reshare !== undefined ? 'reshare' : 'DKG'} starts at ${new Date(waitingFor).toISOString()} (in ${Math.max(0, Math.round((waitingFor - Date.now()) / 1000))} s), every member's node up by then`
+      : ''))
   await new Promise<void>(resolve => {
     const stop = (signal: string): void => { logger.info({ signal }, 'stopping'); resolve() }
     process.once('SIGINT', stop)

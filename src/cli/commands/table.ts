@@ -51,7 +51,8 @@ Sets up a table without copying peer ids by hand. 'table new' prints one line pe
 'seat N: LINK', and writes the dealer's DIR/${CONFIG_FILE} at once:
   1. the dealer sends each player their link and starts 'fairdeal node --config DIR/${CONFIG_FILE}';
      its node serves the seat page on 127.0.0.1:P (--web-port, default ${DEFAULT_WEB_PORT}), takes the seats
-     as their players join, in any order, and deals once every seat is taken;
+     as their players join, in any order, and runs the table once every seat is taken
+     ('fairdeal hand deal --data DIR' then deals each hand);
   2. each player opens the link in a browser (the page is the seat: docs/browser-seat.md), or runs
      'fairdeal table join LINK --data DIR', which writes their node config once every seat is taken.
 A link carries a one-time secret (in the URL's fragment, which a browser sends to no server): the
@@ -86,10 +87,12 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   With a beacon each hand binds a future round; blind-v1 then also lets it fix the
                   final order. 'table new' checks (within ${Math.round(BEACON_CHECK_MS / 1000)} s) that a public beacon answers from here
   --timelock RULE off (default), replay, void or open: every hand's secrets are also time-locked
-                  to its beacon round, so a hand whose dealer stops is finished by the seats once
-                  the round is out; RULE says what such a hand counts for (replay it, void it, or
-                  play it open). Needs a beacon whose scheme has timelock encryption (quicknet's,
-                  bls-unchained-g1-rfc9380: quicknet, a local or a group beacon, or own)
+                  to a beacon round. At a commit-reveal table (with robots) a hand whose dealer
+                  stops is then finished by the seats once the round is out; RULE says what such a
+                  hand counts for (replay it, void it, or play it open). At a blind-v1 table a seat
+                  that walks away is opened from its timelock (--hand-length, below); a dealer that
+                  stops still ends the hand. Needs a beacon whose scheme has timelock encryption
+                  (quicknet's, bls-unchained-g1-rfc9380: quicknet, a local or a group beacon, or own)
   --hand-length MIN with --timelock on a blind-v1 table: the longest a hand may last, in minutes
                   (default 30). Each seat's hand key is also time-locked to the first round due
                   that long after the hand's round, so a seat that walks away is opened then, and
@@ -130,10 +133,11 @@ table carries the group; the group's DKG starts --group-start-in seconds later, 
 starts 'fairdeal node' before then. The table deals nothing before the DKG is done: each node
 takes the group's chain from its own member then ('hand deal' until then says why it waits).
 Every node must be reachable by every other at its --group-announce (or --group-listen) address.
-With --timelock, a hand whose dealer is gone is finished by the seats once the round is out, which
-the n − 1 other nodes make only if n − 1 ≥ t: with the default t = floor(n/2) + 1 a table needs
-three nodes or more (a 2-node table, t = 2, cannot recover a hand without its dealer; 3 nodes:
-t = 2; 4 nodes: t = 3; 5 nodes: t = 3, and two nodes may be gone).
+With --timelock, a hand one node left (its dealer at a commit-reveal table, a seat at a blind-v1
+one) is finished by the others once the round is out, which the n − 1 other nodes make only if
+n − 1 ≥ t: with the default t = floor(n/2) + 1 a table needs three nodes or more (a 2-node table,
+t = 2, cannot recover a hand without one of them; 3 nodes: t = 2; 4 nodes: t = 3; 5 nodes: t = 3,
+and two nodes may be gone).
   --group-threshold T  members whose partials make a round: 2 to n (default floor(n/2) + 1)
   --group-period S     seconds between rounds (default 3)
   --group-start-in S   the DKG starts S seconds after the last seat joined (default 60)
@@ -242,22 +246,22 @@ function requireData (data: string | undefined): string {
 export const commands = [
   defineCommand({
     name: 'table new',
-    summary: 'dealer: set up a table; prints one invite per seat',
+    summary: 'dealer: set up a table; prints one link per seat (--answers: one invite per seat)',
     help: HELP,
     options: NEW_OPTIONS,
     run: async ({ values }) => await newTable({ ...values, data: requireData(values.data) })
   }),
   defineCommand({
     name: 'table join',
-    summary: 'player: take the seat an invite offers; prints the answer',
+    summary: 'player: take the seat a link offers (an invite: prints the answer); writes the node config',
     help: JOIN_HELP,
     options: JOIN_OPTIONS,
-    positionals: { min: 1, max: 1, missing: 'give the INVITE (one argument; quote it)' },
+    positionals: { min: 1, max: 1, missing: 'give the LINK (or INVITE, or table line) the dealer sent: one argument, quoted' },
     run: async ({ values, positionals }) => await joinTable(positionals[0], requireData(values.data), values.listen, values.announce, values.json === true, values)
   }),
   defineCommand({
     name: 'table add',
-    summary: 'dealer: add a player\'s answer; when all are in, the table line',
+    summary: 'dealer (--answers): add a player\'s answer; when all are in, the table line',
     help: ADD_HELP,
     options: ADD_OPTIONS,
     positionals: { min: 1, max: 1, missing: 'give the ANSWER (one argument; quote it)' },
@@ -498,7 +502,7 @@ async function newLinks (o: NewOptions, base: Draft, webPort: number, page: stri
   }
   process.stdout.write(`send each player their link (it works once); it opens the seat page in a browser, or 'fairdeal table join LINK --data DIR' takes it:\n`)
   for (const { seat, link } of links) process.stdout.write(`seat ${seat}: ${link}\n`)
-  process.stdout.write(`start the dealer's node now with 'fairdeal node --config ${configPath}': it serves the page on 127.0.0.1:${webPort}, takes the seats as they join, and deals once every seat is taken\n`)
+  process.stdout.write(`start the dealer's node now with 'fairdeal node --config ${configPath}': it serves the page on 127.0.0.1:${webPort}, takes the seats as they join, and runs the table once every seat is taken (then 'fairdeal hand deal --data ${o.data}' deals a hand)\n`)
   return 0
 }
 
