@@ -281,7 +281,8 @@ export class DkgMachine {
   /** Share checks already done (by share and deal signature): each costs a G2 multiplication. */
   private readonly checked = new Map<string, boolean>()
   private readonly responses = new Map<number, Signed<ResponsesBody>>()
-  private readonly answers = new Map<string, Signed<ShareBody>>()
+  /** Published shares by `dealer:recipient`: the one matching its dealer's deal, or (no deal held yet) up to two waiting for it. */
+  private readonly answers = new Map<string, Array<Signed<ShareBody>>>()
   private readonly results = new Map<number, Signed<ResultBody>>()
   private readonly seen = new Set<string>()
   private readonly answeredComplaints = new Set<number>()
@@ -341,7 +342,7 @@ export class DkgMachine {
     return {
       phase: this.phase,
       coefficients: this.coefficients.map(scalarToHex),
-      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...this.answers.values()],
+      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...[...this.answers.values()].flat()],
       ...(this.late ? { late: true as const } : {})
     }
   }
@@ -417,47 +418,97 @@ export class DkgMachine {
     return out
   }
 
-  /** Files a document; false when already held (or out of its phase). */
+  /**
+   * Files a document; false when it adds nothing (already held, out of its phase, or more of what
+   * one signer may have on record): only what is filed is echoed. Each signer's part is bounded, so
+   * no member can grow another's transcript (or its views, which the others' parsers bound) at will.
+   */
   private accept (_from: string, doc: DkgDocument, live: boolean): boolean {
     if (this.seen.has(doc.sig)) return false
-    this.seen.add(doc.sig)
+    let kept = false
     switch (doc.type) {
       case DKG_DEAL: {
-        const b = doc.body as DealBody
         if (live && this.phase !== 'deal' && this.phase !== 'idle') return false
-        this.fileDeal(doc as Signed<DealBody>, b)
-        return true
+        kept = this.fileDeal(doc as Signed<DealBody>)
+        break
       }
       case DKG_SHARE: {
         const b = doc.body as ShareBody
-        if (b.recipient === this.index && !this.myShares.has(b.dealer)) this.myShares.set(b.dealer, doc as Signed<ShareBody>)
+        if (b.recipient === this.index && !this.myShares.has(b.dealer)) { this.myShares.set(b.dealer, doc as Signed<ShareBody>); kept = true }
         const own = b.dealer === this.dealerIndex && this.dealerIndex > 0
         if (b.recipient !== this.index || own || this.phase === 'complain' || this.phase === 'answer') {
           // Published after a complaint (or our own answer): part of the public transcript.
-          if (!(b.recipient === this.index && own)) this.answers.set(`${b.dealer}:${b.recipient}`, doc as Signed<ShareBody>)
+          if (!(b.recipient === this.index && own)) kept = this.fileAnswer(doc as Signed<ShareBody>) || kept
         }
-        return true
+        break
       }
       case DKG_RESPONSES: {
         const b = doc.body as ResponsesBody
         if (live && this.phase !== 'idle' && this.phase !== 'deal' && this.phase !== 'complain') return false
-        if (!this.responses.has(b.member)) this.responses.set(b.member, doc as Signed<ResponsesBody>)
+        if (!this.responses.has(b.member)) { this.responses.set(b.member, doc as Signed<ResponsesBody>); kept = true }
         // Its view's deals join ours whatever our phase: they decide the qualified set for all.
-        for (const deal of b.view) this.fileDeal(deal)
-        return true
+        for (const deal of b.view) kept = this.fileDeal(deal) || kept
+        break
       }
-      case DKG_RESULT:
-        this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
-        return true
+      case DKG_RESULT: {
+        const b = doc.body as ResultBody
+        // One result a member: it signs one per run (a second, different one adds nothing to compare).
+        if (!this.results.has(b.member)) { this.results.set(b.member, doc as Signed<ResultBody>); kept = true }
+        break
+      }
     }
-    return false
+    if (kept) this.seen.add(doc.sig)
+    return kept
   }
 
-  private fileDeal (deal: Signed<DealBody>, b: DealBody = deal.body): void {
-    this.seen.add(deal.sig)
+  /**
+   * A dealer's deal, or a second, different one (the evidence of its equivocation: `qualify` puts
+   * it out). Any two different deals prove it, so no more are kept: a dealer signing many would
+   * otherwise grow every member's transcript and views past what the others accept.
+   */
+  private fileDeal (deal: Signed<DealBody>): boolean {
+    const b = deal.body
     const prev = this.deals.get(b.dealer)
     if (prev === undefined) this.deals.set(b.dealer, deal)
-    else if (prev.sig !== deal.sig && !this.extraDeals.some(x => x.sig === deal.sig)) this.extraDeals.push(deal) // equivocation: both are kept as evidence
+    else if (prev.sig === deal.sig || this.extraDeals.some(x => x.sig === deal.sig || x.body.dealer === b.dealer)) return false
+    else this.extraDeals.push(deal) // equivocation: both are kept as evidence
+    this.seen.add(deal.sig)
+    this.pruneAnswers(b.dealer)
+    return true
+  }
+
+  /**
+   * A published share of `dealer` to `recipient` (an answer to a complaint). `qualify` counts a
+   * complaint answered when ANY published answer matches the dealer's commitments, so an answer
+   * that matches is never replaced, and one that does not match the dealer's deal held here is not
+   * kept: whatever order a dealer's answers arrive in, every member holding a matching one keeps it.
+   * While the deal is not held here, at most two different answers wait for it (pruned once it comes).
+   */
+  private fileAnswer (doc: Signed<ShareBody>): boolean {
+    const key = `${doc.body.dealer}:${doc.body.recipient}`
+    const held = this.answers.get(key) ?? []
+    if (held.some(a => a.body.share === doc.body.share)) return false
+    const deal = this.deals.get(doc.body.dealer)
+    if (deal !== undefined) {
+      if (held.length > 0 || !this.shareOk(doc, deal)) return false // held ones match (pruned): nothing to add
+      this.answers.set(key, [doc])
+      return true
+    }
+    if (held.length >= 2) return false
+    this.answers.set(key, [...held, doc])
+    return true
+  }
+
+  /** Once a dealer's deal is held, only the answers of that dealer that match it are kept. */
+  private pruneAnswers (dealer: number): void {
+    const deal = this.deals.get(dealer)
+    if (deal === undefined) return
+    for (const [key, held] of this.answers) {
+      if (held[0]?.body.dealer !== dealer) continue
+      const good = held.find(a => this.shareOk(a, deal))
+      if (good === undefined) this.answers.delete(key)
+      else this.answers.set(key, [good])
+    }
   }
 
   tick (now: number): DkgEffect[] {
@@ -519,7 +570,8 @@ export class DkgMachine {
       params: this.params,
       deals: [...this.deals.values(), ...this.extraDeals].sort(sortDeals),
       responses: [...this.responses.values()].sort(byIndex<Signed<ResponsesBody>>(b => b.member)),
-      answers: [...this.answers.values()].sort((a, b) => a.body.dealer - b.body.dealer || a.body.recipient - b.body.recipient)
+      // Answers of a dealer whose deal never came here change nothing (it is out: no-deal).
+      answers: [...this.answers.values()].flat().filter(a => this.deals.has(a.body.dealer)).sort((a, b) => a.body.dealer - b.body.dealer || a.body.recipient - b.body.recipient)
     }
   }
 
@@ -567,7 +619,7 @@ export class DkgMachine {
     const { dealers, weights } = combination(this.params, outcome.qual)
     let share = 0n
     for (const [k, d] of dealers.entries()) {
-      const candidates = [this.myShares.get(d), this.answers.get(`${d}:${this.index}`)]
+      const candidates = [this.myShares.get(d), ...(this.answers.get(`${d}:${this.index}`) ?? [])]
       const deal = this.deals.get(d) as Signed<DealBody>
       const good = candidates.find(c => c !== undefined && c.body.recipient === this.index && this.shareOk(c, deal))
       if (good === undefined) {

@@ -1,0 +1,119 @@
+// A reshare run against one hostile old member (docs/beacon-group.md "Resharing", "The DKG"): in
+// memory, on the machines' clock, every document delivered well within its phase. Whatever the
+// hostile dealer signs, the honest members must end with one new group, and every honest member's
+// own records (its `dkg` entry) must pass the project's verifier.
+import { describe, expect, it } from 'vitest'
+import { signDocument, verifyDocument } from '../src/core/signed.js'
+import { DkgMachine, verifyDkgResult, type DkgEffect, type DkgResult } from '../src/core/beacon/dkg.js'
+import { DKG_DEAL, DKG_SHARE, type DealBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
+import { reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
+import { checkDkgRecord, makeDkgRecord } from '../src/core/beacon/index.js'
+import { commitPolynomial, pointHex, randomPolynomial, scalarToHex } from '../src/core/beacon/threshold.js'
+import { groupParams, memberSigners, runDkg, seededRandom } from './helpers/beacon-group.js'
+
+const oldSigners = memberSigners(5, 'reshare-hostile')
+const oldParams = groupParams(oldSigners, 3)
+const old = runDkg(oldParams, oldSigners).results as DkgResult[]
+const chain = old[0].chainInfo
+const newcomers = memberSigners(2, 'reshare-hostile-new')
+// Every old member stays (new indices 1–5), two newcomers are 6 and 7: 5/3 → 7/4.
+const nodes = [...oldSigners, ...newcomers]
+const params: GroupParams = reshareParams({ params: oldParams, commitments: old[0].commitments, chainInfo: chain }, {
+  members: nodes.map(s => s.peerId), threshold: 4, dkg: { start: chain.genesis_time * 1000 + 60_000, phaseMs: 10_000 }, transition: 100
+})
+
+interface Frame { from: string, to: string, doc: any }
+
+/**
+ * Runs every node's machine; `hostile` (a node index, 1-based) has its frames passed through
+ * `tamper`, which returns the frames to deliver instead (none, the same, or more).
+ */
+function run (hostile: number, tamper: (f: Frame, phase: number) => Frame[]): { results: Array<DkgResult | undefined>, failures: Array<string | undefined>, machines: DkgMachine[] } {
+  const machines = nodes.map((s, i) => new DkgMachine({ params, signer: s, random: seededRandom(`hostile-${i + 1}`), oldShare: old[i]?.share }))
+  const results: Array<DkgResult | undefined> = nodes.map(() => undefined)
+  const failures: Array<string | undefined> = nodes.map(() => undefined)
+  const queue: Frame[] = []
+  let phase = 0
+  const handle = (i: number, out: DkgEffect[]): void => {
+    const from = nodes[i].peerId
+    const frames: Frame[] = []
+    for (const e of out) {
+      if (e.kind === 'send') frames.push({ from, to: e.to, doc: e.doc })
+      if (e.kind === 'broadcast') for (const s of nodes) if (s.peerId !== from) frames.push({ from, to: s.peerId, doc: e.doc })
+      if (e.kind === 'done') results[i] = e.result
+      if (e.kind === 'failed') failures[i] = e.reason
+    }
+    for (const f of frames) queue.push(...(i + 1 === hostile ? tamper(f, phase) : [f]))
+  }
+  let now = params.dkg.start
+  machines.forEach((m, i) => handle(i, m.start(now)))
+  const drain = (): void => {
+    while (queue.length > 0) {
+      const f = queue.shift() as Frame
+      const i = nodes.findIndex(s => s.peerId === f.to)
+      handle(i, machines[i].receive(f.from, JSON.parse(JSON.stringify(f.doc)), now))
+    }
+  }
+  drain()
+  for (let k = 1; k <= 3; k++) {
+    phase = k
+    now = params.dkg.start + k * params.dkg.phaseMs
+    machines.forEach((m, i) => handle(i, m.tick(now)))
+    drain()
+  }
+  return { results, failures, machines }
+}
+
+/** Every honest node: a result, all the same new group, each verifying offline and as its `dkg` log entry. */
+function expectOneGroup (r: ReturnType<typeof run>, hostile: number): DkgResult[] {
+  const honest = nodes.map((_, i) => i).filter(i => i + 1 !== hostile)
+  expect(honest.map(i => r.failures[i])).toEqual(honest.map(() => undefined))
+  const results = honest.map(i => r.results[i] as DkgResult)
+  for (const res of results) expect(res).toBeDefined()
+  expect(new Set(results.map(x => x.qual.join(','))).size).toBe(1)
+  expect(new Set(results.map(x => x.groupHash)).size).toBe(1)
+  expect(new Set(results.map(x => x.commitments.join(','))).size).toBe(1)
+  for (const [k, i] of honest.entries()) {
+    const res = results[k]
+    expect(res.groupKey).toBe(chain.public_key)
+    verifyDkgResult({ ...res }, verifyDocument)
+    const record = JSON.parse(JSON.stringify(makeDkgRecord(res, [])))
+    expect(checkDkgRecord(record, nodes[i].peerId, verifyDocument).problems).toEqual([])
+  }
+  return results
+}
+
+describe('a reshare against one hostile old member', () => {
+  it('a dealer that signs many different deals is out for equivocation everywhere; honest views and records stay within their bounds', () => {
+    // Old member 2 sends each member its deal, then eleven more of its own (2·5 + 1: more than a
+    // transcript of five dealers can hold). Each is a valid signed deal of this session.
+    const extra = Array.from({ length: 11 }, (_, k) => signDocument<DealBody>(DKG_DEAL, {
+      session: machinesSession(), dealer: 2, commitments: commitPolynomial(randomPolynomial(4, seededRandom(`flood-${k}`))).map(pointHex)
+    }, oldSigners[1]))
+    const r = run(2, (f) => f.doc.type === DKG_DEAL ? [f, ...extra.map(doc => ({ ...f, doc }))] : [f])
+    const results = expectOneGroup(r, 2)
+    expect(results[0].disqualified.map(d => [d.dealer, d.reason])).toEqual([[2, 'equivocation']])
+    for (const m of r.machines) expect(m.transcript().deals.length).toBeLessThanOrEqual(2 * 5)
+  })
+
+  it('a dealer that answers a complaint with its share, then with another share signed by it, is judged alike by every member', () => {
+    // Old member 2 keeps newcomer 7's share back (7 complains that it is missing); its machine
+    // answers with the right share, and old member 2 also publishes a wrong share for 7, signed by
+    // it: after the right one to members 1, 3 and 4, before it to members 5, 6 and 7. Every frame
+    // arrives in its phase; the echoes reach everyone.
+    const wrong = (b: ShareBody): Frame['doc'] => signDocument<ShareBody>(DKG_SHARE, { ...b, share: scalarToHex(12345n) }, oldSigners[1])
+    let withheld = false
+    const r = run(2, (f, phase) => {
+      if (f.doc.type !== DKG_SHARE || (f.doc.body as ShareBody).recipient !== 7) return [f]
+      if (phase === 0 && !withheld) { withheld = true; return [] }
+      const first = [1, 3, 4].some(k => nodes[k - 1].peerId === f.to)
+      return first ? [f, { ...f, doc: wrong(f.doc.body) }] : [{ ...f, doc: wrong(f.doc.body) }, f]
+    })
+    expect(withheld).toBe(true)
+    expectOneGroup(r, 2)
+  })
+})
+
+function machinesSession (): string {
+  return new DkgMachine({ params, signer: nodes[0], random: seededRandom('s'), oldShare: old[0].share }).session
+}
