@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { signDocument, verifyDocument } from '../src/core/signed.js'
 import { DkgMachine, verifyDkgResult, type DkgEffect, type DkgResult } from '../src/core/beacon/dkg.js'
-import { DKG_DEAL, DKG_SHARE, type DealBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
+import { DKG_DEAL, DKG_RESPONSES, DKG_SHARE, type DealBody, type ResponsesBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
 import { reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
 import { checkDkgRecord, makeDkgRecord } from '../src/core/beacon/index.js'
 import { commitPolynomial, pointHex, randomPolynomial, scalarToHex } from '../src/core/beacon/threshold.js'
@@ -110,6 +110,23 @@ describe('a reshare against one hostile old member', () => {
       return first ? [f, { ...f, doc: wrong(f.doc.body) }] : [{ ...f, doc: wrong(f.doc.body) }, f]
     })
     expect(withheld).toBe(true)
+    expectOneGroup(r, 2)
+  })
+
+  it('a member that signs two different responses documents (one complaining of a share it never gets answered) is judged alike by every member', () => {
+    // Old member 2, also new member 2, sends members 1, 3 and 4 responses complaining that its
+    // own share to itself is missing, and members 5, 6 and 7 its real responses (no complaint);
+    // it never answers that complaint. Both documents are signed by it and sent in time.
+    let split = false
+    const r = run(2, (f) => {
+      if (f.doc.type === DKG_SHARE && (f.doc.body as ShareBody).recipient === 2 && f.doc.body.dealer === 2) return []
+      if (f.doc.type !== DKG_RESPONSES) return [f]
+      if (![1, 3, 4].some(k => nodes[k - 1].peerId === f.to)) return [f]
+      split = true
+      const body = f.doc.body as ResponsesBody
+      return [{ ...f, doc: signDocument<ResponsesBody>(DKG_RESPONSES, { ...body, complaints: [...body.complaints.filter(c => c.dealer !== 2), { dealer: 2, kind: 'missing' }].sort((a, b) => a.dealer - b.dealer) }, oldSigners[1]) }]
+    })
+    expect(split).toBe(true)
     expectOneGroup(r, 2)
   })
 })

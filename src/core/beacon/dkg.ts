@@ -136,8 +136,18 @@ export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = v
     if (deals.has(a.body.dealer) && shareOk(a)) answered.add(`${a.body.dealer}:${a.body.recipient}`)
   }
   const seenResponses = new Set<number>()
+  // A member that signed two different responses documents said two things: none of its
+  // complaints count (whichever of them a member got first), as both are in the transcript.
+  const responsesOf = new Map<number, string>()
+  const twoFaced = new Set<number>()
+  for (const r of responses) {
+    const prev = responsesOf.get(r.body.member)
+    if (prev !== undefined && prev !== r.sig) twoFaced.add(r.body.member)
+    responsesOf.set(r.body.member, r.sig)
+  }
   for (const r of responses) {
     seenResponses.add(r.body.member)
+    if (twoFaced.has(r.body.member)) continue
     for (const c of r.body.complaints) {
       if (!deals.has(c.dealer) || dq.has(c.dealer)) continue
       if (c.kind === 'bad-share') {
@@ -281,6 +291,8 @@ export class DkgMachine {
   /** Share checks already done (by share and deal signature): each costs a G2 multiplication. */
   private readonly checked = new Map<string, boolean>()
   private readonly responses = new Map<number, Signed<ResponsesBody>>()
+  /** A second, different responses document of a member (it signed two: its complaints do not count). */
+  private readonly extraResponses = new Map<number, Signed<ResponsesBody>>()
   /** Published shares by `dealer:recipient`: the one matching its dealer's deal, or (no deal held yet) up to two waiting for it. */
   private readonly answers = new Map<string, Array<Signed<ShareBody>>>()
   private readonly results = new Map<number, Signed<ResultBody>>()
@@ -342,7 +354,7 @@ export class DkgMachine {
     return {
       phase: this.phase,
       coefficients: this.coefficients.map(scalarToHex),
-      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...[...this.answers.values()].flat()],
+      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...this.extraResponses.values(), ...[...this.answers.values()].flat()],
       ...(this.late ? { late: true as const } : {})
     }
   }
@@ -444,8 +456,17 @@ export class DkgMachine {
       }
       case DKG_RESPONSES: {
         const b = doc.body as ResponsesBody
-        if (live && this.phase !== 'idle' && this.phase !== 'deal' && this.phase !== 'complain') return false
-        if (!this.responses.has(b.member)) { this.responses.set(b.member, doc as Signed<ResponsesBody>); kept = true }
+        const first = this.responses.get(b.member)
+        if (first === undefined) {
+          if (live && this.phase !== 'idle' && this.phase !== 'deal' && this.phase !== 'complain') return false
+          this.responses.set(b.member, doc as Signed<ResponsesBody>)
+          kept = true
+        } else if (first.sig !== doc.sig && !this.extraResponses.has(b.member)) {
+          // A second, different one: kept in any phase, as evidence (qualify then counts none of
+          // that member's complaints); more add nothing.
+          this.extraResponses.set(b.member, doc as Signed<ResponsesBody>)
+          kept = true
+        }
         // Its view's deals join ours whatever our phase: they decide the qualified set for all.
         for (const deal of b.view) kept = this.fileDeal(deal) || kept
         break
@@ -527,7 +548,7 @@ export class DkgMachine {
       if (this.responses.size === n || now >= this.deadline(2)) this.enter('answer', out)
     }
     if (this.phase === 'answer') {
-      const pending = [...this.responses.values()].some(r => r.body.complaints.some(c =>
+      const pending = [...this.responses.values()].some(r => !this.extraResponses.has(r.body.member) && r.body.complaints.some(c =>
         c.kind === 'missing' && this.deals.has(c.dealer) && !this.answers.has(`${c.dealer}:${r.body.member}`)))
       if (!pending || now >= this.deadline(3)) this.finish(out)
     }
@@ -569,7 +590,7 @@ export class DkgMachine {
     return {
       params: this.params,
       deals: [...this.deals.values(), ...this.extraDeals].sort(sortDeals),
-      responses: [...this.responses.values()].sort(byIndex<Signed<ResponsesBody>>(b => b.member)),
+      responses: [...this.responses.values(), ...this.extraResponses.values()].sort(byIndex<Signed<ResponsesBody>>(b => b.member)),
       // Answers of a dealer whose deal never came here change nothing (it is out: no-deal).
       answers: [...this.answers.values()].flat().filter(a => this.deals.has(a.body.dealer)).sort((a, b) => a.body.dealer - b.body.dealer || a.body.recipient - b.body.recipient)
     }
