@@ -322,13 +322,15 @@ export class RoundMachine {
       out.push({ kind: 'produced', entry, via: 'partials' })
       return
     }
-    // Some partial is wrong: check each, drop and name the bad ones, recover from the good.
+    // Some partial is wrong: check each, drop and name the bad ones, recover from the good. A bad
+    // one is named only with its sender's signature (checked now: partials are not signature-checked
+    // on arrival, the connection proves the sender), the evidence a blame record's verifier needs.
     const bad: BlameBody['bad'] = []
     for (const [index, p] of m) {
       if (!verifyOnG1(p.point, h, this.pubs[index - 1])) {
         m.delete(index)
         this.suspects.add(index)
-        bad.push({ index, reason: 'bad-partial', partial: p.doc })
+        if (this.verify(p.doc)) bad.push({ index, reason: 'bad-partial', partial: p.doc })
       }
     }
     if (bad.length > 0) {
