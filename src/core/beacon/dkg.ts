@@ -324,7 +324,8 @@ export class DkgMachine {
         throw new CoreInputError(`this node's old share does not match old member ${oldIndex}'s public share`)
       }
       this.dealerIndex = oldIndex
-      this.coefficients = saved ?? [oldShare, ...randomPolynomial(this.params.threshold - 1, init.random)]
+      // Its other t' − 1 coefficients random (none for a new threshold of 1: the deal is the old share itself).
+      this.coefficients = saved ?? [oldShare, ...(this.params.threshold > 1 ? randomPolynomial(this.params.threshold - 1, init.random) : [])]
       if (this.coefficients[0] !== oldShare) throw new CoreInputError('snapshot polynomial does not reshare this node\'s old share')
     } else {
       if (this.index === 0) throw new CoreInputError('this node leaves the group in this reshare and holds no old share: it has nothing to do')
