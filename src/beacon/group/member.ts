@@ -10,7 +10,7 @@ import { fromUtf8 } from '../../core/bytes.js'
 import type { Signer } from '../../core/identity.js'
 import type { Signed } from '../../core/signed.js'
 import {
-  DkgMachine, DKG_RECORD_KIND, GROUP_PARTIAL, PENDING_ROUNDS, SIGN_BACKLOG, makeDkgRecord, dealersOf, groupSession, participantsOf, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
+  DkgMachine, DKG_RECORD_KIND, GROUP_PARTIAL, parseGroupParams, PENDING_ROUNDS, SIGN_BACKLOG, makeDkgRecord, dealersOf, groupSession, participantsOf, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
   BLAME_RECORD_KIND, type BlameBody, type BlameRecord, assertRefusalRecord, makeRefusalRecord, RESHARE_REFUSED_KIND, type RefusalRecord,
   type BeaconEntry, type ChainInfo, type DkgEffect, type DkgResult, type DkgSnapshot, type GroupParams, type RoundEffect
 } from '../../core/beacon/index.js'
@@ -146,7 +146,15 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   const oldShareFile = reshare === undefined
     ? undefined
     : [savedShare, (await readJson(path(PREVIOUS_SHARE_FILE))) as ShareFile | undefined].find(f => f?.session === reshare.session)
-  const runDoneBefore = savedShare?.session === session
+  // The run is done here once share.json names its session (written last: after the transcript)
+  // and transcript.json is that run's. Otherwise (a crash in between) the run's saved state, which
+  // holds every document, gives the same outcome again (DkgMachine recomputes a finished run).
+  const savedTranscript = (await readJson(path(TRANSCRIPT_FILE))) as DkgResult | undefined
+  const transcriptSession = ((): string | undefined => {
+    try { return savedTranscript === undefined ? undefined : groupSession(parseGroupParams(savedTranscript.transcript.params)) } catch { return undefined }
+  })()
+  const runDoneBefore = savedShare?.session === session && transcriptSession === session
+  if (savedShare?.session === session && !runDoneBefore) log.warn({ session }, 'share.json of this run without its transcript.json (stopped while writing them): computing the run\'s outcome again from its saved state')
   let dkg: DkgMachine | undefined
   try {
     dkg = new DkgMachine({ params, signer, random: (n) => new Uint8Array(randomBytes(n)), verify: nativeVerifyDocument, oldShare: oldShareFile?.share },
@@ -309,10 +317,11 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           const keepOld = oldShareFile !== undefined ? JSON.stringify(oldShareFile) + '\n' : undefined
           runDone = true
           write(async () => {
-            // The old share first, so that a crash in between leaves both shares on disk.
+            // The old share first, so that a crash in between leaves both shares on disk; the new
+            // share last: share.json naming this run says the run is done here (its transcript in).
             if (keepOld !== undefined) await writeAtomic(path(PREVIOUS_SHARE_FILE), keepOld, 0o600)
-            await writeAtomic(path(SHARE_FILE), JSON.stringify(share) + '\n', 0o600)
             await writeAtomic(path(TRANSCRIPT_FILE), JSON.stringify(transcript) + '\n', 0o644)
+            await writeAtomic(path(SHARE_FILE), JSON.stringify(share) + '\n', 0o600)
           })
           saveResults()
           logDkg(r, dkg === undefined ? [] : [...dkg.announcedResults.values()])
@@ -415,9 +424,9 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   }
 
   // A member restarted after the DKG loads its share and the public transcript (re-checked) instead.
-  if (savedShare !== undefined && (runDoneBefore || reshare === undefined)) {
-    const saved = (await readJson(path(TRANSCRIPT_FILE))) as DkgResult | undefined
-    if (saved === undefined || savedShare.session !== session) throw new Error(`${init.dir}: share.json without a matching transcript.json for this group`)
+  if (savedShare !== undefined && (runDoneBefore || (reshare === undefined && savedShare.session !== session))) {
+    const saved = savedTranscript
+    if (saved === undefined || !runDoneBefore) throw new Error(`${init.dir}: share.json without a matching transcript.json for this group`)
     verifyDkgResult({ ...saved, share: savedShare.share, index: savedShare.index }, nativeVerifyDocument)
     chain = parseChainInfo(saved.chainInfo)
     const logged = (await readJson(path(DKG_LOGGED_FILE))) as { session?: unknown } | undefined

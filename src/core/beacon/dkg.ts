@@ -301,6 +301,8 @@ export class DkgMachine {
   private result: DkgResult | undefined
   /** Started after the deal phase's deadline (this process came up late): see finish(). */
   private late = false
+  /** Restored from a snapshot of a finished run: its outcome is computed again at the next tick. */
+  private refinish = false
 
   constructor (init: DkgInit, snapshot?: DkgSnapshot) {
     this.params = parseGroupParams(init.params)
@@ -336,7 +338,10 @@ export class DkgMachine {
     if (snapshot !== undefined) {
       this.late = snapshot.late === true
       for (const doc of snapshot.documents) this.accept(this.signer.peerId, doc, false)
-      this.phase = snapshot.phase === 'done' || snapshot.phase === 'failed' ? snapshot.phase : snapshot.phase
+      this.phase = snapshot.phase
+      // A run saved as done holds every document its outcome came from, but not the outcome (the
+      // share is not in the snapshot): a member restarted without its share computes it again.
+      this.refinish = snapshot.phase === 'done' && this.index > 0
     }
   }
 
@@ -535,6 +540,12 @@ export class DkgMachine {
 
   tick (now: number): DkgEffect[] {
     const out: DkgEffect[] = []
+    if (this.refinish) {
+      // The same documents give the same outcome and share (qualify is deterministic).
+      this.refinish = false
+      this.finish(out)
+      return out
+    }
     const n = this.params.members.length
     const nd = this.dealers.length
     if (this.phase === 'deal') {
