@@ -2,7 +2,7 @@
 // "Resharing": the run's state, then the share and the transcript) comes back with its share. A
 // one-member group on loopback, on a stepped clock: its DKG and reshare end at their start.
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -11,6 +11,10 @@ import { groupDir, startGroupNode } from '../src/beacon/group/node.js'
 import { PREVIOUS_SHARE_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
 import { groupSession, roundTime, type ChainInfo, type DkgResult } from '../src/core/beacon/index.js'
 import { steppedClock } from './helpers/beacon-group.js'
+import { DKG_SHARE } from '../src/core/beacon/dkg-documents.js'
+import { bls12_381 } from '@noble/curves/bls12-381.js'
+
+const Fr = bls12_381.fields.Fr
 
 const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })
 const clock = steppedClock()
@@ -93,5 +97,70 @@ it('killed after a reshare wrote share.json but before transcript.json: restarte
   } finally {
     await m.stop()
     await newcomer.stop()
+  }
+})
+
+it('once round transition + 40 is due, nothing on an old member\'s disk holds its old share: not a member staying in the group, not one leaving it', async () => {
+  // A 2/2 group {A, B} reshared to {A, C} (2/2): B leaves, C is new.
+  const root2 = join(root, 'retire')
+  const g = await prepareLocalGroup({ root: root2, members: 2, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+  const dirs = g.dataDirs.map(d => groupDir(d, g.configs[0].params.id))
+  const olds = await Promise.all([0, 1].map(async i => await startGroupNode({ config: g.configs[i], dataDir: g.dataDirs[i], logger: silent, clock, tickMs: 20 })))
+  clock.set(g.configs[0].params.dkg.start)
+  const chain = await olds[0].ready
+  await olds[1].ready
+  for (const m of olds) await m.stop()
+  const oldShares = await Promise.all(dirs.map(async d => JSON.parse(await readFile(join(d, SHARE_FILE), 'utf8')).share as string))
+  const old = JSON.parse(await readFile(join(dirs[0], TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  const start = roundTime(chain, 5)
+  const T = 10
+  const reshare = await prepareLocalReshare({ root: root2, group: g, old, newcomers: 1, keep: [1], threshold: 2, start, phaseMs: 1000, transition: T })
+  // Members: A (old 1, new 1), B (old 2, leaving), C (new 2).
+  const nodes = await Promise.all([0, 1, 2].map(async i => await startGroupNode({ config: reshare.configs[i], dataDir: reshare.dataDirs[i], logger: silent, clock, tickMs: 20 })))
+  // Files the old share is in, or can be computed from: a saved run state holds the shares the
+  // member received (their sum is its share of that run's group) and its polynomial.
+  const holding = async (d: string, secret: string): Promise<string[]> => {
+    const out: string[] = []
+    for (const f of await readdir(d)) {
+      const text = await readFile(join(d, f), 'utf8')
+      if (text.includes(secret)) { out.push(f); continue }
+      let state: { documents?: Array<{ type: string, body: { dealer: number, recipient: number, share: string } }> } | undefined
+      try { state = JSON.parse(text) } catch { continue }
+      const byDealer = new Map<number, bigint>()
+      for (const doc of state?.documents ?? []) {
+        if (doc.type === DKG_SHARE && !byDealer.has(doc.body.dealer)) byDealer.set(doc.body.dealer, BigInt('0x' + doc.body.share))
+      }
+      let sum = 0n
+      for (const v of byDealer.values()) sum = Fr.add(sum, v)
+      if (byDealer.size > 0 && sum === BigInt('0x' + secret)) out.push(f)
+    }
+    return out
+  }
+  try {
+    clock.set(start)
+    const deadline = Date.now() + 20_000
+    const states = (): Array<string | undefined> => nodes.map(n => n.status().reshare?.state)
+    while (JSON.stringify(states()) !== JSON.stringify(['done', 'left', 'done']) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(states()).toEqual(['done', 'left', 'done'])
+    clock.set(roundTime(chain, T + 41) + 1)
+    const until = Date.now() + 10_000
+    while (((await holding(dirs[0], oldShares[0])).length > 0 || (await holding(dirs[1], oldShares[1])).length > 0) && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 50))
+    expect(await holding(dirs[0], oldShares[0])).toEqual([])
+    expect(await holding(dirs[1], oldShares[1])).toEqual([])
+  } finally {
+    for (const n of nodes) await n.stop()
+  }
+  // A, restarted, still signs for the new group with C.
+  const a = await startGroupNode({ config: reshare.configs[0], dataDir: reshare.dataDirs[0], logger: silent, clock, tickMs: 20 })
+  const c = await startGroupNode({ config: reshare.configs[2], dataDir: reshare.dataDirs[2], logger: silent, clock, tickMs: 20 })
+  try {
+    expect(await readyWithin(a)).toEqual(chain)
+    clock.set(roundTime(chain, T + 42) + 1)
+    const until = Date.now() + 10_000
+    while (a.entry(T + 42) === undefined && Date.now() < until) await new Promise(resolve => setTimeout(resolve, 20))
+    expect(a.entry(T + 42)).toBeDefined()
+  } finally {
+    await a.stop()
+    await c.stop()
   }
 })

@@ -445,7 +445,8 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     // Before (or during) a reshare: an old member that holds its old share goes on signing the old
     // group's rounds; one that left in it (its run done, restarted since) until the transition only.
     chain = reshare.chain
-    const left = dkg?.currentPhase === 'done' && !params.members.includes(signer.peerId)
+    // Left: its run done (saved), or its old share already deleted after the transition (above).
+    const left = !params.members.includes(signer.peerId) && (dkg?.currentPhase === 'done' || oldShareFile === undefined)
     if (left) { reshareState = 'left'; runDone = true }
     if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile, await loadRounds(), left)
   }
@@ -472,15 +473,26 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   })
 
   // Once the new group has signed past the window in which the old group's partials still count,
-  // the old group's machine is dropped and its share deleted: this member can no longer sign for
-  // it (forward security of its own old share; docs/beacon-group.md says what that does not cover).
+  // the old group's machine is dropped and every file its share can be had from is deleted: the
+  // old share itself (share-previous.json; share.json for a member that left) and the runs' saved
+  // states (the DKG's and each reshare's hold the member's polynomial and the shares it received,
+  // a reshare's polynomial has the old share as its constant). This member can no longer sign for
+  // the old group (forward security of its own old share; docs/beacon-group.md says what that does
+  // not cover). Once a process: the deletions are idempotent, and a restart does them again.
+  let retired = false
   function retireOldGroup (now: number): void {
-    if (reshare === undefined || machines.length < 2 || reshareState !== 'done' || chain === undefined) return
+    if (retired || reshare === undefined || chain === undefined || (reshareState !== 'done' && reshareState !== 'left')) return
     if (now < roundTime(chain, reshare.transition + PENDING_ROUNDS + SIGN_BACKLOG)) return
-    const old = machines.shift() as RoundMachine
-    for (const e of old.held()) newest()?.adopt(e)
-    write(async () => { await rm(path(PREVIOUS_SHARE_FILE), { force: true }) })
-    log.info({ transition: reshare.transition }, 'the old group\'s share deleted: the new group signs every round now')
+    retired = true
+    if (reshareState === 'done' && machines.length >= 2) {
+      const old = machines.shift() as RoundMachine
+      for (const e of old.held()) newest()?.adopt(e)
+    }
+    const files = [PREVIOUS_SHARE_FILE, DKG_STATE_FILE, reshareStateFile(reshare.session), stateFile, ...(reshareState === 'left' ? [SHARE_FILE] : [])]
+    write(async () => { for (const f of files) await rm(path(f), { force: true }) })
+    log.info({ transition: reshare.transition }, reshareState === 'left'
+      ? 'this member left the group: its old share and the runs\' saved states deleted'
+      : 'the old group\'s share and the runs\' saved states deleted: the new group signs every round now')
   }
 
   const stopLoop = new AbortController()
