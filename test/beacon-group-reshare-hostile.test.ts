@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { signDocument, verifyDocument } from '../src/core/signed.js'
 import { DkgMachine, verifyDkgResult, type DkgEffect, type DkgResult } from '../src/core/beacon/dkg.js'
-import { DKG_DEAL, DKG_RESPONSES, DKG_SHARE, type DealBody, type ResponsesBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
+import { DKG_DEAL, DKG_RESPONSES, DKG_RESULT, DKG_SHARE, type DealBody, type ResponsesBody, type ResultBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
 import { reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
 import { checkDkgRecord, makeDkgRecord } from '../src/core/beacon/index.js'
 import { commitPolynomial, pointHex, randomPolynomial, scalarToHex } from '../src/core/beacon/threshold.js'
@@ -128,6 +128,17 @@ describe('a reshare against one hostile old member', () => {
     })
     expect(split).toBe(true)
     expectOneGroup(r, 2)
+  })
+
+  it('a member\'s second, different result (after the run) does not replace its first: what members compare (agreeing) stays what it signed first', () => {
+    const r = run(0, (f) => [f])
+    const m = r.machines[0]
+    const first = m.announcedResults.get(2)
+    expect(first).toBeDefined()
+    if (first === undefined) return
+    const other = signDocument<ResultBody>(DKG_RESULT, { ...first.body, groupHash: '00'.repeat(32) }, nodes[1])
+    m.receive(nodes[1].peerId, JSON.parse(JSON.stringify(other)), params.dkg.start + 40_000)
+    expect(m.announcedResults.get(2)?.sig).toBe(first.sig)
   })
 })
 

@@ -404,7 +404,7 @@ export class DkgMachine {
       // Late results are still welcome: they tell us who agrees.
       try {
         const doc = parseDkgDocument(value, this.params, this.session, this.verify)
-        if (doc.type === DKG_RESULT) this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
+        if (doc.type === DKG_RESULT && !this.results.has((doc.body as ResultBody).member)) this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
       } catch { /* nothing to do after the end */ }
       return out
     }
