@@ -1,10 +1,11 @@
 // A reshare run against one hostile old member (docs/beacon-group.md "Resharing", "The DKG"): in
 // memory, on the machines' clock, every document delivered well within its phase. Whatever the
 // hostile dealer signs, the honest members must end with one new group, and every honest member's
-// own records (its `dkg` entry) must pass the project's verifier.
+// own records (its `dkg` entry) must pass the project's verifier. The same driver also kills an
+// old member mid-run (its frames lost) and restarts it from its snapshot.
 import { describe, expect, it } from 'vitest'
 import { signDocument, verifyDocument } from '../src/core/signed.js'
-import { DkgMachine, verifyDkgResult, type DkgEffect, type DkgResult } from '../src/core/beacon/dkg.js'
+import { DkgMachine, verifyDkgResult, type DkgEffect, type DkgResult, type DkgSnapshot } from '../src/core/beacon/dkg.js'
 import { DKG_DEAL, DKG_RESPONSES, DKG_RESULT, DKG_SHARE, type DealBody, type ResponsesBody, type ResultBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
 import { reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
 import { checkDkgRecord, makeDkgRecord } from '../src/core/beacon/index.js'
@@ -18,7 +19,7 @@ const chain = old[0].chainInfo
 const newcomers = memberSigners(2, 'reshare-hostile-new')
 // Every old member stays (new indices 1–5), two newcomers are 6 and 7: 5/3 → 7/4.
 const nodes = [...oldSigners, ...newcomers]
-const params: GroupParams = reshareParams({ params: oldParams, commitments: old[0].commitments, chainInfo: chain }, {
+const runParams: GroupParams = reshareParams({ params: oldParams, commitments: old[0].commitments, chainInfo: chain }, {
   members: nodes.map(s => s.peerId), threshold: 4, dkg: { start: chain.genesis_time * 1000 + 60_000, phaseMs: 10_000 }, transition: 100
 })
 
@@ -28,8 +29,16 @@ interface Frame { from: string, to: string, doc: any }
  * Runs every node's machine; `hostile` (a node index, 1-based) has its frames passed through
  * `tamper`, which returns the frames to deliver instead (none, the same, or more).
  */
-function run (hostile: number, tamper: (f: Frame, phase: number) => Frame[]): { results: Array<DkgResult | undefined>, failures: Array<string | undefined>, machines: DkgMachine[] } {
-  const machines = nodes.map((s, i) => new DkgMachine({ params, signer: s, random: seededRandom(`hostile-${i + 1}`), oldShare: old[i]?.share }))
+function run (hostile: number, tamper: (f: Frame, phase: number) => Frame[], opts: {
+  params?: GroupParams
+  /** The hostile node is restarted from its last snapshot once the frames of this phase are delivered. */
+  restartAfterPhase?: number
+} = {}): { results: Array<DkgResult | undefined>, failures: Array<string | undefined>, machines: DkgMachine[], left: Array<boolean> } {
+  const params = opts.params ?? runParams
+  const make = (i: number, snapshot?: DkgSnapshot): DkgMachine => new DkgMachine({ params, signer: nodes[i], random: seededRandom(`hostile-${i + 1}`), oldShare: old[i]?.share }, snapshot)
+  const machines = nodes.map((_, i) => make(i))
+  const saved: Array<DkgSnapshot | undefined> = nodes.map(() => undefined)
+  const left = nodes.map(() => false)
   const results: Array<DkgResult | undefined> = nodes.map(() => undefined)
   const failures: Array<string | undefined> = nodes.map(() => undefined)
   const queue: Frame[] = []
@@ -42,6 +51,8 @@ function run (hostile: number, tamper: (f: Frame, phase: number) => Frame[]): { 
       if (e.kind === 'broadcast') for (const s of nodes) if (s.peerId !== from) frames.push({ from, to: s.peerId, doc: e.doc })
       if (e.kind === 'done') results[i] = e.result
       if (e.kind === 'failed') failures[i] = e.reason
+      if (e.kind === 'left') left[i] = true
+      if (e.kind === 'persist') saved[i] = JSON.parse(JSON.stringify(e.snapshot))
     }
     for (const f of frames) queue.push(...(i + 1 === hostile ? tamper(f, phase) : [f]))
   }
@@ -54,14 +65,23 @@ function run (hostile: number, tamper: (f: Frame, phase: number) => Frame[]): { 
       handle(i, machines[i].receive(f.from, JSON.parse(JSON.stringify(f.doc)), now))
     }
   }
+  const restart = (k: number): void => {
+    if (opts.restartAfterPhase !== k) return
+    phase = 100 // the frames of the restarted process
+    machines[hostile - 1] = make(hostile - 1, saved[hostile - 1])
+    handle(hostile - 1, machines[hostile - 1].tick(now))
+    drain()
+  }
   drain()
+  restart(0)
   for (let k = 1; k <= 3; k++) {
-    phase = k
+    if (phase < 100) phase = k
     now = params.dkg.start + k * params.dkg.phaseMs
     machines.forEach((m, i) => handle(i, m.tick(now)))
     drain()
+    restart(k)
   }
-  return { results, failures, machines }
+  return { results, failures, machines, left }
 }
 
 /** Every honest node: a result, all the same new group, each verifying offline and as its `dkg` log entry. */
@@ -88,7 +108,7 @@ describe('a reshare against one hostile old member', () => {
     // Old member 2 sends each member its deal, then eleven more of its own (2·5 + 1: more than a
     // transcript of five dealers can hold). Each is a valid signed deal of this session.
     const extra = Array.from({ length: 11 }, (_, k) => signDocument<DealBody>(DKG_DEAL, {
-      session: machinesSession(), dealer: 2, commitments: commitPolynomial(randomPolynomial(4, seededRandom(`flood-${k}`))).map(pointHex)
+      session: machinesSession(runParams), dealer: 2, commitments: commitPolynomial(randomPolynomial(4, seededRandom(`flood-${k}`))).map(pointHex)
     }, oldSigners[1]))
     const r = run(2, (f) => f.doc.type === DKG_DEAL ? [f, ...extra.map(doc => ({ ...f, doc }))] : [f])
     const results = expectOneGroup(r, 2)
@@ -137,11 +157,26 @@ describe('a reshare against one hostile old member', () => {
     expect(first).toBeDefined()
     if (first === undefined) return
     const other = signDocument<ResultBody>(DKG_RESULT, { ...first.body, groupHash: '00'.repeat(32) }, nodes[1])
-    m.receive(nodes[1].peerId, JSON.parse(JSON.stringify(other)), params.dkg.start + 40_000)
+    m.receive(nodes[1].peerId, JSON.parse(JSON.stringify(other)), runParams.dkg.start + 40_000)
     expect(m.announcedResults.get(2)?.sig).toBe(first.sig)
   })
 })
 
-function machinesSession (): string {
-  return new DkgMachine({ params, signer: nodes[0], random: seededRandom('s'), oldShare: old[0].share }).session
+describe('a reshare with an old member killed mid-run (the same driver, its first process\'s frames lost)', () => {
+  it('a leaving dealer killed in the deal phase before its deal and shares went out, restarted from its snapshot, still deals', () => {
+    // Old member 5 leaves (5/3 → 6/4: old 1–4 and the two newcomers); it only deals and answers.
+    const p = reshareParams({ params: oldParams, commitments: old[0].commitments, chainInfo: chain }, {
+      members: [...oldSigners.slice(0, 4), ...newcomers].map(s => s.peerId), threshold: 4, dkg: runParams.dkg, transition: 100
+    })
+    // Its first process's frames are lost (it was killed); its second one's go out.
+    const r = run(5, (f, phase) => phase < 100 ? [] : [f], { params: p, restartAfterPhase: 0 })
+    const honest = [0, 1, 2, 3, 5, 6]
+    expect(honest.map(i => r.failures[i])).toEqual(honest.map(() => undefined))
+    for (const i of honest) expect(r.results[i]?.qual).toEqual([1, 2, 3, 4, 5])
+    expect(r.left[4]).toBe(true)
+  })
+})
+
+function machinesSession (p: GroupParams): string {
+  return new DkgMachine({ params: p, signer: nodes[0], random: seededRandom('s'), oldShare: old[0].share }).session
 }

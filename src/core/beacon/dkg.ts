@@ -303,6 +303,8 @@ export class DkgMachine {
   private late = false
   /** Restored from a snapshot of a finished run: its outcome is computed again at the next tick. */
   private refinish = false
+  /** Restored mid-run: what this member sent may have died with its process; sent again at the next tick. */
+  private resend = false
 
   constructor (init: DkgInit, snapshot?: DkgSnapshot) {
     this.params = parseGroupParams(init.params)
@@ -342,6 +344,7 @@ export class DkgMachine {
       // A run saved as done holds every document its outcome came from, but not the outcome (the
       // share is not in the snapshot): a member restarted without its share computes it again.
       this.refinish = snapshot.phase === 'done' && this.index > 0
+      this.resend = snapshot.phase === 'deal' || snapshot.phase === 'complain' || snapshot.phase === 'answer'
     }
   }
 
@@ -540,6 +543,10 @@ export class DkgMachine {
 
   tick (now: number): DkgEffect[] {
     const out: DkgEffect[] = []
+    if (this.resend) {
+      this.resend = false
+      this.sendOwnAgain(out)
+    }
     if (this.refinish) {
       // The same documents give the same outcome and share (qualify is deterministic).
       this.refinish = false
@@ -565,6 +572,28 @@ export class DkgMachine {
       if (!pending || now >= this.deadline(3)) this.finish(out)
     }
     return out
+  }
+
+  /**
+   * A member restarted mid-run: the documents it sent before (its deal, its shares, its responses,
+   * its answers to complaints it holds) may not have left its old process, whose retries died with
+   * it; nobody sends them back to it. Sent again: they are the same documents (the polynomial is in
+   * the snapshot, signatures are deterministic), so a member that has them ignores the copy.
+   */
+  private sendOwnAgain (out: DkgEffect[]): void {
+    if (this.dealerIndex > 0) {
+      const deal = this.deals.get(this.dealerIndex)
+      if (deal !== undefined && deal.signer === this.signer.peerId) out.push({ kind: 'broadcast', doc: deal })
+      this.params.members.forEach((peer, i) => { if (i + 1 !== this.index) out.push({ kind: 'send', to: peer, doc: this.shareFor(i + 1) }) })
+      for (const r of this.responses.values()) {
+        if (r.body.member !== this.index && r.body.complaints.some(c => c.dealer === this.dealerIndex && c.kind === 'missing')) {
+          this.answeredComplaints.add(r.body.member)
+          out.push({ kind: 'broadcast', doc: this.shareFor(r.body.member) })
+        }
+      }
+    }
+    const own = this.index > 0 ? this.responses.get(this.index) : undefined
+    if (own !== undefined) out.push({ kind: 'broadcast', doc: own })
   }
 
   /** Whether `share` lies on `deal`'s committed polynomial at its recipient's index (memoised). */
