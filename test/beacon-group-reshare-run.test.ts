@@ -203,6 +203,18 @@ describe('a reshare run by the machines', () => {
     expect(after.find(e => e.kind === 'failed')).toMatchObject({ cause: 'missed' })
   })
 
+  it('a node killed in the deal phase and restarted after it ended, holding too little, says it missed the reshare, and signs no refusal', () => {
+    const p = params()
+    const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('down'), oldShare: old[0].share })
+    const saved = m.start(dkgStart).find(e => e.kind === 'persist')
+    if (saved?.kind !== 'persist') throw new Error('no snapshot')
+    // Down from the deal phase to after the run's last deadline: the others finished without it.
+    const again = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('down'), oldShare: old[0].share }, JSON.parse(JSON.stringify(saved.snapshot)))
+    const out = again.tick(dkgStart + 31_000)
+    expect(out.filter(e => e.kind === 'refused')).toEqual([])
+    expect(out.find(e => e.kind === 'failed')).toMatchObject({ cause: 'missed' })
+  })
+
   it('a dealer restarted from its snapshot deals the same polynomial on its old share; a snapshot on another share is refused', () => {
     const p = params()
     const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('restart'), oldShare: old[0].share })

@@ -545,6 +545,11 @@ export class DkgMachine {
     const out: DkgEffect[] = []
     if (this.resend) {
       this.resend = false
+      // Down across the deadline of the phase it was saved in: what the others sent meanwhile may
+      // be lost to it (they stop sending once their run is over), so it came up late, as a node
+      // first started after the deal phase: a refusal would rest on a transcript it could not complete.
+      const phaseEnd = this.phase === 'deal' ? 1 : this.phase === 'complain' ? 2 : 3
+      if (now >= this.deadline(phaseEnd)) this.late = true
       this.sendOwnAgain(out)
     }
     if (this.refinish) {
