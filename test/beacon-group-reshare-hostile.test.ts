@@ -4,7 +4,7 @@
 // own records (its `dkg` entry) must pass the project's verifier. The same driver also kills an
 // old member mid-run (its frames lost) and restarts it from its snapshot.
 import { describe, expect, it } from 'vitest'
-import { signDocument, verifyDocument } from '../src/core/signed.js'
+import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
 import { DkgMachine, verifyDkgResult, type DkgEffect, type DkgResult, type DkgSnapshot } from '../src/core/beacon/dkg.js'
 import { DKG_DEAL, DKG_RESPONSES, DKG_RESULT, DKG_SHARE, type DealBody, type ResponsesBody, type ResultBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
 import { reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
@@ -148,6 +148,25 @@ describe('a reshare against one hostile old member', () => {
     })
     expect(split).toBe(true)
     expectOneGroup(r, 2)
+  })
+
+  it('a dealer whose commitments are not curve points is out everywhere (bad-deal); the reshare goes on', () => {
+    const junk = Array.from({ length: 4 }, (_, k) => 'ab'.repeat(95) + String(k).padStart(2, '0'))
+    // Its one deal, everywhere: in its own responses' view too (so it is no equivocation).
+    let deal: Signed<DealBody> | undefined
+    const r = run(2, (f) => {
+      if (f.doc.type === DKG_DEAL) {
+        deal ??= signDocument<DealBody>(DKG_DEAL, { ...f.doc.body, commitments: junk }, oldSigners[1])
+        return [{ ...f, doc: deal }]
+      }
+      if (f.doc.type === DKG_RESPONSES && deal !== undefined) {
+        const body = f.doc.body as ResponsesBody
+        return [{ ...f, doc: signDocument<ResponsesBody>(DKG_RESPONSES, { ...body, view: body.view.map(d => d.body.dealer === 2 ? deal as Signed<DealBody> : d) }, oldSigners[1]) }]
+      }
+      return [f]
+    })
+    const results = expectOneGroup(r, 2)
+    expect(results[0].disqualified.map(d => [d.dealer, d.reason])).toEqual([[2, 'bad-deal']])
   })
 
   it('a member\'s second, different result (after the run) does not replace its first: what members compare (agreeing) stays what it signed first', () => {

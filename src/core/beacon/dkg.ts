@@ -39,7 +39,7 @@ export type Disqualification =
   | { dealer: number, reason: 'equivocation', evidence: [Signed<DealBody>, Signed<DealBody>] }
   | { dealer: number, reason: 'bad-share', complainant: number, evidence: Signed<ShareBody> }
   | { dealer: number, reason: 'unanswered-complaint', complainant: number }
-  /** Reshare only: the deal's constant term is not the dealer's old public share. */
+  /** The deal's commitments are not all points of G2; in a reshare also: its constant term is not the dealer's old public share. */
   | { dealer: number, reason: 'bad-deal' }
 
 /** The public record of a DKG: everything needed to recompute its outcome offline. */
@@ -130,10 +130,16 @@ export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = v
     try { s = scalarFromHex(doc.body.share, 'share') } catch { return false }
     return shareMatchesCommitments(commitmentsOf(doc.body.dealer), doc.body.recipient, s)
   }
+  // A deal whose commitments are not points of G2 commits to nothing: its dealer is out (bad-deal),
+  // decided from the deal alone, before any share is checked against it.
+  for (const d of deals.keys()) {
+    if (dq.has(d)) continue
+    try { commitmentsOf(d) } catch { dq.set(d, { dealer: d, reason: 'bad-deal' }) }
+  }
   const answered = new Set<string>()
   for (const raw of transcript.answers) {
     const a = check<Signed<ShareBody>>(raw, DKG_SHARE)
-    if (deals.has(a.body.dealer) && shareOk(a)) answered.add(`${a.body.dealer}:${a.body.recipient}`)
+    if (deals.has(a.body.dealer) && !dq.has(a.body.dealer) && shareOk(a)) answered.add(`${a.body.dealer}:${a.body.recipient}`)
   }
   const seenResponses = new Set<number>()
   // A member that signed two different responses documents said two things: none of its
