@@ -144,7 +144,7 @@ describe('a reshare against one hostile old member', () => {
       if (![1, 3, 4].some(k => nodes[k - 1].peerId === f.to)) return [f]
       split = true
       const body = f.doc.body as ResponsesBody
-      return [{ ...f, doc: signDocument<ResponsesBody>(DKG_RESPONSES, { ...body, complaints: [...body.complaints.filter(c => c.dealer !== 2), { dealer: 2, kind: 'missing' }].sort((a, b) => a.dealer - b.dealer) }, oldSigners[1]) }]
+      return [{ ...f, doc: signDocument<ResponsesBody>(DKG_RESPONSES, { ...body, complaints: [...body.complaints.filter(c => c.dealer !== 2), { dealer: 2, kind: 'missing' as const }].sort((a, b) => a.dealer - b.dealer) }, oldSigners[1]) }]
     })
     expect(split).toBe(true)
     expectOneGroup(r, 2)
