@@ -279,10 +279,11 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           break
         }
         case 'blame':
-          if (machine !== newest()) break // the old group's blame: its commitments are not the ones logged with the group
-          log.warn({ round: e.record.body.round, members: e.record.body.bad.map(b => b.index) }, 'bad partial signatures: named in a blame record')
+          log.warn({ round: e.record.body.round, members: e.record.body.bad.map(b => b.index), oldGroup: machine !== newest() }, 'bad partial signatures: named in a blame record')
           write(async () => { await appendFile(path(RECORDS_FILE), JSON.stringify(e.record) + '\n', { mode: 0o644 }) })
-          logBlame(e.record)
+          // The old group's blame stays in records.jsonl only: the group logged beside it (members,
+          // commitments) is the newest one's, which would not be the group the record is judged by.
+          if (machine === newest()) logBlame(e.record)
           break
         case 'rejected':
           log.debug({ peer: e.from, reason: e.reason }, 'round message refused')
