@@ -197,6 +197,20 @@ describe('group rounds in memory (5 members, threshold 3)', () => {
     }
   })
 
+  it('a sync request over a huge range is answered from the rounds held, without walking the range (a member cannot stall another with one frame)', () => {
+    const net = network()
+    net.step(at(1))
+    net.step(at(2))
+    const m = net.machines[0] as RoundMachine
+    const far = 50_000_000
+    const t0 = performance.now()
+    const out = m.receive(signers[1].peerId, { type: 'beacon-group/sync', chain: chain.hash, from: 1, to: Number.MAX_SAFE_INTEGER }, at(far))
+    const ms = performance.now() - t0
+    const reply = out.find(e => e.kind === 'send')
+    expect(reply?.kind === 'send' && (reply.msg as { entries: BeaconEntry[] }).entries.map(e => e.round)).toEqual([1, 2])
+    expect(ms).toBeLessThan(100)
+  })
+
   it('a member whose clock is a period behind does not stop the group', () => {
     const net = network()
     net.skew[0] = -900
