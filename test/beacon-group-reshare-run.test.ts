@@ -88,6 +88,18 @@ describe('a reshare run by the machines', () => {
     expect(verifyBeaconEntry(chain, roundFrom([[5, byNew(5).share], [6, byNew(6).share], [7, byNew(7).share]], 150), 150).ok).toBe(false)
   })
 
+  it('a reshare to threshold 1 (as `beacon group reshare --threshold 1` allows): every dealer deals its old share as a constant, and one new share signs a round', () => {
+    const p = params(newMembers.slice(0, 3), 1)
+    const run = runDkg(p, oldSigners, { seed: 'reshare-t1', oldShare })
+    expect(run.failures.filter(f => f !== undefined)).toEqual([])
+    for (let j = 1; j <= 3; j++) {
+      const r = run.results[j - 1] as DkgResult
+      expect(r.groupKey).toBe(chain.public_key)
+      expect(r.commitments).toHaveLength(1)
+      expect(verifyBeaconEntry(chain, roundFrom([[j, r.share]], 150), 150).ok).toBe(true)
+    }
+  })
+
   it('an old member that lost its share deals nothing and gets a new share like a newcomer; it is out of qual (no-deal), the key is kept', () => {
     const run = runDkg(params(), nodes, { seed: 'reshare-lost', oldShare: (i) => i === 2 ? undefined : oldShare(i) })
     const r2 = run.results[1] as DkgResult
@@ -189,6 +201,18 @@ describe('a reshare run by the machines', () => {
     const after = again.tick(dkgStart + 30_000)
     expect(after.filter(e => e.kind === 'refused')).toEqual([])
     expect(after.find(e => e.kind === 'failed')).toMatchObject({ cause: 'missed' })
+  })
+
+  it('a node killed in the deal phase and restarted after it ended, holding too little, says it missed the reshare, and signs no refusal', () => {
+    const p = params()
+    const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('down'), oldShare: old[0].share })
+    const saved = m.start(dkgStart).find(e => e.kind === 'persist')
+    if (saved?.kind !== 'persist') throw new Error('no snapshot')
+    // Down from the deal phase to after the run's last deadline: the others finished without it.
+    const again = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('down'), oldShare: old[0].share }, JSON.parse(JSON.stringify(saved.snapshot)))
+    const out = again.tick(dkgStart + 31_000)
+    expect(out.filter(e => e.kind === 'refused')).toEqual([])
+    expect(out.find(e => e.kind === 'failed')).toMatchObject({ cause: 'missed' })
   })
 
   it('a dealer restarted from its snapshot deals the same polynomial on its old share; a snapshot on another share is refused', () => {

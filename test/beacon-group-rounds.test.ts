@@ -174,6 +174,43 @@ describe('group rounds in memory (5 members, threshold 3)', () => {
     expect(net.effects.flat().filter(e => e.kind === 'blame').every(e => e.kind === 'blame' && e.record.body.bad.every(b => b.index === 2))).toBe(true)
   })
 
+  it('a wrong partial under a bad signature: dropped, rounds still verify, and no blame record names it without its signature as evidence', () => {
+    const net = network()
+    net.tamper = (from, msg) => {
+      const m = msg as { type: string, body: PartialBody, sig: string }
+      if (from !== 1 || m.type !== GROUP_PARTIAL) return msg
+      // Member 2 (the connection proves it) sends a wrong partial whose signature is not its own.
+      const wrong = pointHex(partialSign(BigInt('0x' + results[1].share), hashRound(m.body.round + 1000)))
+      return { ...m, body: { ...m.body, partial: wrong }, sig: '00'.repeat(64) }
+    }
+    net.step(at(1))
+    net.step(at(2))
+    for (const i of [0, 2, 3, 4]) {
+      expect(verifyBeaconEntry(chain, net.produced[i].get(1) as BeaconEntry, 1).ok).toBe(true)
+      expect(verifyBeaconEntry(chain, net.produced[i].get(2) as BeaconEntry, 2).ok).toBe(true)
+    }
+    // A blame record is signed by an honest member and logged: each partial in it must be its
+    // sender's signature (docs/log.md, beacon-blame-partial), or the record fails its own log.
+    for (const e of net.effects.flat()) {
+      if (e.kind !== 'blame') continue
+      for (const b of e.record.body.bad) expect(nativeVerifyDocument(b.partial)).toBe(true)
+    }
+  })
+
+  it('a sync request over a huge range is answered from the rounds held, without walking the range (a member cannot stall another with one frame)', () => {
+    const net = network()
+    net.step(at(1))
+    net.step(at(2))
+    const m = net.machines[0] as RoundMachine
+    const far = 50_000_000
+    const t0 = performance.now()
+    const out = m.receive(signers[1].peerId, { type: 'beacon-group/sync', chain: chain.hash, from: 1, to: Number.MAX_SAFE_INTEGER }, at(far))
+    const ms = performance.now() - t0
+    const reply = out.find(e => e.kind === 'send')
+    expect(reply?.kind === 'send' && (reply.msg as { entries: BeaconEntry[] }).entries.map(e => e.round)).toEqual([1, 2])
+    expect(ms).toBeLessThan(100)
+  })
+
   it('a member whose clock is a period behind does not stop the group', () => {
     const net = network()
     net.skew[0] = -900

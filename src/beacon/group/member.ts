@@ -10,7 +10,7 @@ import { fromUtf8 } from '../../core/bytes.js'
 import type { Signer } from '../../core/identity.js'
 import type { Signed } from '../../core/signed.js'
 import {
-  DkgMachine, DKG_RECORD_KIND, GROUP_PARTIAL, PENDING_ROUNDS, SIGN_BACKLOG, makeDkgRecord, dealersOf, groupSession, participantsOf, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
+  DkgMachine, DKG_RECORD_KIND, GROUP_PARTIAL, parseGroupParams, PENDING_ROUNDS, SIGN_BACKLOG, makeDkgRecord, dealersOf, groupSession, participantsOf, parseBeaconEntry, parseChainInfo, roundAt, roundTime, RoundMachine, verifyBeaconEntry, verifyDkgResult,
   BLAME_RECORD_KIND, type BlameBody, type BlameRecord, assertRefusalRecord, makeRefusalRecord, RESHARE_REFUSED_KIND, type RefusalRecord,
   type BeaconEntry, type ChainInfo, type DkgEffect, type DkgResult, type DkgSnapshot, type GroupParams, type RoundEffect
 } from '../../core/beacon/index.js'
@@ -146,7 +146,15 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   const oldShareFile = reshare === undefined
     ? undefined
     : [savedShare, (await readJson(path(PREVIOUS_SHARE_FILE))) as ShareFile | undefined].find(f => f?.session === reshare.session)
-  const runDoneBefore = savedShare?.session === session
+  // The run is done here once share.json names its session (written last: after the transcript)
+  // and transcript.json is that run's. Otherwise (a crash in between) the run's saved state, which
+  // holds every document, gives the same outcome again (DkgMachine recomputes a finished run).
+  const savedTranscript = (await readJson(path(TRANSCRIPT_FILE))) as DkgResult | undefined
+  const transcriptSession = ((): string | undefined => {
+    try { return savedTranscript === undefined ? undefined : groupSession(parseGroupParams(savedTranscript.transcript.params)) } catch { return undefined }
+  })()
+  const runDoneBefore = savedShare?.session === session && transcriptSession === session
+  if (savedShare?.session === session && !runDoneBefore) log.warn({ session }, 'share.json of this run without its transcript.json (stopped while writing them): computing the run\'s outcome again from its saved state')
   let dkg: DkgMachine | undefined
   try {
     dkg = new DkgMachine({ params, signer, random: (n) => new Uint8Array(randomBytes(n)), verify: nativeVerifyDocument, oldShare: oldShareFile?.share },
@@ -271,10 +279,11 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           break
         }
         case 'blame':
-          if (machine !== newest()) break // the old group's blame: its commitments are not the ones logged with the group
-          log.warn({ round: e.record.body.round, members: e.record.body.bad.map(b => b.index) }, 'bad partial signatures: named in a blame record')
+          log.warn({ round: e.record.body.round, members: e.record.body.bad.map(b => b.index), oldGroup: machine !== newest() }, 'bad partial signatures: named in a blame record')
           write(async () => { await appendFile(path(RECORDS_FILE), JSON.stringify(e.record) + '\n', { mode: 0o644 }) })
-          logBlame(e.record)
+          // The old group's blame stays in records.jsonl only: the group logged beside it (members,
+          // commitments) is the newest one's, which would not be the group the record is judged by.
+          if (machine === newest()) logBlame(e.record)
           break
         case 'rejected':
           log.debug({ peer: e.from, reason: e.reason }, 'round message refused')
@@ -309,10 +318,11 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           const keepOld = oldShareFile !== undefined ? JSON.stringify(oldShareFile) + '\n' : undefined
           runDone = true
           write(async () => {
-            // The old share first, so that a crash in between leaves both shares on disk.
+            // The old share first, so that a crash in between leaves both shares on disk; the new
+            // share last: share.json naming this run says the run is done here (its transcript in).
             if (keepOld !== undefined) await writeAtomic(path(PREVIOUS_SHARE_FILE), keepOld, 0o600)
-            await writeAtomic(path(SHARE_FILE), JSON.stringify(share) + '\n', 0o600)
             await writeAtomic(path(TRANSCRIPT_FILE), JSON.stringify(transcript) + '\n', 0o644)
+            await writeAtomic(path(SHARE_FILE), JSON.stringify(share) + '\n', 0o600)
           })
           saveResults()
           logDkg(r, dkg === undefined ? [] : [...dkg.announcedResults.values()])
@@ -415,9 +425,9 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   }
 
   // A member restarted after the DKG loads its share and the public transcript (re-checked) instead.
-  if (savedShare !== undefined && (runDoneBefore || reshare === undefined)) {
-    const saved = (await readJson(path(TRANSCRIPT_FILE))) as DkgResult | undefined
-    if (saved === undefined || savedShare.session !== session) throw new Error(`${init.dir}: share.json without a matching transcript.json for this group`)
+  if (savedShare !== undefined && (runDoneBefore || (reshare === undefined && savedShare.session !== session))) {
+    const saved = savedTranscript
+    if (saved === undefined || !runDoneBefore) throw new Error(`${init.dir}: share.json without a matching transcript.json for this group`)
     verifyDkgResult({ ...saved, share: savedShare.share, index: savedShare.index }, nativeVerifyDocument)
     chain = parseChainInfo(saved.chainInfo)
     const logged = (await readJson(path(DKG_LOGGED_FILE))) as { session?: unknown } | undefined
@@ -436,7 +446,8 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
     // Before (or during) a reshare: an old member that holds its old share goes on signing the old
     // group's rounds; one that left in it (its run done, restarted since) until the transition only.
     chain = reshare.chain
-    const left = dkg?.currentPhase === 'done' && !params.members.includes(signer.peerId)
+    // Left: its run done (saved), or its old share already deleted after the transition (above).
+    const left = !params.members.includes(signer.peerId) && (dkg?.currentPhase === 'done' || oldShareFile === undefined)
     if (left) { reshareState = 'left'; runDone = true }
     if (oldShareFile !== undefined) startOldRounds(reshare, oldShareFile, await loadRounds(), left)
   }
@@ -463,15 +474,26 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   })
 
   // Once the new group has signed past the window in which the old group's partials still count,
-  // the old group's machine is dropped and its share deleted: this member can no longer sign for
-  // it (forward security of its own old share; docs/beacon-group.md says what that does not cover).
+  // the old group's machine is dropped and every file its share can be had from is deleted: the
+  // old share itself (share-previous.json; share.json for a member that left) and the runs' saved
+  // states (the DKG's and each reshare's hold the member's polynomial and the shares it received,
+  // a reshare's polynomial has the old share as its constant). This member can no longer sign for
+  // the old group (forward security of its own old share; docs/beacon-group.md says what that does
+  // not cover). Once a process: the deletions are idempotent, and a restart does them again.
+  let retired = false
   function retireOldGroup (now: number): void {
-    if (reshare === undefined || machines.length < 2 || reshareState !== 'done' || chain === undefined) return
+    if (retired || reshare === undefined || chain === undefined || (reshareState !== 'done' && reshareState !== 'left')) return
     if (now < roundTime(chain, reshare.transition + PENDING_ROUNDS + SIGN_BACKLOG)) return
-    const old = machines.shift() as RoundMachine
-    for (const e of old.held()) newest()?.adopt(e)
-    write(async () => { await rm(path(PREVIOUS_SHARE_FILE), { force: true }) })
-    log.info({ transition: reshare.transition }, 'the old group\'s share deleted: the new group signs every round now')
+    retired = true
+    if (reshareState === 'done' && machines.length >= 2) {
+      const old = machines.shift() as RoundMachine
+      for (const e of old.held()) newest()?.adopt(e)
+    }
+    const files = [PREVIOUS_SHARE_FILE, DKG_STATE_FILE, reshareStateFile(reshare.session), stateFile, ...(reshareState === 'left' ? [SHARE_FILE] : [])]
+    write(async () => { for (const f of files) await rm(path(f), { force: true }) })
+    log.info({ transition: reshare.transition }, reshareState === 'left'
+      ? 'this member left the group: its old share and the runs\' saved states deleted'
+      : 'the old group\'s share and the runs\' saved states deleted: the new group signs every round now')
   }
 
   const stopLoop = new AbortController()

@@ -111,7 +111,7 @@ export function unpackTranscript (p: Record<string, unknown>): { params: GroupPa
   if (!isObject(t) || !Array.isArray(t.deals) || !Array.isArray(t.responses) || !Array.isArray(t.answers) || Object.keys(t).length !== 3) {
     throw new CoreInputError('transcript must be { deals, responses, answers }')
   }
-  if (t.deals.length > 2 * nd || t.responses.length > n || t.answers.length > nd * n) throw new CoreInputError('transcript holds more documents than a DKG of this group can')
+  if (t.deals.length > 2 * nd || t.responses.length > 2 * n || t.answers.length > nd * n) throw new CoreInputError('transcript holds more documents than a DKG of this group can')
   const responses = t.responses.map((r, k) => {
     if (!isObject(r) || !isObject(r.body) || !Array.isArray(r.body.view) || r.body.view.length > 2 * nd) throw new CoreInputError(`transcript.responses[${k}] must be responses whose view lists indices into deals`)
     return { ...r, body: { ...r.body, view: r.body.view.map((i, j) => deal(i, `transcript.responses[${k}].view[${j}]`)) } } as unknown as Signed<ResponsesBody>

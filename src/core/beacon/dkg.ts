@@ -39,7 +39,7 @@ export type Disqualification =
   | { dealer: number, reason: 'equivocation', evidence: [Signed<DealBody>, Signed<DealBody>] }
   | { dealer: number, reason: 'bad-share', complainant: number, evidence: Signed<ShareBody> }
   | { dealer: number, reason: 'unanswered-complaint', complainant: number }
-  /** Reshare only: the deal's constant term is not the dealer's old public share. */
+  /** The deal's commitments are not all points of G2; in a reshare also: its constant term is not the dealer's old public share. */
   | { dealer: number, reason: 'bad-deal' }
 
 /** The public record of a DKG: everything needed to recompute its outcome offline. */
@@ -130,14 +130,30 @@ export function qualify (transcript: DkgTranscript, verify: DocumentVerifier = v
     try { s = scalarFromHex(doc.body.share, 'share') } catch { return false }
     return shareMatchesCommitments(commitmentsOf(doc.body.dealer), doc.body.recipient, s)
   }
+  // A deal whose commitments are not points of G2 commits to nothing: its dealer is out (bad-deal),
+  // decided from the deal alone, before any share is checked against it.
+  for (const d of deals.keys()) {
+    if (dq.has(d)) continue
+    try { commitmentsOf(d) } catch { dq.set(d, { dealer: d, reason: 'bad-deal' }) }
+  }
   const answered = new Set<string>()
   for (const raw of transcript.answers) {
     const a = check<Signed<ShareBody>>(raw, DKG_SHARE)
-    if (deals.has(a.body.dealer) && shareOk(a)) answered.add(`${a.body.dealer}:${a.body.recipient}`)
+    if (deals.has(a.body.dealer) && !dq.has(a.body.dealer) && shareOk(a)) answered.add(`${a.body.dealer}:${a.body.recipient}`)
   }
   const seenResponses = new Set<number>()
+  // A member that signed two different responses documents said two things: none of its
+  // complaints count (whichever of them a member got first), as both are in the transcript.
+  const responsesOf = new Map<number, string>()
+  const twoFaced = new Set<number>()
+  for (const r of responses) {
+    const prev = responsesOf.get(r.body.member)
+    if (prev !== undefined && prev !== r.sig) twoFaced.add(r.body.member)
+    responsesOf.set(r.body.member, r.sig)
+  }
   for (const r of responses) {
     seenResponses.add(r.body.member)
+    if (twoFaced.has(r.body.member)) continue
     for (const c of r.body.complaints) {
       if (!deals.has(c.dealer) || dq.has(c.dealer)) continue
       if (c.kind === 'bad-share') {
@@ -281,13 +297,20 @@ export class DkgMachine {
   /** Share checks already done (by share and deal signature): each costs a G2 multiplication. */
   private readonly checked = new Map<string, boolean>()
   private readonly responses = new Map<number, Signed<ResponsesBody>>()
-  private readonly answers = new Map<string, Signed<ShareBody>>()
+  /** A second, different responses document of a member (it signed two: its complaints do not count). */
+  private readonly extraResponses = new Map<number, Signed<ResponsesBody>>()
+  /** Published shares by `dealer:recipient`: the one matching its dealer's deal, or (no deal held yet) up to two waiting for it. */
+  private readonly answers = new Map<string, Array<Signed<ShareBody>>>()
   private readonly results = new Map<number, Signed<ResultBody>>()
   private readonly seen = new Set<string>()
   private readonly answeredComplaints = new Set<number>()
   private result: DkgResult | undefined
   /** Started after the deal phase's deadline (this process came up late): see finish(). */
   private late = false
+  /** Restored from a snapshot of a finished run: its outcome is computed again at the next tick. */
+  private refinish = false
+  /** Restored mid-run: what this member sent may have died with its process; sent again at the next tick. */
+  private resend = false
 
   constructor (init: DkgInit, snapshot?: DkgSnapshot) {
     this.params = parseGroupParams(init.params)
@@ -311,7 +334,8 @@ export class DkgMachine {
         throw new CoreInputError(`this node's old share does not match old member ${oldIndex}'s public share`)
       }
       this.dealerIndex = oldIndex
-      this.coefficients = saved ?? [oldShare, ...randomPolynomial(this.params.threshold - 1, init.random)]
+      // Its other t' − 1 coefficients random (none for a new threshold of 1: the deal is the old share itself).
+      this.coefficients = saved ?? [oldShare, ...(this.params.threshold > 1 ? randomPolynomial(this.params.threshold - 1, init.random) : [])]
       if (this.coefficients[0] !== oldShare) throw new CoreInputError('snapshot polynomial does not reshare this node\'s old share')
     } else {
       if (this.index === 0) throw new CoreInputError('this node leaves the group in this reshare and holds no old share: it has nothing to do')
@@ -322,7 +346,11 @@ export class DkgMachine {
     if (snapshot !== undefined) {
       this.late = snapshot.late === true
       for (const doc of snapshot.documents) this.accept(this.signer.peerId, doc, false)
-      this.phase = snapshot.phase === 'done' || snapshot.phase === 'failed' ? snapshot.phase : snapshot.phase
+      this.phase = snapshot.phase
+      // A run saved as done holds every document its outcome came from, but not the outcome (the
+      // share is not in the snapshot): a member restarted without its share computes it again.
+      this.refinish = snapshot.phase === 'done' && this.index > 0
+      this.resend = snapshot.phase === 'deal' || snapshot.phase === 'complain' || snapshot.phase === 'answer'
     }
   }
 
@@ -341,7 +369,7 @@ export class DkgMachine {
     return {
       phase: this.phase,
       coefficients: this.coefficients.map(scalarToHex),
-      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...this.answers.values()],
+      documents: [...this.deals.values(), ...this.extraDeals, ...this.myShares.values(), ...this.responses.values(), ...this.extraResponses.values(), ...[...this.answers.values()].flat()],
       ...(this.late ? { late: true as const } : {})
     }
   }
@@ -385,7 +413,7 @@ export class DkgMachine {
       // Late results are still welcome: they tell us who agrees.
       try {
         const doc = parseDkgDocument(value, this.params, this.session, this.verify)
-        if (doc.type === DKG_RESULT) this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
+        if (doc.type === DKG_RESULT && !this.results.has((doc.body as ResultBody).member)) this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
       } catch { /* nothing to do after the end */ }
       return out
     }
@@ -417,51 +445,125 @@ export class DkgMachine {
     return out
   }
 
-  /** Files a document; false when already held (or out of its phase). */
+  /**
+   * Files a document; false when it adds nothing (already held, out of its phase, or more of what
+   * one signer may have on record): only what is filed is echoed. Each signer's part is bounded, so
+   * no member can grow another's transcript (or its views, which the others' parsers bound) at will.
+   */
   private accept (_from: string, doc: DkgDocument, live: boolean): boolean {
     if (this.seen.has(doc.sig)) return false
-    this.seen.add(doc.sig)
+    let kept = false
     switch (doc.type) {
       case DKG_DEAL: {
-        const b = doc.body as DealBody
         if (live && this.phase !== 'deal' && this.phase !== 'idle') return false
-        this.fileDeal(doc as Signed<DealBody>, b)
-        return true
+        kept = this.fileDeal(doc as Signed<DealBody>)
+        break
       }
       case DKG_SHARE: {
         const b = doc.body as ShareBody
-        if (b.recipient === this.index && !this.myShares.has(b.dealer)) this.myShares.set(b.dealer, doc as Signed<ShareBody>)
+        if (b.recipient === this.index && !this.myShares.has(b.dealer)) { this.myShares.set(b.dealer, doc as Signed<ShareBody>); kept = true }
         const own = b.dealer === this.dealerIndex && this.dealerIndex > 0
         if (b.recipient !== this.index || own || this.phase === 'complain' || this.phase === 'answer') {
           // Published after a complaint (or our own answer): part of the public transcript.
-          if (!(b.recipient === this.index && own)) this.answers.set(`${b.dealer}:${b.recipient}`, doc as Signed<ShareBody>)
+          if (!(b.recipient === this.index && own)) kept = this.fileAnswer(doc as Signed<ShareBody>) || kept
         }
-        return true
+        break
       }
       case DKG_RESPONSES: {
         const b = doc.body as ResponsesBody
-        if (live && this.phase !== 'idle' && this.phase !== 'deal' && this.phase !== 'complain') return false
-        if (!this.responses.has(b.member)) this.responses.set(b.member, doc as Signed<ResponsesBody>)
+        const first = this.responses.get(b.member)
+        if (first === undefined) {
+          if (live && this.phase !== 'idle' && this.phase !== 'deal' && this.phase !== 'complain') return false
+          this.responses.set(b.member, doc as Signed<ResponsesBody>)
+          kept = true
+        } else if (first.sig !== doc.sig && !this.extraResponses.has(b.member)) {
+          // A second, different one: kept in any phase, as evidence (qualify then counts none of
+          // that member's complaints); more add nothing.
+          this.extraResponses.set(b.member, doc as Signed<ResponsesBody>)
+          kept = true
+        }
         // Its view's deals join ours whatever our phase: they decide the qualified set for all.
-        for (const deal of b.view) this.fileDeal(deal)
-        return true
+        for (const deal of b.view) kept = this.fileDeal(deal) || kept
+        break
       }
-      case DKG_RESULT:
-        this.results.set((doc.body as ResultBody).member, doc as Signed<ResultBody>)
-        return true
+      case DKG_RESULT: {
+        const b = doc.body as ResultBody
+        // One result a member: it signs one per run (a second, different one adds nothing to compare).
+        if (!this.results.has(b.member)) { this.results.set(b.member, doc as Signed<ResultBody>); kept = true }
+        break
+      }
     }
-    return false
+    if (kept) this.seen.add(doc.sig)
+    return kept
   }
 
-  private fileDeal (deal: Signed<DealBody>, b: DealBody = deal.body): void {
-    this.seen.add(deal.sig)
+  /**
+   * A dealer's deal, or a second, different one (the evidence of its equivocation: `qualify` puts
+   * it out). Any two different deals prove it, so no more are kept: a dealer signing many would
+   * otherwise grow every member's transcript and views past what the others accept.
+   */
+  private fileDeal (deal: Signed<DealBody>): boolean {
+    const b = deal.body
     const prev = this.deals.get(b.dealer)
     if (prev === undefined) this.deals.set(b.dealer, deal)
-    else if (prev.sig !== deal.sig && !this.extraDeals.some(x => x.sig === deal.sig)) this.extraDeals.push(deal) // equivocation: both are kept as evidence
+    else if (prev.sig === deal.sig || this.extraDeals.some(x => x.sig === deal.sig || x.body.dealer === b.dealer)) return false
+    else this.extraDeals.push(deal) // equivocation: both are kept as evidence
+    this.seen.add(deal.sig)
+    this.pruneAnswers(b.dealer)
+    return true
+  }
+
+  /**
+   * A published share of `dealer` to `recipient` (an answer to a complaint). `qualify` counts a
+   * complaint answered when ANY published answer matches the dealer's commitments, so an answer
+   * that matches is never replaced, and one that does not match the dealer's deal held here is not
+   * kept: whatever order a dealer's answers arrive in, every member holding a matching one keeps it.
+   * While the deal is not held here, at most two different answers wait for it (pruned once it comes).
+   */
+  private fileAnswer (doc: Signed<ShareBody>): boolean {
+    const key = `${doc.body.dealer}:${doc.body.recipient}`
+    const held = this.answers.get(key) ?? []
+    if (held.some(a => a.body.share === doc.body.share)) return false
+    const deal = this.deals.get(doc.body.dealer)
+    if (deal !== undefined) {
+      if (held.length > 0 || !this.shareOk(doc, deal)) return false // held ones match (pruned): nothing to add
+      this.answers.set(key, [doc])
+      return true
+    }
+    if (held.length >= 2) return false
+    this.answers.set(key, [...held, doc])
+    return true
+  }
+
+  /** Once a dealer's deal is held, only the answers of that dealer that match it are kept. */
+  private pruneAnswers (dealer: number): void {
+    const deal = this.deals.get(dealer)
+    if (deal === undefined) return
+    for (const [key, held] of this.answers) {
+      if (held[0]?.body.dealer !== dealer) continue
+      const good = held.find(a => this.shareOk(a, deal))
+      if (good === undefined) this.answers.delete(key)
+      else this.answers.set(key, [good])
+    }
   }
 
   tick (now: number): DkgEffect[] {
     const out: DkgEffect[] = []
+    if (this.resend) {
+      this.resend = false
+      // Down across the deadline of the phase it was saved in: what the others sent meanwhile may
+      // be lost to it (they stop sending once their run is over), so it came up late, as a node
+      // first started after the deal phase: a refusal would rest on a transcript it could not complete.
+      const phaseEnd = this.phase === 'deal' ? 1 : this.phase === 'complain' ? 2 : 3
+      if (now >= this.deadline(phaseEnd)) this.late = true
+      this.sendOwnAgain(out)
+    }
+    if (this.refinish) {
+      // The same documents give the same outcome and share (qualify is deterministic).
+      this.refinish = false
+      this.finish(out)
+      return out
+    }
     const n = this.params.members.length
     const nd = this.dealers.length
     if (this.phase === 'deal') {
@@ -476,11 +578,33 @@ export class DkgMachine {
       if (this.responses.size === n || now >= this.deadline(2)) this.enter('answer', out)
     }
     if (this.phase === 'answer') {
-      const pending = [...this.responses.values()].some(r => r.body.complaints.some(c =>
+      const pending = [...this.responses.values()].some(r => !this.extraResponses.has(r.body.member) && r.body.complaints.some(c =>
         c.kind === 'missing' && this.deals.has(c.dealer) && !this.answers.has(`${c.dealer}:${r.body.member}`)))
       if (!pending || now >= this.deadline(3)) this.finish(out)
     }
     return out
+  }
+
+  /**
+   * A member restarted mid-run: the documents it sent before (its deal, its shares, its responses,
+   * its answers to complaints it holds) may not have left its old process, whose retries died with
+   * it; nobody sends them back to it. Sent again: they are the same documents (the polynomial is in
+   * the snapshot, signatures are deterministic), so a member that has them ignores the copy.
+   */
+  private sendOwnAgain (out: DkgEffect[]): void {
+    if (this.dealerIndex > 0) {
+      const deal = this.deals.get(this.dealerIndex)
+      if (deal !== undefined && deal.signer === this.signer.peerId) out.push({ kind: 'broadcast', doc: deal })
+      this.params.members.forEach((peer, i) => { if (i + 1 !== this.index) out.push({ kind: 'send', to: peer, doc: this.shareFor(i + 1) }) })
+      for (const r of this.responses.values()) {
+        if (r.body.member !== this.index && r.body.complaints.some(c => c.dealer === this.dealerIndex && c.kind === 'missing')) {
+          this.answeredComplaints.add(r.body.member)
+          out.push({ kind: 'broadcast', doc: this.shareFor(r.body.member) })
+        }
+      }
+    }
+    const own = this.index > 0 ? this.responses.get(this.index) : undefined
+    if (own !== undefined) out.push({ kind: 'broadcast', doc: own })
   }
 
   /** Whether `share` lies on `deal`'s committed polynomial at its recipient's index (memoised). */
@@ -518,8 +642,9 @@ export class DkgMachine {
     return {
       params: this.params,
       deals: [...this.deals.values(), ...this.extraDeals].sort(sortDeals),
-      responses: [...this.responses.values()].sort(byIndex<Signed<ResponsesBody>>(b => b.member)),
-      answers: [...this.answers.values()].sort((a, b) => a.body.dealer - b.body.dealer || a.body.recipient - b.body.recipient)
+      responses: [...this.responses.values(), ...this.extraResponses.values()].sort(byIndex<Signed<ResponsesBody>>(b => b.member)),
+      // Answers of a dealer whose deal never came here change nothing (it is out: no-deal).
+      answers: [...this.answers.values()].flat().filter(a => this.deals.has(a.body.dealer)).sort((a, b) => a.body.dealer - b.body.dealer || a.body.recipient - b.body.recipient)
     }
   }
 
@@ -567,7 +692,7 @@ export class DkgMachine {
     const { dealers, weights } = combination(this.params, outcome.qual)
     let share = 0n
     for (const [k, d] of dealers.entries()) {
-      const candidates = [this.myShares.get(d), this.answers.get(`${d}:${this.index}`)]
+      const candidates = [this.myShares.get(d), ...(this.answers.get(`${d}:${this.index}`) ?? [])]
       const deal = this.deals.get(d) as Signed<DealBody>
       const good = candidates.find(c => c !== undefined && c.body.recipient === this.index && this.shareOk(c, deal))
       if (good === undefined) {

@@ -322,13 +322,15 @@ export class RoundMachine {
       out.push({ kind: 'produced', entry, via: 'partials' })
       return
     }
-    // Some partial is wrong: check each, drop and name the bad ones, recover from the good.
+    // Some partial is wrong: check each, drop and name the bad ones, recover from the good. A bad
+    // one is named only with its sender's signature (checked now: partials are not signature-checked
+    // on arrival, the connection proves the sender), the evidence a blame record's verifier needs.
     const bad: BlameBody['bad'] = []
     for (const [index, p] of m) {
       if (!verifyOnG1(p.point, h, this.pubs[index - 1])) {
         m.delete(index)
         this.suspects.add(index)
-        bad.push({ index, reason: 'bad-partial', partial: p.doc })
+        if (this.verify(p.doc)) bad.push({ index, reason: 'bad-partial', partial: p.doc })
       }
     }
     if (bad.length > 0) {
@@ -398,11 +400,10 @@ export class RoundMachine {
       const lo = m.from
       const hi = m.to
       if (typeof lo !== 'number' || typeof hi !== 'number' || !Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || lo < 1 || hi < lo) return reject('sync: bad range')
-      const entries: BeaconEntry[] = []
-      for (let r = lo; r <= Math.min(hi, current) && entries.length < MAX_SYNC_ENTRIES; r++) {
-        const e = this.entries.get(r)
-        if (e !== undefined) entries.push(e)
-      }
+      // The held rounds in the range, oldest first: a walk over what is held (at most KEEP_ENTRIES),
+      // never over the range itself, which the sender chooses.
+      const top = Math.min(hi, current)
+      const entries = [...this.entries.values()].filter(e => e.round >= lo && e.round <= top).sort((a, b) => a.round - b.round).slice(0, MAX_SYNC_ENTRIES)
       out.push({ kind: 'send', to: from, msg: { type: 'beacon-group/rounds', chain: this.chain.hash, entries } })
       return out
     }
