@@ -7,10 +7,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { prepareLocalGroup, prepareLocalReshare } from '../src/beacon/group/local-group.js'
-import { groupDir, startGroupNode } from '../src/beacon/group/node.js'
-import { GROUP_MAX_FRAME_BYTES, GROUP_PROTOCOL, RECORDS_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
-import { GROUP_PARTIAL, roundTime, type BlameBody, type DkgResult, type PartialBody } from '../src/core/beacon/index.js'
+import { prepareLocalReshare } from '../src/beacon/group/local-group.js'
+import { startGroupNode } from '../src/beacon/group/node.js'
+import { GROUP_MAX_FRAME_BYTES, GROUP_PROTOCOL, RECORDS_FILE } from '../src/beacon/group/member.js'
+import { GROUP_PARTIAL, roundTime, type BlameBody, type PartialBody } from '../src/core/beacon/index.js'
 import { hashRound, partialSign, pointHex, scalarFromHex } from '../src/core/beacon/threshold.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { createNode } from '../src/net/node.js'
@@ -18,7 +18,8 @@ import { createMessenger } from '../src/net/messenger.js'
 import { nativeSigner, nativeVerifyDocument } from '../src/crypto/native-crypto.js'
 import { canonicalBytes } from '../src/core/canonical.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
-import { steppedClock } from './helpers/beacon-group.js'
+import { steppedClock, untilValue } from './helpers/beacon-group.js'
+import { groupOfTwo } from './helpers/group-of-two.js'
 
 const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })
 const clock = steppedClock()
@@ -27,24 +28,13 @@ let root: string
 afterAll(async () => { await rm(root, { recursive: true, force: true }) })
 
 async function until (what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
+  await untilValue(what, async () => (await cond()) ? true : undefined, ms)
 }
 
 it('a wrong partial of the old group, after the reshare is done and before its transition, is named in a blame record kept in records.jsonl', async () => {
   root = await mkdtemp(join(tmpdir(), 'fairdeal-reshare-blame-'))
-  const g = await prepareLocalGroup({ root, members: 2, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
-  const dirs = g.dataDirs.map(d => groupDir(d, g.configs[0].params.id))
-  const olds = await Promise.all([0, 1].map(async i => await startGroupNode({ config: g.configs[i], dataDir: g.dataDirs[i], logger: silent, clock, tickMs: 20 })))
-  clock.set(g.configs[0].params.dkg.start)
-  const chain = await olds[0].ready
-  await olds[1].ready
-  for (const m of olds) await m.stop()
-  const oldShare2 = JSON.parse(await readFile(join(dirs[1], SHARE_FILE), 'utf8')).share as string
-  const old = JSON.parse(await readFile(join(dirs[0], TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  const { group: g, dirs, chain, shares, old } = await groupOfTwo(root, clock, silent)
+  const oldShare2 = shares[1]
   const start = roundTime(chain, 5)
   const T = 20
   const reshare = await prepareLocalReshare({ root, group: g, old, newcomers: 1, threshold: 2, start, phaseMs: 1000, transition: T })

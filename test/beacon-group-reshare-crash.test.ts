@@ -11,6 +11,7 @@ import { groupDir, startGroupNode } from '../src/beacon/group/node.js'
 import { PREVIOUS_SHARE_FILE, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
 import { groupSession, roundTime, type ChainInfo, type DkgResult } from '../src/core/beacon/index.js'
 import { steppedClock } from './helpers/beacon-group.js'
+import { groupOfTwo } from './helpers/group-of-two.js'
 import { DKG_SHARE } from '../src/core/beacon/dkg-documents.js'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
 
@@ -103,15 +104,7 @@ it('killed after a reshare wrote share.json but before transcript.json: restarte
 it('once round transition + 40 is due, nothing on an old member\'s disk holds its old share: not a member staying in the group, not one leaving it', async () => {
   // A 2/2 group {A, B} reshared to {A, C} (2/2): B leaves, C is new.
   const root2 = join(root, 'retire')
-  const g = await prepareLocalGroup({ root: root2, members: 2, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
-  const dirs = g.dataDirs.map(d => groupDir(d, g.configs[0].params.id))
-  const olds = await Promise.all([0, 1].map(async i => await startGroupNode({ config: g.configs[i], dataDir: g.dataDirs[i], logger: silent, clock, tickMs: 20 })))
-  clock.set(g.configs[0].params.dkg.start)
-  const chain = await olds[0].ready
-  await olds[1].ready
-  for (const m of olds) await m.stop()
-  const oldShares = await Promise.all(dirs.map(async d => JSON.parse(await readFile(join(d, SHARE_FILE), 'utf8')).share as string))
-  const old = JSON.parse(await readFile(join(dirs[0], TRANSCRIPT_FILE), 'utf8')) as DkgResult
+  const { group: g, dirs, chain, shares: oldShares, old } = await groupOfTwo(root2, clock, silent)
   const start = roundTime(chain, 5)
   const T = 10
   const reshare = await prepareLocalReshare({ root: root2, group: g, old, newcomers: 1, keep: [1], threshold: 2, start, phaseMs: 1000, transition: T })
