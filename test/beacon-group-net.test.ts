@@ -9,7 +9,7 @@ import { steppedClock } from './helpers/beacon-group.js'
 import { roundAt, roundTime, verifyBeaconEntry, type BeaconEntry, type ChainInfo } from '../src/core/beacon/index.js'
 import { prepareLocalGroup, type LocalGroup } from '../src/beacon/group/local-group.js'
 import { startGroupNode } from '../src/beacon/group/node.js'
-import { GROUP_MAX_FRAME_BYTES, GROUP_PROTOCOL, RECORDS_FILE, SHARE_FILE } from '../src/beacon/group/member.js'
+import { GROUP_MAX_FRAME_BYTES, GROUP_PROTOCOL, RECORDS_FILE, ROUNDS_FILE, SHARE_FILE } from '../src/beacon/group/member.js'
 import { GROUP_BLAME, GROUP_PARTIAL, hashRound, partialSign, pointHex, scalarFromHex, type BlameBody, type PartialBody } from '../src/core/beacon/index.js'
 import { canonicalBytes } from '../src/core/canonical.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
@@ -181,6 +181,17 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
       expect(nativeVerifyDocument(blame)).toBe(true)
       expect(nativeVerifyDocument(blame.body.bad[0].partial)).toBe(true)
       expect(members[0]?.status().suspects).toEqual([2])
+      // It goes on the next round: named again (a suspect's partials are checked on arrival), but
+      // records.jsonl keeps one record of it an hour of rounds (it must not fill the disk).
+      const next = round + 1
+      const again = signDocument<PartialBody>(GROUP_PARTIAL, { chain: chain.hash, round: next, index: 2, partial: pointHex(partialSign(scalarFromHex(share.share, 'share'), hashRound(next + 1000))) }, nativeSigner(id.seed, id.peerId))
+      for (const peer of group.peerIds) if (peer !== id.peerId) await rogue.send(peer, canonicalBytes(again))
+      due(next)
+      await until(`round ${next} at members 1, 3, 4, 5`, () => [0, 2, 3, 4].every(i => produced(i, next)))
+      // rounds.jsonl is written after records.jsonl (one write queue): the round's line there means any record of it is on disk too.
+      await until(`round ${next} on member 1's disk`, async () => (await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), ROUNDS_FILE), 'utf8')).split('\n').some(l => l !== '' && (JSON.parse(l) as BeaconEntry).round === next))
+      const kept = (await readFile(join(groupDir(group.dataDirs[0], chain.metadata.beaconID), RECORDS_FILE), 'utf8')).trim().split('\n').map(l => JSON.parse(l) as Signed<BlameBody>)
+      expect(kept.filter(r => r.body.bad.some(b => b.index === 2)).map(r => r.body.round)).toEqual([round])
     } finally {
       await rogue.close()
       await rogueNode.stop()

@@ -278,13 +278,17 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           for (const l of listeners) l(e.entry, at)
           break
         }
-        case 'blame':
-          log.warn({ round: e.record.body.round, members: e.record.body.bad.map(b => b.index), oldGroup: machine !== newest() }, 'bad partial signatures: named in a blame record')
-          write(async () => { await appendFile(path(RECORDS_FILE), JSON.stringify(e.record) + '\n', { mode: 0o644 }) })
+        case 'blame': {
+          const members = e.record.body.bad.map(b => b.index)
+          refused({ round: e.record.body.round, reason: `member ${members.join(', ')} sent a bad partial`, oldGroup: machine !== newest() }, 'bad partial signatures: named in a blame record')
+          if (!keepBlame(machine, e.record)) break
+          const line = JSON.stringify(e.record) + '\n'
+          write(async () => { await appendFile(path(RECORDS_FILE), line, { mode: 0o644 }) })
           // The old group's blame stays in records.jsonl only: the group logged beside it (members,
           // commitments) is the newest one's, which would not be the group the record is judged by.
           if (machine === newest()) logBlame(e.record)
           break
+        }
         case 'rejected':
           log.debug({ peer: e.from, reason: e.reason }, 'round message refused')
           break
@@ -369,6 +373,21 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
           break
       }
     }
+  }
+
+  // A member sending bad partials every round decides how often it is blamed, not how much we
+  // write: its blame records go into records.jsonl at most once an hour of rounds per member named
+  // (by group: an old group's index is another member than the new group's), and the warning is a
+  // rate-limited summary. The first record of each member (after a start) is always kept.
+  const blameKept = new Map<RoundMachine, Map<number, number>>()
+  function keepBlame (machine: RoundMachine, record: Signed<BlameBody>): boolean {
+    let kept = blameKept.get(machine)
+    if (kept === undefined) { kept = new Map(); blameKept.set(machine, kept) }
+    const { round } = record.body
+    const perHour = Math.max(1, Math.floor(3600 / params.period))
+    const fresh = record.body.bad.filter(b => { const last = kept?.get(b.index); return last === undefined || round >= last + perHour })
+    for (const b of fresh) kept.set(b.index, round)
+    return fresh.length > 0
   }
 
   // A blame record into the node's log too (kind `beacon-blame`), at most once a day of rounds per
