@@ -615,6 +615,9 @@ export class DkgMachine {
       try {
         ok = shareMatchesCommitments(commitmentsFromHex(deal.body.commitments, 'commitments'), share.body.recipient, scalarFromHex(share.body.share, 'share'))
       } catch { ok = false }
+      // Bounded: a run checks a few shares per dealer and recipient; a member signing share after
+      // share must not grow it (a forgotten check is only done again).
+      if (this.checked.size >= 4 * this.dealers.length * this.params.members.length + 64) this.checked.clear()
       this.checked.set(key, ok)
     }
     return ok
