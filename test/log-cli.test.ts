@@ -220,6 +220,8 @@ describe('fairdeal verify --peer: a log fetched from a node in another process',
     const stranger = await cliInProcess('verify', '--peer', closedAddr, '--chain-only', '--workers', '0')
     expect(stranger.code).toBe(2)
     expect(stranger.stderr).toMatch(/refused: not allowed: this node serves its log to its table members only/)
+    // It says how a member reads it: dial as its own node.
+    expect(stranger.stderr).toContain('dial as your node with --as DIR')
     const asMember = withLines(await cliInProcess('verify', '--peer', closedAddr, '--as', member, '--chain-only', '--workers', '0'))
     expect(asMember.lines).toEqual(['12 passed, 0 failed'])
 
