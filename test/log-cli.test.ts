@@ -14,6 +14,7 @@ import { nativeSigner } from '../src/crypto/native-crypto.js'
 import { OWNER, testPayload } from './helpers/log-fixtures.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
 import { fairdeal } from './helpers/cli.js'
+import { payloadColumns } from '../src/cli/commands/log-show.js'
 
 const root = join(import.meta.dirname, '..')
 const bin = join(root, 'bin', 'fairdeal.js')
@@ -163,6 +164,15 @@ describe('fairdeal log show', () => {
     expect(rows[1]).toMatch(/ receipt .* 3 +belote +…\w{6} robot robot robot +- +✓$/)
     expect(rows[2]).toMatch(/ abort .* ✓/)
     expect(r.lines.at(-1)).toBe('4 passed, 0 failed (receipts not checked: --chain-only)')
+  })
+
+  it('a beacon group\'s rows (dkg, beacon-blame, beacon-reshare-refused) have no hand: "-", not "?"; a blame row names the member and round', () => {
+    const dkg = payloadColumns('dkg', { params: { id: 'friends', members: ['a', 'b', 'c'], threshold: 2 }, member: 1, outcome: { groupKey: 'ab'.repeat(48) } })
+    const blame = payloadColumns('beacon-blame', { record: { type: 'beacon-group/blame', body: { chain: 'c', round: 41, bad: [{ index: 2, reason: 'bad-partial', partial: {} }] } }, members: [], commitments: [] })
+    const refused = payloadColumns('beacon-reshare-refused', { params: { id: 'friends' }, refusal: { body: { message: 'reshare refused: 1 qualified old member' } } })
+    for (const c of [dkg, blame, refused]) expect([c.table, c.hand, c.game, c.seats, c.beaconRound]).toEqual(['-', null, '-', [], null])
+    expect(blame.note).toBe('beacon group: member 2 named for a bad partial of round 41')
+    expect(dkg.note).toMatch(/^beacon group friends: member 1 of 3, threshold 2, key abab/)
   })
 
   it('marks failing entries with ✗ and what failed', async () => {

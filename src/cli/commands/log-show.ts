@@ -32,7 +32,8 @@ starts a new game (docs/games.md "A game").
 /** What a row shows of a payload. Read from the receipt's shape, with nothing verified here. */
 export interface PayloadColumns {
   table?: string
-  hand?: number
+  /** null: the entry has no hand (a beacon group's records), shown as '-'. */
+  hand?: number | null
   game?: string
   seats?: string[]
   beaconRound?: number | null
@@ -67,7 +68,7 @@ export function payloadColumns (kind: string, payload: unknown): PayloadColumns 
     const key = obj(p.outcome)?.groupKey
     const reshared = obj(params?.reshare) !== undefined ? ' (reshare)' : ''
     return {
-      table: '-', hand: undefined, game: '-', seats: [], beaconRound: null,
+      table: '-', hand: null, game: '-', seats: [], beaconRound: null,
       note: `beacon group ${String(params?.id ?? '?')}${reshared}: member ${String(p.member ?? '?')} of ${members}, threshold ${String(params?.threshold ?? '?')}${typeof key === 'string' ? `, key ${key.slice(0, 16)}…` : ''}`
     }
   }
@@ -76,8 +77,17 @@ export function payloadColumns (kind: string, payload: unknown): PayloadColumns 
     const params = obj(p.params)
     const refusal = obj(obj(p.refusal)?.body)
     return {
-      table: '-', hand: undefined, game: '-', seats: [], beaconRound: null,
+      table: '-', hand: null, game: '-', seats: [], beaconRound: null,
       note: `beacon group ${String(params?.id ?? '?')}: ${typeof refusal?.message === 'string' ? refusal.message : 'reshare refused'}`
+    }
+  }
+  if (kind === 'beacon-blame' && p !== undefined) {
+    // A group member named for bad partials (docs/log.md "Blame records of a beacon group").
+    const record = obj(obj(p.record)?.body)
+    const named = Array.isArray(record?.bad) ? (record.bad as unknown[]).map(b => String(obj(b)?.index ?? '?')).join(', ') : '?'
+    return {
+      table: '-', hand: null, game: '-', seats: [], beaconRound: null,
+      note: `beacon group: member ${named} named for a bad partial of round ${String(record?.round ?? '?')}`
     }
   }
   if (kind === 'abort' && body !== undefined) {
@@ -102,7 +112,7 @@ const HEADER = `${cell('SEQ', 6, true)}  ${cell('TIME', 16)}  ${cell('KIND', 7)}
 function row (seq: string, time: string, kind: string, c: PayloadColumns, shield: string): string {
   const seats = c.seats === undefined ? '?' : c.seats.map(s => s === 'robot' ? 'robot' : short(s)).join(' ')
   const beacon = c.beaconRound === undefined ? '?' : c.beaconRound === null ? '-' : String(c.beaconRound)
-  return `${cell(seq, 6, true)}  ${cell(time, 16)}  ${cell(kind, 7)}  ${cell(c.table ?? '?', 12)}  ${cell(c.hand === undefined ? '?' : String(c.hand), 5, true)}  ` +
+  return `${cell(seq, 6, true)}  ${cell(time, 16)}  ${cell(kind, 7)}  ${cell(c.table ?? '?', 12)}  ${cell(c.hand === undefined ? '?' : c.hand === null ? '-' : String(c.hand), 5, true)}  ` +
     `${cell(c.game ?? '?', 8)}  ${cell(seats, 32)}  ${cell(beacon, 10, true)}  ${shield}`
 }
 
