@@ -16,7 +16,7 @@ import { signerFromSeed } from '../src/core/identity.js'
 import { decodeGroupInvite } from '../src/core/beacon/group-join.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
 import { commitPolynomial, entryFromSignature, evaluatePolynomial, hashRound, partialSign, pointHex, randomPolynomial, recoverG1, scalarFromHex, scalarToHex } from '../src/core/beacon/threshold.js'
-import { DkgMachine, publicShares, qualify, verifyDkgResult, type DkgResult } from '../src/core/beacon/dkg.js'
+import { DkgMachine, publicShares, qualify, verifyDkgResult, type DkgEffect, type DkgResult, type DkgSnapshot } from '../src/core/beacon/dkg.js'
 import { DKG_DEAL, DKG_SHARE, type DealBody, type ShareBody } from '../src/core/beacon/dkg-documents.js'
 import { groupSession, reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
 import { RESHARE_REFUSED } from '../src/core/beacon/reshare.js'
@@ -33,6 +33,13 @@ const newcomers = memberSigners(3, 'reshare-run-new')
 const nodes = [...oldSigners, ...newcomers]
 const newMembers = [...oldSigners.slice(0, 4), ...newcomers].map(s => s.peerId)
 const dkgStart = chain.genesis_time * 1000 + 60_000
+
+/** The snapshot a machine saved among `effects`, as a restart reads it back from disk (a JSON copy). */
+function savedSnapshot (effects: DkgEffect[]): DkgSnapshot {
+  const saved = effects.find(e => e.kind === 'persist')
+  if (saved?.kind !== 'persist') throw new Error('no snapshot')
+  return JSON.parse(JSON.stringify(saved.snapshot)) as DkgSnapshot
+}
 
 function params (members = newMembers, threshold = 4): GroupParams {
   return reshareParams({ params: oldParams, commitments: old[0].commitments, chainInfo: chain }, {
@@ -195,9 +202,7 @@ describe('a reshare run by the machines', () => {
     expect(out.filter(e => e.kind === 'refused')).toEqual([])
     expect(out.find(e => e.kind === 'failed')).toMatchObject({ reason: expect.stringMatching(/^missed the reshare: this node started after its deal phase ended/), cause: 'missed' })
     // Restarted from the snapshot it saved, it still knows it came up late.
-    const saved = started.find(e => e.kind === 'persist')
-    if (saved?.kind !== 'persist') throw new Error('no snapshot')
-    const again = new DkgMachine({ params: p, signer: newcomers[0], random: seededRandom('late') }, JSON.parse(JSON.stringify(saved.snapshot)))
+    const again = new DkgMachine({ params: p, signer: newcomers[0], random: seededRandom('late') }, savedSnapshot(started))
     const after = again.tick(dkgStart + 30_000)
     expect(after.filter(e => e.kind === 'refused')).toEqual([])
     expect(after.find(e => e.kind === 'failed')).toMatchObject({ cause: 'missed' })
@@ -206,10 +211,9 @@ describe('a reshare run by the machines', () => {
   it('a node killed in the deal phase and restarted after it ended, holding too little, says it missed the reshare, and signs no refusal', () => {
     const p = params()
     const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('down'), oldShare: old[0].share })
-    const saved = m.start(dkgStart).find(e => e.kind === 'persist')
-    if (saved?.kind !== 'persist') throw new Error('no snapshot')
+    const saved = savedSnapshot(m.start(dkgStart))
     // Down from the deal phase to after the run's last deadline: the others finished without it.
-    const again = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('down'), oldShare: old[0].share }, JSON.parse(JSON.stringify(saved.snapshot)))
+    const again = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('down'), oldShare: old[0].share }, saved)
     const out = again.tick(dkgStart + 31_000)
     expect(out.filter(e => e.kind === 'refused')).toEqual([])
     expect(out.find(e => e.kind === 'failed')).toMatchObject({ cause: 'missed' })
@@ -219,13 +223,12 @@ describe('a reshare run by the machines', () => {
     const p = params()
     const m = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('restart'), oldShare: old[0].share })
     const out = m.start(dkgStart)
-    const persisted = out.find(e => e.kind === 'persist')
-    if (persisted?.kind !== 'persist') throw new Error('no snapshot')
-    const again = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('other'), oldShare: old[0].share }, persisted.snapshot)
+    const snapshot = savedSnapshot(out)
+    const again = new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('other'), oldShare: old[0].share }, snapshot)
     expect(again.currentPhase).toBe('deal')
     expect(again.transcript().deals.map(d => d.body.commitments)).toEqual(m.transcript().deals.map(d => d.body.commitments))
     expect(() => new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('x'), oldShare: old[1].share })).toThrow(/does not match old member 1/)
-    expect(() => new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('x'), oldShare: old[0].share }, { ...persisted.snapshot, coefficients: [old[1].share, ...persisted.snapshot.coefficients.slice(1)] })).toThrow(/does not reshare/)
+    expect(() => new DkgMachine({ params: p, signer: oldSigners[0], random: seededRandom('x'), oldShare: old[0].share }, { ...snapshot, coefficients: [old[1].share, ...snapshot.coefficients.slice(1)] })).toThrow(/does not reshare/)
   })
 
   it('an old member joining a reshare checks its old group against its own share and transcript: forged commitments or another run are refused', async () => {
