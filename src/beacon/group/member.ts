@@ -383,10 +383,18 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   function keepBlame (machine: RoundMachine, record: Signed<BlameBody>): boolean {
     let kept = blameKept.get(machine)
     if (kept === undefined) { kept = new Map(); blameKept.set(machine, kept) }
+    return namesAnew(kept, record, 3600)
+  }
+
+  /**
+   * Whether `record` names a member not named in the `seconds` of rounds before its round, `last`
+   * holding the round each member was last named in (updated for those it names anew).
+   */
+  function namesAnew (last: Map<number, number>, record: Signed<BlameBody>, seconds: number): boolean {
     const { round } = record.body
-    const perHour = Math.max(1, Math.floor(3600 / params.period))
-    const fresh = record.body.bad.filter(b => { const last = kept?.get(b.index); return last === undefined || round >= last + perHour })
-    for (const b of fresh) kept.set(b.index, round)
+    const every = Math.max(1, Math.floor(seconds / params.period))
+    const fresh = record.body.bad.filter(b => { const at = last.get(b.index); return at === undefined || round >= at + every })
+    for (const b of fresh) last.set(b.index, round)
     return fresh.length > 0
   }
 
@@ -399,11 +407,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   function logBlame (record: Signed<BlameBody>): void {
     const recordFn = init.record
     if (recordFn === undefined || groupCommitments === undefined) return
-    const { round } = record.body
-    const perDay = Math.max(1, Math.floor(86_400 / params.period))
-    const fresh = record.body.bad.filter(b => { const last = blameLogged.get(b.index); return last === undefined || round >= last + perDay })
-    if (fresh.length === 0) return
-    for (const b of fresh) blameLogged.set(b.index, round)
+    if (!namesAnew(blameLogged, record, 86_400)) return
     const payload: BlameRecord = { record, members: params.members, commitments: groupCommitments }
     write(async () => {
       if (!dkgLogged) return
