@@ -221,7 +221,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       // printed; the verdict cannot be given.
       if (err instanceof LogFetchError || err instanceof LogInputError || typeof (err as NodeJS.ErrnoException).code === 'string') {
         // A table node's log is for its members by default, and a refusal is just a closed stream.
-        const hint = err instanceof LogFetchError && values.as === undefined ? AS_HINT : ''
+        const hint = err instanceof LogFetchError && values.as === undefined ? `; ${AS_HINT}` : ''
         throw new UsageError(`${(err as Error).message} (verification incomplete${hint})`)
       }
       throw err
@@ -417,7 +417,7 @@ async function identityOf (dir: string): Promise<string | undefined> {
 }
 
 /** A table node serves its log to its members only (its refusal may be just a closed stream). */
-const AS_HINT = '; a table node serves its log to its members only: if you hold a seat at that table, dial as your node with --as DIR (its data directory)'
+const AS_HINT = 'a table node serves its log to its members only: if you hold a seat at that table, dial as your node with --as DIR (its data directory)'
 
 async function peerSource (address: string, asDir: string | undefined, range: { from?: number, to?: number }): Promise<Source> {
   const { multiaddr } = await import('@multiformats/multiaddr')
@@ -433,7 +433,7 @@ async function peerSource (address: string, asDir: string | undefined, range: { 
     return { lines: fetchLog(node, peer, range), expectOwner: peer.toString(), node, close: async () => { await node.stop() } }
   } catch (err) {
     await node.stop()
-    throw new UsageError(`cannot reach ${address}: ${(err as Error).message.split('\n')[0]}${asDir === undefined ? ` (${AS_HINT.slice(2)})` : ''}`)
+    throw new UsageError(`cannot reach ${address}: ${(err as Error).message.split('\n')[0]}${asDir === undefined ? ` (${AS_HINT})` : ''}`)
   }
 }
 
