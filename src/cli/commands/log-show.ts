@@ -67,34 +67,30 @@ export function payloadColumns (kind: string, payload: unknown): PayloadColumns 
     const members = Array.isArray(params?.members) ? params.members.length : '?'
     const key = obj(p.outcome)?.groupKey
     const reshared = obj(params?.reshare) !== undefined ? ' (reshare)' : ''
-    return {
-      table: '-', hand: null, game: '-', seats: [], beaconRound: null,
-      note: `beacon group ${String(params?.id ?? '?')}${reshared}: member ${String(p.member ?? '?')} of ${members}, threshold ${String(params?.threshold ?? '?')}${typeof key === 'string' ? `, key ${key.slice(0, 16)}…` : ''}`
-    }
+    return groupRow(`beacon group ${String(params?.id ?? '?')}${reshared}: member ${String(p.member ?? '?')} of ${members}, threshold ${String(params?.threshold ?? '?')}${typeof key === 'string' ? `, key ${key.slice(0, 16)}…` : ''}`)
   }
   if (kind === 'beacon-reshare-refused' && p !== undefined) {
     // A refused reshare (docs/log.md "Refused reshares"): why, in the refusal's own words.
     const params = obj(p.params)
     const refusal = obj(obj(p.refusal)?.body)
-    return {
-      table: '-', hand: null, game: '-', seats: [], beaconRound: null,
-      note: `beacon group ${String(params?.id ?? '?')}: ${typeof refusal?.message === 'string' ? refusal.message : 'reshare refused'}`
-    }
+    return groupRow(`beacon group ${String(params?.id ?? '?')}: ${typeof refusal?.message === 'string' ? refusal.message : 'reshare refused'}`)
   }
   if (kind === 'beacon-blame' && p !== undefined) {
     // A group member named for bad partials (docs/log.md "Blame records of a beacon group").
     const record = obj(obj(p.record)?.body)
     const named = Array.isArray(record?.bad) ? (record.bad as unknown[]).map(b => String(obj(b)?.index ?? '?')).join(', ') : '?'
-    return {
-      table: '-', hand: null, game: '-', seats: [], beaconRound: null,
-      note: `beacon group: member ${named} named for a bad partial of round ${String(record?.round ?? '?')}`
-    }
+    return groupRow(`beacon group: member ${named} named for a bad partial of round ${String(record?.round ?? '?')}`)
   }
   if (kind === 'abort' && body !== undefined) {
     const blame = Array.isArray(body.blame) ? (body.blame as unknown[]).map(b => short(String(b))).join(' ') : ''
     out.note = `${typeof body.reason === 'string' ? body.reason : 'abort'}${blame !== '' ? `, blames ${blame}` : ''}`
   }
   return out
+}
+
+/** A beacon group's row: none of a table's columns apply. */
+function groupRow (note: string): PayloadColumns {
+  return { table: '-', hand: null, game: '-', seats: [], beaconRound: null, note }
 }
 
 function short (peer: string): string {
