@@ -1,6 +1,7 @@
 // Heads on one long-lived witness stream per peer (`/fairdeal/witness/1.1.0`), real libp2p on
 // 127.0.0.1 and real LevelDB: every head is cosigned and checked as before, on one stream; a witness
-// that speaks only 1.0.0 still witnesses every head; a kept stream that died is replaced.
+// that speaks only 1.0.0 still witnesses every head; a kept stream that died is replaced; heads
+// appended within a member's interval go as one, the newest, and closing sends what still waits.
 import { afterEach, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -27,7 +28,7 @@ async function nodeOf (seed: number, members: Set<string>): Promise<Libp2p> {
 }
 
 /** OWNER's node announcing to SEAT's node, which witnesses on real LevelDB. */
-async function pair (): Promise<{ owner: Libp2p, witness: Libp2p, announce: (headLine: string) => Promise<string> }> {
+async function pair (intervalMs = 0): Promise<{ owner: Libp2p, witness: Libp2p, announce: (headLine: string) => Promise<string>, announcer: ReturnType<typeof createHeadAnnouncer>, cosigned: string[], store: WitnessStore }> {
   const members = new Set([OWNER.peerId, SEAT.peerId])
   const owner = await nodeOf(1, members)
   const witness = await nodeOf(2, members)
@@ -35,21 +36,24 @@ async function pair (): Promise<{ owner: Libp2p, witness: Libp2p, announce: (hea
   const dir = await mkdtemp(join(tmpdir(), 'fairdeal-witness-stream-'))
   const db = new Level<string, any>(dir)
   cleanup.push(async () => { await rm(dir, { recursive: true, force: true }) }, async () => { await db.close() })
-  cleanup.push(await registerWitness(witness, new WitnessStore(db, SEAT), { members }))
+  const store = new WitnessStore(db, SEAT)
+  cleanup.push(await registerWitness(witness, store, { members }))
   await owner.dial(witness.getMultiaddrs()[0])
   const waiting = new Map<string, (line: string) => void>()
+  const cosigned: string[] = []
   const announcer = createHeadAnnouncer(owner, {
     self: OWNER.peerId,
     members,
     addressBook: new Map(),
-    onCosigned: (_peer, line) => { const c = checkWitnessLine(line); if (c.ok) waiting.get(c.statement.headLine)?.(line) }
+    intervalMs,
+    onCosigned: (_peer, line) => { const c = checkWitnessLine(line); if (c.ok) { cosigned.push(c.statement.headLine); waiting.get(c.statement.headLine)?.(line) } }
   })
   cleanup.push(announcer.close)
   const announce = async (headLine: string): Promise<string> => await new Promise(resolve => {
     waiting.set(headLine, resolve)
     announcer.announce(headLine)
   })
-  return { owner, witness, announce }
+  return { owner, witness, announce, announcer, cosigned, store }
 }
 
 const streamsTo = (from: Libp2p, to: Libp2p, protocol: string): number =>
@@ -87,5 +91,24 @@ describe('heads on a long-lived witness stream', () => {
     const c = checkWitnessLine(await announce(headLine))
     expect(c.ok && c.statement.headLine === headLine).toBe(true)
     expect(streamsTo(owner, witness, WITNESS_STREAM_PROTOCOL)).toBe(1)
+  })
+
+  it('heads appended within the interval go as one, the newest, once it is over; closing sends the one still waiting', async () => {
+    const { announce, announcer, cosigned, store } = await pair(300)
+    const heads = [1, 2, 3, 4, 5].map(n => buildLog(n)[0])
+    const t0 = performance.now()
+    await announce(heads[0]) // the first goes at once
+    const last = announce(heads[3])
+    announcer.announce(heads[1])
+    announcer.announce(heads[2])
+    announcer.announce(heads[3])
+    await last
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(300)
+    expect(cosigned).toEqual([heads[0], heads[3]])
+    // Within the next interval: waiting, until the announcer closes.
+    announcer.announce(heads[4])
+    await announcer.close()
+    expect(cosigned).toEqual([heads[0], heads[3], heads[4]])
+    expect(checkWitnessLine((await store.heldFor(OWNER.peerId))[0])).toMatchObject({ ok: true, statement: { headLine: heads[4] } })
   })
 })

@@ -351,7 +351,7 @@ async function inProcess (root: string): Promise<Bounds> {
       viewLeg: rtt.p50 / 2 + sync.p50
     }
     console.log(`${SEATS}-node coinche table (atout-v1, no beacon) over loopback TCP; this machine has ${availableParallelism()} cores`)
-    console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)});` +
+    console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}), ${(rtt.cpuPerFrame * 1000).toFixed(0)} µs CPU a frame (both ends); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)});` +
       ` Ed25519 sign ${(ed.sign * 1000).toFixed(0)} µs, verify ${(ed.verify * 1000).toFixed(0)} µs (CPU time)`)
     console.log(`bounds, commit → cards: network ${LEGS} legs ${f2(network)} ms; + ${SYNCED_WRITES} synced writes + ${n.pathVerify} verifications and ${n.pathSign} signatures` +
       ` on one thread = ${f2(b.onePath)} ms; with a core per node (${n.coreVerify} + ${n.coreSign} on the path) = ${f2(b.corePath)} ms`)
@@ -437,7 +437,7 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
 }
 
 /** Raw messenger round trip between the dealer's node and a seat's, on their existing connection. */
-async function messengerRtt (a: Daemon, b: Daemon): Promise<{ p50: number, p99: number }> {
+async function messengerRtt (a: Daemon, b: Daemon): Promise<{ p50: number, p99: number, cpuPerFrame: number }> {
   const logger = pino({ level: 'silent' })
   const protocol = '/fairdeal-bench/echo/1'
   const ma = await createMessenger(a.node, { protocol, maxFrameBytes: 4096, logger })
@@ -449,15 +449,18 @@ async function messengerRtt (a: Daemon, b: Daemon): Promise<{ p50: number, p99: 
     // About the size of a COMMIT frame.
     const frame = new Uint8Array(1200).fill(0x61)
     const samples: number[] = []
+    let cpu0 = 0
     for (let i = 0; i < RTT_SAMPLES + 100; i++) {
+      if (i === 100) cpu0 = ownCpuMs()
       const t0 = performance.now()
       const back = new Promise<void>(resolve => { pending = resolve })
       await ma.send(b.peerId, frame)
       await back
       if (i >= 100) samples.push(performance.now() - t0)
     }
+    const cpuPerFrame = (ownCpuMs() - cpu0) / RTT_SAMPLES / 2
     samples.sort((x, y) => x - y)
-    return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) }
+    return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), cpuPerFrame }
   } finally {
     await ma.close()
     await mb.close()

@@ -36,7 +36,19 @@ export const WITNESS_LIMITS = {
   timeoutMs: 10_000,
   /** How long a witness keeps a 1.1.0 stream open with no request on it. */
   idleMs: 120_000,
-  maxInboundStreams: 2
+  maxInboundStreams: 2,
+  /**
+   * A node sends a member at most one head per this many ms: the first at once, the heads appended
+   * meanwhile as one (the newest) when the interval is over. A busy table appends a receipt every few
+   * tens of ms at each node, and a head is four signatures and four frames a member: witnessed once
+   * an interval, its cost is shared by the hands of the interval (issue 24), while a member still
+   * holds every head within a second of its append. An owner decides what it announces anyway, so
+   * the interval weakens nothing against a dishonest owner; against a disk that loses entries, the
+   * head file catches them (docs/log.md).
+   */
+  headIntervalMs: 1_000,
+  /** How long closing the announcer waits for heads still to send (the newest per member) before it gives up on them. */
+  flushMs: 1_000
 } as const
 
 const TAG_COSIGNED = 0x01
@@ -165,8 +177,11 @@ function usable (link: WitnessLink | undefined): link is WitnessLink {
 
 /**
  * Sends each new head to every other member this node is connected to (the table keeps members
- * connected while they play; no dial is started for a head), one request per member at a time: a
- * head that comes while one is on its way waits, and only the newest waiting one is sent. With
+ * connected while they play; no dial is started for a head), one request per member at a time and
+ * at most one per `intervalMs` (default {@link WITNESS_LIMITS}.headIntervalMs): a head that comes
+ * while one is on its way, or within the interval after the last one left, waits, and only the
+ * newest waiting one is sent when the interval is over. Closing sends what still waits (for up to
+ * {@link WITNESS_LIMITS}.flushMs). With
  * `current`, a member that connects (or connects again, and the node itself after a restart) is
  * sent the current head at once, so a member that was away, or a log that went back while its
  * node was down, is witnessed without waiting for the next append. Never throws; failures are
@@ -182,10 +197,17 @@ export function createHeadAnnouncer (node: Libp2p, options: {
   current?: () => string | null
   /** Checks the signatures in the cosignatures that come back (see sendHead). */
   verifyDoc?: DocVerifier
+  /** At most one head per member per this many ms (see above). */
+  intervalMs?: number
 }): { announce: (headLine: string) => void, close: () => Promise<void> } {
   const peers = [...new Set(options.members)].filter(p => p !== options.self)
+  const intervalMs = options.intervalMs ?? WITNESS_LIMITS.headIntervalMs
   const busy = new Map<string, Promise<void>>()
   const waiting = new Map<string, string>()
+  /** When the last head to each member left, and the timer that sends the one waiting after it. */
+  const lastSent = new Map<string, number>()
+  const timers = new Map<string, ReturnType<typeof setTimeout>>()
+  let closing = false
   const stop = new AbortController()
   // Each peer's 1.1.0 stream, kept between heads (one request on it at a time: see `busy`).
   const links = new Map<string, WitnessLink>()
@@ -228,31 +250,42 @@ export function createHeadAnnouncer (node: Libp2p, options: {
     }
   }
   const run = (peer: string, headLine: string): void => {
+    lastSent.set(peer, performance.now())
     const p = witness(peer, headLine)
       .then(line => { options.onCosigned?.(peer, line) })
       .catch((err: unknown) => { if (!stop.signal.aborted) options.logger?.debug({ peer, err: (err as Error).message }, 'head not witnessed') })
       .finally(() => {
         busy.delete(peer)
-        const next = waiting.get(peer)
-        waiting.delete(peer)
-        if (next !== undefined && !stop.signal.aborted) run(peer, next)
+        if (!stop.signal.aborted) next(peer)
       })
     busy.set(peer, p)
   }
+  /** Sends the head waiting for `peer` now, or sets the timer for the end of its interval. */
+  const next = (peer: string): void => {
+    const headLine = waiting.get(peer)
+    if (headLine === undefined || busy.has(peer) || timers.has(peer)) return
+    const wait = (lastSent.get(peer) ?? -Infinity) + intervalMs - performance.now()
+    if (wait > 0 && !closing) {
+      timers.set(peer, setTimeout(() => { timers.delete(peer); next(peer) }, wait))
+      return
+    }
+    waiting.delete(peer)
+    run(peer, headLine)
+  }
   const offer = (peer: string, headLine: string): void => {
-    if (busy.has(peer)) waiting.set(peer, headLine)
-    else run(peer, headLine)
+    waiting.set(peer, headLine)
+    next(peer)
   }
   const onConnect = (evt: CustomEvent<PeerId>): void => {
     const peer = evt.detail.toString()
     const head = options.current?.() ?? null
-    if (head === null || stop.signal.aborted || !peers.includes(peer)) return
+    if (head === null || stop.signal.aborted || closing || !peers.includes(peer)) return
     offer(peer, head)
   }
   if (options.current !== undefined) node.addEventListener('peer:connect', onConnect)
   return {
     announce (headLine: string): void {
-      if (stop.signal.aborted || node.status !== 'started') return
+      if (stop.signal.aborted || closing || node.status !== 'started') return
       for (const peer of peers) {
         if (node.getConnections(peerIdFromString(peer)).length === 0) continue
         offer(peer, headLine)
@@ -260,6 +293,19 @@ export function createHeadAnnouncer (node: Libp2p, options: {
     },
     async close (): Promise<void> {
       node.removeEventListener('peer:connect', onConnect)
+      // The newest head still waiting for its interval goes now, so members hold the log's end.
+      closing = true
+      for (const timer of timers.values()) clearTimeout(timer)
+      timers.clear()
+      if (node.status === 'started') for (const peer of [...waiting.keys()]) next(peer)
+      if (busy.size > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined
+        await Promise.race([
+          (async () => { while (busy.size > 0) await Promise.all(busy.values()) })(),
+          new Promise<void>(resolve => { timer = setTimeout(resolve, WITNESS_LIMITS.flushMs) })
+        ])
+        clearTimeout(timer)
+      }
       stop.abort()
       waiting.clear()
       await Promise.all(busy.values())
