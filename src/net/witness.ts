@@ -40,7 +40,8 @@ export const WITNESS_LIMITS = {
   /**
    * A node sends a member at most one head per this many ms: the first at once, the heads appended
    * meanwhile as one (the newest) when the interval is over. A busy table appends a receipt every few
-   * tens of ms at each node, and a head is four signatures and four frames a member: witnessed once
+   * tens of ms at each node, and a head costs each member a check and a cosignature, the owner a
+   * check of that cosignature, and two frames: witnessed once
    * an interval, its cost is shared by the hands of the interval (issue 24), while a member still
    * holds every head within a second of its append. An owner decides what it announces anyway, so
    * the interval weakens nothing against a dishonest owner; against a disk that loses entries, the
