@@ -80,11 +80,13 @@ export function makeDkgRecord (result: DkgResult, results: readonly unknown[]): 
 /** A problem of a `dkg` entry, with its reason code (src/core/hand/reasons.ts). */
 export interface DkgRecordProblem { code: typeof Reason.DKG_FORM | typeof Reason.DKG_MEMBER | typeof Reason.DKG_OUTCOME | typeof Reason.DKG_DISAGREEMENT, message: string }
 
-function isObject (v: unknown): v is Record<string, unknown> {
+/** A JSON object (not null, not an array): what a record's fields must be before they are read. */
+export function isObject (v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-const exact = (v: unknown, keys: string[]): boolean => isObject(v) && Object.keys(v).length === keys.length && keys.every(k => k in v)
+/** An object with exactly these fields (a record has one form: docs/log.md). */
+export const exact = (v: unknown, keys: readonly string[]): boolean => isObject(v) && Object.keys(v).length === keys.length && keys.every(k => k in v)
 
 /**
  * A record's `params` (exactly the group's fields, and `reshare` for a reshare) and its packed

@@ -3,7 +3,8 @@ import type { Signed } from '../signed.js'
 import { Reason } from '../hand/reasons.js'
 import type { DocumentVerifier } from './dkg-documents.js'
 import { qualify, QualifyError, type DkgTranscript } from './dkg.js'
-import { packTranscript, unpackTranscript, type PackedTranscript } from './dkg-record.js'
+import { exact, isObject, packTranscript, unpackTranscript, type PackedTranscript } from './dkg-record.js'
+import { sameJson } from '../same-json.js'
 import { groupSession, participantsOf, type GroupParams } from './group-params.js'
 import { RESHARE_REFUSED, type RefusalBody } from './reshare.js'
 
@@ -31,12 +32,6 @@ export interface RefusalRecordProblem {
 
 const REFUSAL_KEYS = ['session', 'groupKey', 'chainHash', 'oldThreshold', 'dealers', 'rejected', 'reason', 'message']
 
-function isObject (v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
-
 /**
  * Checks a `beacon-reshare-refused` entry signed into `owner`'s log, in order, the first failing
  * check its one problem: its form [reshare-refused-form]; the refusal signed by the owner, a
@@ -46,15 +41,14 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
  */
 export function checkRefusalRecord (payload: unknown, owner: string | undefined, verify: DocumentVerifier): { problems: RefusalRecordProblem[] } {
   const fail = (code: RefusalRecordProblem['code'], message: string): { problems: RefusalRecordProblem[] } => ({ problems: [{ code, message: `refused reshare record: ${message}` }] })
-  if (!isObject(payload) || Object.keys(payload).sort().join(',') !== 'deals,params,refusal,transcript') return fail(Reason.RESHARE_REFUSED_FORM, 'not of the form { params, deals, transcript, refusal }')
+  if (!isObject(payload) || !exact(payload, ['params', 'deals', 'transcript', 'refusal'])) return fail(Reason.RESHARE_REFUSED_FORM, 'not of the form { params, deals, transcript, refusal }')
   let unpacked: ReturnType<typeof unpackTranscript>
   try { unpacked = unpackTranscript(payload) } catch (err) { return fail(Reason.RESHARE_REFUSED_FORM, (err as Error).message) }
   const { params, transcript } = unpacked
   const reshare = params.reshare
   if (reshare === undefined) return fail(Reason.RESHARE_REFUSED_FORM, 'params are not a reshare\'s (no reshare block)')
   const r = payload.refusal
-  if (!isObject(r) || Object.keys(r).sort().join(',') !== 'body,sig,signer,type' || r.type !== RESHARE_REFUSED || typeof r.signer !== 'string' || typeof r.sig !== 'string' ||
-      !isObject(r.body) || Object.keys(r.body).length !== REFUSAL_KEYS.length || !REFUSAL_KEYS.every(k => k in (r.body as Record<string, unknown>))) {
+  if (!isObject(r) || !exact(r, ['type', 'signer', 'body', 'sig']) || r.type !== RESHARE_REFUSED || typeof r.signer !== 'string' || typeof r.sig !== 'string' || !exact(r.body, REFUSAL_KEYS)) {
     return fail(Reason.RESHARE_REFUSED_FORM, `refusal must be a signed ${RESHARE_REFUSED} document whose body is exactly { ${REFUSAL_KEYS.join(', ')} }`)
   }
   const refusal = r as unknown as Signed<RefusalBody>
@@ -72,7 +66,7 @@ export function checkRefusalRecord (payload: unknown, owner: string | undefined,
   } catch (err) { error = err }
   if (!(error instanceof QualifyError)) return fail(Reason.RESHARE_REFUSED_OUTCOME, `its transcript does not verify: ${(error as Error).message}`)
   const rejected = error.disqualified.map(d => ({ dealer: d.dealer, reason: d.reason }))
-  if (error.reason !== body.reason || !same(error.qual, body.dealers) || !same(rejected, body.rejected)) {
+  if (error.reason !== body.reason || !sameJson(error.qual, body.dealers) || !sameJson(rejected, body.rejected)) {
     return fail(Reason.RESHARE_REFUSED_OUTCOME, `its transcript refuses it as ${error.reason} with old members [${error.qual.join(', ')}] qualified and ${JSON.stringify(rejected)} out, not as the refusal says`)
   }
   return { problems: [] }
