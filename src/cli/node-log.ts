@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { openDataDirLog, DataDirError } from '../store/data-dir.js'
 import { CONTROL_FILE } from '../daemon/control.js'
 import { keptCosignaturesOf } from '../store/log.js'
+import { exists } from './files.js'
 
 export interface DataDirLines {
   lines: AsyncIterable<string>
@@ -29,8 +30,10 @@ export async function dataDirLogLines (dir: string, range: { from?: number, to?:
     if (!(err instanceof DataDirError) || !/in use by a running node/.test(err.message)) throw err
     try { await access(join(dir, CONTROL_FILE)) } catch {
       // A beacon group member without a table runs no control endpoint and serves its log to nobody
-      // (its group files are in DIR/beacon-group/, src/beacon/group/node.ts groupDir).
-      if (await present(join(dir, 'beacon-group'))) {
+      // (its group files are in DIR/beacon-group/). Imported here only: the group's modules are
+      // not for reading a log.
+      const { GROUPS_DIR } = await import('../beacon/group/node.js')
+      if (await exists(join(dir, GROUPS_DIR))) {
         throw new DataDirError(`${dir} is in use by its running beacon group member, which has no control endpoint to read the log through and serves it to nobody: stop that node, then run this again`)
       }
       throw err
@@ -40,8 +43,4 @@ export async function dataDirLogLines (dir: string, range: { from?: number, to?:
     // The head file is outside LevelDB: its cosigned heads are read as for a stopped node.
     return { lines: client.logLines(range), running: true, notes: [], cosigned: await keptCosignaturesOf(dir), close: async () => {} }
   }
-}
-
-async function present (path: string): Promise<boolean> {
-  try { await access(path); return true } catch { return false }
 }

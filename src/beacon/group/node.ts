@@ -36,9 +36,12 @@ export interface GroupNodeInit {
   joinDesk?: GroupJoinDesk
 }
 
+/** The directory of a data directory that holds its beacon groups' files, one directory per group. */
+export const GROUPS_DIR = 'beacon-group'
+
 /** Where a member keeps a group's files inside its data directory. */
 export function groupDir (dataDir: string, groupId: string): string {
-  return join(dataDir, 'beacon-group', groupId)
+  return join(dataDir, GROUPS_DIR, groupId)
 }
 
 /** The table beacon config a member writes once its DKG is done, for `fairdeal table new --beacon FILE`. */

@@ -1,6 +1,7 @@
 import { WEB_HOSTS } from '../../daemon/web-server.js'
 import { defineCommand, type OptionSpecs } from '../command.js'
-import { access, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
+import { exists } from '../files.js'
 import { readBounded } from '../../store/bounded-read.js'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
@@ -347,10 +348,6 @@ async function identityOf (dir: string): Promise<NodeIdentity> {
   const identity = await loadOrCreateIdentity(dir)
   if (identity.created) process.stderr.write(`created a new identity in ${identity.path} (peer id ${identity.peerId})\n`)
   return identity
-}
-
-async function exists (path: string): Promise<boolean> {
-  try { await access(path); return true } catch { return false }
 }
 
 async function readDraft (dir: string): Promise<Draft> {

@@ -1,5 +1,6 @@
 import { defineCommand, type OptionSpecs, type ParsedArgs } from '../command.js'
 import { access, stat } from 'node:fs/promises'
+import { exists } from '../files.js'
 import { join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { verdictExitCode } from '../verdict.js'
@@ -138,7 +139,7 @@ async function run ({ values, positionals }: ParsedArgs<typeof OPTIONS>): Promis
       // The --as member's own node, when it runs, witnessed the owner's heads too: ask it locally.
       const { ControlClient } = await import('../../daemon/control-client.js')
       const { CONTROL_FILE } = await import('../../daemon/control.js')
-      const running = await access(join(values.as, CONTROL_FILE)).then(() => true, () => false)
+      const running = await exists(join(values.as, CONTROL_FILE))
       if (running) {
         try {
           const lines = await (await ControlClient.forDataDir(values.as)).witnessed(owner)
@@ -296,7 +297,7 @@ async function tableMembers (dir: string, explicit: string | undefined): Promise
   const { CONFIG_FILE } = await import('./table.js')
   const candidates = explicit !== undefined ? [explicit] : [join(dir, CONFIG_FILE), `${resolve(dir)}.json`]
   for (const file of candidates) {
-    if (explicit === undefined && !(await access(file).then(() => true, () => false))) continue
+    if (explicit === undefined && !(await exists(file))) continue
     let config
     try {
       const raw = await readNodeConfigJson(file)
