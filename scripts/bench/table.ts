@@ -344,12 +344,13 @@ async function inProcess (root: string): Promise<Bounds> {
     const n = cryptoCounts(SEATS)
     const network = rtt.p50 * LEGS / 2
     const disk = sync.p50 * SYNCED_WRITES
+    const handCryptoUnwitnessed = n.handVerify * ed.verify + n.handSign * ed.sign
     const b: Bounds = {
       network,
       onePath: network + disk + n.pathVerify * ed.verify + n.pathSign * ed.sign,
       corePath: network + disk + n.coreVerify * ed.verify + n.coreSign * ed.sign,
-      handCrypto: (n.handVerify + n.witnessVerify) * ed.verify + (n.handSign + n.witnessSign) * ed.sign,
-      handCryptoUnwitnessed: n.handVerify * ed.verify + n.handSign * ed.sign,
+      handCrypto: handCryptoUnwitnessed + n.witnessVerify * ed.verify + n.witnessSign * ed.sign,
+      handCryptoUnwitnessed,
       // The peer check: a VIEW crosses one leg, then the NONCE is saved (synced) before it leaves.
       viewLeg: rtt.p50 / 2 + sync.p50
     }

@@ -195,10 +195,11 @@ async function onlyTable (client: ControlClient): Promise<string> {
  * (pledged, viewing, contributed) and blind-v1's (keyed, shuffling; dealt until every other seat's
  * decryption shares for its cards are in).
  */
+const NONCES = 'the deal waits for every nonce, and a beacon-bound hand also for its round'
 const NOT_YET: Record<string, string> = {
-  pledged: 'the deal waits for every nonce, and a beacon-bound hand also for its round',
-  viewing: 'the deal waits for every nonce, and a beacon-bound hand also for its round',
-  contributed: 'the deal waits for every nonce, and a beacon-bound hand also for its round',
+  pledged: NONCES,
+  viewing: NONCES,
+  contributed: NONCES,
   keyed: 'the deal waits for every seat\'s key and shuffle, and a beacon-bound hand also for its round',
   shuffling: 'the deal waits for every seat\'s shuffle, and a beacon-bound hand also for its round',
   dealt: 'its cards open once the other seats\' decryption shares for them are in'
