@@ -10,12 +10,9 @@ import { DKG_DEAL, DKG_RESPONSES, DKG_RESULT, DKG_SHARE, type DealBody, type Res
 import { reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
 import { checkDkgRecord, makeDkgRecord } from '../src/core/beacon/index.js'
 import { commitPolynomial, pointHex, randomPolynomial, scalarToHex } from '../src/core/beacon/threshold.js'
-import { groupParams, memberSigners, runDkg, seededRandom } from './helpers/beacon-group.js'
+import { dkgGroup, memberSigners, seededRandom } from './helpers/beacon-group.js'
 
-const oldSigners = memberSigners(5, 'reshare-hostile')
-const oldParams = groupParams(oldSigners, 3)
-const old = runDkg(oldParams, oldSigners).results as DkgResult[]
-const chain = old[0].chainInfo
+const { signers: oldSigners, params: oldParams, results: old, chain } = dkgGroup(5, 3, 'reshare-hostile')
 const newcomers = memberSigners(2, 'reshare-hostile-new')
 // Every old member stays (new indices 1–5), two newcomers are 6 and 7: 5/3 → 7/4.
 const nodes = [...oldSigners, ...newcomers]

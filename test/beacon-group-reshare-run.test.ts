@@ -22,12 +22,9 @@ import { groupSession, reshareParams, type GroupParams } from '../src/core/beaco
 import { RESHARE_REFUSED } from '../src/core/beacon/reshare.js'
 import { checkDkgRecord, checkRefusalRecord, makeDkgRecord, makeRefusalRecord, verifyBeaconEntry, type RefusalBody, type RefusalRecord } from '../src/core/beacon/index.js'
 import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
-import { drandClientVerifies, groupParams, memberSigners, runDkg, seededRandom } from './helpers/beacon-group.js'
+import { dkgGroup, drandClientVerifies, memberSigners, runDkg, seededRandom } from './helpers/beacon-group.js'
 
-const oldSigners = memberSigners(5, 'reshare-run')
-const oldParams = groupParams(oldSigners, 3)
-const old = runDkg(oldParams, oldSigners).results as DkgResult[]
-const chain = old[0].chainInfo
+const { signers: oldSigners, params: oldParams, results: old, chain } = dkgGroup(5, 3, 'reshare-run')
 const newcomers = memberSigners(3, 'reshare-run-new')
 // Old members 1–4 stay (new indices 1–4), old member 5 leaves, three newcomers are 5–7.
 const nodes = [...oldSigners, ...newcomers]

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { fetchBeacon, type ChainClient } from 'drand-client'
-import type { BeaconEntry, ChainInfo } from '../../src/core/beacon/index.js'
+import type { BeaconEntry, ChainInfo, DkgResult } from '../../src/core/beacon/index.js'
 import { signerFromSeed, type Signer } from '../../src/core/identity.js'
 import { runDkgInMemory, type DkgEnvelope, type InMemoryDkg } from '../../src/core/beacon/dkg-in-memory.js'
 import { nativeVerifyDocument } from '../../src/crypto/native-crypto.js'
@@ -45,6 +45,17 @@ export function runDkg (params: GroupParams, signers: Signer[], opts: {
   oldShare?: (member: number) => string | undefined
 } = {}): InMemoryDkg {
   return runDkgInMemory(params, signers, { ...opts, random: (i) => seededRandom(`${opts.seed ?? 'dkg'}-${i}`), verify: nativeVerifyDocument })
+}
+
+/**
+ * A group of `n` members (signers labelled `label`) at threshold `t`, made by its DKG in memory: the
+ * old group a reshare test starts from, with each member's result and the chain.
+ */
+export function dkgGroup (n: number, t: number, label: string): { signers: Signer[], params: GroupParams, results: DkgResult[], chain: ChainInfo } {
+  const signers = memberSigners(n, label)
+  const params = groupParams(signers, t)
+  const results = runDkg(params, signers).results as DkgResult[]
+  return { signers, params, results, chain: results[0].chainInfo }
 }
 
 /** drand-client's own verification (fetchBeacon) of an entry, without HTTP: true when it accepts it. */
