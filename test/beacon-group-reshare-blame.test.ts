@@ -18,7 +18,8 @@ import { createMessenger } from '../src/net/messenger.js'
 import { nativeSigner, nativeVerifyDocument } from '../src/crypto/native-crypto.js'
 import { canonicalBytes } from '../src/core/canonical.js'
 import { signDocument, type Signed } from '../src/core/signed.js'
-import { steppedClock, untilValue } from './helpers/beacon-group.js'
+import { steppedClock } from './helpers/beacon-group.js'
+import { until } from './helpers/until.js'
 import { groupOfTwo } from './helpers/group-of-two.js'
 
 const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })
@@ -27,9 +28,6 @@ let root: string
 
 afterAll(async () => { await rm(root, { recursive: true, force: true }) })
 
-async function until (what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  await untilValue(what, async () => (await cond()) ? true : undefined, ms)
-}
 
 it('a wrong partial of the old group, after the reshare is done and before its transition, is named in a blame record kept in records.jsonl', async () => {
   root = await mkdtemp(join(tmpdir(), 'fairdeal-reshare-blame-'))
@@ -42,7 +40,7 @@ it('a wrong partial of the old group, after the reshare is done and before its t
   const stopped = new Set<number>()
   try {
     clock.set(start)
-    await until('the reshare done everywhere', () => nodes.every(n => n.status().reshare?.state === 'done'))
+    await until(() => nodes.every(n => n.status().reshare?.state === 'done'), 'the reshare done everywhere', 20_000)
     // Member 2 is replaced by a rogue node holding its key: for a round the old group still signs,
     // it sends member 1 a valid G1 point that is not its partial, signed as old member 2.
     await nodes[1].stop()
@@ -57,7 +55,7 @@ it('a wrong partial of the old group, after the reshare is done and before its t
       clock.set(roundTime(chain, round) + 1)
       await rogue.send(reshare.peerIds[0], canonicalBytes(doc))
       const records = async (): Promise<Array<Signed<BlameBody>>> => (await readFile(join(dirs[0], RECORDS_FILE), 'utf8').catch(() => '')).trim().split('\n').filter(l => l !== '').map(l => JSON.parse(l) as Signed<BlameBody>)
-      await until('a blame record of the round in records.jsonl', async () => (await records()).some(r => r.body.round === round), 5000)
+      await until(async () => (await records()).some(r => r.body.round === round), 'a blame record of the round in records.jsonl', 5000)
       const blame = (await records()).find(r => r.body.round === round) as Signed<BlameBody>
       expect(blame.body.bad.map(b => b.index)).toEqual([2])
       expect(nativeVerifyDocument(blame)).toBe(true)

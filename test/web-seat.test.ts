@@ -12,21 +12,16 @@ import { launchBrowser, skipBrowserTests, type Browser } from './helpers/browser
 import { NodeProcess } from './helpers/node-process.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
 import { fairdeal } from './helpers/cli.js'
+import { until } from './helpers/until.js'
 import { spawn } from 'node:child_process'
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'fairdeal.js')
 
 const skip = skipBrowserTests('test/web-seat.test.ts')
 
-/** Resolves once the async `condition` holds (checked every 50 ms), or fails naming `what`. */
-async function until (condition: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 const [TCP, WS, WEB] = [18050, 18051, 18052]
+/** How often a wait looks again at what it waits for (a page's text, a node's status). */
+const POLL_MS = 50
 /** Each wait's bound: generous, since a loaded machine (the whole suite on two cores) slows three browsers down; no wait sleeps it out. */
 const WAIT_MS = 30_000
 /** Until the page's status line says it is connected to the dealer. */
@@ -59,7 +54,7 @@ describe.skipIf(skip)('the seat page', () => {
     const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
     // Stopped by afterAll even if something fails before it is awaited.
     starting.then(n => { dealer = n }, () => {})
-    await until(async () => (await fetch(`http://127.0.0.1:${WEB}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
+    await until(async () => (await fetch(`http://127.0.0.1:${WEB}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS, POLL_MS)
     const pages = await Promise.all(links.map(async link => {
       const page = await browser.context.newPage()
       page.on('pageerror', err => { process.stderr.write(`page error: ${err.message}\n`) })
@@ -75,7 +70,7 @@ describe.skipIf(skip)('the seat page', () => {
     expect(table.table.seats.slice(1)).toEqual(seats)
     // Each page shows every seat's peer id, its own marked.
     expect(await pages[0].locator('[data-testid=peers] li').allTextContents()).toEqual(table.table.seats.map((p, i) => `seat ${i}: ${p}${i === 0 ? ' (dealer)' : ''}${i === 1 ? ' (you)' : ''}`))
-    await until(async () => ((await dealer!.client.status()) as { peers?: Array<{ connected: boolean }> }).peers?.every(p => p.connected) === true, 'every page connected', WAIT_MS)
+    await until(async () => ((await dealer!.client.status()) as { peers?: Array<{ connected: boolean }> }).peers?.every(p => p.connected) === true, 'every page connected', WAIT_MS, POLL_MS)
 
     const hand = await dealer.client.deal()
     const codes = async (i: number): Promise<string[]> => {
@@ -95,7 +90,7 @@ describe.skipIf(skip)('the seat page', () => {
 
     await dealer.client.end(hand)
     for (const page of pages) await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: WAIT_MS })
-    await until(async () => (await pages[0].textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS)
+    await until(async () => (await pages[0].textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS, POLL_MS)
 
     // The page's log, exported, verifies with the CLI; the dealer's receipt holds every seat's ack.
     const [download] = await Promise.all([pages[0].waitForEvent('download'), pages[0].click('[data-testid=log-export]')])
@@ -103,7 +98,7 @@ describe.skipIf(skip)('the seat page', () => {
     await writeFile(exported, await readFile(await download.path()))
     const checked = await fairdeal('verify', exported)
     expect([checked.code, checked.stdout.trim().split('\n').pop()]).toEqual([0, '1 passed, 0 failed'])
-    await until(async () => ((await dealer!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', WAIT_MS)
+    await until(async () => ((await dealer!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', WAIT_MS, POLL_MS)
     const dealerLog = await fairdeal('verify', '--data', data)
     expect([dealerLog.code, dealerLog.stdout.trim().split('\n').pop()]).toEqual([0, '1 passed, 0 failed'])
 
@@ -140,36 +135,36 @@ describe.skipIf(skip)('the seat page', () => {
     let nat: NodeProcess | undefined
     const page = await browser.context.newPage()
     try {
-      await until(async () => /relay ready/.test(relayOut), 'the relay ready', WAIT_MS)
+      await until(async () => /relay ready/.test(relayOut), 'the relay ready', WAIT_MS, POLL_MS)
       const starting = NodeProcess.start(join(data, 'node.json'), data, 2 * WAIT_MS)
       // Stopped in the end even if something fails before it is awaited.
       starting.then(n => { nat = n }, () => {})
-      await until(async () => (await fetch(`http://127.0.0.1:${web}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS)
+      await until(async () => (await fetch(`http://127.0.0.1:${web}/seat`).catch(() => undefined))?.status === 200, 'the seat page served', WAIT_MS, POLL_MS)
       page.on('pageerror', err => { process.stderr.write(`page error: ${err.message}\n`) })
       await page.goto(link)
       nat = await starting
       await connected(page)
-      await until(async () => ((await nat!.client.status()) as { peers?: Array<{ connected: boolean, path?: string }> }).peers?.every(p => p.connected && p.path === 'relayed') === true, 'the page connected through the relay', WAIT_MS)
+      await until(async () => ((await nat!.client.status()) as { peers?: Array<{ connected: boolean, path?: string }> }).peers?.every(p => p.connected && p.path === 'relayed') === true, 'the page connected through the relay', WAIT_MS, POLL_MS)
       const hand = await nat.client.deal(undefined, undefined, true)
       const section = page.locator(`section[data-hand="${hand}"]`)
       const text = async (testid: string): Promise<string> => await section.locator(`[data-testid=${testid}]`).first().innerText({ timeout: 200 }).catch(() => '')
       const over = async (): Promise<boolean> => /^the hand is over/.test(await text('turn'))
       let clicks = 0
       for (let i = 0; i < 80; i++) {
-        await until(async () => await over() || (await text('turn') === 'your turn' && await section.locator('[data-testid=play] button:enabled').count() > 0), 'the page\'s turn or the end of the game', WAIT_MS)
+        await until(async () => await over() || (await text('turn') === 'your turn' && await section.locator('[data-testid=play] button:enabled').count() > 0), 'the page\'s turn or the end of the game', WAIT_MS, POLL_MS)
         if (await over()) break
         const before = await section.locator('[data-testid=play]').getAttribute('data-actions')
         const bid80 = section.locator('[data-testid=bids] button:enabled[data-action*=\'"value":80\']')
         const card = section.locator('[data-testid=hand-cards] button:enabled')
         await (await bid80.count() > 0 ? bid80 : await card.count() > 0 ? card : section.locator('[data-testid=bids] button:enabled')).first().click()
         clicks++
-        await until(async () => await over() || await section.locator('[data-testid=play]').getAttribute('data-actions', { timeout: 200 }).catch(() => before) !== before, 'the action on the chain', WAIT_MS)
+        await until(async () => await over() || await section.locator('[data-testid=play]').getAttribute('data-actions', { timeout: 200 }).catch(() => before) !== before, 'the action on the chain', WAIT_MS, POLL_MS)
       }
       expect(clicks).toBeGreaterThanOrEqual(16)
       await page.waitForSelector(`section[data-hand="${hand}"] [data-testid=shield]:text("verified")`, { timeout: WAIT_MS })
-      await until(async () => (await page.textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS)
+      await until(async () => (await page.textContent('[data-testid=log-count]')) === '1 entry', 'the page logged its receipt', WAIT_MS, POLL_MS)
       // The dealer's receipt: every card the page played carries the opening it made.
-      await until(async () => ((await nat!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', WAIT_MS)
+      await until(async () => ((await nat!.client.status()) as { log?: { entries: number } }).log?.entries === 1, 'the dealer logged the receipt', WAIT_MS, POLL_MS)
       const exported = await fairdeal('log', 'export', '--data', data)
       const receipt = JSON.parse(exported.stdout.trim().split('\n')[1]).body.payload as { play: { actions: Array<{ body: { seat: number, action: { type: string, card?: string }, opening?: { card: string } } }> } }
       const pageCards = receipt.play.actions.filter(a => a.body.seat === 1 && a.body.action.type === 'card')
