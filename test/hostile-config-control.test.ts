@@ -11,6 +11,8 @@ import { isPeerId, peerIdFromPublicKey } from '../src/core/identity.js'
 import { seededSigner } from './helpers/log-fixtures.js'
 import { TestTable } from './helpers/table-nodes.js'
 import { startControl } from '../src/daemon/control.js'
+import { ControlClient } from '../src/daemon/control-client.js'
+import { EventWatcher } from '../src/daemon/events.js'
 import { readJsonLines, MAX_GARBAGE_LINES } from '../src/store/jsonl.js'
 import { LogInputError } from '../src/store/errors.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
@@ -86,6 +88,31 @@ describe('the control endpoint', () => {
     const none = await fetch(`${control.info.url}/witnessed?peer=${SEAT}`, { headers: { authorization: `Bearer ${control.info.token}` } })
     expect(await none.json()).toEqual({ peer: SEAT, heads: [] })
     expect((await post('/hand/deal', '{"dealer":0}')).status).toBe(200)
+  })
+
+  it('streams events on one response, quiet past the idle limit, until the client closes it', async () => {
+    const auth = { headers: { authorization: `Bearer ${control.info.token}` } }
+    expect((await fetch(`${control.info.url}/events?stream=2`, auth)).status).toBe(400)
+    expect(await (await fetch(`${control.info.url}/events?stream=1&wait=100`, auth)).json()).toEqual({ error: 'query parameter wait is for a long poll, not a stream' })
+    const client = new ControlClient(control.info)
+    const start = (await client.events(0, 0)).last
+    const stream = client.eventStream(start)
+    try {
+      // Quiet for twice the idle limit (300 ms), which closes a silent long poll's socket, once the
+      // hand the test above dealt has no more to say: the stream is still there after.
+      let cursor = start
+      for (let events = await stream.source(cursor, 600); events.length > 0; events = await stream.source(cursor, 600)) cursor = events[events.length - 1].seq
+      const hand = await client.deal(0)
+      const watcher = new EventWatcher(async (after, waitMs) => await stream.source(Math.max(after, cursor), waitMs))
+      await watcher.until(e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards', 'the seat\'s cards')
+      // The same events, in the same order, as the long poll gives.
+      const polled = (await client.events(cursor, 0)).events
+      expect(watcher.seen.length).toBeGreaterThan(2)
+      expect(watcher.seen).toEqual(polled.slice(0, watcher.seen.length))
+    } finally {
+      stream.close()
+    }
+    await expect(stream.source(Number.MAX_SAFE_INTEGER, 1_000)).rejects.toThrow('event stream closed')
   })
 
   it('closes a socket that sends nothing', async () => {

@@ -416,13 +416,18 @@ async function processCpuMs (pid: number): Promise<number> {
 async function inProcesses (root: string, b: Bounds): Promise<void> {
   const nodes: NodeProcess[] = []
   let watch: HandWatch | undefined
+  let streams: Array<{ close: () => void }> = []
   try {
     const table = await localTable(root)
     const started = await Promise.allSettled(table.files.map(async (file, i) => await startNodeProcess(file, table.configs[i].dataDir)))
     for (const s of started) if (s.status === 'fulfilled') nodes.push(s.value)
     for (const s of started) if (s.status === 'rejected') throw s.reason
     const dealer = nodes[0].client
-    watch = new HandWatch(nodes.map(p => async (after, waitMs) => (await p.client.events(after, waitMs)).events))
+    // Each node's events on one stream (GET /events?stream=1): a long poll would cost every node a
+    // request and a response per event, about 8 a hand, and the driver as much again.
+    const opened = nodes.map(p => p.client.eventStream())
+    streams = opened
+    watch = new HandWatch(opened.map(s => s.source))
     const t: BenchTable = {
       deal: async () => await dealer.deal(),
       end: async hand => { await dealer.end(hand) },
@@ -438,6 +443,7 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
     await measure(t, PROCESS_HANDS, b, cores)
   } finally {
     watch?.stop()
+    for (const s of streams) s.close()
     await Promise.all(nodes.map(async p => { await p.stop() }))
   }
 }

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { NodeInputError } from './errors.js'
 import { CONTROL_FILE, type ControlInfo } from './control.js'
-import { EventWatcher, type NodeEvent } from './events.js'
+import { EventWatcher, type EventSource, type NodeEvent } from './events.js'
 import { readDraft } from './table-join.js'
 
 /** `table=ID` as a query parameter (after `sep`), or nothing for the node's only table. */
@@ -107,6 +107,63 @@ export class ControlClient {
 
   async events (after: number, waitMs: number): Promise<{ events: NodeEvent[], last: number }> {
     return await this.request('GET', `/events?after=${after}&wait=${waitMs}`, undefined, waitMs + 10_000)
+  }
+
+  /**
+   * The node's events after `after` as they happen, on one streamed response (`GET /events?stream=1`),
+   * as an EventSource (what EventWatcher and the benchmarks read) and a `close` that ends the stream.
+   * Events wait here until they are asked for: at most `capacity`, the oldest dropped beyond it
+   * (a gap in `seq`, as the node's own feed leaves for a client that falls behind). Once the stream
+   * ends (the node stopped, or went away), a call with nothing left to return fails saying so.
+   */
+  eventStream (after = 0, capacity = 4096): { source: EventSource, close: () => void } {
+    const abort = new AbortController()
+    const queue: NodeEvent[] = []
+    let ended: Error | undefined
+    const waiting = new Set<() => void>()
+    const notify = (): void => { for (const w of waiting) w() }
+    const read = async (): Promise<void> => {
+      const res = await fetch(`${this.info.url}/events?after=${after}&stream=1`, { headers: { authorization: `Bearer ${this.info.token}` }, signal: abort.signal })
+      if (!res.ok || res.body === null) {
+        const value = await res.json().catch(() => ({})) as { error?: string }
+        throw new Error(value.error ?? `HTTP ${res.status}`)
+      }
+      const decoder = new TextDecoder()
+      let rest = ''
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
+        rest = lines.pop() ?? ''
+        for (const line of lines) {
+          if (line === '') continue
+          queue.push(JSON.parse(line) as NodeEvent)
+          if (queue.length > capacity) queue.shift()
+        }
+        notify()
+      }
+      throw new Error('the node closed its event stream')
+    }
+    read().catch((err: unknown) => {
+      ended = abort.signal.aborted ? new Error('event stream closed') : new NodeInputError(`lost the event stream of the node at ${this.info.url} (${(err as Error).message})`)
+      notify()
+    })
+    const source: EventSource = async (from, waitMs) => {
+      const take = (): NodeEvent[] => {
+        while (queue.length > 0 && queue[0].seq <= from) queue.shift()
+        return queue.slice()
+      }
+      let events = take()
+      if (events.length > 0 || waitMs <= 0) return events
+      if (ended !== undefined) throw ended
+      await new Promise<void>(resolve => {
+        const done = (): void => { clearTimeout(timer); waiting.delete(done); resolve() }
+        const timer = setTimeout(done, waitMs)
+        waiting.add(done)
+      })
+      events = take()
+      if (events.length === 0 && ended !== undefined) throw ended
+      return events
+    }
+    return { source, close: () => { abort.abort() } }
   }
 
   /** A watcher of the node's events, through the endpoint's long poll (see EventWatcher). */

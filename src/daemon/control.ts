@@ -100,6 +100,50 @@ function reply (res: ServerResponse, status: number, body: unknown): void {
   res.end(text)
 }
 
+/** How long an event stream stays silent before it sends a blank line (a client that went away shows then). */
+const STREAM_KEEPALIVE_MS = 15_000
+
+/**
+ * `GET /events?stream=1`: every event after `after` as it happens, one JSON object a line
+ * (NodeEvent), on one response that stays open until the client closes it or the node stops; a
+ * blank line after 15 s without one. A client that drives a table hears each event as one write
+ * on a socket already open, not as one request: a long poll costs the node a request and a
+ * response per event (per hand at a four-seat table, about 8 at every node). Nothing piles up for
+ * a client that reads slowly: the next events are taken from the feed only once the last write
+ * has drained, and the feed keeps a bounded number (EventFeed), so one that falls further behind
+ * sees a gap in `seq`, as a long poll would.
+ */
+async function streamEvents (daemon: Daemon, res: ServerResponse, after: number): Promise<void> {
+  // The stream is quiet between events: the connection's idle limit does not apply to it.
+  res.socket?.setTimeout(0)
+  res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' })
+  const abort = new AbortController()
+  res.on('close', () => { abort.abort() })
+  let cursor = after
+  while (!abort.signal.aborted) {
+    const events = await daemon.events.wait(cursor, STREAM_KEEPALIVE_MS, abort.signal)
+    if (abort.signal.aborted) break
+    let text = ''
+    for (const e of events) { text += JSON.stringify(e) + '\n'; cursor = e.seq }
+    if (!res.write(text === '' ? '\n' : text)) await drained(res, abort.signal)
+  }
+  res.end()
+}
+
+/**
+ * Resolves once `res` can take more (its 'drain'), or `signal` aborts (the client went: no drain
+ * comes then). What a streamed response waits on after a write that filled its buffer, so a client
+ * that reads slowly holds at most one buffer of it in memory.
+ */
+export async function drained (res: ServerResponse, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return
+  await new Promise<void>(resolve => {
+    const done = (): void => { res.off('drain', done); signal.removeEventListener('abort', done); resolve() }
+    res.once('drain', done)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
 /** The JSON object body of a request, with no field but `allowed` (a misspelt field is an error, not ignored). */
 export async function readBody (req: IncomingMessage, allowed: string[]): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = []
@@ -208,8 +252,11 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       const from = url.searchParams.has('from') ? queryInt(url, 'from') : undefined
       const to = url.searchParams.has('to') ? queryInt(url, 'to') : undefined
       res.writeHead(200, { 'content-type': 'application/jsonl; charset=utf-8' })
+      const gone = new AbortController()
+      res.on('close', () => { gone.abort() })
       for await (const line of daemon.log.copy({ from, to })) {
-        if (!res.write(line + '\n')) await new Promise(resolve => res.once('drain', resolve))
+        if (gone.signal.aborted) break
+        if (!res.write(line + '\n')) await drained(res, gone.signal)
       }
       res.end()
       return
@@ -222,8 +269,13 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       return reply(res, 200, { peer, heads: await daemon.witnessedHeads(peer) })
     }
     case 'GET /events': {
-      readQuery(url, ['after', 'wait'])
+      readQuery(url, ['after', 'wait', 'stream'])
       const after = queryInt(url, 'after', 0)
+      if (url.searchParams.has('stream')) {
+        if (url.searchParams.get('stream') !== '1') throw new HttpError(400, 'query parameter stream must be 1')
+        if (url.searchParams.has('wait')) throw new HttpError(400, 'query parameter wait is for a long poll, not a stream')
+        return await streamEvents(daemon, res, after)
+      }
       const wait = Math.min(queryInt(url, 'wait', 0), MAX_WAIT_MS)
       // The long poll is quiet for up to `wait`: the idle limit starts after it.
       req.socket.setTimeout(wait + (req.socket.timeout ?? CONTROL_IDLE_MS))

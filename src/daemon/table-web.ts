@@ -4,7 +4,7 @@ import type { Daemon } from './daemon.js'
 import type { TableHost } from './table-host.js'
 import type { NodeEvent } from './events.js'
 import { send, startWebServer, type Route, type WebHost, type WebServer } from './web-server.js'
-import { HttpError, httpStatusOf, intField, queryInt, readBody, readQuery, tableField } from './control.js'
+import { drained, HttpError, httpStatusOf, intField, queryInt, readBody, readQuery, tableField } from './control.js'
 import { BoundedSet } from '../core/bounded-set.js'
 
 /**
@@ -117,10 +117,13 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
       while (!abort.signal.aborted) {
         const events = await daemon.events.wait(after, 15_000, abort.signal)
         if (events.length === 0) { res.write(': keep-alive\n\n'); continue }
+        let text = ''
         for (const e of events) {
           after = e.seq
-          if (e.table === table.id && shareable(e, seat)) res.write(`id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`)
+          if (e.table === table.id && shareable(e, seat)) text += `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`
         }
+        // A page that reads slowly holds one buffer of events here, not every event since.
+        if (text !== '' && !res.write(text)) await drained(res, abort.signal)
       }
     }
   }
