@@ -194,7 +194,7 @@ interface BenchTable {
   end: (hand: number) => Promise<void>
   watch: HandWatch
   /** CPU ms used so far by each OS process involved: the nodes' and this driver's. */
-  cpuMs: () => Promise<Record<string, number>>
+  cpuMs: () => Promise<Record<string, Cpu>>
   rejections: () => Promise<number>
   /** Each node's status (its hands in play and their phases), printed when a hand stalls. */
   statuses: () => Promise<Array<Record<string, unknown>>>
@@ -211,11 +211,14 @@ interface Bounds { network: number, onePath: number, corePath: number, handCrypt
  * CPU ms per hand between two readings of BenchTable.cpuMs: the total, the nodes' alone (without
  * the driver's own process, when it is a part of its own), and each part when there are several.
  */
-function cpuPerHand (before: Record<string, number>, after: Record<string, number>, hands: number): { total: number, nodes: number, text: string } {
-  const parts = Object.keys(after).map(k => [k, (after[k] - before[k]) / hands] as const)
+function cpuPerHand (before: Record<string, Cpu>, after: Record<string, Cpu>, hands: number): { total: number, nodes: number, text: string } {
+  const parts = Object.keys(after).map(k => [k, (after[k].user + after[k].system - before[k].user - before[k].system) / hands] as const)
   const total = parts.reduce((sum, [, ms]) => sum + ms, 0)
   const nodes = parts.reduce((sum, [k, ms]) => k === DRIVER ? sum : sum + ms, 0)
-  const text = `${f1(total)} ms` + (parts.length === 1 ? ` (${parts[0][0]})` : ` (${parts.map(([k, ms]) => `${k} ${f1(ms)}`).join(', ')})`)
+  // The kernel's part (system time: socket reads and writes over loopback, fsyncs, wake-ups).
+  const system = Object.keys(after).reduce((sum, k) => sum + (after[k].system - before[k].system) / hands, 0)
+  const kernel = `; ${f1(system)} ms of it in the kernel`
+  const text = `${f1(total)} ms` + (parts.length === 1 ? ` (${parts[0][0]}${kernel})` : ` (${parts.map(([k, ms]) => `${k} ${f1(ms)}`).join(', ')}${kernel})`)
   return { total, nodes, text }
 }
 
@@ -313,6 +316,9 @@ export async function localTable (root: string, more: Partial<LocalTableInit> = 
 }
 
 const ownCpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+/** CPU ms so far, user and system (the kernel's, on the process's behalf), apart. */
+interface Cpu { user: number, system: number }
+const ownCpu = (): Cpu => { const u = process.cpuUsage(); return { user: u.user / 1000, system: u.system / 1000 } }
 
 /** The four daemons in this process; measures the bounds on them and returns them for the other variant. */
 async function inProcess (root: string): Promise<Bounds> {
@@ -330,7 +336,7 @@ async function inProcess (root: string): Promise<Bounds> {
       deal: async () => await dealer.deal(),
       end: async hand => { await dealer.end(hand) },
       watch,
-      cpuMs: async () => ({ 'all nodes and the driver': ownCpuMs() }),
+      cpuMs: async () => ({ 'all nodes and the driver': ownCpu() }),
       rejections: async () => daemons.reduce((sum, d) => sum + d.rejections, 0),
       statuses: async () => daemons.map(d => d.status()),
       counts: takeHandCounts
@@ -406,10 +412,10 @@ async function startNodeProcess (file: string, dataDir: string): Promise<NodePro
 }
 
 /** User and system CPU ms of a process so far, from Linux's /proc (clock ticks of 10 ms); NaN elsewhere. */
-async function processCpuMs (pid: number): Promise<number> {
+async function processCpuMs (pid: number): Promise<Cpu> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return stat === '' ? NaN : (Number(fields[11]) + Number(fields[12])) * 10
+  return stat === '' ? { user: NaN, system: NaN } : { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
 }
 
 /** The four nodes as OS processes, driven only through their control endpoints. */
@@ -432,7 +438,7 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
       deal: async () => await dealer.deal(),
       end: async hand => { await dealer.end(hand) },
       watch,
-      cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), [DRIVER]: ownCpuMs() }),
+      cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), [DRIVER]: ownCpu() }),
       rejections: async () => (await Promise.all(nodes.map(async p => Number((await p.client.status()).rejectedMessages)))).reduce((x, y) => x + y, 0),
       statuses: async () => await Promise.all(nodes.map(async p => await p.client.status())),
       outputs: () => nodes.map(p => p.output())
