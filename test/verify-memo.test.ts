@@ -97,6 +97,17 @@ describe('the per-node verification memo', () => {
     expect(memo.verify({ ...docs[0], body: { hand: 99, text: 't' } })).toBe(false)
   })
 
+  test('a full memo of deep-frozen documents forgets the oldest and still answers correctly', () => {
+    const a = party()
+    const memo = verifyMemo(3)
+    const docs = Array.from({ length: 10 }, (_, i) => freezeDeep(signDocument('cards', { hand: i, text: 't' }, a.signer)))
+    for (const d of docs) expect(memo.verify(d)).toBe(true)
+    // Copies (other objects, the same bytes), the oldest long forgotten and the newest still kept.
+    for (const d of docs) expect(memo.verify(freezeDeep(structuredClone(d)))).toBe(true)
+    expect(memo.verify(freezeDeep({ ...docs[9], body: { hand: 9, text: 'u' } }))).toBe(false)
+    expect(memo.verify(freezeDeep({ ...docs[0], body: { hand: 0, text: 'u' } }))).toBe(false)
+  })
+
   test('refuses malformed documents like the core verifier', () => {
     const a = party()
     const memo = verifyMemo()
