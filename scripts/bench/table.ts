@@ -217,7 +217,8 @@ function cpuPerHand (before: Record<string, Cpu>, after: Record<string, Cpu>, ha
   const nodes = parts.reduce((sum, [k, ms]) => k === DRIVER ? sum : sum + ms, 0)
   // The kernel's part (system time: socket reads and writes over loopback, fsyncs, wake-ups).
   const system = Object.keys(after).reduce((sum, k) => sum + (after[k].system - before[k].system) / hands, 0)
-  const kernel = `; ${f1(system)} ms of it in the kernel`
+  const wakes = Object.keys(after).reduce((sum, k) => sum + (after[k].wakes - before[k].wakes) / hands, 0)
+  const kernel = `; ${f1(system)} ms of it in the kernel; ${f1(wakes)} wake-ups of ${parts.length === 1 ? 'its main thread' : 'their main threads'}`
   const text = `${f1(total)} ms` + (parts.length === 1 ? ` (${parts[0][0]}${kernel})` : ` (${parts.map(([k, ms]) => `${k} ${f1(ms)}`).join(', ')}${kernel})`)
   return { total, nodes, text }
 }
@@ -317,8 +318,19 @@ export async function localTable (root: string, more: Partial<LocalTableInit> = 
 
 const ownCpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 /** CPU ms so far, user and system (the kernel's, on the process's behalf), apart. */
-interface Cpu { user: number, system: number }
-const ownCpu = (): Cpu => { const u = process.cpuUsage(); return { user: u.user / 1000, system: u.system / 1000 } }
+interface Cpu { user: number, system: number, wakes: number }
+const ownCpu = async (): Promise<Cpu> => { const u = process.cpuUsage(); return { user: u.user / 1000, system: u.system / 1000, wakes: await mainThreadWakes(process.pid) } }
+
+/**
+ * How many times a process's main thread has gone to sleep and been woken (Linux's voluntary
+ * context switches of the thread group's leader: the event loop waiting in epoll, mostly); NaN
+ * where /proc does not say. Each costs a context switch and the event loop's turn.
+ */
+async function mainThreadWakes (pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')
+  const m = /^voluntary_ctxt_switches:\s*(\d+)$/m.exec(status)
+  return m === null ? NaN : Number(m[1])
+}
 
 /** The four daemons in this process; measures the bounds on them and returns them for the other variant. */
 async function inProcess (root: string): Promise<Bounds> {
@@ -336,7 +348,7 @@ async function inProcess (root: string): Promise<Bounds> {
       deal: async () => await dealer.deal(),
       end: async hand => { await dealer.end(hand) },
       watch,
-      cpuMs: async () => ({ 'all nodes and the driver': ownCpu() }),
+      cpuMs: async () => ({ 'all nodes and the driver': await ownCpu() }),
       rejections: async () => daemons.reduce((sum, d) => sum + d.rejections, 0),
       statuses: async () => daemons.map(d => d.status()),
       counts: takeHandCounts
@@ -411,11 +423,12 @@ async function startNodeProcess (file: string, dataDir: string): Promise<NodePro
   }
 }
 
-/** User and system CPU ms of a process so far, from Linux's /proc (clock ticks of 10 ms); NaN elsewhere. */
+/** User and system CPU ms of a process so far, from Linux's /proc (clock ticks of 10 ms), and its main thread's wake-ups; NaN elsewhere. */
 async function processCpuMs (pid: number): Promise<Cpu> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return stat === '' ? { user: NaN, system: NaN } : { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
+  const wakes = await mainThreadWakes(pid)
+  return stat === '' ? { user: NaN, system: NaN, wakes } : { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, wakes }
 }
 
 /** The four nodes as OS processes, driven only through their control endpoints. */
@@ -438,7 +451,7 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
       deal: async () => await dealer.deal(),
       end: async hand => { await dealer.end(hand) },
       watch,
-      cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), [DRIVER]: ownCpu() }),
+      cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), [DRIVER]: await ownCpu() }),
       rejections: async () => (await Promise.all(nodes.map(async p => Number((await p.client.status()).rejectedMessages)))).reduce((x, y) => x + y, 0),
       statuses: async () => await Promise.all(nodes.map(async p => await p.client.status())),
       outputs: () => nodes.map(p => p.output())
