@@ -1,8 +1,8 @@
-// The bounded set the verifiers remember passed checks in: at most `capacity` items, the oldest
+// The bounded set and map the verifiers remember passed checks in: at most `capacity` items, the oldest
 // forgotten first, whatever order items come in and however often they repeat.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { BoundedSet } from '../src/core/bounded-set.js'
+import { BoundedMap, BoundedSet } from '../src/core/bounded-set.js'
 
 describe('BoundedSet', () => {
   it('forgets the oldest first; adding an item it holds changes nothing', () => {
@@ -31,5 +31,15 @@ describe('BoundedSet', () => {
       }
       for (let i = 0; i <= 20; i++) expect(s.has(String(i))).toBe(model.includes(String(i)))
     }), { seed: 24, numRuns: 300 })
+  })
+
+  it('BoundedMap: setting a key it holds changes its value, not its age', () => {
+    const m = new BoundedMap<string, number>(2)
+    m.set('a', 1)
+    m.set('b', 2)
+    m.set('a', 3)
+    expect(m.get('a')).toBe(3)
+    m.set('c', 4)
+    expect([m.has('a'), m.get('b'), m.get('c'), m.size]).toEqual([false, 2, 4, 2])
   })
 })

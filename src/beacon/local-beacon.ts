@@ -9,6 +9,7 @@ import {
 } from '../core/beacon/index.js'
 import { CoreInputError } from '../core/errors.js'
 import { toHex } from '../core/bytes.js'
+import { BoundedMap } from '../core/bounded-set.js'
 import { systemClock, type Clock } from './clock.js'
 import { drandV1Handler } from './http-api.js'
 
@@ -101,12 +102,11 @@ export async function startLocalBeacon (init: LocalBeaconInit = {}): Promise<Loc
   const info = parseChainInfo(localChainInfo({ secretKey, period, genesisTime }))
   if (init.dataDir !== undefined) await writeAtomic(join(init.dataDir, INFO_FILE), JSON.stringify(info, null, 2) + '\n', 0o644)
 
-  const cache = new Map<number, BeaconEntry>()
+  const cache = new BoundedMap<number, BeaconEntry>(MAX_CACHED_ROUNDS)
   const entry = (round: number): BeaconEntry => {
     let e = cache.get(round)
     if (e === undefined) {
       e = signLocalRound(secretKey, round)
-      if (cache.size >= MAX_CACHED_ROUNDS) cache.delete(cache.keys().next().value as number)
       cache.set(round, e)
     }
     return e

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { isHex, toHex, utf8 } from '../core/bytes.js'
-import { BoundedSet } from '../core/bounded-set.js'
+import { BoundedMap, BoundedSet } from '../core/bounded-set.js'
 import { isDeepFrozen } from '../core/frozen.js'
 import { sameJson } from '../core/same-json.js'
 import type { Signer } from '../core/identity.js'
@@ -39,10 +39,8 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
   const valid = new BoundedSet(capacity)
   // Weak: an object leaves it when nothing else holds it.
   const validObjects = new WeakSet<object>()
-  // The oldest goes first once `capacity` are kept: `order` is a ring of the keys (see BoundedSet).
-  const bySignature = new Map<string, Signed<unknown>>()
-  const order: string[] = []
-  let next = 0
+  // The oldest goes first once `capacity` are kept.
+  const bySignature = new BoundedMap<string, Signed<unknown>>(capacity)
   // Signer length-prefixed, signature fixed at 128 hex characters, then the message: unambiguous.
   const keyOf = (signer: string, sig: string, message: Uint8Array): string =>
     createHash('sha256').update(`${signer.length}:${signer}${sig}`).update(message).digest('base64')
@@ -66,11 +64,6 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
       if (isDeepFrozen(doc)) {
         validObjects.add(doc)
         // Only a deep-frozen copy is kept: its body cannot change after this check.
-        if (!bySignature.has(sigKey)) {
-          if (bySignature.size >= capacity) bySignature.delete(order[next])
-          order[next] = sigKey
-          next = (next + 1) % capacity
-        }
         bySignature.set(sigKey, doc)
       }
       return true

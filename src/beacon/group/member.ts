@@ -7,6 +7,7 @@ import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import { canonicalBytes } from '../../core/canonical.js'
 import { fromUtf8 } from '../../core/bytes.js'
+import { BoundedMap } from '../../core/bounded-set.js'
 import type { Signer } from '../../core/identity.js'
 import type { Signed } from '../../core/signed.js'
 import {
@@ -184,7 +185,7 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
   const ready = new Promise<ChainInfo>((resolve, reject) => { resolveReady = resolve; rejectReady = reject })
   ready.catch(() => {})
   let bytesSent = 0
-  const recent = new Map<number, number>()
+  const recent = new BoundedMap<number, number>(RECENT_ROUNDS)
 
   const messenger: Messenger = await createMessenger(node, {
     protocol: GROUP_PROTOCOL, maxFrameBytes: GROUP_MAX_FRAME_BYTES, logger: log, addressBook: init.addresses
@@ -271,7 +272,6 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
         case 'produced': {
           const at = clock.now()
           recent.set(e.entry.round, at)
-          if (recent.size > RECENT_ROUNDS) recent.delete(recent.keys().next().value as number)
           const line = JSON.stringify(e.entry) + '\n'
           write(async () => { await appendFile(path(ROUNDS_FILE), line, { mode: 0o644 }) })
           for (const m of machines) if (m !== machine) m.adopt(e.entry)

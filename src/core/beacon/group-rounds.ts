@@ -1,5 +1,6 @@
 import { CoreInputError } from '../errors.js'
 import { isHex } from '../bytes.js'
+import { BoundedMap } from '../bounded-set.js'
 import { signDocument, verifyDocument, type Signed } from '../signed.js'
 import type { Signer } from '../identity.js'
 import type { ChainInfo } from './chain-info.js'
@@ -117,7 +118,7 @@ export class RoundMachine {
   private readonly pubs: G2Point[]
   private readonly entries = new Map<number, BeaconEntry>()
   private readonly pending = new Map<number, Map<number, { point: G1Point, doc: Signed<PartialBody> }>>()
-  private readonly hashed = new Map<number, G1Point>()
+  private readonly hashed = new BoundedMap<number, G1Point>(PENDING_ROUNDS * 2)
   private readonly suspects = new Set<number>()
   private lastSigned = 0
   private latest = 0
@@ -193,7 +194,6 @@ export class RoundMachine {
     if (h === undefined) {
       h = hashRound(round)
       this.hashed.set(round, h)
-      if (this.hashed.size > PENDING_ROUNDS * 2) this.hashed.delete(this.hashed.keys().next().value as number)
     }
     return h
   }
