@@ -20,6 +20,19 @@ async function openLinkSeats (dataDir: string): Promise<{ table: string, seats: 
   return seats.length === 0 ? undefined : { table: draft.table.id, seats }
 }
 
+/** A response body's lines, without their newlines; empty lines (an event stream's keep-alives) skipped. */
+async function * responseLines (body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder()
+  let rest = ''
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n')
+    rest = parts.pop() ?? ''
+    for (const p of parts) if (p !== '') yield p
+  }
+  rest += decoder.decode()
+  if (rest !== '') yield rest
+}
+
 /** A client of a running node's control endpoint, found through the node's data directory. */
 export class ControlClient {
   constructor (readonly info: ControlInfo) {}
@@ -70,15 +83,7 @@ export class ControlClient {
       throw new NodeInputError(`cannot reach the node at ${this.info.url} (${(err as Error).message}); is it running?`)
     }
     if (!res.ok || res.body === null) throw new NodeInputError(`the node refused its log: HTTP ${res.status}`)
-    const decoder = new TextDecoder()
-    let rest = ''
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      const parts = (rest + decoder.decode(chunk, { stream: true })).split('\n')
-      rest = parts.pop() ?? ''
-      for (const p of parts) if (p !== '') yield p
-    }
-    rest += decoder.decode()
-    if (rest !== '') yield rest
+    yield * responseLines(res.body)
   }
 
   /** A fresh one-time login link to the node's table page. */
@@ -128,16 +133,9 @@ export class ControlClient {
         const value = await res.json().catch(() => ({})) as { error?: string }
         throw new Error(value.error ?? `HTTP ${res.status}`)
       }
-      const decoder = new TextDecoder()
-      let rest = ''
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
-        rest = lines.pop() ?? ''
-        for (const line of lines) {
-          if (line === '') continue
-          queue.push(JSON.parse(line) as NodeEvent)
-          if (queue.length > capacity) queue.shift()
-        }
+      for await (const line of responseLines(res.body)) {
+        queue.push(JSON.parse(line) as NodeEvent)
+        if (queue.length > capacity) queue.shift()
         notify()
       }
       throw new Error('the node closed its event stream')

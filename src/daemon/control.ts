@@ -125,22 +125,22 @@ async function streamEvents (daemon: Daemon, res: ServerResponse, after: number)
     if (abort.signal.aborted) break
     let text = ''
     for (const e of events) { text += JSON.stringify(e) + '\n'; cursor = e.seq }
-    if (!res.write(text === '' ? '\n' : text)) await drained(res, abort.signal)
+    if (!res.write(text === '' ? '\n' : text)) await drained(res)
   }
   res.end()
 }
 
 /**
- * Resolves once `res` can take more (its 'drain'), or `signal` aborts (the client went: no drain
- * comes then). What a streamed response waits on after a write that filled its buffer, so a client
- * that reads slowly holds at most one buffer of it in memory.
+ * Resolves once `res` can take more (its 'drain'), or is closed (the client went: no drain comes
+ * then). What a streamed response waits on after a write that filled its buffer, so a client that
+ * reads slowly holds at most one buffer of it in memory.
  */
-export async function drained (res: ServerResponse, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return
+export async function drained (res: ServerResponse): Promise<void> {
+  if (res.closed) return
   await new Promise<void>(resolve => {
-    const done = (): void => { res.off('drain', done); signal.removeEventListener('abort', done); resolve() }
+    const done = (): void => { res.off('drain', done); res.off('close', done); resolve() }
     res.once('drain', done)
-    signal.addEventListener('abort', done, { once: true })
+    res.once('close', done)
   })
 }
 
@@ -252,11 +252,9 @@ async function handle (daemon: Daemon, req: IncomingMessage, res: ServerResponse
       const from = url.searchParams.has('from') ? queryInt(url, 'from') : undefined
       const to = url.searchParams.has('to') ? queryInt(url, 'to') : undefined
       res.writeHead(200, { 'content-type': 'application/jsonl; charset=utf-8' })
-      const gone = new AbortController()
-      res.on('close', () => { gone.abort() })
       for await (const line of daemon.log.copy({ from, to })) {
-        if (gone.signal.aborted) break
-        if (!res.write(line + '\n')) await drained(res, gone.signal)
+        if (res.closed) break
+        if (!res.write(line + '\n')) await drained(res)
       }
       res.end()
       return

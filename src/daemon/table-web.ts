@@ -123,7 +123,7 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
           if (e.table === table.id && shareable(e, seat)) text += `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`
         }
         // A page that reads slowly holds one buffer of events here, not every event since.
-        if (text !== '' && !res.write(text)) await drained(res, abort.signal)
+        if (text !== '' && !res.write(text)) await drained(res)
       }
     }
   }
