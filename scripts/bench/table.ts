@@ -424,7 +424,7 @@ async function startNodeProcess (file: string, dataDir: string): Promise<NodePro
 }
 
 /** User and system CPU ms of a process so far, from Linux's /proc (clock ticks of 10 ms), and its main thread's wake-ups; NaN elsewhere. */
-async function processCpuMs (pid: number): Promise<Cpu> {
+async function processCpu (pid: number): Promise<Cpu> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const wakes = await mainThreadWakes(pid)
@@ -435,7 +435,7 @@ async function processCpuMs (pid: number): Promise<Cpu> {
 async function inProcesses (root: string, b: Bounds): Promise<void> {
   const nodes: NodeProcess[] = []
   let watch: HandWatch | undefined
-  let streams: Array<{ close: () => void }> = []
+  let streams: Array<ReturnType<ControlClient['eventStream']>> = []
   try {
     const table = await localTable(root)
     const started = await Promise.allSettled(table.files.map(async (file, i) => await startNodeProcess(file, table.configs[i].dataDir)))
@@ -444,14 +444,13 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
     const dealer = nodes[0].client
     // Each node's events on one stream (GET /events?stream=1): a long poll would cost every node a
     // request and a response per event, about 8 a hand, and the driver as much again.
-    const opened = nodes.map(p => p.client.eventStream())
-    streams = opened
-    watch = new HandWatch(opened.map(s => s.source))
+    streams = nodes.map(p => p.client.eventStream())
+    watch = new HandWatch(streams.map(s => s.source))
     const t: BenchTable = {
       deal: async () => await dealer.deal(),
       end: async hand => { await dealer.end(hand) },
       watch,
-      cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpuMs(p.pid)]))), [DRIVER]: await ownCpu() }),
+      cpuMs: async () => ({ ...Object.fromEntries(await Promise.all(nodes.map(async (p, i) => [table.names[i], await processCpu(p.pid)]))), [DRIVER]: await ownCpu() }),
       rejections: async () => (await Promise.all(nodes.map(async p => Number((await p.client.status()).rejectedMessages)))).reduce((x, y) => x + y, 0),
       statuses: async () => await Promise.all(nodes.map(async p => await p.client.status())),
       outputs: () => nodes.map(p => p.output())

@@ -201,7 +201,8 @@ export function createHeadAnnouncer (node: Libp2p, options: {
   /** At most one head per member per this many ms (see above). */
   intervalMs?: number
 }): { announce: (headLine: string) => void, close: () => Promise<void> } {
-  const peers = [...new Set(options.members)].filter(p => p !== options.self)
+  // The other members, parsed once: announce asks libp2p for each one's connections at every append.
+  const peerIds = new Map([...new Set(options.members)].filter(p => p !== options.self).map(p => [p, peerIdFromString(p)]))
   const intervalMs = options.intervalMs ?? WITNESS_LIMITS.headIntervalMs
   const busy = new Map<string, Promise<void>>()
   const waiting = new Map<string, string>()
@@ -280,15 +281,15 @@ export function createHeadAnnouncer (node: Libp2p, options: {
   const onConnect = (evt: CustomEvent<PeerId>): void => {
     const peer = evt.detail.toString()
     const head = options.current?.() ?? null
-    if (head === null || stop.signal.aborted || closing || !peers.includes(peer)) return
+    if (head === null || stop.signal.aborted || closing || !peerIds.has(peer)) return
     offer(peer, head)
   }
   if (options.current !== undefined) node.addEventListener('peer:connect', onConnect)
   return {
     announce (headLine: string): void {
       if (stop.signal.aborted || closing || node.status !== 'started') return
-      for (const peer of peers) {
-        if (node.getConnections(peerIdFromString(peer)).length === 0) continue
+      for (const [peer, id] of peerIds) {
+        if (node.getConnections(id).length === 0) continue
         offer(peer, headLine)
       }
     },
