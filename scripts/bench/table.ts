@@ -13,6 +13,9 @@
 // process all four nodes share one JavaScript thread, so every node's work adds up on it; the
 // core-per-node bound is what the same path costs when each node works on its own core, which the
 // processes variant gets only as far as the machine has cores (the driver takes its share too).
+// Each variant is measured warm: after 20 hands one at a time (connections up), batches of 100 hands
+// in flight (at least 3, at most 12) until a batch costs less than 5% below the one before (warmUp:
+// V8 compiles hot code with its optimizing compiler only after many runs).
 // FAIRDEAL_BENCH_HANDS changes the number of hands per figure (default 500 in process, 300 with
 // processes); FAIRDEAL_BENCH_PROCESSES=0 runs the in-process variant only; FAIRDEAL_BENCH_NODE_ARGS
 // are Node's own arguments for the node processes (`--cpu-prof --cpu-prof-dir=DIR` profiles each).
@@ -35,7 +38,14 @@ import { countStreams, formatHandCounts, installHandCounts, takeHandCounts, type
 
 const HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 500)
 const PROCESS_HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 300)
+/** Hands one at a time that bring the connections up, before the warm-up proper (warmUp). */
 const WARMUP_HANDS = 20
+const WARMUP_BATCH = 100
+const WARMUP_DEPTH = 16
+const WARMUP_BATCHES_MIN = 3
+const WARMUP_BATCHES_MAX = 12
+/** A batch that costs less than the one before by this share or less ends the warm-up. */
+const WARMUP_STILL = 0.05
 const PIPELINE_DEPTHS = [4, 16]
 const RTT_SAMPLES = 1000
 const SYNC_SAMPLES = 200
@@ -243,6 +253,48 @@ async function playHand (t: BenchTable, legs?: number[]): Promise<number> {
   return dealt
 }
 
+/** `hands` whole hands, `depth` of them in flight at once; returns each one's commit → cards ms. */
+async function pipelined (t: BenchTable, hands: number, depth: number): Promise<number[]> {
+  let next = 0
+  const dealt: number[] = []
+  await Promise.all(Array.from({ length: depth }, async () => {
+    while (next < hands) { next++; dealt.push(await playHand(t)) }
+  })).catch(async (err: unknown) => {
+    // What each node still holds, and what it refused: where the stalled hand stopped.
+    for (const [i, st] of (await t.statuses().catch(() => [])).entries()) {
+      const hands = (h: unknown): string => (h as Array<{ hand: number, phase: string }>).map(x => `${x.hand}:${x.phase}`).join(' ')
+      console.log(`  node ${i}: dealer hands [${hands(st.dealerHands ?? [])}], seat hands [${hands(st.seatHands ?? [])}], rejected messages ${String(st.rejectedMessages)}`)
+    }
+    for (const [i, out] of (t.outputs?.() ?? []).entries()) {
+      if (out.trim() !== '') console.log(`  node ${i} wrote, last:\n${out.trim().split('\n').slice(-12).map(l => `    ${l}`).join('\n')}`)
+    }
+    throw err
+  })
+  return dealt
+}
+
+/**
+ * Plays the table warm before anything is measured: batches of hands in flight until the CPU a
+ * batch's hands cost stops falling. V8 compiles a function with its optimizing compiler only once
+ * it has run it many times, and a node process runs each function a quarter as often as four nodes
+ * in one process do. Measured with perf (`--perf-basic-prof`, one seat node's main thread): 59% of
+ * its samples in baseline (unoptimized) code in its first 10 s, 12-14% from its 20th to its 40th
+ * second, 5-6% from its 50th on; in one process, 28% in the first 10 s and 1-2% later. A daemon
+ * that hosts tables runs warm: the first seconds of a process are not what a hand costs it.
+ */
+async function warmUp (t: BenchTable): Promise<string> {
+  const perBatch: number[] = []
+  for (let i = 0; i < WARMUP_BATCHES_MAX; i++) {
+    const cpu0 = await t.cpuMs()
+    await pipelined(t, WARMUP_BATCH, WARMUP_DEPTH)
+    perBatch.push(cpuPerHand(cpu0, await t.cpuMs(), WARMUP_BATCH).total)
+    const [before, last] = perBatch.slice(-2)
+    if (perBatch.length >= WARMUP_BATCHES_MIN && last > before * (1 - WARMUP_STILL)) break
+  }
+  return `warmed up with ${perBatch.length * WARMUP_BATCH} hands, ${WARMUP_DEPTH} in flight, until a batch of ${WARMUP_BATCH} cost less than ` +
+    `${100 * WARMUP_STILL}% below the one before (${WARMUP_BATCHES_MIN} to ${WARMUP_BATCHES_MAX} batches); cpu per hand by batch: ${perBatch.map(f1).join(', ')} ms`
+}
+
 /** The figures against the goals and the bounds; `cores` is what the nodes can use at once. */
 async function measure (t: BenchTable, hands: number, b: Bounds, cores: number): Promise<void> {
   const latencies: number[] = []
@@ -269,23 +321,9 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
   }
   const signatureBound = cores * 1000 / b.handCrypto
   for (const depth of PIPELINE_DEPTHS) {
-    let next = 0
-    const underLoad: number[] = []
     const t0 = performance.now()
     const cpu0 = await t.cpuMs()
-    await Promise.all(Array.from({ length: depth }, async () => {
-      while (next < hands) { next++; underLoad.push(await playHand(t)) }
-    })).catch(async (err: unknown) => {
-      // What each node still holds, and what it refused: where the stalled hand stopped.
-      for (const [i, st] of (await t.statuses().catch(() => [])).entries()) {
-        const hands = (h: unknown): string => (h as Array<{ hand: number, phase: string }>).map(x => `${x.hand}:${x.phase}`).join(' ')
-        console.log(`  node ${i}: dealer hands [${hands(st.dealerHands ?? [])}], seat hands [${hands(st.seatHands ?? [])}], rejected messages ${String(st.rejectedMessages)}`)
-      }
-      for (const [i, out] of (t.outputs?.() ?? []).entries()) {
-        if (out.trim() !== '') console.log(`  node ${i} wrote, last:\n${out.trim().split('\n').slice(-12).map(l => `    ${l}`).join('\n')}`)
-      }
-      throw err
-    })
+    const underLoad = await pipelined(t, hands, depth)
     const seconds = (performance.now() - t0) / 1000
     const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
     const rate = hands / seconds
@@ -355,6 +393,7 @@ async function inProcess (root: string): Promise<Bounds> {
     }
     // Connections up, code warm.
     for (let i = 0; i < WARMUP_HANDS; i++) await playHand(t)
+    const warm = await warmUp(t)
 
     const rtt = await messengerRtt(dealer, daemons[1])
     const sync = await syncedPut(root)
@@ -383,7 +422,7 @@ async function inProcess (root: string): Promise<Bounds> {
       ` cosigns it (${n.witnessSign} signatures), and the node checks each cosignature (${n.witnessVerify} checks in all), as at a table playing less than a hand a second;` +
       ` a node sends a member at most one head a second, so at this pace the heads of many hands go as one (the per-hand counts below);` +
       ` without witnessing the bound is ${f2(b.handCryptoUnwitnessed)} ms; signatures priced at Node's native Ed25519 as measured above)`)
-    console.log('in one process: the four daemons share one JavaScript thread')
+    console.log(`in one process: the four daemons share one JavaScript thread; ${warm}`)
     await measure(t, HANDS, b, 1)
     return b
   } finally {
@@ -456,8 +495,9 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
       outputs: () => nodes.map(p => p.output())
     }
     for (let i = 0; i < WARMUP_HANDS; i++) await playHand(t)
+    const warm = await warmUp(t)
     const cores = Math.min(SEATS, availableParallelism())
-    console.log(`as ${SEATS} OS processes (\`fairdeal node\`, driven over their control endpoints): ${SEATS} nodes and this driver share ${availableParallelism()} cores`)
+    console.log(`as ${SEATS} OS processes (\`fairdeal node\`, driven over their control endpoints): ${SEATS} nodes and this driver share ${availableParallelism()} cores; ${warm}`)
     await measure(t, PROCESS_HANDS, b, cores)
   } finally {
     watch?.stop()
