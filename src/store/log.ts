@@ -262,6 +262,7 @@ export class Log {
     await this.queue
     this.closed = true
     if (this.checked) await this.kept.flush().catch(() => {})
+    await this.kept.close()
     if (this.root !== null) await this.root.close()
   }
 }

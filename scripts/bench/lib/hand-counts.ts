@@ -3,10 +3,11 @@
 // document type, sockets' writes and bytes, streams opened by protocol, synced LevelDB writes and
 // file syncs. The counters wrap the functions every caller reaches at run time (node:crypto's sign
 // and verify, synced to their ESM bindings; net.Socket's write; LevelDB's _put, _del and _batch; a
-// FileHandle's sync and datasync; each given node's connections' newStream; the wire schema's and
+// FileHandle's sync and datasync, and its writes when fs/promises' open gave it O_DSYNC; each given node's connections' newStream; the wire schema's and
 // the receipt schema's safeParse), so nothing in src/ changes for them. Not counted: checks on the pure @noble path (its ed25519 object
 // is frozen), which the daemon no longer uses on a hand's path (verify memo, witnessing: native).
 import { createRequire, syncBuiltinESMExports } from 'node:module'
+import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -29,7 +30,11 @@ export interface HandCounts {
   streams: Record<string, number>
   /** LevelDB puts and batches written with `sync: true`. */
   syncedDbWrites: number
-  /** fsync/fdatasync of files (the head file and its directory). */
+  /**
+   * fsync/fdatasync of files (the head file and its directory when it is replaced), and writes
+   * through a file handle opened with O_DSYNC (an append to the head file: each as durable as a
+   * write and a datasync).
+   */
   fileSyncs: number
   /**
    * Table frames parsed by the wire schema, by document type: every frame a node receives off the
@@ -114,6 +119,22 @@ export async function installHandCounts (): Promise<void> {
   const fdatasync = fileHandle.datasync
   fileHandle.sync = async function (this: unknown) { counts.fileSyncs++; await fsync.call(this) }
   fileHandle.datasync = async function (this: unknown) { counts.fileSyncs++; await fdatasync.call(this) }
+  // Handles opened with O_DSYNC: each write on one is a synced write.
+  const dsync = new WeakSet<object>()
+  const promises = require('node:fs/promises') as { open: (path: unknown, flags?: unknown, mode?: unknown) => Promise<object> }
+  const openFile = promises.open
+  promises.open = async (path, flags, mode) => {
+    const handle = await openFile(path, flags, mode)
+    if (typeof flags === 'number' && (flags & (constants.O_DSYNC ?? 0)) !== 0) dsync.add(handle)
+    return handle
+  }
+  const writeFile = (fileHandle as unknown as { write: (...args: unknown[]) => Promise<unknown> }).write
+  ;(fileHandle as unknown as { write: unknown }).write = async function (this: object, ...args: unknown[]) {
+    if (dsync.has(this)) counts.fileSyncs++
+    return await writeFile.apply(this, args)
+  }
+  // ESM imports of node:fs/promises (head-file.ts) see the wrapped open too.
+  syncBuiltinESMExports()
 }
 
 /** Counts the outbound streams `node` opens on its connections (its dials of a protocol among them), by protocol. */
@@ -150,7 +171,7 @@ export function formatHandCounts (c: HandCounts, hands: number): string[] {
     `Ed25519 (native) signatures ${byKind(c.signs)}`,
     `Ed25519 (native) verifications ${byKind(c.verifies)}`,
     `socket writes ${per(c.socketWrites)}, ${per(c.socketBytes)} bytes; streams opened ${byKind(c.streams)}`,
-    `synced writes: LevelDB ${per(c.syncedDbWrites)}, file syncs ${per(c.fileSyncs)}`,
+    `synced writes: LevelDB ${per(c.syncedDbWrites)}, files ${per(c.fileSyncs)} (fsync, fdatasync and O_DSYNC writes)`,
     `table frames received and schema-parsed ${byKind(c.wireParses)}; receipts parsed again ${per(c.receiptParses)}`
   ]
 }
