@@ -62,6 +62,8 @@ describe('the per-node verification memo', () => {
       { ...doc, body: { ...body, flag: 'true' } },
       { ...doc, body: { ...body, text: undefined } },
       { ...doc, type: 'pledge' },
+      { ...doc, signer: party().peerId },
+      freezeDeep({ ...doc, type: 'pledge' }),
       freezeDeep({ ...doc, body: { ...body, hand: '3' } })
     ]
     for (const c of copies) expect(memo.verify(c), JSON.stringify(c.body)).toBe(verifyDocument(c))

@@ -29,7 +29,7 @@ export interface VerifyMemo {
  * Seeing it again (the COMMIT inside every VIEW, a pledge inside the PLEDGES, the documents inside
  * a receipt once parsed) costs a WeakSet lookup: no canonical encoding, no hash.
  *
- * Between the two, the verified documents by (type, signer, signature): another copy of one (a
+ * Between the two, the verified documents by signature (a hit needs the same type and signer): another copy of one (a
  * receipt's COMMIT, pledges and nonces, parsed from the FINAL, are new objects with the bytes this
  * node checked in the hand) whose body is the same JSON value (sameJson, a walk of the two values)
  * is the same signed bytes under the same signature, valid without encoding it. A body that
@@ -39,7 +39,9 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
   const valid = new BoundedSet(capacity)
   // Weak: an object leaves it when nothing else holds it.
   const validObjects = new WeakSet<object>()
-  // The oldest goes first once `capacity` are kept.
+  // By signature alone, the oldest going first once `capacity` are kept: the signature string is
+  // the document's own (no key to build, its hash computed once per string), and a hit counts only
+  // when the document kept has the same type and signer too.
   const bySignature = new BoundedMap<string, Signed<unknown>>(capacity)
   // Signer length-prefixed, signature fixed at 128 hex characters, then the message: unambiguous.
   const keyOf = (signer: string, sig: string, message: Uint8Array): string =>
@@ -48,9 +50,8 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
     verify: (doc) => {
       if (validObjects.has(doc)) return true
       if (typeof doc.type !== 'string' || typeof doc.signer !== 'string' || !isHex(doc.sig, 64)) return false
-      const sigKey = `${doc.type}\n${doc.signer}\n${doc.sig}`
-      const known = bySignature.get(sigKey)
-      if (known !== undefined && sameJson(known.body, doc.body)) {
+      const known = bySignature.get(doc.sig)
+      if (known !== undefined && known.type === doc.type && known.signer === doc.signer && sameJson(known.body, doc.body)) {
         if (isDeepFrozen(doc)) validObjects.add(doc)
         return true
       }
@@ -64,7 +65,7 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
       if (isDeepFrozen(doc)) {
         validObjects.add(doc)
         // Only a deep-frozen copy is kept: its body cannot change after this check.
-        bySignature.set(sigKey, doc)
+        bySignature.set(doc.sig, doc)
       }
       return true
     },
