@@ -32,7 +32,8 @@ const MAX_HEAD_FILE_BYTES = 1024 * 1024
  * Appends are durable when write() returns (O_DSYNC: the data and the file's new size, as
  * fdatasync). Where the platform has no O_DSYNC, each append is followed by a datasync.
  */
-const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | (constants.O_DSYNC ?? 0)
+const HAS_O_DSYNC = constants.O_DSYNC !== undefined
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | (HAS_O_DSYNC ? constants.O_DSYNC : 0)
 
 /** `DIR/db` → `DIR/db-head.json`: beside the LevelDB directory, not inside it (LevelDB owns that). */
 export function headFilePath (dbPath: string): string {
@@ -85,11 +86,16 @@ function headFileLine (state: HeadFileState): Buffer {
  * whole.
  */
 export async function writeHeadFile (dbPath: string, state: HeadFileState): Promise<void> {
+  await replaceHeadFile(dbPath, headFileLine(state))
+}
+
+/** {@link writeHeadFile} with the state's line already made. */
+async function replaceHeadFile (dbPath: string, line: Buffer): Promise<void> {
   const path = headFilePath(dbPath)
   const temp = `${path}.tmp`
   const fh = await open(temp, 'w', 0o600)
   try {
-    await fh.writeFile(headFileLine(state))
+    await fh.writeFile(line)
     await fh.datasync()
   } finally { await fh.close() }
   await rename(temp, path)
@@ -146,7 +152,7 @@ export class HeadFile {
   async close (): Promise<void> {
     this.closed = true
     await this.queue
-    await this.#closeJournal()
+    await this.closeJournal()
   }
 
   private async write (state: HeadFileState): Promise<void> {
@@ -156,21 +162,21 @@ export class HeadFile {
       try {
         let done = 0
         while (done < line.byteLength) done += (await journal.handle.write(line, done)).bytesWritten
-        if (constants.O_DSYNC === undefined) await journal.handle.datasync()
+        if (!HAS_O_DSYNC) await journal.handle.datasync()
         journal.bytes += line.byteLength
         return
       } catch (err) {
         // What the file ends with is not known now: the next write replaces it whole.
-        await this.#closeJournal()
+        await this.closeJournal()
         throw err
       }
     }
-    await this.#closeJournal()
-    await writeHeadFile(this.dbPath, state)
+    await this.closeJournal()
+    await replaceHeadFile(this.dbPath, line)
     if (!this.closed) this.journal = { handle: await open(headFilePath(this.dbPath), APPEND_FLAGS), bytes: line.byteLength }
   }
 
-  async #closeJournal (): Promise<void> {
+  private async closeJournal (): Promise<void> {
     const journal = this.journal
     this.journal = null
     await journal?.handle.close().catch(() => {})

@@ -3,8 +3,9 @@
 // document type, sockets' writes and bytes, streams opened by protocol, synced LevelDB writes and
 // file syncs. The counters wrap the functions every caller reaches at run time (node:crypto's sign
 // and verify, synced to their ESM bindings; net.Socket's write; LevelDB's _put, _del and _batch; a
-// FileHandle's sync and datasync, and its writes when fs/promises' open gave it O_DSYNC; each given node's connections' newStream; the wire schema's and
-// the receipt schema's safeParse), so nothing in src/ changes for them. Not counted: checks on the pure @noble path (its ed25519 object
+// FileHandle's sync and datasync, and its writes when fs/promises' open gave it O_DSYNC; each given
+// node's connections' newStream; the wire schema's and the receipt schema's safeParse), so nothing
+// in src/ changes for them. Not counted: checks on the pure @noble path (its ed25519 object
 // is frozen), which the daemon no longer uses on a hand's path (verify memo, witnessing: native).
 import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { constants } from 'node:fs'
@@ -128,10 +129,10 @@ export async function installHandCounts (): Promise<void> {
     if (typeof flags === 'number' && (flags & (constants.O_DSYNC ?? 0)) !== 0) dsync.add(handle)
     return handle
   }
-  const writeFile = (fileHandle as unknown as { write: (...args: unknown[]) => Promise<unknown> }).write
+  const handleWrite = (fileHandle as unknown as { write: (...args: unknown[]) => Promise<unknown> }).write
   ;(fileHandle as unknown as { write: unknown }).write = async function (this: object, ...args: unknown[]) {
     if (dsync.has(this)) counts.fileSyncs++
-    return await writeFile.apply(this, args)
+    return await handleWrite.apply(this, args)
   }
   // ESM imports of node:fs/promises (head-file.ts) see the wrapped open too.
   syncBuiltinESMExports()
