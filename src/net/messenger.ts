@@ -3,6 +3,7 @@ import { peerIdFromString } from '@libp2p/peer-id'
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface'
 import type { Multiaddr } from '@multiformats/multiaddr'
 import type { Logger } from 'pino'
+import { BoundedMap } from '../core/bounded-set.js'
 import { NetInputError, NoRouteError, SendError } from './errors.js'
 import { sendRoute } from './send-route.js'
 import { varintLength } from './transport-patches.js'
@@ -17,7 +18,7 @@ import {
  */
 export type FrameHandler = (from: string, frame: Uint8Array) => void | Promise<void>
 
-/** Peer ids kept parsed by a messenger (cleared when full: only a cache). */
+/** Peer ids kept parsed by a messenger (the oldest forgotten beyond it: only a cache). */
 const MAX_PARSED_PEER_IDS = 256
 
 export interface MessengerInit {
@@ -256,7 +257,7 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
 
   // A table sends to the same few peers all the time: their ids are parsed once (base58 and a
   // multihash decoded each time was ~10 µs of a frame's CPU), not once a frame.
-  const parsedPeerIds = new Map<string, PeerId>()
+  const parsedPeerIds = new BoundedMap<string, PeerId>(MAX_PARSED_PEER_IDS)
 
   function send (peerId: string, frame: Uint8Array, options?: SendOptions): Promise<void> {
     if (!(frame instanceof Uint8Array)) {
@@ -272,7 +273,6 @@ export async function createMessenger (node: Libp2p, init: MessengerInit): Promi
       } catch {
         return Promise.reject(new NetInputError(`not a peer id: ${JSON.stringify(String(peerId).slice(0, 80))}`))
       }
-      if (parsedPeerIds.size >= MAX_PARSED_PEER_IDS) parsedPeerIds.clear()
       parsedPeerIds.set(peerId, peer)
     }
     if (peer.equals(node.peerId)) {
