@@ -115,7 +115,9 @@ it('once round transition + 40 is due, nothing on an old member\'s disk holds it
   const holding = async (d: string, secret: string): Promise<string[]> => {
     const out: string[] = []
     for (const f of await readdir(d)) {
-      const text = await readFile(join(d, f), 'utf8')
+      // The member deletes its old share's files while this polls: one gone since the listing holds nothing.
+      const text = await readFile(join(d, f), 'utf8').catch((err: NodeJS.ErrnoException) => { if (err.code === 'ENOENT') return undefined; throw err })
+      if (text === undefined) continue
       if (text.includes(secret)) { out.push(f); continue }
       let state: { documents?: Array<{ type: string, body: { dealer: number, recipient: number, share: string } }> } | undefined
       try { state = JSON.parse(text) } catch { continue }
