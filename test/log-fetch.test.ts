@@ -11,6 +11,7 @@ import { createNode } from '../src/net/node.js'
 import { REJECTION_LINES_PER_KIND } from '../src/net/rejection-log.js'
 import { registerLogFetch, fetchLog, LogFetchError, LOG_FETCH_PROTOCOL, type ServedLog, type LogFetchInit } from '../src/net/log-fetch.js'
 import { openLog, type Log } from '../src/store/log.js'
+import { headFilePath } from '../src/store/head-file.js'
 import { verifyLog, formatFailure, MAX_ENTRY_BYTES, type LogLine } from '../src/core/log/index.js'
 import { signerFromSeed, type Signer } from '../src/core/identity.js'
 import { OWNER, buildLog, testPayload, verifyTestPayload } from './helpers/log-fixtures.js'
@@ -67,7 +68,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await log?.close()
   await Promise.all([server?.node.stop(), client?.node.stop()])
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  // The head file lies beside the store's directory (head-file.ts), here in the system's temp directory.
+  if (dir !== undefined) await Promise.all([rm(dir, { recursive: true, force: true }), rm(headFilePath(dir), { force: true })])
 })
 
 describe('fetching a log over libp2p', () => {
@@ -97,7 +99,7 @@ describe('fetching a log over libp2p', () => {
     expect(lines).toHaveLength(1 + 10)
     expect(await verifyFetched(lines.values() as unknown as AsyncIterable<LogLine>, server.id)).toEqual({ passed: 10, failures: [] })
     await live.close()
-    await rm(dir2, { recursive: true, force: true })
+    await Promise.all([rm(dir2, { recursive: true, force: true }), rm(headFilePath(dir2), { force: true })])
   })
 
   it('an empty log is an empty fetch', async () => {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
 import { openLog } from '../src/store/log.js'
+import { headFilePath } from '../src/store/head-file.js'
 import { LogInUseError, LogNotFoundError, LogStateError } from '../src/store/errors.js'
 import { verifyLog, formatFailure, MAX_ENTRY_BYTES } from '../src/core/log/index.js'
 import { OWNER, STRANGER, testPayload, verifyTestPayload } from './helpers/log-fixtures.js'
@@ -17,7 +18,8 @@ async function tempDir (): Promise<string> {
   return dir
 }
 afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
+  // The head file lies beside the store's directory (head-file.ts), here in the system's temp directory.
+  for (const dir of dirs.splice(0)) await Promise.all([rm(dir, { recursive: true, force: true }), rm(headFilePath(dir), { force: true })])
 })
 
 async function verifyAll (lines: AsyncIterable<string>): Promise<{ passed: number, failures: string[] }> {

@@ -86,12 +86,13 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   if (killDealerAfter !== undefined && (!values.timelock || !values.processes)) throw new UsageError('--kill-dealer-after needs --timelock and --processes')
   if (values.play && values.timelock && !values.blind) throw new UsageError('--play is built for commit–reveal tables without --timelock, and for blind tables (--blind)')
   const json = values.json
+  // Node logs go to stderr at warn: the demo's own output is the readable story on stdout. Made
+  // before the temporary directory: a bad FAIRDEAL_LOG_LEVEL is refused with nothing left behind.
+  const logger = createLogger({ fd: 2, level: envLogLevel('warn') })
   const keep = values.data !== undefined
   const root = keep ? resolve(values.data as string) : await mkdtemp(join(tmpdir(), 'fairdeal-demo-'))
   await mkdir(root, { recursive: true })
   const say = (text: string): void => { if (!json) process.stdout.write(text + '\n') }
-  // Node logs go to stderr at warn: the demo's own output is the readable story on stdout.
-  const logger = createLogger({ fd: 2, level: envLogLevel('warn') })
   // tarot-v1 binds no beacon round: tarot plays without one, unless blind (blind-v1 binds one when there is one).
   const useBeacon = values.beacon === 'local' && (values.game !== 'tarot' || values.blind) && !draws
   let beacon: LocalBeacon | undefined
