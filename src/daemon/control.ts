@@ -8,6 +8,7 @@ import { Rejection } from '../protocol/types.js'
 import { CoreInputError } from '../core/errors.js'
 import { isPeerId } from '../core/identity.js'
 import type { Daemon } from './daemon.js'
+import type { NodeEvent } from './events.js'
 import { TableChoiceError } from './errors.js'
 
 /** Where a running node tells local clients how to reach its control endpoint. */
@@ -117,15 +118,27 @@ async function streamEvents (daemon: Daemon, res: ServerResponse, after: number)
   // The stream is quiet between events: the connection's idle limit does not apply to it.
   res.socket?.setTimeout(0)
   res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' })
+  await followEvents(daemon, res, after, e => JSON.stringify(e) + '\n', '\n')
+}
+
+/**
+ * Writes the node's events after `after` to a streamed response (headers already sent) until the
+ * client closes it, then ends it: each batch the feed gives, as `format` makes it (an empty string
+ * leaves an event out), in one write; `keepAlive` after STREAM_KEEPALIVE_MS without an event. After
+ * a write that fills the response's buffer it waits for the buffer to drain before it takes more
+ * from the feed, so a client that reads slowly holds at most one buffer of events here. The
+ * control endpoint's event stream and the table page's server-sent events.
+ */
+export async function followEvents (daemon: Daemon, res: ServerResponse, after: number, format: (e: NodeEvent) => string, keepAlive: string): Promise<void> {
   const abort = new AbortController()
   res.on('close', () => { abort.abort() })
   let cursor = after
   while (!abort.signal.aborted) {
     const events = await daemon.events.wait(cursor, STREAM_KEEPALIVE_MS, abort.signal)
     if (abort.signal.aborted) break
-    let text = ''
-    for (const e of events) { text += JSON.stringify(e) + '\n'; cursor = e.seq }
-    if (!res.write(text === '' ? '\n' : text)) await drained(res)
+    let text = events.length === 0 ? keepAlive : ''
+    for (const e of events) { text += format(e); cursor = e.seq }
+    if (text !== '' && !res.write(text)) await drained(res)
   }
   res.end()
 }

@@ -4,7 +4,7 @@ import type { Daemon } from './daemon.js'
 import type { TableHost } from './table-host.js'
 import type { NodeEvent } from './events.js'
 import { send, startWebServer, type Route, type WebHost, type WebServer } from './web-server.js'
-import { drained, HttpError, httpStatusOf, intField, queryInt, readBody, readQuery, tableField } from './control.js'
+import { followEvents, HttpError, httpStatusOf, intField, queryInt, readBody, readQuery, tableField } from './control.js'
 import { BoundedSet } from '../core/bounded-set.js'
 
 /**
@@ -112,19 +112,7 @@ export async function startTableWeb (daemon: Daemon, options: { port: number, to
       if (!Number.isSafeInteger(after) || after < 0) after = 0
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' })
       res.write('retry: 1000\n\n')
-      const abort = new AbortController()
-      res.on('close', () => { abort.abort() })
-      while (!abort.signal.aborted) {
-        const events = await daemon.events.wait(after, 15_000, abort.signal)
-        if (events.length === 0) { res.write(': keep-alive\n\n'); continue }
-        let text = ''
-        for (const e of events) {
-          after = e.seq
-          if (e.table === table.id && shareable(e, seat)) text += `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`
-        }
-        // A page that reads slowly holds one buffer of events here, not every event since.
-        if (text !== '' && !res.write(text)) await drained(res)
-      }
+      await followEvents(daemon, res, after, e => e.table === table.id && shareable(e, seat) ? `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n` : '', ': keep-alive\n\n')
     }
   }
   /** Each action's body fields: anything else is refused, as by the control endpoint. */
