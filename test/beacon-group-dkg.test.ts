@@ -69,6 +69,13 @@ describe('threshold BLS (known answers)', () => {
     expect(verifyOnTarget(recovered, pairingTarget(hashRound(43), groupKey))).toBe(false)
     expect(verifyOnTarget(bls12_381.G1.Point.ZERO, target)).toBe(false)
     expect(verifyOnTarget(partials[0].point, pairingTarget(h, evaluateCommitments(commitPolynomial(f), 2)))).toBe(true)
+    // The target is noble's own pairing (its key's line coefficients kept between calls), and the
+    // point at infinity on either side is refused, as noble's pairing refuses it.
+    for (const key of [groupKey, evaluateCommitments(commitPolynomial(f), 3), groupKey]) {
+      expect(bls12_381.fields.Fp12.eql(pairingTarget(h, key), bls12_381.pairing(h, key))).toBe(true)
+    }
+    expect(() => pairingTarget(bls12_381.G1.Point.ZERO, groupKey)).toThrow()
+    expect(() => pairingTarget(h, bls12_381.G2.Point.ZERO)).toThrow()
     expect(shareMatchesCommitments(commitPolynomial(f), 4, evaluatePolynomial(f, 4))).toBe(true)
     expect(shareMatchesCommitments(commitPolynomial(f), 4, evaluatePolynomial(f, 3))).toBe(false)
   })

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process'
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { LengthPrefixedDecoder } from '@libp2p/utils'
 import { varintLength } from '../src/net/transport-patches.js'
@@ -52,4 +56,38 @@ describe('varintLength, the length decoder lpStream is given', () => {
     }
     expect(() => varintLength(new Uint8Array(9).fill(0x80))).toThrow(RangeError)
   })
+})
+
+// The same fixes drafted for upstream (docs/upstream/): each patch, in its repository's layout,
+// still applies to the source the pinned version ships, so what is there to file matches what runs.
+describe('the upstream drafts', () => {
+  const drafts: Array<{ patch: string, files: Record<string, string> }> = [
+    { patch: 'js-libp2p-noise.patch', files: { 'src/utils.ts': '@chainsafe/libp2p-noise/src/utils.ts' } },
+    {
+      patch: 'js-libp2p.patch',
+      files: {
+        'packages/utils/src/length-prefixed-decoder.ts': '@libp2p/utils/src/length-prefixed-decoder.ts',
+        'packages/utils/src/stream-utils.ts': '@libp2p/utils/src/stream-utils.ts',
+        'packages/stream-multiplexer-yamux/src/stream.ts': '@libp2p/yamux/src/stream.ts'
+      }
+    }
+  ]
+  for (const { patch, files } of drafts) {
+    test(`docs/upstream/${patch} applies to the pinned versions' sources, touching only ${Object.keys(files).length} file(s)`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'fairdeal-upstream-'))
+      try {
+        for (const [upstream, shipped] of Object.entries(files)) {
+          await mkdir(dirname(join(dir, upstream)), { recursive: true })
+          await cp(join('node_modules', shipped), join(dir, upstream))
+        }
+        const patchFile = join(process.cwd(), 'docs', 'upstream', patch)
+        const check = spawnSync('git', ['apply', '--check', '--verbose', patchFile], { cwd: dir, encoding: 'utf8' })
+        expect(check.status, check.stderr).toBe(0)
+        const touched = [...check.stderr.matchAll(/^Checking patch (.+)\.\.\.$/gm)].map(m => m[1]).sort()
+        expect(touched).toEqual(Object.keys(files).sort())
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
+    })
+  }
 })

@@ -26,7 +26,9 @@
  * 4. (Not a patch: {@link varintLength}, a length decoder for lpStream that does not construct a
  *    RangeError for every frame of 128 bytes or more; the messenger and the witness streams use it.)
  * No upstream issue or pull request for 1 (the regression), 2, 3 or 4 in js-libp2p was found in
- * the stored issue corpus; they belong there.
+ * the stored issue corpus. Each is drafted to file, as an issue text and a patch against the
+ * pinned versions' sources, in docs/upstream/ (test/transport-patches checks that each patch still
+ * applies); this machine cannot reach GitHub, so none is filed yet.
  */
 import { InvalidMessageLengthError, LengthPrefixedDecoder } from '@libp2p/utils'
 import { YamuxStream, StreamState } from '@libp2p/yamux/stream'

@@ -194,9 +194,16 @@ export function verifyOnG1 (signature: G1Point, hashed: G1Point, publicKey: G2Po
 /** e(H(m), key) in GT: one side of a signature check, computable before the signature exists. */
 export type PairingTarget = ReturnType<typeof bls12_381.pairing>
 
-/** The pairing target of a message's point under a key (roundTarget ahead, verifyOnTarget when the signature comes). */
+/**
+ * The pairing target of a message's point under a key (roundTarget ahead, verifyOnTarget when the
+ * signature comes): noble's pairing, the same checks, Miller loop and final exponentiation, with the
+ * key's line coefficients computed once per key (g2Lines) instead of at every round.
+ */
 export function pairingTarget (hashed: G1Point, publicKey: G2Point): PairingTarget {
-  return bls12_381.pairing(hashed, publicKey)
+  if (hashed.is0() || publicKey.is0()) throw new CoreInputError('a pairing of the point at infinity')
+  hashed.assertValidity()
+  const { x, y } = hashed.toAffine()
+  return bls12_381.fields.Fp12.finalExponentiate(bls12_381.millerLoopBatch([[g2Lines(publicKey), x, y]]))
 }
 
 /**
@@ -210,15 +217,27 @@ export function verifyOnTarget (signature: G1Point, target: PairingTarget): bool
     if (signature.is0()) return false
     signature.assertValidity()
     const { x, y } = signature.toAffine()
-    g2BaseLines ??= bls12_381.utils.calcPairingPrecomputes(bls12_381.G2.Point.BASE)
     const Fp12 = bls12_381.fields.Fp12
-    return Fp12.eql(Fp12.finalExponentiate(bls12_381.millerLoopBatch([[g2BaseLines, x, y]])), target)
+    return Fp12.eql(Fp12.finalExponentiate(bls12_381.millerLoopBatch([[g2Lines(bls12_381.G2.Point.BASE), x, y]])), target)
   } catch {
     return false
   }
 }
 
-let g2BaseLines: ReturnType<typeof bls12_381.utils.calcPairingPrecomputes> | undefined
+type PairingLines = ReturnType<typeof bls12_381.utils.calcPairingPrecomputes>
+/** Line coefficients of the G2 points paired again and again (the generator, a chain's group key). */
+const linesOfG2 = new WeakMap<G2Point, PairingLines>()
+
+/** A G2 point's line coefficients for noble's Miller loop, checked (as noble's pairing checks it) and computed once per point object. */
+function g2Lines (point: G2Point): PairingLines {
+  let lines = linesOfG2.get(point)
+  if (lines === undefined) {
+    point.assertValidity()
+    lines = bls12_381.utils.calcPairingPrecomputes(point)
+    linesOfG2.set(point, lines)
+  }
+  return lines
+}
 
 export function g1FromHex (hex: string, what: string): G1Point {
   return bls12381G1FromBytes(fromHex(hex, what, 48), what)
