@@ -14,6 +14,18 @@ export function nativeSigner (seed: Uint8Array, peerId: string): Signer {
   return { peerId, sign: (message) => new Uint8Array(sign(null, message, key)) }
 }
 
+/**
+ * The Ed25519 public key (32 bytes) of a 32-byte seed, on OpenSSL: the same key as core
+ * `signerFromSeed` derives. A process's first key derivation on the pure path builds noble's
+ * base-point tables (about 60 ms idle, several hundred under load) for a single multiplication.
+ */
+export function nativePublicKey (seed: Uint8Array): Uint8Array {
+  if (seed.length !== 32) throw new RangeError('an Ed25519 seed is 32 bytes')
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' })
+  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' })
+  return new Uint8Array(spki.subarray(SPKI_ED25519.length))
+}
+
 const keys = new Map<string, KeyObject>()
 
 function publicKeyObject (peerId: string): KeyObject {

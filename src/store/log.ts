@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import type { Level } from 'level'
 import { checkLine } from '../core/log/check.js'
+import { nativeVerifyDocument } from '../crypto/native-crypto.js'
 import { GENESIS_PREV, makeEntry, makeHead, type LogEntry, type LogHead } from '../core/log/format.js'
 import type { Signer } from '../core/identity.js'
 import { LogInUseError, LogStateError, StoreDamagedError } from './errors.js'
@@ -338,7 +339,7 @@ export function parseHead (line: string): LogHead | null {
  */
 async function checkAgainstKept (store: LogLevel, where: string, head: string | null, kept: string | null): Promise<void> {
   if (kept === null) return
-  const k = checkLine(kept, null)
+  const k = checkLine(kept, null, nativeVerifyDocument)
   if (k.type !== 'head' || !k.authentic) throw new StoreDamagedError(`the head file of ${where} holds no valid signed head (${k.problems.join('; ')}): ${repairHint(where)}`)
   const keptSeq = k.seq as number
   const seq = head === null ? -1 : (parseHead(head)?.body.seq ?? -1)
@@ -347,7 +348,7 @@ async function checkAgainstKept (store: LogLevel, where: string, head: string | 
     throw new StoreDamagedError(`the store in ${where} has lost log entries: LevelDB holds ${seq < 0 ? 'none' : `up to seq ${seq}`}, its head file says seq ${keptSeq}, so ${lost} missing: ${repairHint(where)}`)
   }
   const line = await store.get(entryKey(keptSeq))
-  if (line === undefined || checkLine(line, null).hash !== k.hash) {
+  if (line === undefined || checkLine(line, null, nativeVerifyDocument).hash !== k.hash) {
     throw new StoreDamagedError(`the store in ${where} does not extend the head in its head file: entry ${keptSeq} is ${line === undefined ? 'missing' : 'another one'}: ${repairHint(where)}`)
   }
 }
@@ -360,7 +361,7 @@ async function loadHead (store: LogLevel, where: string, signer: Signer | null):
     }
     return null
   }
-  const head = checkLine(headLine, null)
+  const head = checkLine(headLine, null, nativeVerifyDocument)
   if (head.type !== 'head' || !head.authentic) {
     throw new LogStateError(`the log head in ${where} does not verify: ${head.problems.join('; ')}`)
   }
@@ -369,7 +370,7 @@ async function loadHead (store: LogLevel, where: string, signer: Signer | null):
   }
   const seq = head.seq as number
   const last = await store.get(entryKey(seq))
-  const entry = last === undefined ? undefined : checkLine(last, null)
+  const entry = last === undefined ? undefined : checkLine(last, null, nativeVerifyDocument)
   if (entry === undefined || !entry.authentic || entry.hash !== head.hash || entry.owner !== head.owner) {
     throw new LogStateError(`the log in ${where} is damaged: the entry at its head (seq ${seq}) is ${entry === undefined ? 'missing' : 'not the one the head names'}`)
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import type { Level } from 'level'
 import { checkLine } from '../core/log/check.js'
+import { nativeVerifyDocument } from '../crypto/native-crypto.js'
 import { GENESIS_PREV, makeHead } from '../core/log/format.js'
 import type { Signer } from '../core/identity.js'
 import { LogInUseError, StoreDamagedError } from './errors.js'
@@ -103,7 +104,7 @@ export async function repairStore (dbPath: string, signer: Signer, options: { ap
     let prev = GENESIS_PREV
     let keep = 0
     for await (const line of log.values({ gte: ENTRY_PREFIX, lt: ENTRY_PREFIX + '~' })) {
-      const c = checkLine(line, null)
+      const c = checkLine(line, null, nativeVerifyDocument)
       if (c.type !== 'entry' || !c.authentic || c.owner !== signer.peerId || c.seq !== keep || c.prev !== prev) break
       prev = c.hash as string
       keep++
@@ -111,8 +112,8 @@ export async function repairStore (dbPath: string, signer: Signer, options: { ap
     let beyond = 0
     for await (const _ of log.keys({ gte: entryKey(keep), lt: ENTRY_PREFIX + '~' })) beyond++
     const dbHeadLine = await log.get(HEAD_KEY) ?? null
-    const dbHead = dbHeadLine === null ? null : checkLine(dbHeadLine, null)
-    const keptHead = kept.head === null ? null : checkLine(kept.head, null)
+    const dbHead = dbHeadLine === null ? null : checkLine(dbHeadLine, null, nativeVerifyDocument)
+    const keptHead = kept.head === null ? null : checkLine(kept.head, null, nativeVerifyDocument)
     const seqOf = (c: ReturnType<typeof checkLine> | null): number => c !== null && c.type === 'head' && c.authentic ? c.seq as number : -1
     const before = Math.max(seqOf(dbHead), seqOf(keptHead))
     report.headBefore = before < 0 ? null : before

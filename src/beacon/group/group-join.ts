@@ -9,6 +9,7 @@ import {
   GROUP_JOIN_PROTOCOL, MAX_GROUP_JOIN_BYTES, type FinalGroupBody, type GroupInvite, type GroupJoinReply
 } from '../../core/beacon/group-join.js'
 import type { Signer } from '../../core/identity.js'
+import { nativeVerifyDocument } from '../../crypto/native-crypto.js'
 import type { Signed } from '../../core/signed.js'
 import { createNode } from '../../net/node.js'
 import { createRejectionLog } from '../../net/rejection-log.js'
@@ -255,7 +256,7 @@ export async function joinGroup (options: { invite: GroupInvite, privateKey: Pri
           stream = await node.dialProtocol(multiaddr(address.includes('/p2p/') ? address : `${address}/p2p/${invite.creator}`), GROUP_JOIN_PROTOCOL, { signal: AbortSignal.timeout(15_000) })
         } catch (err) { last = err; continue }
         try {
-          return await joinAsMember(lpStream(stream, { maxDataLength: MAX_GROUP_JOIN_BYTES }), invite, options.self, options.addrs, options.url, options.onBound)
+          return await joinAsMember(lpStream(stream, { maxDataLength: MAX_GROUP_JOIN_BYTES }), invite, options.self, options.addrs, options.url, options.onBound, nativeVerifyDocument)
         } finally {
           stream.abort(new Error('join done'))
         }

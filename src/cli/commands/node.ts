@@ -14,7 +14,8 @@ import { UsageError } from '../errors.js'
 import { parseIntOption } from '../options.js'
 import { gatherSeats, joiningTable, JoinDesk, readDraft, registerJoinDesk, writeJson, type Draft } from '../../daemon/table-join.js'
 import { loadIdentity } from '../../net/identity.js'
-import { signerFromSeed, type Signer } from '../../core/identity.js'
+import type { Signer } from '../../core/identity.js'
+import { nativeSigner } from '../../crypto/native-crypto.js'
 
 const HELP = `usage: fairdeal node --config FILE [--control-port PORT]
 
@@ -104,7 +105,7 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   // after this node's restart: the draft keeps the signed table.
   const joined = joining?.draft ?? await readDraft(config.dataDir)
   if (joined?.links?.final !== undefined && daemon.peerId === joined.table.dealer) {
-    const signer = joining?.signer ?? signerFromSeed((await loadIdentity(config.dataDir)).seed)
+    const signer = joining?.signer ?? identitySigner(await loadIdentity(config.dataDir))
     await registerJoinDesk(daemon.node, new JoinDesk(config.dataDir, joined, signer, logger))
   }
   const loginLinks: LoginLinks = {}
@@ -172,6 +173,11 @@ async function gatherFirst (raw: unknown, path: string): Promise<{ dir: string, 
  * Runs a node's gathering step (seats by links, members by invites) with the data directory's
  * identity, its files private (umask 077), until it ends or SIGINT/SIGTERM aborts `signal`.
  */
+/** The node's own key as a signer, on OpenSSL (loadIdentity checked that the seed is the peer id's). */
+function identitySigner (identity: { seed: Uint8Array, peerId: string }): Signer {
+  return nativeSigner(identity.seed, identity.peerId)
+}
+
 async function untilStopped<T> (dir: string, step: (s: { identity: Awaited<ReturnType<typeof loadIdentity>>, signer: Signer, logger: ReturnType<typeof createLogger>, signal: AbortSignal }) => Promise<T>): Promise<T> {
   process.umask(0o077)
   const identity = await loadIdentity(dir)
@@ -181,7 +187,7 @@ async function untilStopped<T> (dir: string, step: (s: { identity: Awaited<Retur
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    return await step({ identity, signer: signerFromSeed(identity.seed), logger, signal: stop.signal })
+    return await step({ identity, signer: identitySigner(identity), logger, signal: stop.signal })
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
@@ -218,7 +224,7 @@ async function runGroupOnly (raw: { data?: unknown, group: unknown }, path: stri
   // The creator of a group set up by invites answers late members with the final group.
   const draft = await readGroupDraft(dataDir)
   const joinDesk = draft?.final !== undefined && draft.final.body.id === config.params.id
-    ? new GroupJoinDesk(dataDir, draft, signerFromSeed((await loadIdentity(dataDir)).seed), logger)
+    ? new GroupJoinDesk(dataDir, draft, identitySigner(await loadIdentity(dataDir)), logger)
     : undefined
   const member = await startGroupNode({ config, dataDir, logger, ownLog: true, joinDesk })
   // Until its DKG (or reshare) starts a member is silent: say when, so the wait is not a mystery.

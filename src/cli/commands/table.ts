@@ -17,7 +17,8 @@ import { pino } from 'pino'
 import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { RECOVERED_RULES, type RecoveredRule } from '../../core/hand/recovered.js'
-import { signerFromSeed } from '../../core/identity.js'
+import { peerIdFromPublicKey } from '../../core/identity.js'
+import { nativePublicKey } from '../../crypto/native-crypto.js'
 import { parseNodeConfig, peerAddress, readNodeConfigJson } from '../../daemon/config.js'
 import { multiaddr } from '@multiformats/multiaddr'
 import {
@@ -544,7 +545,7 @@ function ownGroupOptions (o: NewOptions, seats: number, robots: number): { thres
 
 /** Stand-in peer ids (valid keys nobody uses) for seats not yet taken, only to check the rest of the table. */
 function placeholder (i: number): string {
-  return signerFromSeed(new Uint8Array(32).fill(200 + i)).peerId
+  return peerIdFromPublicKey(nativePublicKey(new Uint8Array(32).fill(200 + i)))
 }
 
 async function joinTable (text: string, dir: string, listenGiven: string[] | undefined, announceGiven: string[] | undefined, json: boolean, groupValues: GroupMemberValues = {}): Promise<number> {

@@ -142,11 +142,12 @@ export function groupSecretMatches (secretText: string, digest: string): boolean
 /**
  * The final group a member accepts: signed by the creator its invite names, the group its invite
  * described (id, size, threshold, period), the creator as member 1, and this member, with the
- * addresses it gave, at the slot the invite offered. The reason otherwise.
+ * addresses it gave, at the slot the invite offered. The reason otherwise. `verify` replaces the pure
+ * Ed25519 check (a node passes Node's own).
  */
-export function checkFinalGroup (doc: Signed<FinalGroupBody>, invite: GroupInvite, self: string, addrs: readonly string[]): string | undefined {
+export function checkFinalGroup (doc: Signed<FinalGroupBody>, invite: GroupInvite, self: string, addrs: readonly string[], verify: (doc: Signed<unknown>) => boolean = verifyDocument): string | undefined {
   if (doc.signer !== invite.creator) return `the group is signed by ${doc.signer}, not by its creator ${invite.creator}`
-  if (!verifyDocument(doc)) return 'the group\'s signature does not verify'
+  if (!verify(doc)) return 'the group\'s signature does not verify'
   const g = doc.body
   if (g.id !== invite.id) return `the creator's final group is ${g.id}, not ${invite.id}`
   if (g.members.length !== invite.members || g.threshold !== invite.threshold || g.period !== invite.period) return 'the creator\'s final group changed its size, threshold or period from the invite\'s'
@@ -168,9 +169,9 @@ export function decodeGroupJoinReply (bytes: Uint8Array): GroupJoinReply { retur
 /**
  * The member's side of a join: sends the invite's secret with its addresses, then reads the
  * creator's answers until the signed final group, which it checks (checkFinalGroup). A refusal, or
- * a final group that fails its check, is a JoinRefusedError.
+ * a final group that fails its check, is a JoinRefusedError. `verify` checks its signature (checkFinalGroup).
  */
-export async function joinAsMember (stream: JoinStream, invite: GroupInvite, self: string, addrs: string[], url: string | undefined, onBound?: (waiting: number[]) => void): Promise<Signed<FinalGroupBody>> {
+export async function joinAsMember (stream: JoinStream, invite: GroupInvite, self: string, addrs: string[], url: string | undefined, onBound?: (waiting: number[]) => void, verify?: (doc: Signed<unknown>) => boolean): Promise<Signed<FinalGroupBody>> {
   const read = async (): Promise<Uint8Array> => {
     try { return (await stream.read()).subarray() } catch (err) {
       throw new JoinRefusedError(`the creator's node hung up before sending the group (${String((err as Error)?.message ?? err).split('\n')[0]}): try again`)
@@ -182,7 +183,7 @@ export async function joinAsMember (stream: JoinStream, invite: GroupInvite, sel
     if (reply.kind === 'refused') throw new JoinRefusedError(reply.reason)
     if (reply.kind === 'bound') { onBound?.(reply.waiting); continue }
     const doc = reply.doc as Signed<FinalGroupBody>
-    const problem = checkFinalGroup(doc, invite, self, addrs)
+    const problem = checkFinalGroup(doc, invite, self, addrs, verify)
     if (problem !== undefined) throw new JoinRefusedError(`the creator's group is refused: ${problem}`)
     return doc
   }
