@@ -228,3 +228,29 @@ describe('beacon config', () => {
     expect(parseBeaconConfig({ info: d, relays: ['http://127.0.0.1:1'] }).kind).toBe('drand')
   })
 })
+
+describe('verifyHashedOnG1 (a G1 signature against a G2 key, lines kept per key)', () => {
+  it('gives noble shortSignatures.verify\'s verdict on right and wrong signatures, messages and keys, and on the point at infinity', async () => {
+    const { verifyHashedOnG1 } = await import('../src/core/beacon/bls12-381.js')
+    const short = bls12_381.shortSignatures
+    const dst = 'BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_NUL_'
+    const keys = [123456789n, 2n ** 200n + 7n].map(sk => ({ sk, pk: bls12_381.G2.Point.BASE.multiply(sk) }))
+    const hashes = ['round 1', 'round 2'].map(m => short.hash(new TextEncoder().encode(m), dst))
+    const { ZERO } = bls12_381.G1.Point
+    // Each key twice in a row: the second check reads the lines the first kept.
+    const h = hashes[1]
+    let valid = 0
+    for (const { sk, pk } of [...keys, ...keys]) {
+      for (const sig of [h.multiply(sk), h.multiply(sk + 1n), hashes[0].multiply(sk), ZERO]) {
+        for (const [s, hh, key] of [[sig, h, pk], [sig, h, keys[0].pk], [sig, ZERO, pk]] as const) {
+          const noble = (() => { try { return short.verify(s, hh, key) } catch { return false } })()
+          expect(verifyHashedOnG1(s, hh, key)).toBe(noble)
+          if (noble) valid++
+        }
+      }
+    }
+    // The right signature under its own key (each key twice), and the first key's under itself again.
+    expect(valid).toBe(6)
+    expect(verifyHashedOnG1(hashes[0].multiply(5n), hashes[0], bls12_381.G2.Point.ZERO)).toBe(false)
+  })
+})

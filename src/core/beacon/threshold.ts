@@ -2,7 +2,7 @@ import { bls12_381 } from '@noble/curves/bls12-381.js'
 import { pippenger } from '@noble/curves/abstract/curve.js'
 import { CoreInputError } from '../errors.js'
 import { concatBytes, fromHex, sha256, toHex, utf8 } from '../bytes.js'
-import { bls12381G1FromBytes, bls12381G2FromBytes } from './bls12-381.js'
+import { bls12381G1FromBytes, bls12381G2FromBytes, g2Lines, verifyHashedOnG1 } from './bls12-381.js'
 import { checkRound } from './rounds.js'
 import { SCHEMES } from './schemes.js'
 import { beaconMessage } from './verify.js'
@@ -183,13 +183,7 @@ export function partialSign (share: bigint, hashed: G1Point): G1Point {
 }
 
 /** The pairing check e(sig, G2) = e(H(m), key): one signature (partial or recovered) against one key. */
-export function verifyOnG1 (signature: G1Point, hashed: G1Point, publicKey: G2Point): boolean {
-  try {
-    return bls12_381.shortSignatures.verify(signature, hashed, publicKey)
-  } catch {
-    return false
-  }
-}
+export const verifyOnG1: (signature: G1Point, hashed: G1Point, publicKey: G2Point) => boolean = verifyHashedOnG1
 
 /** e(H(m), key) in GT: one side of a signature check, computable before the signature exists. */
 export type PairingTarget = ReturnType<typeof bls12_381.pairing>
@@ -224,20 +218,6 @@ export function verifyOnTarget (signature: G1Point, target: PairingTarget): bool
   }
 }
 
-type PairingLines = ReturnType<typeof bls12_381.utils.calcPairingPrecomputes>
-/** Line coefficients of the G2 points paired again and again (the generator, a chain's group key). */
-const linesOfG2 = new WeakMap<G2Point, PairingLines>()
-
-/** A G2 point's line coefficients for noble's Miller loop, checked (as noble's pairing checks it) and computed once per point object. */
-function g2Lines (point: G2Point): PairingLines {
-  let lines = linesOfG2.get(point)
-  if (lines === undefined) {
-    point.assertValidity()
-    lines = bls12_381.utils.calcPairingPrecomputes(point)
-    linesOfG2.set(point, lines)
-  }
-  return lines
-}
 
 export function g1FromHex (hex: string, what: string): G1Point {
   return bls12381G1FromBytes(fromHex(hex, what, 48), what)
