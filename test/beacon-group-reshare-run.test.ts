@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { groupDir, oldGroupProblem } from '../src/beacon/group/node.js'
-import { SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
+import { routeRoundMessage, SHARE_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
 import { prepareLocalGroup } from '../src/beacon/group/local-group.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { signerFromSeed } from '../src/core/identity.js'
@@ -286,5 +286,26 @@ describe('a reshare run by the machines', () => {
     expect(() => reshareParams(base, { ...next, transition: 80 })).toThrow(/transition \(round 80\) must come after/)
     expect(() => reshareParams({ ...base, params: { ...oldParams, period: 2 } }, next)).toThrow(/keeps the chain/)
     expect(() => reshareParams({ ...base, commitments: [...old[0].commitments].reverse() }, next)).toThrow(/commitments\[0\] must be the chain's public key/)
+  })
+})
+
+describe('a round message, routed to the group that signs its round', () => {
+  // Stand-ins with RoundMachine's two members the routing reads: the old group signs up to the
+  // reshare's transition (round 33), the new group from it.
+  const machine = (first: number, last = Number.MAX_SAFE_INTEGER): { firstRound: number, signs: (r: number) => boolean } => ({ firstRound: first, signs: r => r >= first && r <= last })
+  const oldGroup = machine(1, 32)
+  const newGroup = machine(33)
+  it('goes to the group signing its round; a partial of the old group at a member without its share is that group\'s, not refused', () => {
+    expect(routeRoundMessage([oldGroup, newGroup], true, 20)).toBe(oldGroup)
+    expect(routeRoundMessage([oldGroup, newGroup], true, 33)).toBe(newGroup)
+    // A newcomer, a member that lost its old share, one that dropped the old group after the transition.
+    for (const r of [1, 20, 32]) expect(routeRoundMessage([newGroup], true, r)).toBe('old-group')
+    // Rounds no group signs or can sign: refused (and logged in the rate-limited summaries).
+    for (const r of [0, -3, 20.5, Number.NaN]) expect(routeRoundMessage([newGroup], true, r)).toBe('refused')
+    expect(routeRoundMessage([machine(1, 32)], true, 40)).toBe('refused')
+    // Not a partial, or a partial without a round: the newest group, which checks it and answers.
+    expect(routeRoundMessage([oldGroup, newGroup], false, undefined)).toBe(newGroup)
+    expect(routeRoundMessage([oldGroup, newGroup], true, 'x')).toBe(newGroup)
+    expect(routeRoundMessage([], true, 20)).toBe('none')
   })
 })

@@ -128,6 +128,23 @@ interface ShareFile { version: 1, session: string, index: number, share: string,
  * v1 HTTP API. Everything public (the DKG transcript, blame records) is kept beside the rounds; the
  * secret share stays in `share.json`, mode 0600.
  */
+/**
+ * Where a round message goes. A partial goes to the group that signs its round (the old one before
+ * a reshare's transition, the new one from it); catch-up requests and answers go to the newest,
+ * which holds every round. A partial for a round before the first any group here signs is the old
+ * group's, before a reshare's transition, from a member that still counts this one in it: this
+ * member joined with the reshare, lost its old share (it comes back through the reshare only), or
+ * dropped the old group once past its transition. That is 'old-group', not a fault of the sender.
+ * Any other partial no group here signs is 'refused'; with no group here at all, 'none'.
+ */
+export function routeRoundMessage<M extends { signs: (round: number) => boolean, readonly firstRound: number }> (machines: readonly M[], partial: boolean, round: unknown): M | 'old-group' | 'refused' | 'none' {
+  if (machines.length === 0) return 'none'
+  if (!partial || typeof round !== 'number') return machines[machines.length - 1]
+  const machine = machines.find(m => m.signs(round))
+  if (machine !== undefined) return machine
+  return Number.isSafeInteger(round) && round >= 1 && round < Math.min(...machines.map(m => m.firstRound)) ? 'old-group' : 'refused'
+}
+
 export async function startGroupMember (init: GroupMemberInit): Promise<GroupMember> {
   const { params, node, signer, logger } = init
   const log = logger.child({ component: 'beacon-group', group: params.id })
@@ -488,12 +505,11 @@ export async function startGroupMember (init: GroupMemberInit): Promise<GroupMem
       if (dkg.announcedResults.size !== before && dkg.outcome !== undefined) saveResults()
       return
     }
-    // A partial goes to the group that signs its round (the old one before a reshare's transition,
-    // the new one from it); catch-up requests and answers to the newest, which holds every round.
     const round = type === GROUP_PARTIAL ? (doc as { body?: { round?: unknown } }).body?.round : undefined
-    const machine = typeof round === 'number' ? machines.find(m => m.signs(round)) : newest()
-    if (machine !== undefined) onRoundEffects(machine, machine.receive(from, doc, now))
-    else if (machines.length > 0) refused({ peer: from, reason: `a partial for round ${String(round)}, which no group here signs` }, 'round message refused')
+    const route = routeRoundMessage(machines, type === GROUP_PARTIAL, round)
+    if (typeof route === 'object') onRoundEffects(route, route.receive(from, doc, now))
+    else if (route === 'old-group') log.debug({ peer: from, round }, 'a partial of the old group, which this member does not sign for')
+    else if (route === 'refused') refused({ peer: from, reason: `a partial for round ${String(round)}, which no group here signs` }, 'round message refused')
   })
 
   // Once the new group has signed past the window in which the old group's partials still count,
