@@ -300,3 +300,36 @@ describe('the demo table bound to the local beacon', () => {
     expect(infos.size).toBe(1) // one beacon for the whole table
   })
 })
+
+describe('a table whose chain has not begun yet', () => {
+  test('its node starts (no round is current before genesis), and finds the beacon reachable: a relay that answers without round 1', async () => {
+    const relay = await startDrandServer(quicknet)
+    const root = await tempDir()
+    const table = await prepareLocalTable({
+      root,
+      game: 'coinche',
+      scheme: 'atout-drand-v1',
+      seats: 4,
+      tableId: 'early-table',
+      beacon: { name: 'quicknet (recorded)', trust: 'League of Entropy (recorded rounds on loopback)', info: quicknet.info, relays: [relay.url] },
+      beaconMarginMs: MARGIN_MS,
+      timeouts: { contributeMs: CONTRIBUTE_MS, ackMs: 10_000, revealMs: 60_000 }
+    })
+    // A minute before the chain's genesis: a group or local beacon set up to start later.
+    const clock = manualClock(roundTime(chain, 1) - 60_000)
+    const dealer = await Daemon.start({ config: table.configs[0], logger, clock, tickMs: 25 })
+    try {
+      let reach: unknown
+      for (let i = 0; i < 200; i++) {
+        reach = (dealer.status('early-table').beacon as { reach?: { reachable: boolean | null } } | undefined)?.reach
+        if ((reach as { reachable: boolean | null } | undefined)?.reachable !== null) break
+        await new Promise(resolve => setTimeout(resolve, 25))
+      }
+      expect(reach).toMatchObject({ reachable: true })
+      expect(relay.requests.some(path => path.endsWith('/public/1'))).toBe(true)
+    } finally {
+      await dealer.stop({ graceMs: 0 })
+      await relay.close()
+    }
+  })
+})

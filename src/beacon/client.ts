@@ -43,7 +43,7 @@ export interface BeaconClient {
   roundTime: (round: number) => number
   /** The first round due strictly after `ms + marginMs`: the round a COMMIT names. */
   firstRoundAfter: (ms: number, marginMs?: number) => number
-  /** The round current on the client's clock. */
+  /** The round current on the client's clock; 0 before the chain's genesis (no round is out yet). */
   currentRound: () => number
   /** One pass over the relays for `round`, no waiting. Throws a BeaconError if none serves a valid entry. */
   fetchRound: (round: number, options?: FetchOptions) => Promise<BeaconEntry>
@@ -245,7 +245,10 @@ export function createBeaconClient (init: BeaconClientInit): BeaconClient {
     roundAt: (ms) => roundAt(chain, ms),
     roundTime: (round) => roundTime(chain, round),
     firstRoundAfter: (ms, marginMs) => firstRoundAfter(chain, ms, marginMs),
-    currentRound: () => roundAt(chain, clock.now()),
+    currentRound: () => {
+      const now = clock.now()
+      return now < chain.genesis_time * 1000 ? 0 : roundAt(chain, now)
+    },
 
     async fetchRound (round, options = {}) {
       checkRound(round)

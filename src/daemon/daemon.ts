@@ -386,6 +386,8 @@ export class Daemon {
       // Its own client, without the relay-failure log: one line says it all, and a relay that
       // answers without the round (not there yet, a recorded beacon) is no failure to log.
       const probe = createBeaconClient({ chain: client.chain, relays: [...client.relays], clock: this.#clock })
+      // Before the chain's genesis (a group or local beacon starting later) round 1 is asked for: a
+      // relay that answers without it is reachable, as one that answers without any round not out.
       void probe.fetchRound(Math.max(1, client.currentRound() - 1), { signal }).then(() => {
         for (const id of ids) this.#beaconReach.set(id, { reachable: true, checkedAt: this.#clock.now() })
       }, (err: unknown) => {
