@@ -85,19 +85,23 @@ interface BeaconTable {
  * the recorded rounds, every node on one manual clock: it stands still while seats contribute and
  * jumps to R's time when the dealer's beacon client waits for R.
  */
-async function startQuicknetTable (): Promise<BeaconTable> {
-  const relay = await startDrandServer(quicknet)
-  const root = await tempDir()
-  const table = await prepareLocalTable({
-    root,
+/** A 4-seat coinche table bound to the recorded quicknet rounds `relay` serves. */
+async function quicknetTable (relay: DrandServer, tableId: string): ReturnType<typeof prepareLocalTable> {
+  return await prepareLocalTable({
+    root: await tempDir(),
     game: 'coinche',
     scheme: 'atout-drand-v1',
     seats: 4,
-    tableId: 'quicknet-table',
+    tableId,
     beacon: { name: 'quicknet (recorded)', trust: 'League of Entropy (recorded rounds on loopback)', info: quicknet.info, relays: [relay.url] },
     beaconMarginMs: MARGIN_MS,
     timeouts: { contributeMs: CONTRIBUTE_MS, ackMs: 10_000, revealMs: 60_000 }
   })
+}
+
+async function startQuicknetTable (): Promise<BeaconTable> {
+  const relay = await startDrandServer(quicknet)
+  const table = await quicknetTable(relay, 'quicknet-table')
   const clock = manualClock(clockStartFor(2))
   const daemons: Daemon[] = []
   try {
@@ -304,17 +308,7 @@ describe('the demo table bound to the local beacon', () => {
 describe('a table whose chain has not begun yet', () => {
   test('its node starts (no round is current before genesis), and finds the beacon reachable: a relay that answers without round 1', async () => {
     const relay = await startDrandServer(quicknet)
-    const root = await tempDir()
-    const table = await prepareLocalTable({
-      root,
-      game: 'coinche',
-      scheme: 'atout-drand-v1',
-      seats: 4,
-      tableId: 'early-table',
-      beacon: { name: 'quicknet (recorded)', trust: 'League of Entropy (recorded rounds on loopback)', info: quicknet.info, relays: [relay.url] },
-      beaconMarginMs: MARGIN_MS,
-      timeouts: { contributeMs: CONTRIBUTE_MS, ackMs: 10_000, revealMs: 60_000 }
-    })
+    const table = await quicknetTable(relay, 'early-table')
     // A minute before the chain's genesis: a group or local beacon set up to start later.
     const clock = manualClock(roundTime(chain, 1) - 60_000)
     const dealer = await Daemon.start({ config: table.configs[0], logger, clock, tickMs: 25 })
