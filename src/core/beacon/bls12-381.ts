@@ -60,7 +60,7 @@ export function verifyHashedOnG1 (signature: G1Point, hashed: G1Point, publicKey
   }
 }
 
-export type PairingLines = ReturnType<typeof bls12_381.utils.calcPairingPrecomputes>
+type PairingLines = ReturnType<typeof bls12_381.utils.calcPairingPrecomputes>
 /** Line coefficients of the G2 points paired again and again (the generator, a chain's key), and of their negations. */
 const linesOfG2 = new WeakMap<G2Point, PairingLines>()
 const linesOfNegatedG2 = new WeakMap<G2Point, PairingLines>()

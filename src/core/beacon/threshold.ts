@@ -218,7 +218,6 @@ export function verifyOnTarget (signature: G1Point, target: PairingTarget): bool
   }
 }
 
-
 export function g1FromHex (hex: string, what: string): G1Point {
   return bls12381G1FromBytes(fromHex(hex, what, 48), what)
 }
