@@ -24,6 +24,7 @@ import { sha256Hex } from '../src/core/bytes.js'
 import { loadOrCreateIdentity } from '../src/net/identity.js'
 import { logDbPath, openLog, type Log } from '../src/store/log.js'
 import { loadDrandFixture, startDrandServer, tamperEntry, type DrandServer, type FaultMode } from './helpers/drand-server.js'
+import { until } from './helpers/until.js'
 
 const logger = pino({ level: 'silent' })
 const quicknet = loadDrandFixture('quicknet')
@@ -313,13 +314,9 @@ describe('a table whose chain has not begun yet', () => {
     const clock = manualClock(roundTime(chain, 1) - 60_000)
     const dealer = await Daemon.start({ config: table.configs[0], logger, clock, tickMs: 25 })
     try {
-      let reach: unknown
-      for (let i = 0; i < 200; i++) {
-        reach = (dealer.status('early-table').beacon as { reach?: { reachable: boolean | null } } | undefined)?.reach
-        if ((reach as { reachable: boolean | null } | undefined)?.reachable !== null) break
-        await new Promise(resolve => setTimeout(resolve, 25))
-      }
-      expect(reach).toMatchObject({ reachable: true })
+      const reach = (): { reachable: boolean | null } | undefined => (dealer.status('early-table').beacon as { reach?: { reachable: boolean | null } } | undefined)?.reach
+      await until(() => reach()?.reachable !== null, 'the start\'s beacon check', 5_000)
+      expect(reach()).toMatchObject({ reachable: true })
       expect(relay.requests.some(path => path.endsWith('/public/1'))).toBe(true)
     } finally {
       await dealer.stop({ graceMs: 0 })

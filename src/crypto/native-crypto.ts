@@ -9,8 +9,13 @@ import { signingBytes, type Signed } from '../core/signed.js'
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex')
 const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex')
 
+/** OpenSSL's key object for a 32-byte Ed25519 seed. */
+function privateKeyObject (seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' })
+}
+
 export function nativeSigner (seed: Uint8Array, peerId: string): Signer {
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' })
+  const key = privateKeyObject(seed)
   return { peerId, sign: (message) => new Uint8Array(sign(null, message, key)) }
 }
 
@@ -21,8 +26,7 @@ export function nativeSigner (seed: Uint8Array, peerId: string): Signer {
  */
 export function nativePublicKey (seed: Uint8Array): Uint8Array {
   if (seed.length !== 32) throw new RangeError('an Ed25519 seed is 32 bytes')
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' })
-  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' })
+  const spki = createPublicKey(privateKeyObject(seed)).export({ format: 'der', type: 'spki' })
   return new Uint8Array(spki.subarray(SPKI_ED25519.length))
 }
 

@@ -29,11 +29,12 @@ export interface VerifyMemo {
  * Seeing it again (the COMMIT inside every VIEW, a pledge inside the PLEDGES, the documents inside
  * a receipt once parsed) costs a WeakSet lookup: no canonical encoding, no hash.
  *
- * Between the two, the verified documents by signature (a hit needs the same type and signer): another copy of one (a
- * receipt's COMMIT, pledges and nonces, parsed from the FINAL, are new objects with the bytes this
- * node checked in the hand) whose body is the same JSON value (sameJson, a walk of the two values)
- * is the same signed bytes under the same signature, valid without encoding it. A body that
- * differs in anything takes the long way, so nothing is accepted that a fresh check would refuse.
+ * Between the two, the verified documents by signature (a hit needs the same type and signer):
+ * another copy of one (a receipt's COMMIT, pledges and nonces, parsed from the FINAL, are new
+ * objects with the bytes this node checked in the hand) whose body is the same JSON value
+ * (sameJson, a walk of the two values) is the same signed bytes under the same signature, valid
+ * without encoding it. A body that differs in anything takes the long way, so nothing is accepted
+ * that a fresh check would refuse.
  */
 export function verifyMemo (capacity = 4096): VerifyMemo {
   const valid = new BoundedSet(capacity)

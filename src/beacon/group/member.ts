@@ -123,12 +123,6 @@ async function readJson (path: string): Promise<unknown> {
 interface ShareFile { version: 1, session: string, index: number, share: string, group?: string }
 
 /**
- * One member of a beacon group: runs the DKG (or loads its result), then signs every round with
- * its share, recovers rounds from the others' partials, stores them and serves them over drand's
- * v1 HTTP API. Everything public (the DKG transcript, blame records) is kept beside the rounds; the
- * secret share stays in `share.json`, mode 0600.
- */
-/**
  * Where a round message goes. A partial goes to the group that signs its round (the old one before
  * a reshare's transition, the new one from it); catch-up requests and answers go to the newest,
  * which holds every round. A partial for a round before the first any group here signs is the old
@@ -145,6 +139,12 @@ export function routeRoundMessage<M extends { signs: (round: number) => boolean,
   return Number.isSafeInteger(round) && round >= 1 && round < Math.min(...machines.map(m => m.firstRound)) ? 'old-group' : 'refused'
 }
 
+/**
+ * One member of a beacon group: runs the DKG (or loads its result), then signs every round with
+ * its share, recovers rounds from the others' partials, stores them and serves them over drand's
+ * v1 HTTP API. Everything public (the DKG transcript, blame records) is kept beside the rounds; the
+ * secret share stays in `share.json`, mode 0600.
+ */
 export async function startGroupMember (init: GroupMemberInit): Promise<GroupMember> {
   const { params, node, signer, logger } = init
   const log = logger.child({ component: 'beacon-group', group: params.id })

@@ -169,15 +169,15 @@ async function gatherFirst (raw: unknown, path: string): Promise<{ dir: string, 
   })
 }
 
-/**
- * Runs a node's gathering step (seats by links, members by invites) with the data directory's
- * identity, its files private (umask 077), until it ends or SIGINT/SIGTERM aborts `signal`.
- */
 /** The node's own key as a signer, on OpenSSL (loadIdentity checked that the seed is the peer id's). */
 function identitySigner (identity: { seed: Uint8Array, peerId: string }): Signer {
   return nativeSigner(identity.seed, identity.peerId)
 }
 
+/**
+ * Runs a node's gathering step (seats by links, members by invites) with the data directory's
+ * identity, its files private (umask 077), until it ends or SIGINT/SIGTERM aborts `signal`.
+ */
 async function untilStopped<T> (dir: string, step: (s: { identity: Awaited<ReturnType<typeof loadIdentity>>, signer: Signer, logger: ReturnType<typeof createLogger>, signal: AbortSignal }) => Promise<T>): Promise<T> {
   process.umask(0o077)
   const identity = await loadIdentity(dir)

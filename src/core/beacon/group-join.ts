@@ -6,6 +6,7 @@ import { signDocument, verifyDocument, type Signed } from '../signed.js'
 import type { Signer } from '../identity.js'
 import { MAX_GROUP_MEMBERS } from './threshold.js'
 import { GROUP_ID } from './group-params.js'
+import type { DocumentVerifier } from './dkg-documents.js'
 
 /**
  * A beacon group set up by invites (docs/beacon-group.md, "A group by invites"), as a table is by
@@ -145,7 +146,7 @@ export function groupSecretMatches (secretText: string, digest: string): boolean
  * addresses it gave, at the slot the invite offered. The reason otherwise. `verify` replaces the pure
  * Ed25519 check (a node passes Node's own).
  */
-export function checkFinalGroup (doc: Signed<FinalGroupBody>, invite: GroupInvite, self: string, addrs: readonly string[], verify: (doc: Signed<unknown>) => boolean = verifyDocument): string | undefined {
+export function checkFinalGroup (doc: Signed<FinalGroupBody>, invite: GroupInvite, self: string, addrs: readonly string[], verify: DocumentVerifier = verifyDocument): string | undefined {
   if (doc.signer !== invite.creator) return `the group is signed by ${doc.signer}, not by its creator ${invite.creator}`
   if (!verify(doc)) return 'the group\'s signature does not verify'
   const g = doc.body
@@ -171,7 +172,7 @@ export function decodeGroupJoinReply (bytes: Uint8Array): GroupJoinReply { retur
  * creator's answers until the signed final group, which it checks (checkFinalGroup). A refusal, or
  * a final group that fails its check, is a JoinRefusedError. `verify` checks its signature (checkFinalGroup).
  */
-export async function joinAsMember (stream: JoinStream, invite: GroupInvite, self: string, addrs: string[], url: string | undefined, onBound?: (waiting: number[]) => void, verify?: (doc: Signed<unknown>) => boolean): Promise<Signed<FinalGroupBody>> {
+export async function joinAsMember (stream: JoinStream, invite: GroupInvite, self: string, addrs: string[], url: string | undefined, onBound?: (waiting: number[]) => void, verify?: DocumentVerifier): Promise<Signed<FinalGroupBody>> {
   const read = async (): Promise<Uint8Array> => {
     try { return (await stream.read()).subarray() } catch (err) {
       throw new JoinRefusedError(`the creator's node hung up before sending the group (${String((err as Error)?.message ?? err).split('\n')[0]}): try again`)
