@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, test } from 'vitest'
+import { canonicalJson } from '../src/core/canonical.js'
 import { freezeDeep, isDeepFrozen, markChecked, wasChecked } from '../src/core/frozen.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { receiptSchema } from '../src/core/hand/messages.js'
@@ -52,5 +53,59 @@ describe('deep-frozen documents', () => {
     expect(wasChecked(decoded.body.receipt, receiptSchema)).toBe(true)
     expect(verifyReceipt(decoded.body.receipt)).toEqual(verifyReceipt(receipt))
     expect(verifyReceipt(decoded.body.receipt).status).toBe('verified')
+  })
+
+  test('inside a frame, the documents the node found valid before are its own copies; the value and every verdict stay the same', () => {
+    const table = memoryHands({ seats: 4 })
+    const receipt = table.play()
+    const memo = verifyMemo()
+    // The COMMIT and one pledge came off the wire earlier and were checked; another pledge came but failed its check.
+    const commit = decodeFrame(encodeFrame(receipt.commit))
+    const pledge = decodeFrame(encodeFrame(receipt.pledges[1]))
+    expect(memo.verify(commit)).toBe(true)
+    expect(memo.verify(pledge)).toBe(true)
+    const badPledge = decodeFrame(encodeFrame({ ...receipt.pledges[2], sig: 'b'.repeat(128) }))
+    expect(memo.verify(badPledge)).toBe(false)
+    const final = { type: 'final', signer: receipt.commit.signer, body: { table: receipt.commit.body.table, hand: receipt.commit.body.hand, commit: docDigest(receipt.commit), receipt }, sig: 'a'.repeat(128) }
+    type Final = { body: { receipt: typeof receipt } }
+    const plain = decodeFrame(encodeFrame(final)) as unknown as Final
+    const interned = decodeFrame(encodeFrame(final), memo.intern) as unknown as Final
+    expect(interned).toEqual(plain)
+    expect(encodeFrame(interned as never)).toEqual(encodeFrame(final))
+    expect(isDeepFrozen(interned)).toBe(true)
+    expect(interned.body.receipt.commit).toBe(commit)
+    expect(interned.body.receipt.pledges[1]).toBe(pledge)
+    // Never one the memo did not find valid, nor one it never saw.
+    expect(interned.body.receipt.pledges[2]).not.toBe(badPledge)
+    expect(interned.body.receipt.pledges[0]).toEqual(receipt.pledges[0])
+    expect(wasChecked(interned.body.receipt, receiptSchema)).toBe(true)
+    expect(verifyReceipt(interned.body.receipt)).toEqual(verifyReceipt(receipt))
+    expect(verifyReceipt(interned.body.receipt).status).toBe('verified')
+
+    // The same signature over another body: the frame's own copy, with its own (wrong) value.
+    const altered = structuredClone(final)
+    const hash = altered.body.receipt.pledges[1].body.nonceHash
+    altered.body.receipt.pledges[1].body.nonceHash = (hash[0] === '0' ? '1' : '0') + hash.slice(1)
+    const forged = decodeFrame(encodeFrame(altered), memo.intern) as unknown as Final
+    expect(forged.body.receipt.pledges[1]).not.toBe(pledge)
+    expect(forged.body.receipt.pledges[1].body.nonceHash).toBe(altered.body.receipt.pledges[1].body.nonceHash)
+    expect(forged.body.receipt.commit).toBe(commit)
+    expect(memo.verify(forged.body.receipt.pledges[1])).toBe(false)
+    expect(verifyReceipt(forged.body.receipt).status).not.toBe('verified')
+  })
+
+  test('a deep-frozen value encodes to the same canonical bytes as a plain copy, the first time and after, alone and inside other values', () => {
+    const receipt = memoryHands({ seats: 4 }).play()
+    const plain = structuredClone(receipt)
+    const frozen = freezeDeep(structuredClone(receipt))
+    for (let i = 0; i < 2; i++) {
+      expect(canonicalJson(frozen)).toBe(canonicalJson(plain))
+      expect(canonicalJson(frozen.pledges)).toBe(canonicalJson(plain.pledges))
+      expect(canonicalJson({ z: frozen.commit, a: [frozen.reveal, 1] })).toBe(canonicalJson({ z: plain.commit, a: [plain.reveal, 1] }))
+      expect(docDigest(frozen.commit)).toBe(docDigest(plain.commit))
+    }
+    // A frozen value with no canonical form is refused, naming the field, each time.
+    const float = freezeDeep({ sig: 'x', body: { n: 1.5 } })
+    for (let i = 0; i < 2; i++) expect(() => canonicalJson({ doc: float })).toThrow(/\$\.doc\.body\.n is 1\.5/)
   })
 })

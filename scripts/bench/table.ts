@@ -9,7 +9,8 @@
 // between two of the same nodes (5 one-way legs from COMMIT to CARDS), a synced LevelDB batch
 // (2 on that path), and Ed25519 sign and verify on OpenSSL times the signatures the protocol makes
 // and checks (each node checks every signature by another party once: see verify-memo.ts), priced
-// in CPU time as the CPU per hand is. In one
+// in CPU time as the CPU per hand is, and measured again just before and just after each figure
+// (withCryptoBeside: a signature's cost on this machine moves with its neighbours' load). In one
 // process all four nodes share one JavaScript thread, so every node's work adds up on it; the
 // core-per-node bound is what the same path costs when each node works on its own core, which the
 // processes variant gets only as far as the machine has cores (the driver takes its share too).
@@ -214,8 +215,41 @@ interface BenchTable {
   outputs?: () => string[]
 }
 
-/** The bounds measured in this run, in ms. */
-interface Bounds { network: number, onePath: number, corePath: number, handCrypto: number, handCryptoUnwitnessed: number, viewLeg: number }
+/**
+ * The bounds measured in this run, in ms: the network's and the disk's at the start, the
+ * signatures' from Ed25519's cost as measured beside each figure (cryptoBounds).
+ */
+interface Bounds { network: number, disk: number, viewLeg: number }
+
+type Ed25519Costs = ReturnType<typeof ed25519Costs>
+
+/** The bounds that price signatures, for Ed25519 costs `ed` (ms per signature and per check). */
+function cryptoBounds (b: Bounds, ed: Ed25519Costs): { onePath: number, corePath: number, handCrypto: number, handCryptoUnwitnessed: number } {
+  const n = cryptoCounts(SEATS)
+  const handCryptoUnwitnessed = n.handVerify * ed.verify + n.handSign * ed.sign
+  return {
+    onePath: b.network + b.disk + n.pathVerify * ed.verify + n.pathSign * ed.sign,
+    corePath: b.network + b.disk + n.coreVerify * ed.verify + n.coreSign * ed.sign,
+    handCrypto: handCryptoUnwitnessed + n.witnessVerify * ed.verify + n.witnessSign * ed.sign,
+    handCryptoUnwitnessed
+  }
+}
+
+/**
+ * Runs `figure`, measuring Ed25519's cost just before and just after it: the bounds the figure is
+ * set against price each signature at the mean of the two. The cost of a signature on this
+ * machine moves with what else runs on it (measured once at the start, a check cost 82 to 143 µs
+ * from one run to the next), so a bound measured minutes away from its figure says little.
+ */
+async function withCryptoBeside<T> (b: Bounds, figure: () => Promise<T>): Promise<{ result: T, bounds: ReturnType<typeof cryptoBounds>, text: string }> {
+  const before = ed25519Costs()
+  const result = await figure()
+  const after = ed25519Costs()
+  const ed = { sign: (before.sign + after.sign) / 2, verify: (before.verify + after.verify) / 2 }
+  const us = (ms: number): string => (ms * 1000).toFixed(0)
+  const text = `Ed25519 beside it: sign ${us(before.sign)}/${us(after.sign)} µs, verify ${us(before.verify)}/${us(after.verify)} µs (before/after)`
+  return { result, bounds: cryptoBounds(b, ed), text }
+}
 
 /**
  * CPU ms per hand between two readings of BenchTable.cpuMs: the total, the nodes' alone (without
@@ -299,40 +333,44 @@ async function warmUp (t: BenchTable): Promise<string> {
 async function measure (t: BenchTable, hands: number, b: Bounds, cores: number): Promise<void> {
   const latencies: number[] = []
   const legs: number[] = []
-  const cpu0 = await t.cpuMs()
-  t.counts?.()
-  for (let i = 0; i < hands; i++) latencies.push(await playHand(t, legs))
-  const counted = t.counts?.()
-  const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
+  const { result: { cpu, counted }, bounds: c, text: beside } = await withCryptoBeside(b, async () => {
+    const cpu0 = await t.cpuMs()
+    t.counts?.()
+    for (let i = 0; i < hands; i++) latencies.push(await playHand(t, legs))
+    const counted = t.counts?.()
+    return { cpu: cpuPerHand(cpu0, await t.cpuMs(), hands), counted }
+  })
   latencies.sort((x, y) => x - y)
   legs.sort((x, y) => x - y)
   console.log(`  commit → every seat holds its cards (one hand at a time, ${hands} hands; cpu per hand ${cpu.text},` +
-    ` ${cpuVersusBound(cpu, b.handCrypto)}):`)
+    ` ${cpuVersusBound(cpu, c.handCrypto)}; ${beside}):`)
   if (counted !== undefined) for (const line of formatHandCounts(counted, hands)) console.log(`    per hand: ${line}`)
   for (const [name, p, goal] of [['p50', 0.5, GOALS.p50], ['p99', 0.99, GOALS.p99]] as const) {
     const value = percentile(latencies, p)
     const leg = percentile(legs, p)
-    const againstOneThread = name === 'p50' ? ` (goal ≤ ×${BOUND_GOALS.p50TimesOneThread}: ${verdict(value <= BOUND_GOALS.p50TimesOneThread * b.onePath)})` : ''
+    const againstOneThread = name === 'p50' ? ` (goal ≤ ×${BOUND_GOALS.p50TimesOneThread}: ${verdict(value <= BOUND_GOALS.p50TimesOneThread * c.onePath)})` : ''
     console.log(`    ${name} ${f2(value).padStart(6)} ms  goal < ${String(goal).padEnd(2)} ms ${verdict(value < goal).padEnd(7)}` +
-      `  ×${f2(value / b.network)} the network legs, ×${f2(value / b.onePath)} the one-thread bound of ${f2(b.onePath)} ms${againstOneThread}, ×${f2(value / b.corePath)} the core-per-node bound`)
+      `  ×${f2(value / b.network)} the network legs, ×${f2(value / c.onePath)} the one-thread bound of ${f2(c.onePath)} ms${againstOneThread}, ×${f2(value / c.corePath)} the core-per-node bound`)
     // The peer check's share (VIEWs out → last NONCE out): what the hand costs beside the protocol without it.
     console.log(`        of which the seats' view leg ${f2(leg).padStart(6)} ms (bound: one network leg + a synced write = ${f2(b.viewLeg)} ms);` +
       ` without the leg ≈ ${f2(value - leg)} ms`)
   }
-  const signatureBound = cores * 1000 / b.handCrypto
   for (const depth of PIPELINE_DEPTHS) {
-    const t0 = performance.now()
-    const cpu0 = await t.cpuMs()
-    const underLoad = await pipelined(t, hands, depth)
-    const seconds = (performance.now() - t0) / 1000
-    const cpu = cpuPerHand(cpu0, await t.cpuMs(), hands)
+    const { result: { underLoad, seconds, cpu }, bounds: c, text: beside } = await withCryptoBeside(b, async () => {
+      const t0 = performance.now()
+      const cpu0 = await t.cpuMs()
+      const underLoad = await pipelined(t, hands, depth)
+      const seconds = (performance.now() - t0) / 1000
+      return { underLoad, seconds, cpu: cpuPerHand(cpu0, await t.cpuMs(), hands) }
+    })
+    const signatureBound = cores * 1000 / c.handCrypto
     const rate = hands / seconds
     underLoad.sort((x, y) => x - y)
     console.log(`  pipelined, ${String(depth).padStart(2)} in flight: ${rate.toFixed(0).padStart(4)} hands/s  goal > ${GOALS.handsPerSecond}  ${verdict(rate > GOALS.handsPerSecond).padEnd(7)}` +
       `  ${(100 * rate / signatureBound).toFixed(0)}% of the ${cores}-core signature bound (${signatureBound.toFixed(0)} hands/s;` +
       ` goal ≥ ${100 * BOUND_GOALS.shareOfSignatureBound}%: ${verdict(rate >= BOUND_GOALS.shareOfSignatureBound * signatureBound)});` +
-      ` cpu per hand ${cpu.text}, ${cpuVersusBound(cpu, b.handCrypto)}, ${(cpu.total * rate / 10).toFixed(0)}% of a core;` +
-      ` commit → cards under load p50 ${f2(percentile(underLoad, 0.5))} ms, p99 ${f2(percentile(underLoad, 0.99))} ms`)
+      ` cpu per hand ${cpu.text}, ${cpuVersusBound(cpu, c.handCrypto)}, ${(cpu.total * rate / 10).toFixed(0)}% of a core;` +
+      ` commit → cards under load p50 ${f2(percentile(underLoad, 0.5))} ms, p99 ${f2(percentile(underLoad, 0.99))} ms; ${beside}`)
   }
   if (t.watch.aborted.length > 0) console.log(`  aborted hands: ${t.watch.aborted.length} (first: ${t.watch.aborted[0]})`)
   const rejected = await t.rejections()
@@ -400,28 +438,25 @@ async function inProcess (root: string): Promise<Bounds> {
     const ed = ed25519Costs()
     const n = cryptoCounts(SEATS)
     const network = rtt.p50 * LEGS / 2
-    const disk = sync.p50 * SYNCED_WRITES
-    const handCryptoUnwitnessed = n.handVerify * ed.verify + n.handSign * ed.sign
     const b: Bounds = {
       network,
-      onePath: network + disk + n.pathVerify * ed.verify + n.pathSign * ed.sign,
-      corePath: network + disk + n.coreVerify * ed.verify + n.coreSign * ed.sign,
-      handCrypto: handCryptoUnwitnessed + n.witnessVerify * ed.verify + n.witnessSign * ed.sign,
-      handCryptoUnwitnessed,
+      disk: sync.p50 * SYNCED_WRITES,
       // The peer check: a VIEW crosses one leg, then the NONCE is saved (synced) before it leaves.
       viewLeg: rtt.p50 / 2 + sync.p50
     }
+    const c = cryptoBounds(b, ed)
     console.log(`${SEATS}-node coinche table (atout-v1, no beacon) over loopback TCP; this machine has ${availableParallelism()} cores`)
     console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}), ${(rtt.cpuPerFrame * 1000).toFixed(0)} µs CPU a frame (both ends); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)});` +
       ` Ed25519 sign ${(ed.sign * 1000).toFixed(0)} µs, verify ${(ed.verify * 1000).toFixed(0)} µs (CPU time)`)
     console.log(`bounds, commit → cards: network ${LEGS} legs ${f2(network)} ms; + ${SYNCED_WRITES} synced writes + ${n.pathVerify} verifications and ${n.pathSign} signatures` +
-      ` on one thread = ${f2(b.onePath)} ms; with a core per node (${n.coreVerify} + ${n.coreSign} on the path) = ${f2(b.corePath)} ms`)
+      ` on one thread = ${f2(c.onePath)} ms; with a core per node (${n.coreVerify} + ${n.coreSign} on the path) = ${f2(c.corePath)} ms`)
     console.log(`bounds, throughput: ${n.handVerify} verifications + ${n.handSign} signatures per hand, and witnessing the ${SEATS} nodes' heads ${n.witnessVerify} + ${n.witnessSign},` +
-      ` = ${f2(b.handCrypto)} ms of one core (the signature bound), at most ${(1000 / b.handCrypto).toFixed(0)} hands/s per core`)
+      ` = ${f2(c.handCrypto)} ms of one core (the signature bound), at most ${(1000 / c.handCrypto).toFixed(0)} hands/s per core`)
     console.log(`  (witnessing counted as part of every hand: each node appends once a hand and sends its head to the ${SEATS - 1} others, each of which checks it and` +
       ` cosigns it (${n.witnessSign} signatures), and the node checks each cosignature (${n.witnessVerify} checks in all), as at a table playing less than a hand a second;` +
       ` a node sends a member at most one head a second, so at this pace the heads of many hands go as one (the per-hand counts below);` +
-      ` without witnessing the bound is ${f2(b.handCryptoUnwitnessed)} ms; signatures priced at Node's native Ed25519 as measured above)`)
+      ` without witnessing the bound is ${f2(c.handCryptoUnwitnessed)} ms; signatures priced at Node's native Ed25519 as measured above; each figure below` +
+      ' is set against these bounds with Ed25519 measured again just before and after it)')
     console.log(`in one process: the four daemons share one JavaScript thread; ${warm}`)
     await measure(t, HANDS, b, 1)
     return b

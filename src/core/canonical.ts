@@ -1,5 +1,6 @@
 import { CoreInputError } from './errors.js'
 import { utf8 } from './bytes.js'
+import { isDeepFrozen } from './frozen.js'
 
 /** The JSON values a canonical document may hold: no floats, no undefined, no -0. */
 export type Canonical = string | number | boolean | null | Canonical[] | { [key: string]: Canonical }
@@ -12,6 +13,7 @@ export type Canonical = string | number | boolean | null | Canonical[] | { [key:
  */
 export function canonicalJson (value: unknown): string {
   try {
+    if (isDeepFrozen(value)) return encodeKept(value as object)
     return encodeFast(value)
   } catch (err) {
     if (err !== NOT_CANONICAL) throw err
@@ -47,11 +49,28 @@ export function canonicalProblem (value: unknown, maxDepth = MAX_JSON_DEPTH): st
 }
 
 /**
+ * Encodings of deep-frozen values (src/core/frozen.ts), which cannot change: those asked for
+ * directly (a body to sign or check, a document to hash) and the signed documents inside any
+ * value encoded. A node encodes the same COMMIT, pledges and nonces again inside its PLEDGES,
+ * VIEWs, REVEAL, receipt and log entry; each is encoded once. Weak: an entry goes with its object.
+ */
+const kept = new WeakMap<object, string>()
+
+function encodeKept (value: object): string {
+  let json = kept.get(value)
+  if (json === undefined) {
+    json = encodeFast(value, true)
+    kept.set(value, json)
+  }
+  return json
+}
+
+/**
  * The same encoding as `encode`, without building a path for every field: everything signed or
  * hashed goes through here, several times per message. On anything it cannot encode it gives up
  * and `encode` runs again for the error message.
  */
-function encodeFast (value: unknown): string {
+function encodeFast (value: unknown, keeping = false): string {
   if (value === null) return 'null'
   switch (typeof value) {
     case 'string': return JSON.stringify(value)
@@ -71,6 +90,8 @@ function encodeFast (value: unknown): string {
       }
       if (value instanceof Uint8Array) throw NOT_CANONICAL
       const obj = value as Record<string, unknown>
+      // A signed document (its shape says so) that cannot change: encoded once (`kept`).
+      if (!keeping && typeof obj.sig === 'string' && isDeepFrozen(obj)) return encodeKept(obj)
       const keys = Object.keys(obj).sort()
       let out = '{'
       for (const k of keys) {

@@ -10,31 +10,63 @@ const deep = new WeakSet<object>()
 const checked = new WeakMap<object, Set<object>>()
 
 /**
+ * Given an object inside a value being frozen that has a string `sig` (a signed document, as far
+ * as its shape says), a deep-frozen object already held that is the same JSON value, or undefined.
+ * It must answer only for the same value (sameJson): the object found takes the candidate's place.
+ */
+export type Interner = (candidate: Record<string, unknown>) => object | undefined
+
+/**
  * Freezes `value` (plain JSON: objects, arrays, strings, numbers, booleans, null), and every
  * object and array in it, and returns it. A value that holds anything else (a typed array, which
  * cannot be frozen) is frozen as far as it can be but not recorded as deep-frozen.
+ *
+ * With `intern`, each signed document inside `value` (not `value` itself) that `intern` knows is
+ * replaced by the copy it holds before anything is frozen: a VIEW off the wire then holds the very
+ * COMMIT and PLEDGES objects the node already checked, so their signatures, digests and canonical
+ * bytes are known by identity, not found again. The value is the same JSON either way.
  */
-export function freezeDeep<T> (value: T): T {
-  freeze(value)
+export function freezeDeep<T> (value: T, intern?: Interner): T {
+  freeze(value, intern)
   return value
 }
 
-function freeze (value: unknown): boolean {
+function freeze (value: unknown, intern: Interner | undefined): boolean {
   if (value === null || typeof value !== 'object') return true
   if (deep.has(value)) return true
   if (ArrayBuffer.isView(value)) return false
   let whole = true
+  // Only an object not frozen yet can take a held copy in place of what it holds.
+  const swap = intern !== undefined && !Object.isFrozen(value)
   // Indexed and keyed loops, not Object.values: every document off the wire comes through here,
   // and the array Object.values makes for each object it holds was most of the cost.
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!freeze(value[i])) whole = false
+    for (let i = 0; i < value.length; i++) {
+      const held = swap ? heldCopy(value[i], intern) : undefined
+      if (held !== undefined) value[i] = held
+      else if (!freeze(value[i], intern)) whole = false
+    }
   } else {
     const o = value as Record<string, unknown>
-    for (const k in o) if (Object.hasOwn(o, k) && !freeze(o[k])) whole = false
+    for (const k in o) {
+      if (!Object.hasOwn(o, k)) continue
+      const held = swap ? heldCopy(o[k], intern) : undefined
+      if (held !== undefined) o[k] = held
+      else if (!freeze(o[k], intern)) whole = false
+    }
   }
   Object.freeze(value)
   if (whole) deep.add(value)
   return whole
+}
+
+/** The copy `intern` holds of `child`, a signed document by its shape; deep-frozen, or not used. */
+function heldCopy (child: unknown, intern: Interner): object | undefined {
+  if (child === null || typeof child !== 'object' || Array.isArray(child)) return undefined
+  const c = child as Record<string, unknown>
+  if (typeof c.sig !== 'string') return undefined
+  const held = intern(c)
+  return held !== undefined && deep.has(held) ? held : undefined
 }
 
 /** Whether `value` went through {@link freezeDeep} whole: neither it nor anything in it can change. */

@@ -4,6 +4,7 @@ import type { Level } from 'level'
 import type { Libp2p } from '@libp2p/interface'
 import type { Logger } from 'pino'
 import type { Signed } from '../core/signed.js'
+import type { Interner } from '../core/frozen.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import { createBeaconClient, systemClock, type BeaconClient, type Clock } from '../beacon/index.js'
 import { BeaconUnavailableError } from '../core/beacon/errors.js'
@@ -94,6 +95,8 @@ export class Daemon {
   readonly #rejectionLog: RejectionLog
   /** Members of any of the node's tables: the peers whose table frames are read at all. */
   readonly #members: ReadonlySet<string>
+  /** The verify memo's documents, which take the place of their copies inside frames off the wire (decodeFrame). */
+  readonly #intern: Interner
   /** A table's machines and beacon client from its config (at start, or when its own group's chain is bound). */
   #build: (t: TableConfig) => { dealer: DealerSide | undefined, seat: SeatSide | undefined, beacon: BeaconClient | undefined } = () => { throw new Error('not started') }
   #beaconFor: (t: TableConfig) => BeaconClient | undefined = () => undefined
@@ -101,7 +104,7 @@ export class Daemon {
 
   private constructor (parts: {
     peerId: string, config: NodeConfig, logger: Logger, db: StateDb, log: Log, node: Libp2p, messenger: Messenger,
-    members: ReadonlySet<string>, clock: Clock, tables: (services: NodeServices) => TableHost[]
+    members: ReadonlySet<string>, clock: Clock, intern: Interner, tables: (services: NodeServices) => TableHost[]
   }) {
     this.peerId = parts.peerId
     this.config = parts.config
@@ -112,6 +115,7 @@ export class Daemon {
     this.#messenger = parts.messenger
     this.#clock = parts.clock
     this.#members = parts.members
+    this.#intern = parts.intern
     this.#rejectionLog = createRejectionLog(parts.logger)
     const services: NodeServices = {
       peerId: parts.peerId,
@@ -121,6 +125,7 @@ export class Daemon {
       state: parts.db.sublevel('state', { valueEncoding: 'json' }) as unknown as StateStore,
       log: parts.log,
       events: this.events,
+      intern: parts.intern,
       send: async (to, frame, options) => { await this.#messenger.send(to, frame, options) },
       rejected: (fields) => {
         this.#rejections++
@@ -253,7 +258,7 @@ export class Daemon {
       // Sealing's first run builds noble's precomputed tables (~0.5 s here): done now, not on a hand's path.
       const locked = config.tables.find(t => t.timelock !== null && t.beacon.kind === 'drand')
       if (locked !== undefined && locked.beacon.kind === 'drand') sealTimelockText('', locked.beacon.chain, 1, random)
-      const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, clock, tables: hosts })
+      const daemon = new Daemon({ peerId: identity.peerId, config, logger, db, log, node, messenger, members, clock, intern: memo.intern, tables: hosts })
       daemon.#build = build
       daemon.#beaconFor = beaconFor
       daemon.#random = random
@@ -476,7 +481,7 @@ export class Daemon {
     }
     let doc, host
     try {
-      doc = decodeFrame(frame)
+      doc = decodeFrame(frame, this.#intern)
       host = tableFor(this.#byId, from, doc)
     } catch (err) {
       this.#reject(from, err)

@@ -12,7 +12,7 @@ import { handKeyPrefix, machinesFor } from '../protocol/machines.js'
 import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type PersistEffect } from '../protocol/types.js'
 import { encodeFrame, WireError } from '../protocol/wire.js'
-import { freezeDeep } from '../core/frozen.js'
+import { freezeDeep, type Interner } from '../core/frozen.js'
 import { fromUtf8 } from '../core/bytes.js'
 import { SendError } from '../net/errors.js'
 import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
@@ -38,6 +38,8 @@ export interface NodeServices {
   state: StateStore
   log: Log
   events: EventFeed
+  /** The node's verify memo's held documents (decodeFrame's `intern`). */
+  intern?: Interner
   /** One frame to a peer over the node's table protocol connection (`signal` bounds a dial). */
   send: (to: string, frame: Uint8Array, options?: { signal?: AbortSignal }) => Promise<void>
   /** A message was refused: the node counts it and logs it in rate-limited summaries (src/net/rejection-log.ts). */
@@ -423,7 +425,7 @@ export class TableHost {
       // deep-frozen copy (so the verify memo and the digests keep what they learn about it), and
       // the same machine checks as any document. No schema pass: the wire schema guards against
       // what peers send, and this is this node's own machine's output.
-      const copy = freezeDeep(JSON.parse(fromUtf8(frame)) as Signed<unknown>)
+      const copy = freezeDeep(JSON.parse(fromUtf8(frame)) as Signed<unknown>, this.#node.intern)
       // Both machines share this peer id, so the sender's role, not the document, says which one
       // it is for: the own seat's abort record goes to the dealer machine, the dealer's to the seat.
       queueMicrotask(() => { this.dispatch(peerId, copy, role === 'seat') })

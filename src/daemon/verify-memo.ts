@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { isHex, toHex, utf8 } from '../core/bytes.js'
 import { BoundedMap, BoundedSet } from '../core/bounded-set.js'
-import { isDeepFrozen } from '../core/frozen.js'
+import { isDeepFrozen, type Interner } from '../core/frozen.js'
 import { sameJson } from '../core/same-json.js'
 import type { Signer } from '../core/identity.js'
 import { signingBytes, type Signed } from '../core/signed.js'
@@ -12,6 +12,12 @@ export interface VerifyMemo {
   verify: (doc: Signed<unknown>) => boolean
   /** The node's signer, wrapped so that what it signs is known valid without a check. */
   signer: (inner: Signer) => Signer
+  /**
+   * For decodeFrame: the deep-frozen copy this memo holds of a signed document (found valid here)
+   * that is the same JSON value as `candidate`, or undefined. The copy takes the candidate's place
+   * inside a document off the wire, so a COMMIT inside a VIEW is known by identity.
+   */
+  intern: Interner
 }
 
 /**
@@ -28,6 +34,11 @@ export interface VerifyMemo {
  * and was found valid here is valid for as long as it lives, since none of its bytes can change.
  * Seeing it again (the COMMIT inside every VIEW, a pledge inside the PLEDGES, the documents inside
  * a receipt once parsed) costs a WeakSet lookup: no canonical encoding, no hash.
+ *
+ * The same documents by signature serve decodeFrame (intern): a signed document inside a frame
+ * that is the same JSON value as one kept here is replaced by the kept copy, which every check
+ * above then finds by identity. Only documents found valid are kept, so a peer cannot fill the
+ * memo with documents nobody signed.
  *
  * Between the two, the verified documents by signature (a hit needs the same type and signer):
  * another copy of one (a receipt's COMMIT, pledges and nonces, parsed from the FINAL, are new
@@ -69,6 +80,10 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
         bySignature.set(doc.sig, doc)
       }
       return true
+    },
+    intern: (candidate) => {
+      const known = typeof candidate.sig === 'string' ? bySignature.get(candidate.sig) : undefined
+      return known !== undefined && sameJson(known, candidate) ? known : undefined
     },
     signer: (inner) => {
       // Own signatures are taken as valid only if this key's signatures verify under this peer id.

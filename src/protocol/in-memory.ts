@@ -1,3 +1,4 @@
+import type { Interner } from '../core/frozen.js'
 import type { Signed } from '../core/signed.js'
 import type { DealerSide, SeatSide } from './contracts.js'
 import { isAlsoForSeat, isForDealer } from './route.js'
@@ -26,6 +27,8 @@ export interface InMemoryTableInit {
   unreachable?: (from: string, to: string) => boolean
   /** A document a machine refused (a Rejection, or a wire error). */
   onRejection?: (to: string, err: Error) => void
+  /** The receiving node's held documents, for decodeFrame (a daemon's verify memo: VerifyMemo.intern). */
+  intern?: (to: string) => Interner | undefined
 }
 
 /**
@@ -65,7 +68,7 @@ export function inMemoryTable (init: InMemoryTableInit): (from: string, effects:
           const frame = encodeFrame(doc)
           init.onFrame?.(e.to, frame)
           try {
-            const decoded = decodeFrame(frame)
+            const decoded = decodeFrame(frame, init.intern?.(e.to))
             init.onDeliver?.(e.to, decoded)
             // To itself, a dealer node's document goes to its other machine (the sender's role says which).
             const toSelf = e.to === next.from && next.role !== undefined

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { fromUtf8 } from '../core/bytes.js'
 import { canonicalBytes, canonicalProblem } from '../core/canonical.js'
-import { freezeDeep, markChecked } from '../core/frozen.js'
+import { freezeDeep, markChecked, type Interner } from '../core/frozen.js'
 import {
   abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
   pledgesBodySchema, receiptSchema, revealBodySchema, signedCommitSchema, signedActionSchema, MAX_ACTIONS
@@ -117,9 +117,10 @@ export class WireError extends Error {
  * Bytes from the network → a schema-checked document, or a WireError saying what is wrong. The
  * document is deep-frozen (src/core/frozen.ts), so what is learnt about it once (its signatures,
  * its digest) holds for as long as it lives; a FINAL's receipt is recorded as having passed the
- * receipt schema, which verifyReceipt then does not run again.
+ * receipt schema, which verifyReceipt then does not run again. With `intern` (a node's verify
+ * memo: VerifyMemo.intern), documents inside it that the node already checked are its own copies.
  */
-export function decodeFrame (frame: Uint8Array): WireDoc {
+export function decodeFrame (frame: Uint8Array, intern?: Interner): WireDoc {
   if (frame.length > MAX_FRAME_BYTES) throw new WireError(`frame of ${frame.length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`)
   let value: unknown
   try {
@@ -135,7 +136,7 @@ export function decodeFrame (frame: Uint8Array): WireDoc {
     const issue = parsed.error.issues[0]
     throw new WireError(`invalid message: ${issue.path.join('.') || '(root)'}: ${issue.message}`)
   }
-  const doc = freezeDeep(parsed.data)
+  const doc = freezeDeep(parsed.data, intern)
   if (doc.type === 'final') markChecked((doc.body as { receipt?: unknown }).receipt, receiptSchema)
   return doc
 }

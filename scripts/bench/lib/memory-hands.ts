@@ -61,7 +61,8 @@ export function memoryHands (options: { game?: string, scheme?: string, seats?: 
         fetches.push({ hand: e.hand, round: e.round })
       }
     },
-    onRejection: (to, err) => { throw new Error(`${to} refused a document: ${err.message}`) }
+    onRejection: (to, err) => { throw new Error(`${to} refused a document: ${err.message}`) },
+    intern: to => memos[table.seats.indexOf(to)]?.intern
   })
 
   const play = (entryFor?: (round: number) => BeaconEntry): Receipt => {
