@@ -20,6 +20,7 @@ import { createHeadAnnouncer, registerWitness } from '../net/witness.js'
 import { WitnessStore } from '../store/witness-store.js'
 import { LogInUseError } from '../store/errors.js'
 import { openStoreDb } from '../store/store-db.js'
+import { stateValueEncoding } from '../store/state-encoding.js'
 import { ENDED_KEPT, type LoggedOutcome } from '../protocol/dealer.js'
 import type { DealerSide, SeatSide } from '../protocol/contracts.js'
 import { machinesFor } from '../protocol/machines.js'
@@ -122,7 +123,7 @@ export class Daemon {
       dataDir: parts.config.dataDir,
       logger: parts.logger,
       clock: parts.clock,
-      state: parts.db.sublevel('state', { valueEncoding: 'json' }) as unknown as StateStore,
+      state: parts.db.sublevel('state', { valueEncoding: stateValueEncoding }) as unknown as StateStore,
       log: parts.log,
       events: this.events,
       intern: parts.intern,
