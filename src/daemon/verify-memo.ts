@@ -35,17 +35,18 @@ export interface VerifyMemo {
  * Seeing it again (the COMMIT inside every VIEW, a pledge inside the PLEDGES, the documents inside
  * a receipt once parsed) costs a WeakSet lookup: no canonical encoding, no hash.
  *
- * The same documents by signature serve decodeFrame (intern): a signed document inside a frame
- * that is the same JSON value as one kept here is replaced by the kept copy, which every check
- * above then finds by identity. Only documents found valid are kept, so a peer cannot fill the
- * memo with documents nobody signed.
- *
  * Between the two, the verified documents by signature (a hit needs the same type and signer):
  * another copy of one (a receipt's COMMIT, pledges and nonces, parsed from the FINAL, are new
  * objects with the bytes this node checked in the hand) whose body is the same JSON value
  * (sameJson, a walk of the two values) is the same signed bytes under the same signature, valid
  * without encoding it. A body that differs in anything takes the long way, so nothing is accepted
  * that a fresh check would refuse.
+ *
+ * Those documents by signature also serve decodeFrame (intern): a signed document inside a frame
+ * that is the same JSON value as one kept here is replaced by the kept copy, which the checks
+ * above then find by identity (as do the digest and canonical encodings kept by object). Only
+ * documents found valid are kept, so a peer cannot fill the memo with documents nobody signed;
+ * a frame's document that matches none keeps its own copy.
  */
 export function verifyMemo (capacity = 4096): VerifyMemo {
   const valid = new BoundedSet(capacity)
