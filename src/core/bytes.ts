@@ -47,10 +47,23 @@ export function fromHex (hex: string, what = 'value', expectedBytes?: number): U
   if (expectedBytes !== undefined && hex.length !== expectedBytes * 2) {
     throw new CoreInputError(`${what} must be ${expectedBytes} bytes (${expectedBytes * 2} hex characters), got ${hex.length} characters`)
   }
+  // By character code, not parseInt on a slice per byte: a node decodes every signature it checks
+  // (64 bytes: about 2.5 µs with parseInt). The test above already refused anything but hex digits.
   const out = new Uint8Array(hex.length / 2)
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
+  for (let i = 0; i < out.length; i++) out[i] = (NIBBLE[hex.charCodeAt(2 * i)] << 4) | NIBBLE[hex.charCodeAt(2 * i + 1)]
   return out
 }
+
+/** A hex digit's value by its character code (0-9, a-f, A-F). */
+const NIBBLE = (() => {
+  const table = new Uint8Array(128)
+  for (let c = 0; c < 16; c++) {
+    const digit = c.toString(16)
+    table[digit.charCodeAt(0)] = c
+    table[digit.toUpperCase().charCodeAt(0)] = c
+  }
+  return table
+})()
 
 export function isHex (value: unknown, bytes?: number): value is string {
   return typeof value === 'string' && /^[0-9a-f]*$/.test(value) && value.length % 2 === 0 &&
