@@ -14,7 +14,7 @@ const checked = new WeakMap<object, Set<object>>()
  * as its shape says), a deep-frozen object already held that is the same JSON value, or undefined.
  * It must answer only for the same value (sameJson): the object found takes the candidate's place.
  */
-export type Interner = (candidate: Record<string, unknown>) => object | undefined
+export type Interner = (candidate: Record<string, unknown> & { sig: string }) => object | undefined
 
 /**
  * Freezes `value` (plain JSON: objects, arrays, strings, numbers, booleans, null), and every
@@ -65,7 +65,7 @@ function heldCopy (child: unknown, intern: Interner): object | undefined {
   if (child === null || typeof child !== 'object' || Array.isArray(child)) return undefined
   const c = child as Record<string, unknown>
   if (typeof c.sig !== 'string') return undefined
-  const held = intern(c)
+  const held = intern(c as Record<string, unknown> & { sig: string })
   return held !== undefined && deep.has(held) ? held : undefined
 }
 

@@ -83,7 +83,7 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
       return true
     },
     intern: (candidate) => {
-      const known = typeof candidate.sig === 'string' ? bySignature.get(candidate.sig) : undefined
+      const known = bySignature.get(candidate.sig)
       return known !== undefined && sameJson(known, candidate) ? known : undefined
     },
     signer: (inner) => {

@@ -8,6 +8,7 @@ import { nativeVerifyDocument } from '../crypto/native-crypto.js'
 import { GENESIS_PREV, makeHead } from '../core/log/format.js'
 import type { Signer } from '../core/identity.js'
 import { LogInUseError, StoreDamagedError } from './errors.js'
+import { stateValueEncoding } from './state-encoding.js'
 import { headFilePath, readHeadFile, writeHeadFile, type HeadFileState } from './head-file.js'
 import { ENTRY_PREFIX, HEAD_KEY, entryKey } from './log.js'
 import { openStoreDb } from './store-db.js'
@@ -98,7 +99,7 @@ export async function repairStore (dbPath: string, signer: Signer, options: { ap
       actions.push('clear the damage mark of the head file')
     }
     const log = db.sublevel<string, string>('log', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as LogLevel
-    const state = db.sublevel<string, unknown>('state', { keyEncoding: 'utf8', valueEncoding: 'json' }) as unknown as JsonLevel
+    const state = db.sublevel<string, unknown>('state', { keyEncoding: 'utf8', valueEncoding: stateValueEncoding }) as unknown as JsonLevel
 
     // The longest prefix of the owner's entries, from seq 0, that link.
     let prev = GENESIS_PREV
