@@ -356,12 +356,14 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
       ` without the leg ≈ ${f2(value - leg)} ms`)
   }
   for (const depth of PIPELINE_DEPTHS) {
-    const { result: { underLoad, seconds, cpu }, bounds: c, text: beside } = await withCryptoBeside(b, async () => {
+    const { result: { underLoad, seconds, cpu, counted }, bounds: c, text: beside } = await withCryptoBeside(b, async () => {
       const t0 = performance.now()
       const cpu0 = await t.cpuMs()
+      t.counts?.()
       const underLoad = await pipelined(t, hands, depth)
       const seconds = (performance.now() - t0) / 1000
-      return { underLoad, seconds, cpu: cpuPerHand(cpu0, await t.cpuMs(), hands) }
+      const counted = t.counts?.()
+      return { underLoad, seconds, cpu: cpuPerHand(cpu0, await t.cpuMs(), hands), counted }
     })
     const signatureBound = cores * 1000 / c.handCrypto
     const rate = hands / seconds
@@ -371,6 +373,8 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
       ` goal ≥ ${100 * BOUND_GOALS.shareOfSignatureBound}%: ${verdict(rate >= BOUND_GOALS.shareOfSignatureBound * signatureBound)});` +
       ` cpu per hand ${cpu.text}, ${cpuVersusBound(cpu, c.handCrypto)}, ${(cpu.total * rate / 10).toFixed(0)}% of a core;` +
       ` commit → cards under load p50 ${f2(percentile(underLoad, 0.5))} ms, p99 ${f2(percentile(underLoad, 0.99))} ms; ${beside}`)
+    // Hands in flight share synced batches (src/protocol/persist-join.ts): the count shows how many.
+    if (counted !== undefined) console.log(`    per hand: ${formatHandCounts(counted, hands).filter(line => line.startsWith('synced writes')).join('; ')}`)
   }
   if (t.watch.aborted.length > 0) console.log(`  aborted hands: ${t.watch.aborted.length} (first: ${t.watch.aborted[0]})`)
   const rejected = await t.rejections()

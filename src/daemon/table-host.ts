@@ -11,6 +11,7 @@ import type { DealerSide, SeatSide } from '../protocol/contracts.js'
 import { handKeyPrefix, machinesFor } from '../protocol/machines.js'
 import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type PersistEffect } from '../protocol/types.js'
+import { joiningPersists } from '../protocol/persist-join.js'
 import { encodeFrame, WireError } from '../protocol/wire.js'
 import { freezeDeep, type Interner } from '../core/frozen.js'
 import { fromUtf8 } from '../core/bytes.js'
@@ -48,6 +49,13 @@ export interface NodeServices {
 
 type Role = 'dealer' | 'seat'
 
+/** A list of effects in the table's queue; `written`: how many of its leading persists are on disk already (src/protocol/persist-join.ts). */
+interface QueuedList {
+  role: Role
+  effects: Effect[]
+  written: number
+}
+
 /** Documents a pending table holds for its machines (a hand's first few from each member are enough). */
 const HELD_DOCS = 256
 
@@ -63,6 +71,8 @@ export class TableHost {
   /** Every member of the table: its dealer and its human seats. */
   readonly members: ReadonlySet<string>
   #queue: Promise<void> = Promise.resolve()
+  /** The lists enqueued and not begun yet, in queue order. */
+  readonly #waiting: QueuedList[] = []
   #lastFrame: { doc: Signed<unknown>, frame: Uint8Array } | undefined
   readonly #warned = new WeakMap<Signed<unknown>, Set<string>>()
   #stopping = false
@@ -326,23 +336,33 @@ export class TableHost {
   /** Runs one list of effects after every list enqueued before it. */
   async #enqueue (role: Role, effects: Effect[]): Promise<void> {
     if (effects.length === 0) return await this.#queue
-    const run = this.#queue.then(async () => { await this.#execute(role, effects) })
+    const list: QueuedList = { role, effects, written: 0 }
+    this.#waiting.push(list)
+    const run = this.#queue.then(async () => {
+      this.#waiting.splice(this.#waiting.indexOf(list), 1)
+      await this.#execute(list)
+    })
     this.#queue = run.catch((err: unknown) => { this.#node.logger.error({ table: this.id, err }, 'effect failed') })
     await run
   }
 
-  async #execute (role: Role, effects: Effect[]): Promise<void> {
+  async #execute ({ role, effects, written }: QueuedList): Promise<void> {
     // Persists already written in an append's batch (see 'append').
     const done = new Set<number>()
-    for (let i = 0; i < effects.length; i++) {
+    // Its leading persists may be on disk already, written with a list ahead of it (see 'persist').
+    for (let i = written; i < effects.length; i++) {
       const e = effects[i]
       if (done.has(i)) continue
       switch (e.kind) {
         case 'persist': {
           // Persists in a row go to disk as one synced batch: one fsync instead of several, and all
-          // of them still durable (atomically, too) before the effect that follows them.
+          // of them still durable (atomically, too) before the effect that follows them. The
+          // leading persists of lists waiting behind it go in the same batch where that changes
+          // nothing a crash can leave (src/protocol/persist-join.ts): other hands', one fsync for all.
           const run = persistRun(effects, i)
-          await this.#persist(run)
+          const joining = this.#joining(effects, i)
+          await this.#persist([...run, ...joining.writes])
+          joining.written()
           i += run.length - 1
           break
         }
@@ -354,7 +374,10 @@ export class TableHost {
           // countersignature); the seat machine's copy would only repeat it.
           if (role === 'seat' && this.dealer !== undefined) break
           const alongside = this.#persistsAfter(effects, i, done)
-          const appended = await this.#node.log.append(e.entry, e.payload, alongside)
+          // The lists waiting behind it may have their leading persists in the same batch, as for a persist.
+          const joining = this.#node.log.sharesBatch(this.#node.state) ? this.#joining(effects, i) : undefined
+          const appended = await this.#node.log.append(e.entry, e.payload, [...alongside, ...(joining?.writes ?? []).map(w => this.#alongside(w))])
+          joining?.written()
           this.#node.logger.info({ table: this.id, hand: e.hand, entry: e.entry, seq: appended.entry.body.seq, role }, 'logged')
           break
         }
@@ -387,10 +410,29 @@ export class TableHost {
       const e = effects[j]
       if (e.kind === 'event') continue
       if (e.kind !== 'persist' || e.key === metaKey) break
-      writes.push(e.value === null ? { type: 'del', sublevel: state, key: e.key } : { type: 'put', sublevel: state, key: e.key, value: e.value })
+      writes.push(this.#alongside(e))
       done.add(j)
     }
     return writes
+  }
+
+  #alongside (e: PersistEffect): AlongsideWrite {
+    const { state } = this.#node
+    return e.value === null ? { type: 'del', sublevel: state, key: e.key } : { type: 'put', sublevel: state, key: e.key, value: e.value }
+  }
+
+  /**
+   * The leading persists of the lists waiting behind the running one (`effects`, writing from
+   * `index`) that may go in its synced batch (src/protocol/persist-join.ts), and `written`, to call
+   * once that batch is on disk: those lists then skip them.
+   */
+  #joining (effects: Effect[], index: number): { writes: PersistEffect[], written: () => void } {
+    const counts = joiningPersists(effects, index, this.#waiting)
+    const lists = this.#waiting.slice(0, counts.length)
+    return {
+      writes: lists.flatMap((l, k) => persistRun(l.effects, 0).slice(0, counts[k])),
+      written: () => { lists.forEach((l, k) => { l.written = counts[k] }) }
+    }
   }
 
   async #persist (writes: PersistEffect[]): Promise<void> {

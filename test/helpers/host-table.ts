@@ -1,0 +1,148 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
+import { Level } from 'level'
+import { prepareLocalTable, type LocalTable } from '../../src/daemon/local-table.js'
+import { TableHost, type StateStore } from '../../src/daemon/table-host.js'
+import { EventFeed } from '../../src/daemon/events.js'
+import { verifyMemo } from '../../src/daemon/verify-memo.js'
+import { loadIdentity } from '../../src/net/identity.js'
+import { nativeSigner } from '../../src/crypto/native-crypto.js'
+import { logDbPath, openLog, type Log } from '../../src/store/log.js'
+import { stateValueEncoding } from '../../src/store/state-encoding.js'
+import { machinesFor } from '../../src/protocol/machines.js'
+import { decodeFrame } from '../../src/protocol/wire.js'
+import { systemClock } from '../../src/beacon/clock.js'
+import type { LoggedOutcome } from '../../src/protocol/dealer.js'
+import type { Timeouts } from '../../src/protocol/types.js'
+import { reservePort } from './table-nodes.js'
+
+/**
+ * A table's TableHosts, one per node, each on its own real LevelDB and log, as a daemon builds
+ * them, with the frames between them carried in memory (encoded and decoded as on the wire). What
+ * the network tests cannot do is done here: hold a node's state writes at a gate (so that lists of
+ * effects queue behind one), see each synced write's keys, and crash a node at a chosen write.
+ */
+export interface HostNode {
+  index: number
+  peerId: string
+  host: TableHost
+  events: EventFeed
+  /** The keys of each synced state write, in order (one entry per put, del or batch). */
+  writes: string[][]
+  /**
+   * Called before each synced state write with its keys: a promise it returns holds the write;
+   * `'crash-after'` lets it reach the disk, then crashes the node before anything else it does.
+   */
+  gate: ((keys: string[]) => Promise<void> | 'crash-after' | undefined) | undefined
+  crashed: boolean
+}
+
+interface Running {
+  db: Level<string, unknown>
+  log: Log
+}
+
+export class HostTable {
+  readonly nodes: HostNode[] = []
+  readonly #running: Running[] = []
+
+  private constructor (readonly root: string, readonly local: LocalTable) {}
+
+  static async start (timeouts: Partial<Timeouts> = {}): Promise<HostTable> {
+    const root = await mkdtemp(join(tmpdir(), 'fairdeal-hosts-'))
+    const local = await prepareLocalTable({ root, game: 'coinche', scheme: 'atout-v1', seats: 4, beacon: 'none', transport: 'tcp', freePort: reservePort, timeouts: { contributeMs: 60_000, ackMs: 60_000, revealMs: 600_000, ...timeouts } })
+    const t = new HostTable(root, local)
+    for (let i = 0; i < local.configs.length; i++) await t.#open(i)
+    return t
+  }
+
+  /** Opens node `index` from its data directory, restoring what it saved (a restart after a crash). */
+  async #open (index: number): Promise<HostNode> {
+    const config = this.local.configs[index]
+    const tableConfig = config.tables[0]
+    const identity = await loadIdentity(config.dataDir)
+    const db = new Level<string, unknown>(logDbPath(config.dataDir), { valueEncoding: 'json' })
+    await db.open()
+    const memo = verifyMemo()
+    const signer = memo.signer(nativeSigner(identity.seed, identity.peerId))
+    const log = await openLog({ db, signer })
+    const real = db.sublevel('state', { valueEncoding: stateValueEncoding }) as unknown as StateStore
+    const events = new EventFeed()
+    const node: HostNode = { index, peerId: identity.peerId, host: undefined as unknown as TableHost, events, writes: [], gate: undefined, crashed: false }
+    const write = async (keys: string[], run: () => Promise<void>): Promise<void> => {
+      if (node.crashed) throw new Error('the node crashed')
+      const held = node.gate?.(keys)
+      if (held instanceof Promise) await held
+      if (node.crashed) throw new Error('the node crashed')
+      node.writes.push(keys)
+      await run()
+      if (held === 'crash-after') node.crashed = true
+    }
+    const state: StateStore = {
+      get: async key => await real.get(key),
+      values: range => real.values(range),
+      put: async (key, value, options) => { await write([key], async () => { await real.put(key, value, options) }) },
+      del: async (key, options) => { await write([key], async () => { await real.del(key, options) }) },
+      batch: async (ops, options) => { await write(ops.map(o => o.key), async () => { await real.batch(ops, options) }) }
+    }
+    const table = tableConfig.table
+    const common = { table, signer, timeouts: tableConfig.timeouts, beacon: null, now: () => Date.now(), random: (n: number) => new Uint8Array(randomBytes(n)), verifyDoc: memo.verify, timelock: tableConfig.timelock }
+    const machines = machinesFor(table.scheme)
+    const host = new TableHost(tableConfig,
+      identity.peerId === table.dealer ? machines.dealer(common) : undefined,
+      table.seats.includes(identity.peerId) ? machines.seat(common) : undefined,
+      {
+        peerId: identity.peerId,
+        dataDir: config.dataDir,
+        logger: pino({ level: 'silent' }),
+        clock: systemClock,
+        state,
+        log,
+        events,
+        intern: memo.intern,
+        // A crashed node sends nothing, and nothing reaches it.
+        send: async (to, frame) => {
+          if (node.crashed) return
+          const target = this.nodes.find(n => n.peerId === to)
+          if (target === undefined || target.crashed) throw new Error(`no route to ${to}`)
+          const doc = decodeFrame(frame, undefined)
+          setImmediate(() => { if (!target.crashed) target.host.receive(identity.peerId, doc) })
+        },
+        rejected: () => {}
+      },
+      undefined)
+    node.host = host
+    this.nodes[index] = node
+    this.#running[index] = { db, log }
+    const logged = async (): Promise<LoggedOutcome[]> => {
+      const out: LoggedOutcome[] = []
+      for await (const e of log.read()) out.push({ kind: e.body.kind, payload: e.body.payload })
+      return out
+    }
+    await host.restore(logged)
+    return node
+  }
+
+  /** Node `index` after a crash: its queue left to fail, its store closed and opened again. */
+  async restart (index: number): Promise<HostNode> {
+    const node = this.nodes[index]
+    node.crashed = true
+    await node.host.stop(0)
+    const { db, log } = this.#running[index]
+    await log.close()
+    await db.close()
+    return await this.#open(index)
+  }
+
+  async close (): Promise<void> {
+    for (const [i, r] of this.#running.entries()) {
+      this.nodes[i].crashed = true
+      await r.log.close().catch(() => {})
+      await r.db.close().catch(() => {})
+    }
+    await rm(this.root, { recursive: true, force: true })
+  }
+}
