@@ -60,21 +60,30 @@ describe('joiningPersists', () => {
     expect(joiningPersists(running, 0, waiting([save(2), send(1)]))).toEqual([])
   })
 
-  it('stops at a list that does not begin with persists, whose persists were written already, or that names no hand somewhere', () => {
+  it('stops at a list that does not begin with persists, whose persists were written already, or with an effect that names no hand and is no counter\'s save', () => {
     expect(joiningPersists(running, 0, waiting([event(2), save(2)], [save(3)]))).toEqual([])
     expect(joiningPersists(running, 0, [{ effects: [save(2), send(2)], written: 1 }, { effects: [save(3)], written: 0 }])).toEqual([])
-    expect(joiningPersists(running, 0, waiting([save(0, seatMetaKey(T)), save(2), send(2)], [save(3)]))).toEqual([])
     expect(joiningPersists(running, 0, waiting([save(2), send(undefined)], [save(3)]))).toEqual([])
     expect(joiningPersists(running, 0, waiting([save(2)], [save(3), send('x')], [save(4)]))).toEqual([1])
   })
 
-  it('lets nothing join when an effect of the running list still to run names no hand; a counter in the batch itself is no bar', () => {
+  it('lets nothing join when an effect of the running list still to run names no hand and is no save; a counter in the batch itself is no bar', () => {
     expect(joiningPersists([save(1), send(undefined)], 0, waiting([save(2)]))).toEqual([])
-    // A counter saved after the batch, by a later persist of the running list.
-    expect(joiningPersists([save(1), event(1), save(0, seatMetaKey(T)), send(1)], 0, waiting([save(2)]))).toEqual([])
     expect(joiningPersists([save(0, dealerMetaKey(T)), save(1), event(1), send(1)], 0, waiting([save(2), send(2)]))).toEqual([1])
     // Effects before the batch have run: they bar nothing.
     expect(joiningPersists([send(undefined), send(2), save(1), send(1)], 2, waiting([save(2), send(2)]))).toEqual([1])
+  })
+
+  it('joins a list that saves a table\'s counter, unless an effect ahead of it writes that counter after the batch', () => {
+    // The seat's save on a COMMIT: the hand and the table's last hand.
+    expect(joiningPersists(running, 0, waiting([save(2), save(0, seatMetaKey(T)), event(2), send(2)], [save(3), save(0, seatMetaKey(T)), send(3)]))).toEqual([2, 2])
+    expect(joiningPersists(running, 0, waiting([save(0, dealerMetaKey(T)), save(2, dealerHandKey(T, 2)), send(2)]))).toEqual([2])
+    // The running list writes the counter again after its batch: a list writing it now would be overtaken.
+    expect(joiningPersists([save(1), event(1), save(0, seatMetaKey(T)), send(1)], 0, waiting([save(2)], [save(3), save(0, seatMetaKey(T))], [save(4)]))).toEqual([1])
+    // So does a list joining ahead, with a later effect of its own.
+    expect(joiningPersists(running, 0, waiting([save(2), send(2), save(0, seatMetaKey(T))], [save(0, seatMetaKey(T)), save(3)]))).toEqual([1])
+    // Another counter is no bar.
+    expect(joiningPersists(running, 0, waiting([save(2), send(2), save(0, seatMetaKey(T))], [save(0, dealerMetaKey(T)), save(3)]))).toEqual([1, 2])
   })
 
   it('joins a log append\'s batch the same way (no persist at the index: every effect from it on names its hand)', () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { HostTable, type HostNode } from './helpers/host-table.js'
 import { seatHandKey } from '../src/protocol/seat.js'
+import { dealerHandKey, dealerMetaKey } from '../src/protocol/dealer.js'
 import type { NodeEvent } from '../src/daemon/events.js'
 
 // Hands in flight share a synced batch (docs/protocol.md §11, src/protocol/persist-join.ts): a
@@ -43,6 +44,29 @@ async function endBehindHeldSave (t: HostTable, hands: number[], key: (hand: num
 }
 
 describe('hands in flight share a synced batch', () => {
+  it('hands dealt at once: the dealer\'s saves and hand counter go in one batch, the counter reaches the head file before any COMMIT leaves, and every hand ends', async () => {
+    const t = table = await HostTable.start()
+    const dealer = t.nodes[0]
+    const id = t.local.configs[0].tables[0].table.id
+    const hands = await Promise.all([dealer.host.deal(), dealer.host.deal(), dealer.host.deal()])
+    expect(hands).toEqual([1, 2, 3])
+    // The first list's batch holds the next two lists' saves: the counter (written once, its last value) and each hand.
+    expect(dealer.writes[0]).toEqual([dealerHandKey(id, 1), dealerMetaKey(id), dealerHandKey(id, 2), dealerHandKey(id, 3)])
+    const commits = dealer.sent.filter(s => s.type === 'commit')
+    // To the three other nodes (the dealer's own seat is fed in memory), and again to any that has not pledged yet.
+    for (const hand of hands) expect(commits.filter(c => c.hand === hand).length).toBeGreaterThanOrEqual(3)
+    for (const c of commits) expect(c.counter).toBe(4)
+    for (const hand of hands) {
+      for (const n of t.nodes) await until(n, e => e.hand === hand && e.role === 'seat' && e.event.type === 'cards' && !e.event.public, `its cards of hand ${hand}`)
+      await dealer.host.end(hand)
+    }
+    for (const hand of hands) {
+      const receipt = await until(dealer, e => e.hand === hand && e.role === 'dealer' && (e.event.type === 'receipt' || aborted(e)), `the receipt of hand ${hand}`)
+      expect(receipt.event).toEqual({ type: 'receipt', acked: [0, 1, 2, 3] })
+    }
+    for (const n of t.nodes) expect(n.events.after(0).filter(aborted)).toEqual([])
+  })
+
   it('writes the saves of the lists queued behind a held one in one synced batch, and every hand ends as before', async () => {
     const t = table = await HostTable.start()
     const { hands, key } = await threeDealt(t)

@@ -377,7 +377,10 @@ export class TableHost {
           // The lists waiting behind it may have their leading persists in the same batch, as for a persist.
           const joining = this.#node.log.sharesBatch(this.#node.state) ? this.#joining(effects, i) : undefined
           const appended = await this.#node.log.append(e.entry, e.payload, [...alongside, ...(joining?.writes ?? []).map(w => this.#alongside(w))])
-          joining?.written()
+          if (joining !== undefined) {
+            await this.#keepCounter(joining.writes)
+            joining.written()
+          }
           this.#node.logger.info({ table: this.id, hand: e.hand, entry: e.entry, seq: appended.entry.body.seq, role }, 'logged')
           break
         }
@@ -437,7 +440,11 @@ export class TableHost {
 
   async #persist (writes: PersistEffect[]): Promise<void> {
     await this.#persistState(writes)
-    // The dealer's hand counter also goes to the head file, before the COMMIT that uses it leaves.
+    await this.#keepCounter(writes)
+  }
+
+  /** The dealer's hand counter also goes to the head file, after LevelDB and before the COMMIT that uses it leaves. */
+  async #keepCounter (writes: PersistEffect[]): Promise<void> {
     const metaKey = dealerMetaKey(this.id)
     const meta = writes.findLast(w => w.key === metaKey)
     if (meta !== undefined && meta.value !== null) await this.#node.log.keepMark(metaKey, meta.value)

@@ -12,11 +12,14 @@ import { persistRun, type Effect } from './types.js'
  * effects: a point every machine already restarts from. It stays so only while no effect still to
  * run before it concerns the same hand. So a waiting list joins when:
  * - it begins with persists, none of them written already;
- * - every effect of it names a hand: its persists are a hand's own saves (`…/hand/<16 digits>` and
- *   a played hand's `…/play`), never a table's counters (`…/meta`), which every hand shares;
+ * - every effect of it names a hand (a hand's own saves are `…/hand/<16 digits>` and a played
+ *   hand's `…/play`), or is a persist of a table's counter (`…/meta`: the dealer's hand counter,
+ *   the seat's last hand), which every hand shares;
  * - none of its hands is one that an effect still to run ahead of it concerns: the running list's
  *   (from the persists being written on) and every list joining before it, whatever the role (the
- *   dealer's and its own seat's machines on one node deal the same hands).
+ *   dealer's and its own seat's machines on one node deal the same hands);
+ * - no counter it writes in its leading persists is written after the batch by an effect ahead of
+ *   it: a counter's writes stay in their order (in the batch, the last of a key's writes stands).
  * The scan stops at the first list that cannot join, so the lists joining are the first in the queue.
  * Two lists of the same hand never join: a seat's `contributed` save on disk before its VIEWs leave
  * would, after a crash there, restart it past the VIEWs it never sent.
@@ -56,16 +59,16 @@ export interface WaitingList {
  * queue order (empty when none joins).
  */
 export function joiningPersists (effects: readonly Effect[], index: number, waiting: readonly WaitingList[]): number[] {
+  // What the effects still to run ahead of a waiting list concern: hands, and counters they write.
   const busy = new Set<number>()
+  const later = new Set<string>()
   const run = persistRun(effects, index).length
   for (let i = index; i < effects.length; i++) {
-    const hand = effectHand(effects[i])
-    // A counter written in this very batch is on disk with it; any later effect must name its hand.
-    if (hand === undefined) {
-      if (i < index + run) continue
-      return []
-    }
-    busy.add(hand)
+    const e = effects[i]
+    const hand = effectHand(e)
+    if (hand !== undefined) busy.add(hand)
+    // A counter written in this very batch is on disk with it; one written after it must not be overtaken.
+    else if (e.kind === 'persist') { if (i >= index + run) later.add(e.key) } else return []
   }
   const counts: number[] = []
   for (const list of waiting) {
@@ -73,12 +76,21 @@ export function joiningPersists (effects: readonly Effect[], index: number, wait
     const leading = persistRun(list.effects, 0).length
     if (leading === 0) break
     const hands = new Set<number>()
-    for (const e of list.effects) {
+    const writesLater: string[] = []
+    for (const [i, e] of list.effects.entries()) {
       const hand = effectHand(e)
-      if (hand === undefined || busy.has(hand)) return counts
-      hands.add(hand)
+      if (hand !== undefined) {
+        if (busy.has(hand)) return counts
+        hands.add(hand)
+      } else if (e.kind === 'persist') {
+        if (i >= leading) writesLater.push(e.key)
+        else if (later.has(e.key)) return counts
+      } else {
+        return counts
+      }
     }
     for (const hand of hands) busy.add(hand)
+    for (const key of writesLater) later.add(key)
     counts.push(leading)
   }
   return counts

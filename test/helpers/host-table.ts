@@ -15,7 +15,7 @@ import { stateValueEncoding } from '../../src/store/state-encoding.js'
 import { machinesFor } from '../../src/protocol/machines.js'
 import { decodeFrame } from '../../src/protocol/wire.js'
 import { systemClock } from '../../src/beacon/clock.js'
-import type { LoggedOutcome } from '../../src/protocol/dealer.js'
+import { dealerMetaKey, type DealerMeta, type LoggedOutcome } from '../../src/protocol/dealer.js'
 import type { Timeouts } from '../../src/protocol/types.js'
 import { reservePort } from './table-nodes.js'
 
@@ -38,6 +38,8 @@ export interface HostNode {
    */
   gate: ((keys: string[]) => Promise<void> | 'crash-after' | undefined) | undefined
   crashed: boolean
+  /** Each document the node sent, with the dealer's hand counter its head file held at that moment. */
+  sent: Array<{ type: string, hand: unknown, counter: number | undefined }>
 }
 
 interface Running {
@@ -71,7 +73,7 @@ export class HostTable {
     const log = await openLog({ db, signer })
     const real = db.sublevel('state', { valueEncoding: stateValueEncoding }) as unknown as StateStore
     const events = new EventFeed()
-    const node: HostNode = { index, peerId: identity.peerId, host: undefined as unknown as TableHost, events, writes: [], gate: undefined, crashed: false }
+    const node: HostNode = { index, peerId: identity.peerId, host: undefined as unknown as TableHost, events, writes: [], gate: undefined, crashed: false, sent: [] }
     const write = async (keys: string[], run: () => Promise<void>): Promise<void> => {
       if (node.crashed) throw new Error('the node crashed')
       const held = node.gate?.(keys)
@@ -109,6 +111,7 @@ export class HostTable {
           const target = this.nodes.find(n => n.peerId === to)
           if (target === undefined || target.crashed) throw new Error(`no route to ${to}`)
           const doc = decodeFrame(frame, undefined)
+          node.sent.push({ type: doc.type, hand: (doc.body as { hand?: unknown }).hand, counter: (log.mark(dealerMetaKey(table.id)) as DealerMeta | undefined)?.nextHand })
           setImmediate(() => { if (!target.crashed) target.host.receive(identity.peerId, doc) })
         },
         rejected: () => {}
