@@ -339,7 +339,9 @@ export class TableHost {
     const list: QueuedList = { role, effects, written: 0 }
     this.#waiting.push(list)
     const run = this.#queue.then(async () => {
-      this.#waiting.splice(this.#waiting.indexOf(list), 1)
+      // Lists begin in the order they were enqueued: this one is the first still waiting.
+      const at = this.#waiting.indexOf(list)
+      if (at !== -1) this.#waiting.splice(at, 1)
       await this.#execute(list)
     })
     this.#queue = run.catch((err: unknown) => { this.#node.logger.error({ table: this.id, err }, 'effect failed') })
