@@ -32,12 +32,19 @@ async function endBehindHeldSave (t: HostTable, hands: number[], key: (hand: num
   let release = (): void => {}
   const held = new Promise<void>(resolve => { release = resolve })
   let holding = false
+  let nowHolding = (): void => {}
+  const holdingNow = new Promise<void>(resolve => { nowHolding = resolve })
   seat.gate = keys => {
-    if (keys.includes(key(hands[0])) && !holding) { holding = true; return held }
+    if (keys.includes(key(hands[0])) && !holding) {
+      holding = true
+      nowHolding()
+      return held
+    }
     return after(keys)
   }
   for (const hand of hands) await t.nodes[0].host.end(hand)
-  await until(seat, () => holding, 'its save of the first REVEAL held')
+  // Node 1's save of the first REVEAL is held.
+  await holdingNow
   // Every REVEAL reached node 1 (the frames go one event-loop turn after they are sent).
   await new Promise(resolve => setImmediate(resolve))
   release()
@@ -97,7 +104,7 @@ describe('hands in flight share a synced batch', () => {
     // Hand 1's ACK left before the crash.
     const first = await until(dealer, e => e.hand === hands[0] && e.role === 'dealer' && (e.event.type === 'receipt' || aborted(e)), `the receipt of hand ${hands[0]}`)
     expect(first.event).toEqual({ type: 'receipt', acked: [0, 1, 2, 3] })
-    await until(t.nodes[1], () => t.nodes[1].crashed, 'the crash')
+    await t.nodes[1].whenCrashed
     expect(shared).toEqual([key(hands[1]), key(hands[2])])
 
     const seat = await t.restart(1)

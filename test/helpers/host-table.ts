@@ -38,6 +38,8 @@ export interface HostNode {
    */
   gate: ((keys: string[]) => Promise<void> | 'crash-after' | undefined) | undefined
   crashed: boolean
+  /** Resolves when a gate's `'crash-after'` crashed the node. */
+  whenCrashed: Promise<void>
   /** Each document the node sent, with the dealer's hand counter its head file held at that moment. */
   sent: Array<{ type: string, hand: unknown, counter: number | undefined }>
 }
@@ -73,7 +75,9 @@ export class HostTable {
     const log = await openLog({ db, signer })
     const real = db.sublevel('state', { valueEncoding: stateValueEncoding }) as unknown as StateStore
     const events = new EventFeed()
-    const node: HostNode = { index, peerId: identity.peerId, host: undefined as unknown as TableHost, events, writes: [], gate: undefined, crashed: false, sent: [] }
+    let crash = (): void => {}
+    const whenCrashed = new Promise<void>(resolve => { crash = resolve })
+    const node: HostNode = { index, peerId: identity.peerId, host: undefined as unknown as TableHost, events, writes: [], gate: undefined, crashed: false, whenCrashed, sent: [] }
     const write = async (keys: string[], run: () => Promise<void>): Promise<void> => {
       if (node.crashed) throw new Error('the node crashed')
       const held = node.gate?.(keys)
@@ -81,7 +85,10 @@ export class HostTable {
       if (node.crashed) throw new Error('the node crashed')
       node.writes.push(keys)
       await run()
-      if (held === 'crash-after') node.crashed = true
+      if (held === 'crash-after') {
+        node.crashed = true
+        crash()
+      }
     }
     const state: StateStore = {
       get: async key => await real.get(key),
