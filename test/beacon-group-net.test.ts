@@ -25,6 +25,7 @@ import { RESULTS_FILE, TRANSCRIPT_FILE } from '../src/beacon/group/member.js'
 import { verifyDataDir } from '../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { logEntries } from './helpers/table-nodes.js'
+import { reservePort } from './helpers/table-nodes.js'
 
 
 type Member = Awaited<ReturnType<typeof startGroupNode>>
@@ -68,7 +69,7 @@ describe('a beacon group of 5 on loopback (threshold 3): real libp2p, real HTTP,
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'fairdeal-group-'))
-    group = await prepareLocalGroup({ root, members: 5, threshold: 3, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+    group = await prepareLocalGroup({ root, freePort: reservePort, members: 5, threshold: 3, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
     await Promise.all([0, 1, 2, 3, 4].map(start))
     // Everyone is up: the DKG runs on its fast path (each phase ends once everything is in).
     clock.set(group.configs[0].params.dkg.start)

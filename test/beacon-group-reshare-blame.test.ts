@@ -21,6 +21,7 @@ import { signDocument, type Signed } from '../src/core/signed.js'
 import { steppedClock } from './helpers/beacon-group.js'
 import { until } from './helpers/until.js'
 import { groupOfTwo } from './helpers/group-of-two.js'
+import { reservePort } from './helpers/table-nodes.js'
 
 const silent = pino({ level: process.env.GROUP_TEST_LOG ?? 'silent' })
 const clock = steppedClock()
@@ -35,7 +36,7 @@ it('a wrong partial of the old group, after the reshare is done and before its t
   const oldShare2 = shares[1]
   const start = roundTime(chain, 5)
   const T = 20
-  const reshare = await prepareLocalReshare({ root, group: g, old, newcomers: 1, threshold: 2, start, phaseMs: 1000, transition: T })
+  const reshare = await prepareLocalReshare({ freePort: reservePort, root, group: g, old, newcomers: 1, threshold: 2, start, phaseMs: 1000, transition: T })
   const nodes = await Promise.all([0, 1, 2].map(async i => await startGroupNode({ config: reshare.configs[i], dataDir: reshare.dataDirs[i], logger: silent, clock, tickMs: 20 })))
   const stopped = new Set<number>()
   try {

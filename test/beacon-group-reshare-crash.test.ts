@@ -14,6 +14,7 @@ import { steppedClock } from './helpers/beacon-group.js'
 import { groupOfTwo } from './helpers/group-of-two.js'
 import { DKG_SHARE } from '../src/core/beacon/dkg-documents.js'
 import { bls12_381 } from '@noble/curves/bls12-381.js'
+import { reservePort } from './helpers/table-nodes.js'
 
 const Fr = bls12_381.fields.Fr
 
@@ -32,7 +33,7 @@ async function readyWithin (m: Member, ms = 5000): Promise<ChainInfo | undefined
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'fairdeal-crash-'))
-  group = await prepareLocalGroup({ root, members: 1, threshold: 1, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+  group = await prepareLocalGroup({ root, freePort: reservePort, members: 1, threshold: 1, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
   dir = groupDir(group.dataDirs[0], group.configs[0].params.id)
 })
 
@@ -63,7 +64,7 @@ it('killed after a reshare wrote share.json but before transcript.json: restarte
   await copyFile(join(dir, TRANSCRIPT_FILE), join(root, 'old-transcript.json'))
   // 1/1 → 2/2: the old member and a newcomer; the old member's new share is not its old one.
   const start = roundTime(chain, 5)
-  const reshare = await prepareLocalReshare({ root, group, old, newcomers: 1, threshold: 2, start, phaseMs: 1000, transition: 10 })
+  const reshare = await prepareLocalReshare({ freePort: reservePort, root, group, old, newcomers: 1, threshold: 2, start, phaseMs: 1000, transition: 10 })
   const nodes = [0, 1].map(async i => await startGroupNode({ config: reshare.configs[i], dataDir: reshare.dataDirs[i], logger: silent, clock, tickMs: 20 }))
   const [m, newcomer] = await Promise.all(nodes)
   try {
@@ -107,7 +108,7 @@ it('once round transition + 40 is due, nothing on an old member\'s disk holds it
   const { group: g, dirs, chain, shares: oldShares, old } = await groupOfTwo(root2, clock, silent)
   const start = roundTime(chain, 5)
   const T = 10
-  const reshare = await prepareLocalReshare({ root: root2, group: g, old, newcomers: 1, keep: [1], threshold: 2, start, phaseMs: 1000, transition: T })
+  const reshare = await prepareLocalReshare({ freePort: reservePort, root: root2, group: g, old, newcomers: 1, keep: [1], threshold: 2, start, phaseMs: 1000, transition: T })
   // Members: A (old 1, new 1), B (old 2, leaving), C (new 2).
   const nodes = await Promise.all([0, 1, 2].map(async i => await startGroupNode({ config: reshare.configs[i], dataDir: reshare.dataDirs[i], logger: silent, clock, tickMs: 20 })))
   // Files the old share is in, or can be computed from: a saved run state holds the shares the

@@ -24,6 +24,7 @@ import { verifyDataDir } from '../src/daemon/verify-data.js'
 import { verifyLogPayload } from '../src/core/receipt.js'
 import { logEntries } from './helpers/table-nodes.js'
 import { cliInProcess } from './helpers/cli-in-process.js'
+import { reservePort } from './helpers/table-nodes.js'
 
 
 type Member = Awaited<ReturnType<typeof startGroupNode>>
@@ -67,7 +68,7 @@ async function make (round: number, who = up()): Promise<void> {
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'fairdeal-reshare-'))
-  group = await prepareLocalGroup({ root, members: 3, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+  group = await prepareLocalGroup({ root, freePort: reservePort, members: 3, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
   for (let i = 0; i < 3; i++) await start(group.configs[i], group.dataDirs[i], i)
   clock.set(group.configs[0].params.dkg.start)
   chain = await (members[0] as Member).ready
@@ -88,7 +89,7 @@ it('3/2 reshared to 4/3 while making rounds: same key and chain hash, no round m
   // the DKG's agreement assumes: docs/beacon-group.md "One deal per dealer for all").
   const dkgStart = roundTime(chain, 4)
   const T = 9
-  reshare = await prepareLocalReshare({ root, group, old: transcript, newcomers: 1, threshold: 3, start: dkgStart, phaseMs: 1_000, transition: T })
+  reshare = await prepareLocalReshare({ freePort: reservePort, root, group, old: transcript, newcomers: 1, threshold: 3, start: dkgStart, phaseMs: 1_000, transition: T })
   expect(reshare.configs[0].params.reshare?.chain).toEqual(chain)
   const sealed = await timelockEncryptText('sealed before the reshare', chain, T + 2)
 

@@ -23,6 +23,7 @@ import { RESHARE_REFUSED } from '../src/core/beacon/reshare.js'
 import { checkDkgRecord, checkRefusalRecord, makeDkgRecord, makeRefusalRecord, verifyBeaconEntry, type RefusalBody, type RefusalRecord } from '../src/core/beacon/index.js'
 import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
 import { dkgGroup, drandClientVerifies, memberSigners, runDkg, seededRandom } from './helpers/beacon-group.js'
+import { reservePort } from './helpers/table-nodes.js'
 
 const { signers: oldSigners, params: oldParams, results: old, chain } = dkgGroup(5, 3, 'reshare-run')
 const newcomers = memberSigners(3, 'reshare-run-new')
@@ -252,7 +253,7 @@ describe('a reshare run by the machines', () => {
   it('beacon group reshare on a member: one invite per other member of the new group, its config gathering; --cancel puts the config back', async () => {
     const root = await mkdtemp(join(tmpdir(), 'fairdeal-reshare-cli-'))
     try {
-      const group = await prepareLocalGroup({ root, members: 3, threshold: 2 })
+      const group = await prepareLocalGroup({ root, freePort: reservePort, members: 3, threshold: 2 })
       const ids = await Promise.all(group.dataDirs.map(async d => await loadOrCreateIdentity(d)))
       const signers3 = ids.map(id => signerFromSeed(id.seed))
       const dkg = runDkg(group.configs[0].params, signers3, { seed: 'reshare-cli' }).results as DkgResult[]

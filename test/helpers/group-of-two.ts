@@ -8,6 +8,7 @@ import { groupDir, startGroupNode } from '../../src/beacon/group/node.js'
 import { SHARE_FILE, TRANSCRIPT_FILE } from '../../src/beacon/group/member.js'
 import type { ChainInfo, DkgResult } from '../../src/core/beacon/index.js'
 import type { steppedClock } from './beacon-group.js'
+import { reservePort } from './table-nodes.js'
 
 export interface GroupOfTwo {
   group: LocalGroup
@@ -21,7 +22,7 @@ export interface GroupOfTwo {
 }
 
 export async function groupOfTwo (root: string, clock: ReturnType<typeof steppedClock>, logger: Logger): Promise<GroupOfTwo> {
-  const group = await prepareLocalGroup({ root, members: 2, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
+  const group = await prepareLocalGroup({ root, freePort: reservePort, members: 2, threshold: 2, period: 1, now: clock.now(), startInMs: 1000, phaseMs: 60_000, genesisAfterMs: 1000 })
   const dirs = group.dataDirs.map(d => groupDir(d, group.configs[0].params.id))
   const members = await Promise.all([0, 1].map(async i => await startGroupNode({ config: group.configs[i], dataDir: group.dataDirs[i], logger, clock, tickMs: 20 })))
   clock.set(group.configs[0].params.dkg.start)

@@ -36,6 +36,8 @@ export interface LocalGroupInit {
   announce?: string[]
   /** Member i (1…n) listens on libp2p port basePort + 2(i−1) and HTTP port basePort + 2(i−1) + 1; default free loopback ports. */
   basePort?: number
+  /** Picks each free port when there is no basePort (default: a random free one from 20000 to 31999). */
+  freePort?: () => Promise<number>
 }
 
 export interface LocalGroup {
@@ -75,8 +77,9 @@ export async function prepareLocalGroup (init: LocalGroupInit): Promise<LocalGro
     const dir = init.dataDirs?.[i - 1] ?? join(init.root, `member${i}`)
     dataDirs.push(dir)
     peerIds.push((await loadOrCreateIdentity(dir)).peerId)
-    p2pPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) : await freeLoopbackPort())
-    httpPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) + 1 : await freeLoopbackPort())
+    const freePort = init.freePort ?? freeLoopbackPort
+    p2pPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) : await freePort())
+    httpPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) + 1 : await freePort())
   }
   const listens = p2pPorts.map(p => `${ipProtocol(listenHost)}/${listenHost}/tcp/${p}`)
   const announced = p2pPorts.map((p, i) => `${hostProtocol(hostOf(i))}/${hostOf(i)}/tcp/${p}`)
@@ -138,6 +141,8 @@ export async function prepareLocalReshare (init: {
   start: number
   phaseMs: number
   transition: number
+  /** Picks the newcomers' free ports (default: a random free one from 20000 to 31999). */
+  freePort?: () => Promise<number>
 }): Promise<LocalReshare> {
   const g = init.group
   const oldParams = g.configs[0].params
@@ -151,8 +156,8 @@ export async function prepareLocalReshare (init: {
   for (let k = 1; k <= init.newcomers; k++) {
     const dir = join(init.root, `newcomer${k}`)
     const peer = (await loadOrCreateIdentity(dir)).peerId
-    const p2p = await freeLoopbackPort()
-    const http = await freeLoopbackPort()
+    const p2p = await (init.freePort ?? freeLoopbackPort)()
+    const http = await (init.freePort ?? freeLoopbackPort)()
     dataDirs.push(dir)
     peerIds.push(peer)
     urls.push(`http://127.0.0.1:${http}`)
