@@ -433,10 +433,10 @@ export class TableHost {
    */
   #joining (effects: Effect[], index: number): { writes: PersistEffect[], written: () => void } {
     const counts = joiningPersists(effects, index, this.#waiting)
-    const lists = this.#waiting.slice(0, counts.length).flatMap((list, k) => counts[k] > 0 ? [{ list, count: counts[k] }] : [])
+    const lists = this.#waiting.slice(0, counts.length)
     return {
-      writes: lists.flatMap(({ list, count }) => persistRun(list.effects, 0).slice(0, count)),
-      written: () => { for (const { list, count } of lists) list.written = count }
+      writes: lists.flatMap((l, k) => persistRun(l.effects, 0).slice(0, counts[k])),
+      written: () => { lists.forEach((l, k) => { l.written = counts[k] }) }
     }
   }
 

@@ -16,18 +16,16 @@ import { persistRun, type Effect } from './types.js'
  *   hand's `…/play`), or is a persist of a table's counter (`…/meta`: the dealer's hand counter,
  *   the seat's last hand), which every hand shares;
  * - none of its hands is one that an effect still to run ahead of it concerns: the running list's
- *   (from the persists being written on) and every waiting list ahead of it, joining or not,
- *   whatever the role (the dealer's and its own seat's machines on one node deal the same hands);
+ *   (from the persists being written on) and every list joining before it, whatever the role (the
+ *   dealer's and its own seat's machines on one node deal the same hands);
  * - no counter it writes in its leading persists is written after the batch by an effect ahead of
  *   it: a counter's writes stay in their order (in the batch, the last of a key's writes stands).
- * A list that does not join is passed over: the lists behind it may still join, as long as its own
- * hands and counters count as ahead of them. The scan stops at a list with an effect that names no
- * hand and is no save, and looks at the first MAX_JOINING_LISTS waiting lists at most.
+ * The scan stops at the first list that cannot join, so the lists joining are the first in the queue.
  * Two lists of the same hand never join: a seat's `contributed` save on disk before its VIEWs leave
  * would, after a crash there, restart it past the VIEWs it never sent.
  */
 
-/** The most waiting lists looked at, so joining, for one batch (bounds the batch and the scan). */
+/** The most waiting lists whose persists join one batch (bounds the batch). */
 export const MAX_JOINING_LISTS = 32
 
 /** A hand's own saved state: `<family>/<table>/hand/<16 digits>`, and a played hand's `…/play`. */
@@ -57,8 +55,8 @@ export interface WaitingList {
 
 /**
  * How many leading persists of each of the first waiting lists join the batch of the running list
- * `effects`, whose persists from `index` on are being written: one count per waiting list looked
- * at, in queue order, 0 for a list that does not join (empty when none is looked at).
+ * `effects`, whose persists from `index` on are being written: one count per joining list, in
+ * queue order (empty when none joins).
  */
 export function joiningPersists (effects: readonly Effect[], index: number, waiting: readonly WaitingList[]): number[] {
   // What the effects still to run ahead of a waiting list concern: hands, and counters they write.
@@ -73,30 +71,27 @@ export function joiningPersists (effects: readonly Effect[], index: number, wait
     else if (e.kind === 'persist') { if (i >= index + run) later.add(e.key) } else return []
   }
   const counts: number[] = []
-  for (const list of waiting.slice(0, MAX_JOINING_LISTS)) {
-    // Persists written already (with a list ahead of it) are on disk: the rest of it runs later.
-    const leading = list.written > 0 ? 0 : persistRun(list.effects, 0).length
-    let joins = leading > 0
+  for (const list of waiting) {
+    if (counts.length === MAX_JOINING_LISTS || list.written > 0) break
+    const leading = persistRun(list.effects, 0).length
+    if (leading === 0) break
     const hands = new Set<number>()
-    const counters: Array<{ key: string, now: boolean }> = []
-    for (let i = list.written; i < list.effects.length; i++) {
-      const e = list.effects[i]
+    const writesLater: string[] = []
+    for (const [i, e] of list.effects.entries()) {
       const hand = effectHand(e)
       if (hand !== undefined) {
-        if (busy.has(hand)) joins = false
+        if (busy.has(hand)) return counts
         hands.add(hand)
       } else if (e.kind === 'persist') {
-        if (i < leading && later.has(e.key)) joins = false
-        counters.push({ key: e.key, now: i < leading })
+        if (i >= leading) writesLater.push(e.key)
+        else if (later.has(e.key)) return counts
       } else {
-        // An effect that names no hand: what it depends on is unknown, so nothing behind it joins.
         return counts
       }
     }
-    // A list that does not join still runs ahead of those behind it: its hands and counters count.
     for (const hand of hands) busy.add(hand)
-    for (const c of counters) if (!joins || !c.now) later.add(c.key)
-    counts.push(joins ? leading : 0)
+    for (const key of writesLater) later.add(key)
+    counts.push(leading)
   }
   return counts
 }
