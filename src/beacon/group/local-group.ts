@@ -73,11 +73,11 @@ export async function prepareLocalGroup (init: LocalGroupInit): Promise<LocalGro
   if (init.basePort !== undefined && (init.basePort < 1 || init.basePort + 2 * n - 1 > 65535)) throw new CoreInputError(`base port ${init.basePort}: member ports must fit between 1 and 65535`)
   const p2pPorts: number[] = []
   const httpPorts: number[] = []
+  const freePort = init.freePort ?? freeLoopbackPort
   for (let i = 1; i <= n; i++) {
     const dir = init.dataDirs?.[i - 1] ?? join(init.root, `member${i}`)
     dataDirs.push(dir)
     peerIds.push((await loadOrCreateIdentity(dir)).peerId)
-    const freePort = init.freePort ?? freeLoopbackPort
     p2pPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) : await freePort())
     httpPorts.push(init.basePort !== undefined ? init.basePort + 2 * (i - 1) + 1 : await freePort())
   }
@@ -153,11 +153,12 @@ export async function prepareLocalReshare (init: {
   const https = g.configs.map(c => c.http)
   const addrs = new Map(g.configs[0].addresses)
   const urlOf = new Map(g.configs[0].urls)
+  const freePort = init.freePort ?? freeLoopbackPort
   for (let k = 1; k <= init.newcomers; k++) {
     const dir = join(init.root, `newcomer${k}`)
     const peer = (await loadOrCreateIdentity(dir)).peerId
-    const p2p = await (init.freePort ?? freeLoopbackPort)()
-    const http = await (init.freePort ?? freeLoopbackPort)()
+    const p2p = await freePort()
+    const http = await freePort()
     dataDirs.push(dir)
     peerIds.push(peer)
     urls.push(`http://127.0.0.1:${http}`)
