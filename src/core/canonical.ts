@@ -35,14 +35,25 @@ export const MAX_JSON_DEPTH = 64
  * otherwise fail each signature check with an exception, not a refusal).
  */
 export function canonicalProblem (value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
-  const stack: Array<[unknown, number]> = [[value, 0]]
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number]
+  // Two stacks side by side, values and their depths, and indexed or keyed loops: every frame off
+  // the network is walked here, and a pair, an iterator or an Object.values array per value were
+  // most of what the walk allocated. The order of the walk (so the problem named first) is as a
+  // stack of [value, depth] pairs over Object.values would give.
+  const values: unknown[] = [value]
+  const depths: number[] = [0]
+  while (values.length > 0) {
+    const v = values.pop()
+    const depth = depths.pop() as number
     if (typeof v === 'number') {
       if (!Number.isSafeInteger(v) || Object.is(v, -0)) return `a number that is not a safe integer (${String(v)})`
     } else if (typeof v === 'object' && v !== null) {
       if (depth >= maxDepth) return `nested deeper than ${maxDepth} levels`
-      for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push([x, depth + 1])
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) { values.push(v[i]); depths.push(depth + 1) }
+      } else {
+        const o = v as Record<string, unknown>
+        for (const k in o) if (Object.hasOwn(o, k)) { values.push(o[k]); depths.push(depth + 1) }
+      }
     }
   }
   return undefined
@@ -90,9 +101,14 @@ function encodeFast (value: unknown, keeping = false): string {
       }
       if (value instanceof Uint8Array) throw NOT_CANONICAL
       const obj = value as Record<string, unknown>
-      // A signed document (its shape says so) that cannot change: encoded once (`kept`).
-      if (!keeping && typeof obj.sig === 'string' && isDeepFrozen(obj)) return encodeKept(obj)
-      const keys = Object.keys(obj).sort()
+      if (!keeping && isDeepFrozen(obj)) {
+        // A signed document (its shape says so) that cannot change: encoded once (`kept`). Any other
+        // deep-frozen value whose encoding is kept already (a body that was signed or checked) reuses it.
+        if (typeof obj.sig === 'string') return encodeKept(obj)
+        const json = kept.get(obj)
+        if (json !== undefined) return json
+      }
+      const keys = sortedKeys(obj)
       let out = '{'
       for (const k of keys) {
         const v = obj[k]
@@ -104,6 +120,20 @@ function encodeFast (value: unknown, keeping = false): string {
     default:
       throw NOT_CANONICAL
   }
+}
+
+/**
+ * The keys of `obj` in canonical order (UTF-16 code units, as Array.prototype.sort). An object parsed
+ * from canonical JSON (a frame, a saved state) has its keys in that order already: they are checked
+ * in one pass and sorted only when they are not, since the sort's copy was a large part of what
+ * encoding allocated.
+ */
+function sortedKeys (obj: object): string[] {
+  const keys = Object.keys(obj)
+  for (let i = 1; i < keys.length; i++) {
+    if (!(keys[i - 1] < keys[i])) return keys.sort()
+  }
+  return keys
 }
 
 export function canonicalBytes (value: unknown): Uint8Array {

@@ -31,6 +31,25 @@ export function freezeDeep<T> (value: T, intern?: Interner): T {
   return value
 }
 
+/**
+ * A deep-frozen copy of the JSON value `value` that shares every deep-frozen part of it (a document
+ * off the wire inside it stays that very object) and copies every other array and plain object, so
+ * that nothing the caller still holds is frozen. The copy is the same JSON value. Anything else
+ * (a typed array) is kept as it is, and the copy is then not deep-frozen.
+ */
+export function frozenCopy<T> (value: T): T {
+  return freezeDeep(copyUnfrozen(value))
+}
+
+function copyUnfrozen<T> (value: T): T {
+  if (value === null || typeof value !== 'object' || deep.has(value) || ArrayBuffer.isView(value)) return value
+  if (Array.isArray(value)) return value.map(copyUnfrozen) as T
+  const out: Record<string, unknown> = {}
+  const o = value as Record<string, unknown>
+  for (const k in o) if (Object.hasOwn(o, k)) out[k] = copyUnfrozen(o[k])
+  return out as T
+}
+
 function freeze (value: unknown, intern: Interner | undefined): boolean {
   if (value === null || typeof value !== 'object') return true
   if (deep.has(value)) return true

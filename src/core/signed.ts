@@ -1,6 +1,7 @@
-import { canonicalBytes } from './canonical.js'
-import { concatBytes, fromHex, isHex, toHex, utf8 } from './bytes.js'
+import { canonicalJson } from './canonical.js'
+import { fromHex, isHex, toHex, utf8 } from './bytes.js'
 import { verifySignature, type Signer } from './identity.js'
+import { freezeDeep, frozenCopy } from './frozen.js'
 
 /**
  * A signed fairdeal document. The signature covers a domain tag naming the document type and the
@@ -15,12 +16,23 @@ export interface Signed<T> {
 }
 
 export function signingBytes (type: string, signer: string, body: unknown): Uint8Array {
-  return concatBytes(utf8(`fairdeal/v1/${type}\n${signer}\n`), canonicalBytes(body))
+  // One string, then one UTF-8 encoding: the same bytes as the prefix's and the body's joined.
+  return utf8(`fairdeal/v1/${type}\n${signer}\n` + canonicalJson(body))
 }
 
 export function signDocument<T> (type: string, body: T, signer: Signer): Signed<T> {
   const sig = signer.sign(signingBytes(type, signer.peerId, body))
   return { type, signer: signer.peerId, body, sig: toHex(sig) }
+}
+
+/**
+ * signDocument over a deep-frozen copy of `body` (src/core/frozen.ts: its deep-frozen parts shared,
+ * the rest copied), the document deep-frozen too. A state machine signs its own documents so: like
+ * the documents it takes off the wire, each is then encoded and hashed once (canonical.ts, digest.ts)
+ * however often it is sent, saved or named, and no later change to what the machine holds can reach it.
+ */
+export function signFrozen<T> (type: string, body: T, signer: Signer): Signed<T> {
+  return freezeDeep(signDocument(type, frozenCopy(body), signer))
 }
 
 /** True when `doc.sig` is `doc.signer`'s Ed25519 signature over `doc.type` and `doc.body`. */

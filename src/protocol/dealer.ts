@@ -1,6 +1,6 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
 import { contributionProblem } from '../core/contribution.js'
-import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
+import { signFrozen, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter } from '../core/beacon/index.js'
 import { sealTimelockText, timelockSupported } from '../core/timelock/index.js'
 import { checkPledgeTimelock, openCommitted, recoveredNonces, timelockChain } from '../core/hand/timelock-checks.js'
@@ -269,7 +269,7 @@ export class DealerMachine implements DealerSide {
     if (this.#init.timelock != null && beacon !== null) {
       body.timelock = sealTimelockText(secret, this.#init.beacon!.chain, beacon.round, this.#init.random)
     }
-    const commit = signDocument('commit', body, signer)
+    const commit = signFrozen('commit', body, signer)
     const state: DealerHand = {
       hand, secret, commit, phase: 'pledging', pledges: [], nonces: [], beacon: null, params, stages: [],
       digest: docDigest(commit), acks: new Map(), views: new Map()
@@ -448,7 +448,7 @@ export class DealerMachine implements DealerSide {
     // A played hand's REVEAL names its chain: every seat's ACK countersigns it (docs/games.md).
     const play = hand.commit.body.params.play === true ? this.#init.playHead?.(hand.hand) : undefined
     if (play !== undefined) body.play = play
-    hand.reveal = signDocument('reveal', body, this.#init.signer)
+    hand.reveal = signFrozen('reveal', body, this.#init.signer)
     const effects: Effect[] = [
       this.#enter(hand, 'revealed'),
       { kind: 'event', hand: hand.hand, event: { type: 'revealed' } },
@@ -731,7 +731,7 @@ export class DealerMachine implements DealerSide {
       const body: CardsBody = {
         table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, stage, seat: d.seat, public: d.public, cards: d.cards, params: hand.params
       }
-      const doc = signDocument('cards', body, this.#init.signer)
+      const doc = signFrozen('cards', body, this.#init.signer)
       if (d.public) effects.push(...this.#toHumans(doc))
       // A robot's private cards stay in the dealer: they are never sent anywhere.
       else if (d.seat !== null && seats[d.seat] !== ROBOT) effects.push({ kind: 'send', to: seats[d.seat], doc })
@@ -780,7 +780,7 @@ export class DealerMachine implements DealerSide {
     const problems = lateAckProblems(due, late, { ...doc.body, signer: doc.signer })
     if (problems.length > 0) throw new Rejection(problems[0].message)
     const body: LateAckWireBody = { table: table.id, hand, commit: ended.digest, ack: doc as LateAckWireBody['ack'] }
-    const lateack = signDocument('lateack', body, this.#init.signer)
+    const lateack = signFrozen('lateack', body, this.#init.signer)
     // Remembered with the receipt: a seat that asks about the hand later gets both.
     ended.docs.push(lateack)
     const acked = [...receipt.acks.map(a => a.body.seat), ...late, seat].map(Number).sort((a, b) => a - b)
@@ -897,7 +897,7 @@ export class DealerMachine implements DealerSide {
       const ended = this.#book.ended(ack.body.hand)
       if (ended === undefined || ended.digest !== ack.body.commit) return
       if (ended.docs.some(d => d.type === 'lateack' && (d.body as LateAckWireBody).ack.body.seat === ack.body.seat)) return
-      ended.docs.push(signDocument('lateack', { table: table.id, hand: ack.body.hand, commit: ack.body.commit, ack } satisfies LateAckWireBody, this.#init.signer))
+      ended.docs.push(signFrozen('lateack', { table: table.id, hand: ack.body.hand, commit: ack.body.commit, ack } satisfies LateAckWireBody, this.#init.signer))
     } else if (e.kind === 'abort') {
       const record = e.payload as Signed<AbortBody>
       const commit = record.body.commit
@@ -909,7 +909,7 @@ export class DealerMachine implements DealerSide {
 
   #final (receipt: Receipt): Signed<unknown> {
     const body = { table: receipt.commit.body.table, hand: receipt.commit.body.hand, commit: docDigest(receipt.commit), receipt }
-    return signDocument('final', body, this.#init.signer)
+    return signFrozen('final', body, this.#init.signer)
   }
 
   #pledges (hand: DealerHand): Signed<PledgesBody> {
@@ -919,7 +919,7 @@ export class DealerMachine implements DealerSide {
       commit: hand.digest,
       pledges: [...hand.pledges].sort((a, b) => a.body.seat - b.body.seat)
     }
-    return signDocument('pledges', body, this.#init.signer)
+    return signFrozen('pledges', body, this.#init.signer)
   }
 
   #checkSeatDoc (from: string, doc: Signed<{ table: string, hand: number, commit: string, seat: number }>, phase: Phase): DealerHand {

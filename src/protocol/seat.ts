@@ -1,7 +1,7 @@
 import { sha256Hex, toHex } from '../core/bytes.js'
 import { canonicalJson } from '../core/canonical.js'
 import { contributionProblem } from '../core/contribution.js'
-import { signDocument, verifyDocument, type Signed } from '../core/signed.js'
+import { signFrozen, verifyDocument, type Signed } from '../core/signed.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { cardSchemeFor, humanSeats } from '../core/hand/recompute.js'
@@ -190,7 +190,7 @@ export class SeatMachine implements SeatSide {
 
   #ask (hand: number, commit: string | null): Effect {
     const body: AskBody = { table: this.#init.table.id, hand, commit, seat: this.#seat }
-    return { kind: 'send', to: this.#init.table.dealer, doc: signDocument('ask', body, this.#init.signer) }
+    return { kind: 'send', to: this.#init.table.dealer, doc: signFrozen('ask', body, this.#init.signer) }
   }
 
   /** Cards this seat holds in a hand in play, by stage; public cards included. */
@@ -340,7 +340,7 @@ export class SeatMachine implements SeatSide {
       pledge.timelock = sealTimelockText(nonce, this.#init.beacon!.chain, body.beacon.round, this.#init.random)
     }
     // Kept (and saved with the hand): the time-lock makes it random, so it could not be signed again the same.
-    hand.ownPledge = signDocument('pledge', pledge, this.#init.signer)
+    hand.ownPledge = signFrozen('pledge', pledge, this.#init.signer)
     return [
       this.#enter(hand, 'pledged'),
       seatMetaWrite(table.id, this.#meta, this.#gap),
@@ -381,7 +381,7 @@ export class SeatMachine implements SeatSide {
   #ownPledge (hand: SeatHand): SignedPledge {
     if (hand.ownPledge !== undefined) return hand.ownPledge
     const pledge: PledgeBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonceHash: sha256Hex(hand.nonce) }
-    return signDocument('pledge', pledge, this.#init.signer)
+    return signFrozen('pledge', pledge, this.#init.signer)
   }
 
   /**
@@ -482,13 +482,13 @@ export class SeatMachine implements SeatSide {
       table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat,
       pledges: docDigest(pledgesDoc), commitDoc: hand.commit, pledgesDoc, again
     }
-    const view = signDocument('view', body, this.#init.signer)
+    const view = signFrozen('view', body, this.#init.signer)
     const { seats } = hand.commit.body
     const { dealer } = this.#init.table
     const others = this.#otherHumans(hand)
     const effects: Effect[] = others.map(s => {
       // Signed only if the host finds seat s unreachable: most hands send no RELAY at all.
-      const fallback = seats[s] === dealer ? undefined : () => signDocument('relay', { table: body.table, hand: body.hand, to: seats[s], view } satisfies RelayBody, this.#init.signer)
+      const fallback = seats[s] === dealer ? undefined : () => signFrozen('relay', { table: body.table, hand: body.hand, to: seats[s], view } satisfies RelayBody, this.#init.signer)
       return { kind: 'send', to: seats[s], doc: view, ...(fallback === undefined ? {} : { fallback }) } satisfies Effect
     })
     // And to the dealer, which keeps it as evidence of who could go on and passes it on to a seat
@@ -593,7 +593,7 @@ export class SeatMachine implements SeatSide {
 
   #nonce (hand: SeatHand): Signed<NonceBody> {
     const body: NonceBody = { table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat, nonce: hand.nonce }
-    return signDocument('nonce', body, this.#init.signer)
+    return signFrozen('nonce', body, this.#init.signer)
   }
 
   #onCards (doc: Signed<CardsBody>): Effect[] {
@@ -655,7 +655,7 @@ export class SeatMachine implements SeatSide {
       seat: this.#seat,
       cards: this.#ownCardsDigest(hand, doc.body)
     }
-    hand.ack = signDocument('ack', ack, this.#init.signer)
+    hand.ack = signFrozen('ack', ack, this.#init.signer)
     return [
       ...dealt,
       // Saved before the ACK leaves: a seat that crashes once it has countersigned comes back
@@ -736,7 +736,7 @@ export class SeatMachine implements SeatSide {
     }
     return [
       { kind: 'event', hand: hand.hand, event: { type: 'shield', ok: true, problems: [] } },
-      { kind: 'send', to: this.#init.table.dealer, doc: signDocument('ack', ack, this.#init.signer) }
+      { kind: 'send', to: this.#init.table.dealer, doc: signFrozen('ack', ack, this.#init.signer) }
     ]
   }
 

@@ -1,4 +1,5 @@
 import type { Signed } from '../signed.js'
+import { freezeDeep, isDeepFrozen } from '../frozen.js'
 import { problem, Reason, type Problem } from './reasons.js'
 import { verifyReceipt, type VerifyOptions } from './verify.js'
 import type { CardsBody, SignedCommit, SignedPledge, SignedReveal } from './messages.js'
@@ -15,7 +16,11 @@ export function shieldProblems (
   input: { commit: SignedCommit, pledges: readonly SignedPledge[], reveal: SignedReveal, cards: ReadonlyArray<Signed<CardsBody>>, seat: number },
   options: VerifyOptions = {}
 ): Problem[] {
-  const verdict = verifyReceipt({ v: 1, commit: input.commit, pledges: input.pledges, reveal: input.reveal, acks: [] }, options)
+  const receipt = { v: 1, commit: input.commit, pledges: [...input.pledges], reveal: input.reveal, acks: [] }
+  // Documents off the wire are deep-frozen: so is the receipt made of them (its own arrays only are
+  // frozen here), and verifyReceipt then checks them as the very objects the seat checked already.
+  const frozen = isDeepFrozen(input.commit) && isDeepFrozen(input.reveal) && input.pledges.every(isDeepFrozen)
+  const verdict = verifyReceipt(frozen ? freezeDeep(receipt) : receipt, options)
   // The deal's checks only: a played hand's actions come with its receipt (FINAL), not its REVEAL.
   const problems = verdict.problems.filter(p => !p.code.startsWith('play-'))
   if (problems.length > 0) return problems

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../bytes.js'
-import { wasChecked } from '../frozen.js'
+import { isDeepFrozen, markChecked, wasChecked } from '../frozen.js'
+import { sameJson } from '../same-json.js'
 import { verifyDocument, type Signed } from '../signed.js'
 import { problem, Reason, type Problem, type ReasonCode } from './reasons.js'
 import { docDigest, seatCardsDigest } from './digest.js'
@@ -37,7 +38,13 @@ export function verifyReceipt (value: unknown, options: VerifyOptions = {}): Rec
   else {
     const parsed = receiptSchema.safeParse(value)
     if (!parsed.success) return { ok: false, status: 'failed', problems: zodProblems(parsed.error) }
-    receipt = parsed.data
+    // A deep-frozen receipt that the schema passes as it is (the same JSON value) keeps its own
+    // documents: what this node learnt about them (signatures, digests, encodings) is found by
+    // identity. The schema's copy is the same value, so every check below reaches the same answer.
+    if (isDeepFrozen(value) && sameJson(parsed.data, value)) {
+      receipt = value as Receipt
+      markChecked(value, receiptSchema)
+    } else receipt = parsed.data
   }
   const verifyDoc = options.verifyDoc ?? verifyDocument
   const problems: Problem[] = []
