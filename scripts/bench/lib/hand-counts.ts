@@ -11,6 +11,7 @@ import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { Socket } from 'node:net'
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
@@ -44,9 +45,16 @@ export interface HandCounts {
   wireParses: Record<string, number>
   /** Receipts parsed by the receipt schema on their own (verifyReceipt on a receipt the wire schema had not checked). */
   receiptParses: number
+  /**
+   * This process's garbage collections by kind (V8's scavenges grow with what is allocated, the
+   * other kinds with what is kept), and the ms its main thread spent in them (the GC's helper
+   * threads work beside it, uncounted here, counted in the CPU per hand).
+   */
+  gcs: Record<string, number>
+  gcMs: number
 }
 
-const empty = (): HandCounts => ({ signs: {}, verifies: {}, socketWrites: 0, socketBytes: 0, streams: {}, syncedDbWrites: 0, fileSyncs: 0, wireParses: {}, receiptParses: 0 })
+const empty = (): HandCounts => ({ signs: {}, verifies: {}, socketWrites: 0, socketBytes: 0, streams: {}, syncedDbWrites: 0, fileSyncs: 0, wireParses: {}, receiptParses: 0, gcs: {}, gcMs: 0 })
 let counts = empty()
 let installed = false
 
@@ -61,6 +69,14 @@ function kindOf (message: unknown): string {
 }
 
 const bump = (map: Record<string, number>, key: string): void => { map[key] = (map[key] ?? 0) + 1 }
+
+/** perf_hooks' GC kinds (an entry's `detail.kind`). */
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks'
+}
 
 /** Installs the process-wide counters (once); they count from then on. */
 export async function installHandCounts (): Promise<void> {
@@ -111,6 +127,14 @@ export async function installHandCounts (): Promise<void> {
     counts.receiptParses++
     return (receiptParse as (...a: unknown[]) => unknown)(...args)
   }
+
+  // Entries come a moment after each collection: a figure's count may be off by the last one or two.
+  new PerformanceObserver(list => {
+    for (const e of list.getEntries()) {
+      bump(counts.gcs, GC_KINDS[(e as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other')
+      counts.gcMs += e.duration
+    }
+  }).observe({ entryTypes: ['gc'] })
 
   // A FileHandle's prototype, from a handle on a file of our own.
   const probe = await open(join(tmpdir(), `fairdeal-bench-probe-${process.pid}`), 'w')
@@ -168,11 +192,17 @@ export function formatHandCounts (c: HandCounts, hands: number): string[] {
     const total = Object.values(m).reduce((x, y) => x + y, 0)
     return `${per(total)} (` + Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${per(n)}`).join(', ') + ')'
   }
+  // Fewer than one a hand: counted per 100 hands.
+  const gcs = (m: Record<string, number>): string => {
+    const per100 = (n: number): string => (100 * n / hands).toFixed(0)
+    return `${per100(Object.values(m).reduce((x, y) => x + y, 0))} (` + Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${per100(n)}`).join(', ') + ')'
+  }
   return [
     `Ed25519 (native) signatures ${byKind(c.signs)}`,
     `Ed25519 (native) verifications ${byKind(c.verifies)}`,
     `socket writes ${per(c.socketWrites)}, ${per(c.socketBytes)} bytes; streams opened ${byKind(c.streams)}`,
     `synced writes: LevelDB ${per(c.syncedDbWrites)}, files ${per(c.fileSyncs)} (fsync, fdatasync and O_DSYNC writes)`,
-    `table frames received and schema-parsed ${byKind(c.wireParses)}; receipts parsed again ${per(c.receiptParses)}`
+    `table frames received and schema-parsed ${byKind(c.wireParses)}; receipts parsed again ${per(c.receiptParses)}`,
+    `garbage collections ${gcs(c.gcs)} per 100 hands, ${(c.gcMs / hands).toFixed(2)} ms of the main thread a hand`
   ]
 }
