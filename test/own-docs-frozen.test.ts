@@ -50,13 +50,19 @@ describe('own documents deep-frozen', () => {
     expect(docDigest(doc)).toBe(docDigest(structuredClone(doc)))
   })
 
-  test('every document the dealer and seat machines send is deep-frozen, with the digest of its plain copy', () => {
+  /** One hand dealt and ended on a memory table; `sent` collects every document sent (as they are, not re-read). */
+  const playOne = (sent?: Array<Signed<unknown>>): ReturnType<typeof memoryTable> => {
     const t = memoryTable()
-    const sent: Array<Signed<unknown>> = []
-    t.intercept = (_from, _to, doc) => { sent.push(doc); return doc }
+    if (sent !== undefined) t.intercept = (_from, _to, doc) => { sent.push(doc); return doc }
     const { hand, effects } = t.dealer.startHand({ dealer: 0 })
     t.run(t.table.dealer, effects)
     t.run(t.table.dealer, t.dealer.end(hand))
+    return t
+  }
+
+  test('every document the dealer and seat machines send is deep-frozen, with the digest of its plain copy', () => {
+    const sent: Array<Signed<unknown>> = []
+    const t = playOne(sent)
     expect(t.rejections).toEqual([])
     const types = new Set(sent.map(d => d.type))
     for (const type of ['commit', 'pledge', 'pledges', 'view', 'nonce', 'cards', 'reveal', 'ack', 'final']) expect(types.has(type)).toBe(true)
@@ -68,10 +74,7 @@ describe('own documents deep-frozen', () => {
   })
 
   test('a deep-frozen receipt is checked as its own documents, with the verdict of its plain copy', () => {
-    const t = memoryTable()
-    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
-    t.run(t.table.dealer, effects)
-    t.run(t.table.dealer, t.dealer.end(hand))
+    const t = playOne()
     const logged = (t.appended.get(t.table.dealer) ?? []).find(e => e.entry === 'receipt')?.payload as Receipt
     const plain = structuredClone(logged)
     const frozen = freezeDeep(structuredClone(logged))

@@ -188,14 +188,11 @@ export function takeHandCounts (): HandCounts {
 /** One line per kind of count, per hand. */
 export function formatHandCounts (c: HandCounts, hands: number): string[] {
   const per = (n: number): string => (n / hands).toFixed(n / hands >= 10 ? 0 : 1)
-  const byKind = (m: Record<string, number>): string => {
+  // Garbage collections, fewer than one a hand, are counted per 100 hands.
+  const per100 = (n: number): string => (100 * n / hands).toFixed(0)
+  const byKind = (m: Record<string, number>, scale = per): string => {
     const total = Object.values(m).reduce((x, y) => x + y, 0)
-    return `${per(total)} (` + Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${per(n)}`).join(', ') + ')'
-  }
-  // Fewer than one a hand: counted per 100 hands.
-  const gcs = (m: Record<string, number>): string => {
-    const per100 = (n: number): string => (100 * n / hands).toFixed(0)
-    return `${per100(Object.values(m).reduce((x, y) => x + y, 0))} (` + Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${per100(n)}`).join(', ') + ')'
+    return `${scale(total)} (` + Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${scale(n)}`).join(', ') + ')'
   }
   return [
     `Ed25519 (native) signatures ${byKind(c.signs)}`,
@@ -203,6 +200,6 @@ export function formatHandCounts (c: HandCounts, hands: number): string[] {
     `socket writes ${per(c.socketWrites)}, ${per(c.socketBytes)} bytes; streams opened ${byKind(c.streams)}`,
     `synced writes: LevelDB ${per(c.syncedDbWrites)}, files ${per(c.fileSyncs)} (fsync, fdatasync and O_DSYNC writes)`,
     `table frames received and schema-parsed ${byKind(c.wireParses)}; receipts parsed again ${per(c.receiptParses)}`,
-    `garbage collections ${gcs(c.gcs)} per 100 hands, ${(c.gcMs / hands).toFixed(2)} ms of the main thread a hand`
+    `garbage collections ${byKind(c.gcs, per100)} per 100 hands, ${(c.gcMs / hands).toFixed(2)} ms of the main thread a hand`
   ]
 }
