@@ -131,7 +131,24 @@ function encodeFast (value: unknown, keeping = false): string {
 function sortedKeys (obj: object): string[] {
   const keys = Object.keys(obj)
   for (let i = 1; i < keys.length; i++) {
-    if (!(keys[i - 1] < keys[i])) return keys.sort()
+    if (!(keys[i - 1] < keys[i])) return keys.length <= SMALL ? insertionSorted(keys, i) : keys.sort()
+  }
+  return keys
+}
+
+/**
+ * Objects a schema built (every document off the wire: its keys come in the schema's order) have
+ * a few keys each; V8's sort allocates a work array per call, which was a tenth of what a hand
+ * allocated. An insertion sort in place allocates nothing. `<` on strings compares UTF-16 code
+ * units, as Array.prototype.sort does, and keys are distinct, so the order is the same.
+ */
+const SMALL = 24
+function insertionSorted (keys: string[], from: number): string[] {
+  for (let i = from; i < keys.length; i++) {
+    const k = keys[i]
+    let j = i - 1
+    while (j >= 0 && keys[j] > k) { keys[j + 1] = keys[j]; j-- }
+    keys[j + 1] = k
   }
   return keys
 }

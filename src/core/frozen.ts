@@ -79,6 +79,32 @@ function freeze (value: unknown, intern: Interner | undefined): boolean {
   return whole
 }
 
+/**
+ * Replaces, in place, each signed document inside the plain JSON value `value` (not `value`
+ * itself, and not inside a document replaced) that `intern` holds a deep-frozen copy of by that
+ * copy: what {@link freezeDeep} does with `intern`, done before a schema walks the value, so that a
+ * schema that knows the copy (src/core/known-schema.ts) need not walk it. The value is the same
+ * JSON either way. Frozen parts of `value` are left as they are.
+ */
+export function internHeld (value: unknown, intern: Interner): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || ArrayBuffer.isView(value)) return
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const held = heldCopy(value[i], intern)
+      if (held !== undefined) value[i] = held
+      else internHeld(value[i], intern)
+    }
+  } else {
+    const o = value as Record<string, unknown>
+    for (const k in o) {
+      if (!Object.hasOwn(o, k)) continue
+      const held = heldCopy(o[k], intern)
+      if (held !== undefined) o[k] = held
+      else internHeld(o[k], intern)
+    }
+  }
+}
+
 /** The copy `intern` holds of `child`, a signed document by its shape; deep-frozen, or not used. */
 function heldCopy (child: unknown, intern: Interner): object | undefined {
   if (child === null || typeof child !== 'object' || Array.isArray(child)) return undefined

@@ -1,10 +1,11 @@
 import * as z from 'zod'
 import { fromUtf8 } from '../core/bytes.js'
 import { canonicalBytes, canonicalProblem } from '../core/canonical.js'
-import { freezeDeep, markChecked, type Interner } from '../core/frozen.js'
+import { freezeDeep, internHeld, markChecked, type Interner } from '../core/frozen.js'
+import { recordingPassed } from '../core/known-schema.js'
 import {
-  abortBodySchema, ackBodySchema, cardsBodySchema, commitBodySchema, nonceBodySchema, pledgeBodySchema,
-  pledgesBodySchema, receiptSchema, revealBodySchema, signedCommitSchema, signedActionSchema, MAX_ACTIONS
+  ackBodySchema, receiptSchema, signedAbortSchema, signedAckSchema, signedActionSchema, signedCardsSchema,
+  signedCommitSchema, signedNonceSchema, signedPledgeSchema, signedPledgesSchema, signedRevealSchema, MAX_ACTIONS
 } from '../core/hand/messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBfinalSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema,
@@ -12,7 +13,7 @@ import {
 } from '../core/hand/blind-messages.js'
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
-import { viewBodySchema } from '../core/hand/view-messages.js'
+import { signedViewSchema, viewBodySchema } from '../core/hand/view-messages.js'
 import { breceiptBodySchema } from './blind-receipt-parts.js'
 
 /** The libp2p protocol id of the table protocol. */
@@ -86,16 +87,21 @@ export const playBodySchema = z.object({
 }).strict()
 export type PlayBody = z.infer<typeof playBodySchema>
 
-/** Every document that may arrive on the table protocol, by its type tag. */
-export const wireSchema = z.discriminatedUnion('type', [
-  signed('commit', commitBodySchema),
-  signed('pledge', pledgeBodySchema),
-  signed('pledges', pledgesBodySchema),
-  signed('nonce', nonceBodySchema),
-  signed('cards', cardsBodySchema),
-  signed('reveal', revealBodySchema),
-  signed('ack', ackBodySchema),
-  signed('abort', abortBodySchema),
+/**
+ * Every document that may arrive on the table protocol, one schema per type tag. The documents a
+ * hand's other documents carry (a COMMIT inside each VIEW, the pledges inside the PLEDGES...) are
+ * these very schema objects, in src/core/hand/messages.ts, so that a document that passed one as a
+ * frame is known to pass it where it comes again (src/core/known-schema.ts).
+ */
+const WIRE_DOCUMENTS = [
+  signedCommitSchema,
+  signedPledgeSchema,
+  signedPledgesSchema,
+  signedNonceSchema,
+  signedCardsSchema,
+  signedRevealSchema,
+  signedAckSchema,
+  signedAbortSchema,
   signed('final', finalBodySchema),
   signed('ask', askBodySchema),
   signed('lateack', lateAckWireSchema),
@@ -103,10 +109,12 @@ export const wireSchema = z.discriminatedUnion('type', [
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
   signedBsecretSchema, signedBrevealSchema, signedBfinalSchema, signedBunlockSchema,
   signed('breceipt', breceiptBodySchema),
-  signed('view', viewBodySchema),
+  signedViewSchema,
   signed('relay', relayBodySchema),
   signed('play', playBodySchema)
-])
+] as const
+export const wireSchema = z.discriminatedUnion('type', WIRE_DOCUMENTS)
+const documentSchema = new Map<string, object>(WIRE_DOCUMENTS.map(s => [s.shape.type.value, s]))
 export type WireDoc = z.infer<typeof wireSchema>
 
 export class WireError extends Error {
@@ -117,8 +125,11 @@ export class WireError extends Error {
  * Bytes from the network → a schema-checked document, or a WireError saying what is wrong. The
  * document is deep-frozen (src/core/frozen.ts), so what is learnt about it once (its signatures,
  * its digest) holds for as long as it lives; a FINAL's receipt is recorded as having passed the
- * receipt schema, which verifyReceipt then does not run again. With `intern` (a node's verify
- * memo: VerifyMemo.intern), documents inside it that the node already checked are its own copies.
+ * receipt schema, which verifyReceipt then does not run again. The document, and each document
+ * inside it that passed its schema, is recorded as having passed it (src/core/known-schema.ts).
+ * With `intern` (a node's verify memo: VerifyMemo.intern), documents inside it that the node
+ * already checked are its own copies, put in place before the schema runs: one recorded as having
+ * passed its schema is not walked again.
  */
 export function decodeFrame (frame: Uint8Array, intern?: Interner): WireDoc {
   if (frame.length > MAX_FRAME_BYTES) throw new WireError(`frame of ${frame.length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`)
@@ -131,12 +142,17 @@ export function decodeFrame (frame: Uint8Array, intern?: Interner): WireDoc {
   // Every document is signed over its canonical form: one that has none is refused here, with its reason.
   const uncanonical = canonicalProblem(value)
   if (uncanonical !== undefined) throw new WireError(`not canonical JSON: ${uncanonical}`)
-  const parsed = wireSchema.safeParse(value)
+  // Documents inside it that this node holds already take the place of their copies first: the
+  // schema then need not walk those it knows them to pass.
+  if (intern !== undefined) internHeld(value, intern)
+  const { result: parsed, markPassed } = recordingPassed(() => wireSchema.safeParse(value))
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new WireError(`invalid message: ${issue.path.join('.') || '(root)'}: ${issue.message}`)
   }
-  const doc = freezeDeep(parsed.data, intern)
+  const doc = freezeDeep(parsed.data)
+  markPassed()
+  markChecked(doc, documentSchema.get(doc.type) as object)
   if (doc.type === 'final') markChecked((doc.body as { receipt?: unknown }).receipt, receiptSchema)
   return doc
 }

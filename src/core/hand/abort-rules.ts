@@ -12,7 +12,7 @@ import { expectBlame, sortEvidence, type EvidenceDocs, type EvidenceRow, type Ra
 import { zodProblems, type Verdict, type VerifyOptions } from './verdict.js'
 import { signedViewSchema, type ViewBody } from './view-messages.js'
 import {
-  pledgesBodySchema, signedAbortSchema, signedCardsSchema, signedCommitSchema, signedNonceSchema, signedOf, signedPledgeSchema,
+  signedAbortSchema, signedCardsSchema, signedCommitSchema, signedNonceSchema, signedPledgeSchema, signedPledgesSchema,
   signedRevealSchema, ROBOT,
   type AbortReason, type CardsBody, type CommitBody, type PledgesBody, type SignedAbort, type SignedCommit, type SignedNonce,
   type SignedPledge, type SignedReveal
@@ -70,7 +70,6 @@ export const ABORT_RULES: Readonly<Partial<Record<AbortReason, Pick<AbortRule, '
   Object.entries(COMMIT_REVEAL_RULES).map(([reason, rule]) => [reason, { signer: rule.signer, blame: rule.blame }])
 )
 
-const signedPledgesSchema = signedOf('pledges', pledgesBodySchema)
 const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   commit: signedCommitSchema,
   pledge: signedPledgeSchema,

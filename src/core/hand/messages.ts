@@ -2,6 +2,7 @@ import * as z from 'zod'
 import type { Signed } from '../signed.js'
 import { MAX_TIMELOCK_CHARS, TIMELOCK_ARMOR } from '../timelock/format.js'
 import { peerIdSchema } from '../peer-id-schema.js'
+import { knownOr } from '../known-schema.js'
 
 /**
  * The bodies of the signed documents a hand is made of. They are both the wire messages of the
@@ -102,9 +103,10 @@ export const signedPledgeSchema = signedOf('pledge', pledgeBodySchema)
 export const pledgesBodySchema = z.object({
   ...handRef,
   commit: hex32,
-  pledges: z.array(signedPledgeSchema).max(8)
+  pledges: z.array(knownOr(signedPledgeSchema)).max(8)
 }).strict()
 export type PledgesBody = z.infer<typeof pledgesBodySchema>
+export const signedPledgesSchema = signedOf('pledges', pledgesBodySchema)
 
 /** NONCE, seat → dealer: the nonce itself, sent only once the seat has seen every pledge. */
 export const nonceBodySchema = z.object({
@@ -135,7 +137,7 @@ export const revealBodySchema = z.object({
   ...handRef,
   commit: hex32,
   secret: z.string().max(256),
-  nonces: z.array(signedNonceSchema).max(8),
+  nonces: z.array(knownOr(signedNonceSchema)).max(8),
   beacon: beaconEntrySchema.nullable(),
   params: dealParamsSchema,
   /** Stages delivered during the hand, in order. */
@@ -236,10 +238,10 @@ export type ReceiptPlay = z.infer<typeof receiptPlaySchema>
 /** A finished hand: the dealer's commit and reveal, every pledge and every seat's countersignature. */
 export const receiptSchema = z.object({
   v: z.literal(1),
-  commit: signedCommitSchema,
-  pledges: z.array(signedPledgeSchema).max(8),
-  reveal: signedRevealSchema,
-  acks: z.array(signedAckSchema).max(8),
+  commit: knownOr(signedCommitSchema),
+  pledges: z.array(knownOr(signedPledgeSchema)).max(8),
+  reveal: knownOr(signedRevealSchema),
+  acks: z.array(knownOr(signedAckSchema)).max(8),
   /** A played hand's action chain and score (docs/games.md "Verifying a played hand"). */
   play: receiptPlaySchema.optional()
 }).strict()

@@ -1,5 +1,6 @@
 import * as z from 'zod'
-import { handRef, hex32, index, pledgesBodySchema, signedCommitSchema, signedOf } from './messages.js'
+import { knownOr } from '../known-schema.js'
+import { handRef, hex32, index, signedCommitSchema, signedOf, signedPledgesSchema } from './messages.js'
 
 /**
  * VIEW, seat → every other human seat and the dealer: what this seat was shown of the hand,
@@ -15,8 +16,8 @@ export const viewBodySchema = z.object({
   seat: index,
   /** docDigest of the PLEDGES document this seat received. */
   pledges: hex32,
-  commitDoc: signedCommitSchema,
-  pledgesDoc: signedOf('pledges', pledgesBodySchema),
+  commitDoc: knownOr(signedCommitSchema),
+  pledgesDoc: knownOr(signedPledgesSchema),
   again: z.boolean()
 }).strict()
 export type ViewBody = z.infer<typeof viewBodySchema>
