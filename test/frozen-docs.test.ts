@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { canonicalJson } from '../src/core/canonical.js'
-import { freezeDeep, isDeepFrozen, markChecked, wasChecked } from '../src/core/frozen.js'
+import { freezeDeep, frozenCopy, isDeepFrozen, markChecked, wasChecked } from '../src/core/frozen.js'
+import { sameJson } from '../src/core/same-json.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { receiptSchema } from '../src/core/hand/messages.js'
 import { verifyReceipt } from '../src/core/hand/verify.js'
@@ -107,5 +109,32 @@ describe('deep-frozen documents', () => {
     // A frozen value with no canonical form is refused, naming the field, each time.
     const float = freezeDeep({ sig: 'x', body: { n: 1.5 } })
     for (let i = 0; i < 2; i++) expect(() => canonicalJson({ doc: float })).toThrow(/\$\.doc\.body\.n is 1\.5/)
+  })
+
+  test('only a JSON tree is deep-frozen: no undefined member or element, function, class instance, prototype-less object or typed array; frozenCopy leaves undefined members out', () => {
+    class Point { x = 1 }
+    const notJson: unknown[] = [
+      { a: undefined }, [1, undefined], { a: [{ b: undefined }] }, { f: () => 1 }, { p: new Point() }, { d: new Date(0) },
+      { m: new Map() }, { bytes: new Uint8Array(1) }, { s: Symbol('s') }, { n: 1n }, { o: Object.create(null) as object }
+    ]
+    for (const v of notJson) expect(isDeepFrozen(freezeDeep(v))).toBe(false)
+    expect(isDeepFrozen(freezeDeep({ a: [1, 'x', true, null, { b: {} }], c: { d: 1 } }))).toBe(true)
+    const copy = frozenCopy({ table: 't', params: { dealer: 0, taker: undefined }, list: [{ k: undefined, v: 1 }] })
+    expect(isDeepFrozen(copy)).toBe(true)
+    expect(Object.keys(copy.params)).toEqual(['dealer'])
+    expect(Object.keys(copy.list[0])).toEqual(['v'])
+  })
+
+  test('fast-check: a deep-frozen value with a canonical encoding is the very JSON value its encoding reads back as', () => {
+    const leaf = fc.oneof(fc.constant(undefined), fc.constant(null), fc.boolean(), fc.integer(), fc.string({ maxLength: 4 }), fc.constant(new Uint8Array(1)), fc.constant(() => 0))
+    const tree = fc.letrec(tie => ({
+      value: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 3 }), tie('value'), { maxKeys: 3 }))
+    })).value
+    fc.assert(fc.property(tree, (v) => {
+      const frozen = freezeDeep(v)
+      if (!isDeepFrozen(frozen)) return
+      expect(sameJson(JSON.parse(canonicalJson(frozen)), frozen)).toBe(true)
+      expect(sameJson(JSON.parse(JSON.stringify(frozen)), frozen)).toBe(true)
+    }), { seed: 7, numRuns: 2000 })
   })
 })

@@ -6,8 +6,11 @@
  * with the objects. Pure and browser-safe (the verifiers in the page use the same core).
  */
 const deep = new WeakSet<object>()
-/** Deep-frozen values and the schema each passed (see {@link markChecked}). */
-const checked = new WeakMap<object, Set<object>>()
+/**
+ * Deep-frozen values and the schema each passed (see {@link markChecked}): the schema itself when
+ * there is one (nearly always: every document off the wire is recorded so), a set past that.
+ */
+const checked = new WeakMap<object, object>()
 
 /**
  * Given an object inside a value being frozen that has a string `sig` (a signed document, as far
@@ -19,7 +22,8 @@ export type Interner = (candidate: Record<string, unknown> & { sig: string }) =>
 /**
  * Freezes `value` (plain JSON: objects, arrays, strings, numbers, booleans, null), and every
  * object and array in it, and returns it. A value that holds anything else (a typed array, which
- * cannot be frozen) is frozen as far as it can be but not recorded as deep-frozen.
+ * cannot be frozen; an undefined member, which JSON does not have; a function or a class instance)
+ * is frozen as far as it can be but not recorded as deep-frozen.
  *
  * With `intern`, each signed document inside `value` (not `value` itself) that `intern` knows is
  * replaced by the copy it holds before anything is frozen: a VIEW off the wire then holds the very
@@ -34,8 +38,9 @@ export function freezeDeep<T> (value: T, intern?: Interner): T {
 /**
  * A deep-frozen copy of the JSON value `value` that shares every deep-frozen part of it (a document
  * off the wire inside it stays that very object) and copies every other array and plain object, so
- * that nothing the caller still holds is frozen. The copy is the same JSON value. Anything else
- * (a typed array) is kept as it is, and the copy is then not deep-frozen.
+ * that nothing the caller still holds is frozen. The copy is the same JSON value: a member that is
+ * undefined is left out of it. Anything else (a typed array) is kept as it is, and the copy is then
+ * not deep-frozen.
  */
 export function frozenCopy<T> (value: T): T {
   return freezeDeep(copyUnfrozen(value))
@@ -46,15 +51,27 @@ function copyUnfrozen<T> (value: T): T {
   if (Array.isArray(value)) return value.map(copyUnfrozen) as T
   const out: Record<string, unknown> = {}
   const o = value as Record<string, unknown>
-  for (const k in o) if (Object.hasOwn(o, k)) out[k] = copyUnfrozen(o[k])
+  // A member that is undefined is no member in JSON (canonical JSON leaves it out): the copy has none.
+  for (const k in o) if (Object.hasOwn(o, k) && o[k] !== undefined) out[k] = copyUnfrozen(o[k])
   return out as T
 }
 
+/**
+ * Freezes `value` and what it holds; true when it is, whole, a JSON tree: null, a boolean, number
+ * or string, or a plain object or array holding only such values (no undefined member or element,
+ * no typed array, function or class instance). Only such a value is recorded as deep-frozen, so a
+ * deep-frozen value that has a canonical encoding (its numbers safe integers, which the encoding
+ * checks) is the very value that encoding reads back as: the dealer's node hands its own seat the
+ * document it sends the others (src/daemon/table-host.ts), not a copy read back from its frame.
+ */
 function freeze (value: unknown, intern: Interner | undefined): boolean {
-  if (value === null || typeof value !== 'object') return true
-  if (deep.has(value)) return true
+  if (value === null) return true
+  const type = typeof value
+  if (type !== 'object') return type === 'string' || type === 'number' || type === 'boolean'
+  if (deep.has(value as object)) return true
   if (ArrayBuffer.isView(value)) return false
-  let whole = true
+  // Arrays, and objects as JSON.parse makes them (not a class instance, nor one without a prototype).
+  let whole = Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype
   // Only an object not frozen yet can take a held copy in place of what it holds.
   const swap = intern !== undefined && !Object.isFrozen(value)
   // Indexed and keyed loops, not Object.values: every document off the wire comes through here,
@@ -75,7 +92,7 @@ function freeze (value: unknown, intern: Interner | undefined): boolean {
     }
   }
   Object.freeze(value)
-  if (whole) deep.add(value)
+  if (whole) deep.add(value as object)
   return whole
 }
 
@@ -126,12 +143,18 @@ export function isDeepFrozen (value: unknown): boolean {
 export function markChecked (value: unknown, schema: object): void {
   if (!isDeepFrozen(value)) return
   const o = value as object
-  const set = checked.get(o) ?? new Set<object>()
-  set.add(schema)
-  checked.set(o, set)
+  const had = checked.get(o)
+  if (had === undefined) checked.set(o, schema)
+  else if (had instanceof SchemaSet) had.add(schema)
+  else if (had !== schema) checked.set(o, new SchemaSet([had, schema]))
 }
+
+/** More than one schema a value passed (a Set subclass, so that no schema object is taken for one). */
+class SchemaSet extends Set<object> {}
 
 /** True when `value` is deep-frozen and was recorded as having passed `schema`. */
 export function wasChecked (value: unknown, schema: object): boolean {
-  return isDeepFrozen(value) && checked.get(value as object)?.has(schema) === true
+  if (!isDeepFrozen(value)) return false
+  const had = checked.get(value as object)
+  return had === schema || (had instanceof SchemaSet && had.has(schema))
 }

@@ -13,7 +13,7 @@ import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type PersistEffect } from '../protocol/types.js'
 import { joiningPersists } from '../protocol/persist-join.js'
 import { encodeFrame, WireError } from '../protocol/wire.js'
-import { freezeDeep, type Interner } from '../core/frozen.js'
+import { freezeDeep, isDeepFrozen, type Interner } from '../core/frozen.js'
 import { fromUtf8 } from '../core/bytes.js'
 import { SendError } from '../net/errors.js'
 import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
@@ -472,11 +472,13 @@ export class TableHost {
     const frame = this.#lastFrame.frame
     const { peerId, logger } = this.#node
     if (to === peerId) {
-      // The dealer's own seat, in memory: the same bytes the other seats get, read back into a
-      // deep-frozen copy (so the verify memo and the digests keep what they learn about it), and
-      // the same machine checks as any document. No schema pass: the wire schema guards against
+      // The dealer's own seat, in memory, with the same machine checks as any document. A
+      // deep-frozen document (src/core/frozen.ts: a JSON tree, and it was just encoded) is the
+      // very value its frame reads back as: the seat takes it as it is. Any other is read back
+      // from the bytes the other seats get, into a deep-frozen copy (so the verify memo and the
+      // digests keep what they learn about it). No schema pass: the wire schema guards against
       // what peers send, and this is this node's own machine's output.
-      const copy = freezeDeep(JSON.parse(fromUtf8(frame)) as Signed<unknown>, this.#node.intern)
+      const copy = isDeepFrozen(doc) ? doc : freezeDeep(JSON.parse(fromUtf8(frame)) as Signed<unknown>, this.#node.intern)
       // Both machines share this peer id, so the sender's role, not the document, says which one
       // it is for: the own seat's abort record goes to the dealer machine, the dealer's to the seat.
       queueMicrotask(() => { this.dispatch(peerId, copy, role === 'seat') })

@@ -58,14 +58,19 @@ const empty = (): HandCounts => ({ signs: {}, verifies: {}, socketWrites: 0, soc
 let counts = empty()
 let installed = false
 
-const PREFIX = 'fairdeal/v1/'
-/** The document type a signed message is for (signed.ts: `fairdeal/v1/<type>\n<signer>\n<body>`). */
+const PREFIX = new TextEncoder().encode('fairdeal/v1/')
+/**
+ * The document type a signed message is for (signed.ts: `fairdeal/v1/<type>\n<signer>\n<body>`).
+ * Read off the bytes: it runs on every signature of the hands it counts, and its CPU is theirs.
+ */
 function kindOf (message: unknown): string {
-  if (!(message instanceof Uint8Array)) return 'libp2p'
-  const head = Buffer.from(message.buffer, message.byteOffset, Math.min(message.length, 64)).toString('latin1')
-  if (!head.startsWith(PREFIX)) return 'libp2p'
-  const end = head.indexOf('\n')
-  return end < 0 ? 'fairdeal' : head.slice(PREFIX.length, end)
+  if (!(message instanceof Uint8Array) || message.length < PREFIX.length) return 'libp2p'
+  for (let i = 0; i < PREFIX.length; i++) if (message[i] !== PREFIX[i]) return 'libp2p'
+  const end = message.indexOf(10, PREFIX.length)
+  if (end < 0 || end >= 64) return 'fairdeal'
+  let kind = ''
+  for (let i = PREFIX.length; i < end; i++) kind += String.fromCharCode(message[i])
+  return kind
 }
 
 const bump = (map: Record<string, number>, key: string): void => { map[key] = (map[key] ?? 0) + 1 }
