@@ -184,7 +184,7 @@ export const abortBodySchema = z.object({
   reason: z.enum(ABORT_REASONS),
   /** Peer ids of the parties that failed to act (or whose documents conflict). */
   blame: z.array(peerId).max(8),
-  commit: signedCommitSchema.nullable(),
+  commit: knownOr(signedCommitSchema).nullable(),
   evidence: z.array(z.object({ type: z.string(), signer: peerId, body: z.unknown(), sig: z.string() }).strict()).max(64),
   detail: z.string().max(512),
   /** `dealer-stopped` only: the hand's secret, published so anyone can check it opens the commitment. */
