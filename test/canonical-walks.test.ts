@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { canonicalBytes, canonicalJson, canonicalProblem } from '../src/core/canonical.js'
 import { freezeDeep } from '../src/core/frozen.js'
+import { sameJson } from '../src/core/same-json.js'
 import { concatBytes, utf8 } from '../src/core/bytes.js'
 import { signerFromSeed } from '../src/core/identity.js'
 import { signDocument, signingBytes, verifyDocument } from '../src/core/signed.js'
@@ -91,5 +92,32 @@ describe('canonical walks', () => {
     }), { numRuns: 200 })
     // A body with no canonical form is refused as before, naming the field.
     expect(() => signingBytes('t', 's', { a: [1.5] })).toThrow(/\$\.a\[0\]/)
+  })
+
+  test('sameJson says two JSON values are the same exactly when their canonical encodings are, in any key order', () => {
+    const shuffled = (v: unknown, seed: number): unknown => {
+      if (Array.isArray(v)) return v.map((x, i) => shuffled(x, seed + i))
+      if (typeof v !== 'object' || v === null) return v
+      const entries = Object.entries(v)
+      if (entries.length > 1) entries.push(entries.splice(seed % entries.length, 1)[0])
+      return Object.fromEntries(entries.map(([k, x], i) => [k, shuffled(x, seed + i)]))
+    }
+    // As JSON.parse makes them: objects with Object.prototype (sameJson refuses any other kind).
+    const jsonValue = fc.letrec(tie => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer({ min: -2, max: 2 }), fc.constantFrom('', 'a', 'b'), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 3 }),
+      object: fc.dictionary(key, tie('value'), { maxKeys: 4, noNullPrototype: true })
+    })).value
+    fc.assert(fc.property(jsonValue, jsonValue, fc.nat(), (a, b, seed) => {
+      expect(sameJson(a, b)).toBe(referenceJson(a) === referenceJson(b))
+      expect(sameJson(a, shuffled(a, seed))).toBe(true)
+      expect(sameJson(shuffled(a, seed), a)).toBe(true)
+    }), { numRuns: 400 })
+    // A member more, or less, on either side; an undefined member (which JSON has not) is never the same.
+    expect(sameJson({ a: 1 }, { a: 1, b: 2 })).toBe(false)
+    expect(sameJson({ a: 1, b: 2 }, { a: 1 })).toBe(false)
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(false)
+    expect(sameJson({ a: 1 }, { a: 1, b: undefined })).toBe(false)
+    expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(true)
   })
 })
