@@ -13,25 +13,22 @@ const deep = new WeakSet<object>()
 const checked = new WeakMap<object, object>()
 
 /**
- * Given an object inside a value being frozen that has a string `sig` (a signed document, as far
- * as its shape says), a deep-frozen object already held that is the same JSON value, or undefined.
- * It must answer only for the same value (sameJson): the object found takes the candidate's place.
+ * Given an object inside a value read off the wire that has a string `sig` (a signed document, as
+ * far as its shape says), a deep-frozen object already held that is the same JSON value, or
+ * undefined. It must answer only for the same value (sameJson): the object found takes the
+ * candidate's place.
  */
 export type Interner = (candidate: Record<string, unknown> & { sig: string }) => object | undefined
 
 /**
  * Freezes `value` (plain JSON: objects, arrays, strings, numbers, booleans, null), and every
  * object and array in it, and returns it. A value that holds anything else (a typed array, which
- * cannot be frozen; an undefined member, which JSON does not have; a function or a class instance)
- * is frozen as far as it can be but not recorded as deep-frozen.
- *
- * With `intern`, each signed document inside `value` (not `value` itself) that `intern` knows is
- * replaced by the copy it holds before anything is frozen: a VIEW off the wire then holds the very
- * COMMIT and PLEDGES objects the node already checked, so their signatures, digests and canonical
- * bytes are known by identity, not found again. The value is the same JSON either way.
+ * cannot be frozen; an undefined member, which JSON does not have; a function, a class instance or
+ * an object without a prototype) is frozen as far as it can be but not recorded as deep-frozen.
+ * A value read off the wire has the documents a node holds put in place first ({@link internHeld}).
  */
-export function freezeDeep<T> (value: T, intern?: Interner): T {
-  freeze(value, intern)
+export function freezeDeep<T> (value: T): T {
+  freeze(value)
   return value
 }
 
@@ -59,12 +56,13 @@ function copyUnfrozen<T> (value: T): T {
 /**
  * Freezes `value` and what it holds; true when it is, whole, a JSON tree: null, a boolean, number
  * or string, or a plain object or array holding only such values (no undefined member or element,
- * no typed array, function or class instance). Only such a value is recorded as deep-frozen, so a
- * deep-frozen value that has a canonical encoding (its numbers safe integers, which the encoding
- * checks) is the very value that encoding reads back as: the dealer's node hands its own seat the
- * document it sends the others (src/daemon/table-host.ts), not a copy read back from its frame.
+ * no typed array, function, class instance or object without a prototype). Only such a value is
+ * recorded as deep-frozen, so a deep-frozen value that has a canonical encoding (its numbers safe
+ * integers, which the encoding checks) is the very value that encoding reads back as: the dealer's
+ * node hands its own seat the document it sends the others (src/daemon/table-host.ts), not a copy
+ * read back from its frame.
  */
-function freeze (value: unknown, intern: Interner | undefined): boolean {
+function freeze (value: unknown): boolean {
   if (value === null) return true
   const type = typeof value
   if (type !== 'object') return type === 'string' || type === 'number' || type === 'boolean'
@@ -72,24 +70,13 @@ function freeze (value: unknown, intern: Interner | undefined): boolean {
   if (ArrayBuffer.isView(value)) return false
   // Arrays, and objects as JSON.parse makes them (not a class instance, nor one without a prototype).
   let whole = Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype
-  // Only an object not frozen yet can take a held copy in place of what it holds.
-  const swap = intern !== undefined && !Object.isFrozen(value)
   // Indexed and keyed loops, not Object.values: every document off the wire comes through here,
   // and the array Object.values makes for each object it holds was most of the cost.
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const held = swap ? heldCopy(value[i], intern) : undefined
-      if (held !== undefined) value[i] = held
-      else if (!freeze(value[i], intern)) whole = false
-    }
+    for (let i = 0; i < value.length; i++) if (!freeze(value[i])) whole = false
   } else {
     const o = value as Record<string, unknown>
-    for (const k in o) {
-      if (!Object.hasOwn(o, k)) continue
-      const held = swap ? heldCopy(o[k], intern) : undefined
-      if (held !== undefined) o[k] = held
-      else if (!freeze(o[k], intern)) whole = false
-    }
+    for (const k in o) if (Object.hasOwn(o, k) && !freeze(o[k])) whole = false
   }
   Object.freeze(value)
   if (whole) deep.add(value as object)
@@ -99,9 +86,11 @@ function freeze (value: unknown, intern: Interner | undefined): boolean {
 /**
  * Replaces, in place, each signed document inside the plain JSON value `value` (not `value`
  * itself, and not inside a document replaced) that `intern` holds a deep-frozen copy of by that
- * copy: what {@link freezeDeep} does with `intern`, done before a schema walks the value, so that a
- * schema that knows the copy (src/core/known-schema.ts) need not walk it. The value is the same
- * JSON either way. Frozen parts of `value` are left as they are.
+ * copy. A frame's document then holds the very COMMIT and PLEDGES objects the node already checked
+ * (inside a VIEW), so their signatures, digests and canonical bytes are known by identity, not
+ * found again; and done before a schema walks the value, a schema that knows the copy
+ * (src/core/known-schema.ts) need not walk it. The value is the same JSON either way. Frozen parts
+ * of `value` are left as they are.
  */
 export function internHeld (value: unknown, intern: Interner): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value) || ArrayBuffer.isView(value)) return

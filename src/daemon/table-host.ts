@@ -13,7 +13,7 @@ import { isAlsoForSeat, isForDealer } from '../protocol/route.js'
 import { MachineFailure, persistRun, Rejection, type Effect, type HandEvent, type PersistEffect } from '../protocol/types.js'
 import { joiningPersists } from '../protocol/persist-join.js'
 import { encodeFrame, WireError } from '../protocol/wire.js'
-import { freezeDeep, isDeepFrozen, type Interner } from '../core/frozen.js'
+import { freezeDeep, internHeld, isDeepFrozen, type Interner } from '../core/frozen.js'
 import { fromUtf8 } from '../core/bytes.js'
 import { SendError } from '../net/errors.js'
 import { DIRECT_BEFORE_RELAY_MS } from '../net/limits.js'
@@ -466,6 +466,14 @@ export class TableHost {
     await state.batch(ops, { sync: true })
   }
 
+  /** A frame's document read back from its bytes, with the documents this node holds in place, deep-frozen. */
+  #readBack (frame: Uint8Array): Signed<unknown> {
+    const value = JSON.parse(fromUtf8(frame)) as Signed<unknown>
+    const intern = this.#node.intern
+    if (intern !== undefined) internHeld(value, intern)
+    return freezeDeep(value)
+  }
+
   #send (to: string, doc: Signed<unknown>, role: Role, fallback?: () => Signed<unknown>): void {
     // A document sent to every seat is the same object each time: encode it once.
     if (this.#lastFrame?.doc !== doc) this.#lastFrame = { doc, frame: encodeFrame(doc) }
@@ -478,7 +486,7 @@ export class TableHost {
       // from the bytes the other seats get, into a deep-frozen copy (so the verify memo and the
       // digests keep what they learn about it). No schema pass: the wire schema guards against
       // what peers send, and this is this node's own machine's output.
-      const copy = isDeepFrozen(doc) ? doc : freezeDeep(JSON.parse(fromUtf8(frame)) as Signed<unknown>, this.#node.intern)
+      const copy = isDeepFrozen(doc) ? doc : this.#readBack(frame)
       // Both machines share this peer id, so the sender's role, not the document, says which one
       // it is for: the own seat's abort record goes to the dealer machine, the dealer's to the seat.
       queueMicrotask(() => { this.dispatch(peerId, copy, role === 'seat') })
