@@ -7,6 +7,7 @@ import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js
 import { nativeSigner } from '../src/crypto/native-crypto.js'
 import { verifyMemo } from '../src/daemon/verify-memo.js'
 import { freezeDeep } from '../src/core/frozen.js'
+import { installHandCounts, takeHandCounts } from '../scripts/bench/lib/hand-counts.js'
 
 function party (): { peerId: string, signer: ReturnType<typeof nativeSigner> } {
   const seed = randomBytes(32)
@@ -108,6 +109,30 @@ describe('the per-node verification memo', () => {
     for (const d of docs) expect(memo.verify(freezeDeep(structuredClone(d)))).toBe(true)
     expect(memo.verify(freezeDeep({ ...docs[9], body: { hand: 9, text: 'u' } }))).toBe(false)
     expect(memo.verify(freezeDeep({ ...docs[0], body: { hand: 0, text: 'u' } }))).toBe(false)
+  })
+
+  test('a deep-frozen document costs one Ed25519 check, then none in any copy; its own signer\'s cost none; a changed one is refused', async () => {
+    await installHandCounts()
+    const a = party()
+    const own = party()
+    const memo = verifyMemo()
+    const signer = memo.signer(own.signer)
+    const checks = (): number => Object.values(takeHandCounts().verifies).reduce((x, y) => x + y, 0)
+    const theirs = freezeDeep(signDocument('pledge', { hand: 1, text: 'x' }, a.signer))
+    const mine = freezeDeep(signDocument('pledge', { hand: 2, text: 'y' }, signer))
+    checks()
+    expect(memo.verify(theirs)).toBe(true)
+    expect(checks()).toBe(1)
+    expect(memo.verify(theirs)).toBe(true)
+    expect(memo.verify(freezeDeep(structuredClone(theirs)))).toBe(true)
+    expect(memo.verify(structuredClone(theirs))).toBe(true)
+    expect(memo.verify(mine)).toBe(true)
+    expect(memo.verify(structuredClone(mine))).toBe(true)
+    expect(checks()).toBe(0)
+    for (const d of tamperings(theirs as Signed<{ hand: number, text: string }>, own.peerId)) {
+      expect(memo.verify(freezeDeep(d))).toBe(false)
+      expect(memo.verify(d)).toBe(false)
+    }
   })
 
   test('refuses malformed documents like the core verifier', () => {

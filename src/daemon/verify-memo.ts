@@ -27,7 +27,8 @@ export interface VerifyMemo {
  * countersignature come back inside the dealer's documents: each repeat costs a hash instead of an
  * Ed25519 verification. Only valid triples are kept and the key covers every input of the check,
  * so nothing is accepted that a fresh check would refuse. One memo per node: a node relies only on
- * its own checks and its own key.
+ * its own checks and its own key. A deep-frozen document of another party is not keyed so: the two
+ * memos below find it again, and its triple's hash would cost more than it ever saved.
  *
  * Ahead of that, a memo of the verified objects themselves: a document that is deep-frozen
  * (src/core/frozen.ts: every document off the wire, and what the dealer's node hands its own seat)
@@ -56,6 +57,8 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
   // the document's own (no key to build, its hash computed once per string), and a hit counts only
   // when the document kept has the same type and signer too.
   const bySignature = new BoundedMap<string, Signed<unknown>>(capacity)
+  // The peer ids whose signatures this memo's signers make (their triples go to `valid` as signed).
+  const own = new Set<string>()
   // Signer length-prefixed, signature fixed at 128 hex characters, then the message: unambiguous.
   const keyOf = (signer: string, sig: string, message: Uint8Array): string =>
     createHash('sha256').update(`${signer.length}:${signer}${sig}`).update(message).digest('base64')
@@ -70,12 +73,19 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
       }
       let message: Uint8Array
       try { message = signingBytes(doc.type, doc.signer, doc.body) } catch { return false }
-      const key = keyOf(doc.signer, doc.sig, message)
-      if (!valid.has(key)) {
+      const frozen = isDeepFrozen(doc)
+      if (frozen && !own.has(doc.signer)) {
+        // Another party's deep-frozen document: once checked it is found by identity or by its
+        // signature (below), never by the triple's hash, which is not worth computing for it.
         if (!nativeVerifyMessage(doc.signer, message, doc.sig)) return false
-        valid.add(key)
+      } else {
+        const key = keyOf(doc.signer, doc.sig, message)
+        if (!valid.has(key)) {
+          if (!nativeVerifyMessage(doc.signer, message, doc.sig)) return false
+          valid.add(key)
+        }
       }
-      if (isDeepFrozen(doc)) {
+      if (frozen) {
         validObjects.add(doc)
         // Only a deep-frozen copy is kept: its body cannot change after this check.
         bySignature.set(doc.sig, doc)
@@ -90,6 +100,7 @@ export function verifyMemo (capacity = 4096): VerifyMemo {
       // Own signatures are taken as valid only if this key's signatures verify under this peer id.
       const probe = utf8(`fairdeal/verify-memo/probe\n${inner.peerId}`)
       const trusted = nativeVerifyMessage(inner.peerId, probe, toHex(inner.sign(probe)))
+      if (trusted) own.add(inner.peerId)
       return {
         peerId: inner.peerId,
         sign: (message) => {
