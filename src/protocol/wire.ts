@@ -4,8 +4,8 @@ import { canonicalBytes, canonicalProblem } from '../core/canonical.js'
 import { freezeDeep, internHeld, markChecked, type Interner } from '../core/frozen.js'
 import { recordingPassed } from '../core/known-schema.js'
 import {
-  ackBodySchema, receiptSchema, signedAbortSchema, signedAckSchema, signedActionSchema, signedCardsSchema,
-  signedCommitSchema, signedNonceSchema, signedPledgeSchema, signedPledgesSchema, signedRevealSchema, MAX_ACTIONS
+  receiptSchema, signedAbortSchema, signedAckSchema, signedActionSchema, signedCardsSchema, signedCommitSchema,
+  signedNonceSchema, signedOf, signedPledgeSchema, signedPledgesSchema, signedRevealSchema, MAX_ACTIONS
 } from '../core/hand/messages.js'
 import {
   signedBdealSchema, signedBendSchema, signedBfinalSchema, signedBkeySchema, signedBkeysSchema, signedBrevealSchema,
@@ -13,7 +13,7 @@ import {
 } from '../core/hand/blind-messages.js'
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
-import { signedViewSchema, viewBodySchema } from '../core/hand/view-messages.js'
+import { signedViewSchema } from '../core/hand/view-messages.js'
 import { breceiptBodySchema } from './blind-receipt-parts.js'
 
 /** The libp2p protocol id of the table protocol. */
@@ -27,9 +27,6 @@ export const TABLE_PROTOCOL = '/fairdeal/table/1.0.0'
 export const MAX_FRAME_BYTES = 128 * 1024
 
 const peerId = peerIdSchema
-const sig = z.string().regex(/^[0-9a-f]{128}$/)
-const signed = <T extends z.ZodType>(type: string, body: T) =>
-  z.object({ type: z.literal(type), signer: peerId, body, sig }).strict()
 
 /** FINAL, dealer → seats: the finished receipt, countersigned by the seats that acknowledged. */
 export const finalBodySchema = z.object({
@@ -62,7 +59,7 @@ export const lateAckWireSchema = z.object({
   table: finalBodySchema.shape.table,
   hand: finalBodySchema.shape.hand,
   commit: finalBodySchema.shape.commit,
-  ack: signed('ack', ackBodySchema)
+  ack: signedAckSchema
 }).strict()
 export type LateAckWireBody = z.infer<typeof lateAckWireSchema>
 
@@ -74,7 +71,7 @@ export const relayBodySchema = z.object({
   table: finalBodySchema.shape.table,
   hand: finalBodySchema.shape.hand,
   to: peerId,
-  view: signed('view', viewBodySchema)
+  view: signedViewSchema
 }).strict()
 export type RelayBody = z.infer<typeof relayBodySchema>
 
@@ -102,16 +99,16 @@ const WIRE_DOCUMENTS = [
   signedRevealSchema,
   signedAckSchema,
   signedAbortSchema,
-  signed('final', finalBodySchema),
-  signed('ask', askBodySchema),
-  signed('lateack', lateAckWireSchema),
+  signedOf('final', finalBodySchema),
+  signedOf('ask', askBodySchema),
+  signedOf('lateack', lateAckWireSchema),
   // Dealer-blind hands (docs/dealer-blind.md §8).
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
   signedBsecretSchema, signedBrevealSchema, signedBfinalSchema, signedBunlockSchema,
-  signed('breceipt', breceiptBodySchema),
+  signedOf('breceipt', breceiptBodySchema),
   signedViewSchema,
-  signed('relay', relayBodySchema),
-  signed('play', playBodySchema)
+  signedOf('relay', relayBodySchema),
+  signedOf('play', playBodySchema)
 ] as const
 export const wireSchema = z.discriminatedUnion('type', WIRE_DOCUMENTS)
 const documentSchema = new Map<string, object>(WIRE_DOCUMENTS.map(s => [s.shape.type.value, s]))
