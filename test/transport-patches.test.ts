@@ -2,9 +2,14 @@ import { spawnSync } from 'node:child_process'
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { Socket } from 'node:net'
+import { afterEach, describe, expect, test } from 'vitest'
+import pino from 'pino'
 import { LengthPrefixedDecoder } from '@libp2p/utils'
+import { generateKeyPair } from '@libp2p/crypto/keys'
+import type { Libp2p, Stream } from '@libp2p/interface'
 import { varintLength } from '../src/net/transport-patches.js'
+import { createNode } from '../src/net/node.js'
 
 // The local transport patches (src/net/transport-patches.ts): the decode loop stops on an empty
 // buffer instead of throwing and catching a RangeError, and still yields exactly the frames sent,
@@ -90,4 +95,93 @@ describe('the upstream drafts', () => {
       }
     })
   }
+})
+
+// Patch 5: what a node sends on one connection in one tick (the frames of many hands, pipelined)
+// leaves as one noise message and one socket write, on a real connection over 127.0.0.1.
+describe('a secured connection, patched: the frames of one tick in one write', () => {
+  const PROTOCOL = '/fairdeal-test/tick/1'
+  const nodes: Libp2p[] = []
+  afterEach(async () => { await Promise.all(nodes.splice(0).map(async n => { await n.stop() })) })
+
+  async function pair (): Promise<{ a: Libp2p, b: Libp2p, received: () => Uint8Array, ended: Promise<void> }> {
+    const logger = pino({ level: 'silent' })
+    const a = await createNode({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logger })
+    const b = await createNode({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logger })
+    nodes.push(a, b)
+    const chunks: Uint8Array[] = []
+    const ended = Promise.withResolvers<void>()
+    await b.handle(PROTOCOL, (stream: Stream) => {
+      stream.addEventListener('message', (evt) => { chunks.push(evt.data.subarray().slice()) })
+      stream.addEventListener('remoteCloseWrite', () => { ended.resolve() })
+      stream.addEventListener('close', () => { ended.resolve() })
+    })
+    const received = (): Uint8Array => Uint8Array.from(chunks.flatMap(c => [...c]))
+    return { a, b, received, ended: ended.promise }
+  }
+
+  /** Counts the socket writes toward `port` while `run` runs (and the tick it ends in). */
+  async function writesTo (port: number, run: () => Promise<void>): Promise<number> {
+    const write = Socket.prototype.write
+    let count = 0
+    Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+      if (this.remotePort === port) count++
+      return write.apply(this, args)
+    } as Socket['write']
+    try {
+      await run()
+      await new Promise(resolve => setImmediate(resolve))
+    } finally {
+      Socket.prototype.write = write
+    }
+    return count
+  }
+
+  const chunk = (i: number): Uint8Array => new Uint8Array(100 + i).fill(i)
+  const concat = (list: Uint8Array[]): Uint8Array => Uint8Array.from(list.flatMap(c => [...c]))
+
+  test('40 frames sent in one tick are one socket write, and arrive whole and in order', async () => {
+    const { a, b, received } = await pair()
+    const port = Number(b.getMultiaddrs()[0].toString().split('/')[4])
+    const stream = await a.dialProtocol(b.getMultiaddrs()[0], PROTOCOL)
+    await new Promise(resolve => setImmediate(resolve))
+    const sent = Array.from({ length: 40 }, (_, i) => chunk(i))
+    const writes = await writesTo(port, async () => {
+      for (const c of sent) expect(stream.send(c)).toBe(true)
+    })
+    // Unpatched: one noise message and one socket write per yamux frame, 40.
+    expect(writes).toBe(1)
+    const want = concat(sent)
+    const deadline = Date.now() + 10_000
+    while (received().length < want.length && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 5))
+    expect(received()).toEqual(want)
+  })
+
+  test('frames sent in the tick the connection is closed still arrive, before its end', async () => {
+    const { a, b, received, ended } = await pair()
+    const stream = await a.dialProtocol(b.getMultiaddrs()[0], PROTOCOL)
+    const sent = Array.from({ length: 30 }, (_, i) => chunk(i))
+    for (const c of sent) stream.send(c)
+    const closing = stream.close()
+    await Promise.all([closing, a.hangUp(b.peerId)])
+    await ended
+    expect(received()).toEqual(concat(sent))
+  })
+
+  test('frames a node sends in the tick it stops still arrive: its listener destroys the sockets it accepted', async () => {
+    const { a, b } = await pair()
+    const sent = Array.from({ length: 30 }, (_, i) => chunk(i))
+    const chunks: Uint8Array[] = []
+    const ended = Promise.withResolvers<void>()
+    await a.handle('/fairdeal-test/tick-back/1', (stream: Stream) => {
+      for (const c of sent) stream.send(c)
+      void a.stop()
+    })
+    // b dials a, so a's socket to b is one a's listener accepted (and destroys on stop).
+    const stream = await b.dialProtocol(a.getMultiaddrs()[0], '/fairdeal-test/tick-back/1')
+    stream.addEventListener('message', (evt) => { chunks.push(evt.data.subarray().slice()) })
+    stream.addEventListener('close', () => { ended.resolve() })
+    await ended.promise
+    expect(concat(chunks)).toEqual(concat(sent))
+  })
 })

@@ -373,8 +373,9 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
       ` goal ≥ ${100 * BOUND_GOALS.shareOfSignatureBound}%: ${verdict(rate >= BOUND_GOALS.shareOfSignatureBound * signatureBound)});` +
       ` cpu per hand ${cpu.text}, ${cpuVersusBound(cpu, c.handCrypto)}, ${(cpu.total * rate / 10).toFixed(0)}% of a core;` +
       ` commit → cards under load p50 ${f2(percentile(underLoad, 0.5))} ms, p99 ${f2(percentile(underLoad, 0.99))} ms; ${beside}`)
-    // Hands in flight share synced batches (src/protocol/persist-join.ts): the count shows how many.
-    if (counted !== undefined) console.log(`    per hand: ${formatHandCounts(counted, hands).filter(line => line.startsWith('synced writes') || line.startsWith('garbage')).join('; ')}`)
+    // Hands in flight share synced batches (src/protocol/persist-join.ts) and socket writes (a
+    // connection's frames of one tick, src/net/transport-patches.ts): the counts show how many.
+    if (counted !== undefined) console.log(`    per hand: ${formatHandCounts(counted, hands).filter(line => line.startsWith('socket writes') || line.startsWith('synced writes') || line.startsWith('garbage')).join('; ')}`)
   }
   if (t.watch.aborted.length > 0) console.log(`  aborted hands: ${t.watch.aborted.length} (first: ${t.watch.aborted[0]})`)
   const rejected = await t.rejections()

@@ -1,5 +1,5 @@
 import { createLibp2p } from 'libp2p'
-import { patchedNoise } from './transport-patches.js'
+import { flushingOnStop, patchedNoise } from './transport-patches.js'
 import { circuitRelayTransport } from '@libp2p/circuit-relay-v2'
 import { identify } from '@libp2p/identify'
 import { dcutr } from '@libp2p/dcutr'
@@ -95,7 +95,7 @@ export async function createNode (init: NodeInit): Promise<Libp2p> {
   }
   if (members !== 'anyone') boundMembers(node, members, logger)
   if (members !== 'anyone' && init.strangers === 'admit') boundStrangers(node, members, logger)
-  return node
+  return flushingOnStop(node)
 }
 
 /**

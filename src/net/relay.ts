@@ -1,5 +1,5 @@
 import { createLibp2p } from 'libp2p'
-import { patchedNoise } from './transport-patches.js'
+import { flushingOnStop, patchedNoise } from './transport-patches.js'
 import { identify } from '@libp2p/identify'
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2'
 import { multiaddr } from '@multiformats/multiaddr'
@@ -101,7 +101,7 @@ export async function createRelay (init: RelayInit): Promise<Libp2p> {
         })
       }
     })
-    return node
+    return flushingOnStop(node)
   } catch (err) {
     throw listenFailure(err, listen)
   }

@@ -1,6 +1,6 @@
 /**
- * Three local fixes to the libp2p transport stack, each waste a table hand's profile showed
- * (issue 24), each the same bytes on the wire as before, each to be dropped once upstream has it.
+ * Local fixes to the libp2p transport stack, each waste a table hand's profile showed (issue 24),
+ * each to be dropped once upstream has it; 1 to 4 put the same bytes on the wire as before.
  * Applied once, on import, to the pinned versions in package.json (@chainsafe/libp2p-noise
  * 17.0.0, @libp2p/yamux 8.0.3, @libp2p/utils 7.4.1); a version whose internals differ is left
  * alone (each patch checks what it replaces first).
@@ -25,7 +25,16 @@
  *    holds more than half a window.
  * 4. (Not a patch: {@link varintLength}, a length decoder for lpStream that does not construct a
  *    RangeError for every frame of 128 bytes or more; the messenger and the witness streams use it.)
- * No upstream issue or pull request for 1 (the regression), 2, 3 or 4 in js-libp2p was found in
+ * 5. A secured connection encrypted and wrote every yamux frame on its own: with 16 hands in
+ *    flight a node sent a peer 3.4 writes a tick. Here `send` queues the frame and one flush for
+ *    the end of the tick (`process.nextTick`: after the promise callbacks the tick chains, where
+ *    a microtask would run before them), so a tick's frames leave as one noise message and one
+ *    write. The yamux frames are the same; any noise peer reads them. A send while the socket
+ *    needs a drain, or on a stream not writable, goes through at once as before. What could end
+ *    the socket before the tick does sends the queue first: the secured connection's close, the
+ *    raw connection's (libp2p's Connection.close closes that one, not noise's), and the node's
+ *    stop (libp2p's TCP listener destroys the sockets it accepted: {@link flushingOnStop}).
+ * No upstream issue or pull request for 1 (the regression), 2, 3, 4 or 5 in js-libp2p was found in
  * the stored issue corpus. Each is drafted to file, as an issue text and a patch against the
  * pinned versions' sources, in docs/upstream/ (test/transport-patches checks that each patch still
  * applies); this machine cannot reach GitHub, so none is filed yet.
@@ -96,6 +105,44 @@ interface EncryptedStream {
   stream: { send: (data: Uint8Array | Uint8ArrayList) => boolean }
   encrypt: (chunk: Uint8Array | Uint8ArrayList) => Uint8ArrayList
   sendData: (data: Uint8Array | Uint8ArrayList) => { sentBytes: number, canSendMore: boolean }
+  send: (data: Uint8Array | Uint8ArrayList) => boolean
+  close: (options?: unknown) => Promise<void>
+  processSendQueue: () => boolean
+  writeBuffer: Uint8ArrayList
+  writeStatus: string
+  writableNeedsDrain: boolean
+}
+
+/** The secured connections with a flush of their write buffer queued for the end of this tick. */
+const flushQueued = new Set<EncryptedStream>()
+
+function flushSecured (stream: EncryptedStream): void {
+  if (!flushQueued.delete(stream)) return
+  try {
+    stream.processSendQueue()
+  } catch {
+    // processSendQueue has aborted the connection with the error (as a send would have).
+  }
+}
+
+/**
+ * Sends now what every secured connection of this process queued in this tick (patch 5). A node's
+ * `stop` calls it first: libp2p's TCP listener destroys its sockets on stop, without the graceful
+ * close that flushes, so a frame sent in the tick a node stops would otherwise be lost where the
+ * unpatched send had already written it.
+ */
+export function flushQueuedSends (): void {
+  for (const stream of [...flushQueued]) flushSecured(stream)
+}
+
+/** `node`, whose `stop` first sends what this tick queued (flushQueuedSends). */
+export function flushingOnStop<N extends { stop: () => void | Promise<void> }> (node: N): N {
+  const stop = node.stop.bind(node)
+  node.stop = async () => {
+    flushQueuedSends()
+    await stop()
+  }
+  return node
 }
 
 const patchedSecured = new WeakSet<object>()
@@ -109,6 +156,40 @@ function patchSecuredClass (connection: unknown): void {
   proto.sendData = function (this: EncryptedStream, data: Uint8Array | Uint8ArrayList) {
     // One buffer: each length prefix with its ciphertext, written at once.
     return { sentBytes: data.byteLength, canSendMore: this.stream.send(this.encrypt(data).subarray()) }
+  }
+  const send = proto.send
+  const close = proto.close
+  if (typeof send !== 'function' || typeof close !== 'function' || typeof proto.processSendQueue !== 'function') return
+  proto.send = function (this: EncryptedStream, data: Uint8Array | Uint8ArrayList): boolean {
+    // Patch 5: the frames sent in one tick go out as one noise message and one socket write.
+    if (this.writeStatus !== 'writable' || this.writableNeedsDrain) return send.call(this, data)
+    this.writeBuffer.append(data)
+    if (!flushQueued.has(this)) {
+      flushQueued.add(this)
+      process.nextTick(flushSecured, this)
+    }
+    return true
+  }
+  proto.close = async function (this: EncryptedStream, options?: unknown): Promise<void> {
+    flushSecured(this)
+    return await close.call(this, options)
+  }
+}
+
+/**
+ * Patch 5's other half, on each secured connection: libp2p closes a connection by closing its
+ * muxer and then the raw connection under noise (Connection.close), which can all happen in
+ * promise callbacks before the tick ends. The raw connection's close first sends what is queued
+ * above it, as the unpatched send had already done.
+ */
+function flushBeforeClose (connection: unknown): void {
+  const secured = connection as EncryptedStream & { stream: { close?: (...args: unknown[]) => Promise<void> } }
+  const under = secured.stream
+  if (under === null || typeof under !== 'object' || typeof under.close !== 'function') return
+  const close = under.close
+  under.close = async function (this: unknown, ...args: unknown[]): Promise<void> {
+    flushSecured(secured)
+    return await close.apply(this, args)
   }
 }
 
@@ -148,11 +229,13 @@ export function patchedNoise (): ReturnType<typeof noise> {
     encrypter.secureInbound = async (...args) => {
       const secured = await secureInbound(...args)
       patchSecuredClass(secured.connection)
+      flushBeforeClose(secured.connection)
       return secured
     }
     encrypter.secureOutbound = async (...args) => {
       const secured = await secureOutbound(...args)
       patchSecuredClass(secured.connection)
+      flushBeforeClose(secured.connection)
       return secured
     }
     return encrypter
