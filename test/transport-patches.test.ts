@@ -110,14 +110,15 @@ describe('a secured connection, patched: the frames of one tick in one write', (
     const b = await createNode({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logger })
     nodes.push(a, b)
     const chunks: Uint8Array[] = []
-    const ended = Promise.withResolvers<void>()
+    let ended!: () => void
+    const endedAt = new Promise<void>(resolve => { ended = resolve })
     await b.handle(PROTOCOL, (stream: Stream) => {
       stream.addEventListener('message', (evt) => { chunks.push(evt.data.subarray().slice()) })
-      stream.addEventListener('remoteCloseWrite', () => { ended.resolve() })
-      stream.addEventListener('close', () => { ended.resolve() })
+      stream.addEventListener('remoteCloseWrite', () => { ended() })
+      stream.addEventListener('close', () => { ended() })
     })
     const received = (): Uint8Array => Uint8Array.from(chunks.flatMap(c => [...c]))
-    return { a, b, received, ended: ended.promise }
+    return { a, b, received, ended: endedAt }
   }
 
   /** Counts the socket writes toward `port` while `run` runs (and the tick it ends in). */
@@ -172,7 +173,8 @@ describe('a secured connection, patched: the frames of one tick in one write', (
     const { a, b } = await pair()
     const sent = Array.from({ length: 30 }, (_, i) => chunk(i))
     const chunks: Uint8Array[] = []
-    const ended = Promise.withResolvers<void>()
+    let ended!: () => void
+    const endedAt = new Promise<void>(resolve => { ended = resolve })
     await a.handle('/fairdeal-test/tick-back/1', (stream: Stream) => {
       for (const c of sent) stream.send(c)
       void a.stop()
@@ -180,8 +182,8 @@ describe('a secured connection, patched: the frames of one tick in one write', (
     // b dials a, so a's socket to b is one a's listener accepted (and destroys on stop).
     const stream = await b.dialProtocol(a.getMultiaddrs()[0], '/fairdeal-test/tick-back/1')
     stream.addEventListener('message', (evt) => { chunks.push(evt.data.subarray().slice()) })
-    stream.addEventListener('close', () => { ended.resolve() })
-    await ended.promise
+    stream.addEventListener('close', () => { ended() })
+    await endedAt
     expect(concat(chunks)).toEqual(concat(sent))
   })
 })
