@@ -31,9 +31,9 @@
  *    a microtask would run before them), so a tick's frames leave as one noise message and one
  *    write. The yamux frames are the same; any noise peer reads them. A send while the socket
  *    needs a drain, or on a stream not writable, goes through at once as before. What could end
- *    the socket before the tick does sends the queue first: the secured connection's close, the
- *    raw connection's (libp2p's Connection.close closes that one, not noise's), and the node's
- *    stop (libp2p's TCP listener destroys the sockets it accepted: {@link flushingOnStop}).
+ *    the socket before the tick does sends the queue first: the raw connection's close (libp2p's
+ *    Connection.close closes that one, and noise's close calls it), and the node's stop (libp2p's
+ *    TCP listener destroys the sockets it accepted: {@link flushingOnStop}).
  * No upstream issue or pull request for 1 (the regression), 2, 3, 4 or 5 in js-libp2p was found in
  * the stored issue corpus. Each is drafted to file, as an issue text and a patch against the
  * pinned versions' sources, in docs/upstream/ (test/transport-patches checks that each patch still
@@ -106,7 +106,6 @@ interface EncryptedStream {
   encrypt: (chunk: Uint8Array | Uint8ArrayList) => Uint8ArrayList
   sendData: (data: Uint8Array | Uint8ArrayList) => { sentBytes: number, canSendMore: boolean }
   send: (data: Uint8Array | Uint8ArrayList) => boolean
-  close: (options?: unknown) => Promise<void>
   processSendQueue: () => boolean
   writeBuffer: Uint8ArrayList
   writeStatus: string
@@ -132,7 +131,7 @@ function flushSecured (stream: EncryptedStream): void {
  * unpatched send had already written it.
  */
 export function flushQueuedSends (): void {
-  for (const stream of [...flushQueued]) flushSecured(stream)
+  for (const stream of flushQueued) flushSecured(stream)
 }
 
 /** `node`, whose `stop` first sends what this tick queued (flushQueuedSends). */
@@ -158,8 +157,7 @@ function patchSecuredClass (connection: unknown): void {
     return { sentBytes: data.byteLength, canSendMore: this.stream.send(this.encrypt(data).subarray()) }
   }
   const send = proto.send
-  const close = proto.close
-  if (typeof send !== 'function' || typeof close !== 'function' || typeof proto.processSendQueue !== 'function') return
+  if (typeof send !== 'function' || typeof proto.processSendQueue !== 'function') return
   proto.send = function (this: EncryptedStream, data: Uint8Array | Uint8ArrayList): boolean {
     // Patch 5: the frames sent in one tick go out as one noise message and one socket write.
     if (this.writeStatus !== 'writable' || this.writableNeedsDrain) return send.call(this, data)
@@ -170,17 +168,14 @@ function patchSecuredClass (connection: unknown): void {
     }
     return true
   }
-  proto.close = async function (this: EncryptedStream, options?: unknown): Promise<void> {
-    flushSecured(this)
-    return await close.call(this, options)
-  }
 }
 
 /**
  * Patch 5's other half, on each secured connection: libp2p closes a connection by closing its
  * muxer and then the raw connection under noise (Connection.close), which can all happen in
  * promise callbacks before the tick ends. The raw connection's close first sends what is queued
- * above it, as the unpatched send had already done.
+ * above it, as the unpatched send had already done. (The secured connection's own close is the
+ * raw one's: noise's `close` calls it.)
  */
 function flushBeforeClose (connection: unknown): void {
   const secured = connection as EncryptedStream & { stream: { close?: (...args: unknown[]) => Promise<void> } }
