@@ -42,11 +42,11 @@ async function endBehindHeldSave (t: HostTable, hands: number[], key: (hand: num
     }
     return after(keys)
   }
+  const revealed = hands.map(hand => seat.whenReceived('reveal', hand))
   for (const hand of hands) await t.nodes[0].host.end(hand)
-  // Node 1's save of the first REVEAL is held.
+  // Node 1's save of the first REVEAL is held, and the other REVEALs reached it (queued behind it).
   await holdingNow
-  // Every REVEAL reached node 1 (the frames go one event-loop turn after they are sent).
-  await new Promise(resolve => setImmediate(resolve))
+  await Promise.all(revealed)
   release()
 }
 
@@ -83,6 +83,8 @@ describe('hands in flight share a synced batch', () => {
       const receipt = await until(dealer, e => e.hand === hand && e.role === 'dealer' && (e.event.type === 'receipt' || aborted(e)), `the receipt of hand ${hand}`)
       expect(receipt.event).toEqual({ type: 'receipt', acked: [0, 1, 2, 3] })
     }
+    // Node 1 has logged each hand (so everything it writes of them is written).
+    for (const hand of hands) await until(t.nodes[1], e => e.hand === hand && e.role === 'seat' && (e.event.type === 'receipt' || aborted(e)), `its receipt of hand ${hand}`)
     // The seat's last save of a hand through the state store is its `acked` one (the deletion goes
     // with the receipt's log entry): the second and third hands' went to disk in one batch.
     const last = (hand: number): string[] | undefined => t.nodes[1].writes.findLast(w => w.includes(key(hand)))

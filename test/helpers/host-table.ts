@@ -17,6 +17,7 @@ import { decodeFrame } from '../../src/protocol/wire.js'
 import { systemClock } from '../../src/beacon/clock.js'
 import { dealerMetaKey, type DealerMeta, type LoggedOutcome } from '../../src/protocol/dealer.js'
 import type { Timeouts } from '../../src/protocol/types.js'
+import type { Signed } from '../../src/core/signed.js'
 import { reservePort } from './table-nodes.js'
 
 /**
@@ -30,7 +31,10 @@ export interface HostNode {
   peerId: string
   host: TableHost
   events: EventFeed
-  /** The keys of each synced state write, in order (one entry per put, del or batch). */
+  /**
+   * The keys of each synced state write through the state store, in order (one entry per put, del
+   * or batch); not the state writes that go in a log append's own batch.
+   */
   writes: string[][]
   /**
    * Called before each synced state write with its keys: a promise it returns holds the write;
@@ -42,6 +46,10 @@ export interface HostNode {
   whenCrashed: Promise<void>
   /** Each document the node sent, with the dealer's hand counter its head file held at that moment. */
   sent: Array<{ type: string, hand: unknown, counter: number | undefined }>
+  /** Resolves once a document of this type and hand has been handed to the node's TableHost. */
+  whenReceived: (type: string, hand: number) => Promise<void>
+  /** Hands a document from another node to this node's TableHost (a frame arriving). */
+  deliver: (from: string, doc: Signed<unknown>) => void
 }
 
 interface Running {
@@ -73,11 +81,32 @@ export class HostTable {
     const memo = verifyMemo()
     const signer = memo.signer(nativeSigner(identity.seed, identity.peerId))
     const log = await openLog({ db, signer })
-    const real = db.sublevel('state', { valueEncoding: stateValueEncoding }) as unknown as StateStore
+    // The daemon's state store is this sublevel itself, which the log can write in its own batches
+    // (Log.sharesBatch: a hand's saved state leaving with its record). So the very object goes to
+    // the TableHost, its writes wrapped in place rather than behind another object: writes made
+    // alongside a log append reach the disk with the entry, as in the daemon, and are not seen here.
+    const state = db.sublevel('state', { valueEncoding: stateValueEncoding }) as unknown as StateStore
+    const real = { put: state.put.bind(state), del: state.del.bind(state), batch: state.batch.bind(state) }
     const events = new EventFeed()
     let crash = (): void => {}
     const whenCrashed = new Promise<void>(resolve => { crash = resolve })
-    const node: HostNode = { index, peerId: identity.peerId, host: undefined as unknown as TableHost, events, writes: [], gate: undefined, crashed: false, whenCrashed, sent: [] }
+    // Which documents arrived (`<type> <hand>`), and who waits for which.
+    const received = new Set<string>()
+    const awaited = new Map<string, Array<() => void>>()
+    const whenReceived = async (type: string, hand: number): Promise<void> => {
+      const what = `${type} ${hand}`
+      if (received.has(what)) return
+      await new Promise<void>(resolve => { awaited.set(what, [...(awaited.get(what) ?? []), resolve]) })
+    }
+    const deliver = (from: string, doc: Signed<unknown>): void => {
+      if (node.crashed) return
+      node.host.receive(from, doc)
+      const what = `${doc.type} ${String((doc.body as { hand?: unknown }).hand)}`
+      received.add(what)
+      for (const resolve of awaited.get(what) ?? []) resolve()
+      awaited.delete(what)
+    }
+    const node: HostNode = { index, peerId: identity.peerId, host: undefined as unknown as TableHost, events, writes: [], gate: undefined, crashed: false, whenCrashed, sent: [], whenReceived, deliver }
     const write = async (keys: string[], run: () => Promise<void>): Promise<void> => {
       if (node.crashed) throw new Error('the node crashed')
       const held = node.gate?.(keys)
@@ -90,13 +119,9 @@ export class HostTable {
         crash()
       }
     }
-    const state: StateStore = {
-      get: async key => await real.get(key),
-      values: range => real.values(range),
-      put: async (key, value, options) => { await write([key], async () => { await real.put(key, value, options) }) },
-      del: async (key, options) => { await write([key], async () => { await real.del(key, options) }) },
-      batch: async (ops, options) => { await write(ops.map(o => o.key), async () => { await real.batch(ops, options) }) }
-    }
+    state.put = async (key, value, options) => { await write([key], async () => { await real.put(key, value, options) }) }
+    state.del = async (key, options) => { await write([key], async () => { await real.del(key, options) }) }
+    state.batch = async (ops, options) => { await write(ops.map(o => o.key), async () => { await real.batch(ops, options) }) }
     const table = tableConfig.table
     const common = { table, signer, timeouts: tableConfig.timeouts, beacon: null, now: () => Date.now(), random: (n: number) => new Uint8Array(randomBytes(n)), verifyDoc: memo.verify, timelock: tableConfig.timelock }
     const machines = machinesFor(table.scheme)
@@ -119,7 +144,7 @@ export class HostTable {
           if (target === undefined || target.crashed) throw new Error(`no route to ${to}`)
           const doc = decodeFrame(frame, undefined)
           node.sent.push({ type: doc.type, hand: (doc.body as { hand?: unknown }).hand, counter: (log.mark(dealerMetaKey(table.id)) as DealerMeta | undefined)?.nextHand })
-          setImmediate(() => { if (!target.crashed) target.host.receive(identity.peerId, doc) })
+          setImmediate(() => { target.deliver(identity.peerId, doc) })
         },
         rejected: () => {}
       },
