@@ -10,6 +10,7 @@ import { DKG_DEAL, DKG_RESPONSES, DKG_RESULT, DKG_SHARE, type DealBody, type Res
 import { reshareParams, type GroupParams } from '../src/core/beacon/group-params.js'
 import { checkDkgRecord, makeDkgRecord } from '../src/core/beacon/index.js'
 import { commitPolynomial, pointHex, randomPolynomial, scalarToHex } from '../src/core/beacon/threshold.js'
+import { nativeVerifyDocument } from '../src/crypto/native-crypto.js'
 import { dkgGroup, memberSigners, seededRandom } from './helpers/beacon-group.js'
 
 const { signers: oldSigners, params: oldParams, results: old, chain } = dkgGroup(5, 3, 'reshare-hostile')
@@ -32,7 +33,9 @@ function run (hostile: number, tamper: (f: Frame, phase: number) => Frame[], opt
   restartAfterPhase?: number
 } = {}): { results: Array<DkgResult | undefined>, failures: Array<string | undefined>, machines: DkgMachine[], left: Array<boolean> } {
   const params = opts.params ?? runParams
-  const make = (i: number, snapshot?: DkgSnapshot): DkgMachine => new DkgMachine({ params, signer: nodes[i], random: seededRandom(`hostile-${i + 1}`), oldShare: old[i]?.share }, snapshot)
+  // The machines check documents with node:crypto, as a member node's do (src/beacon/group/member.ts);
+  // the records are checked below by the core verifier, as any verifier would.
+  const make = (i: number, snapshot?: DkgSnapshot): DkgMachine => new DkgMachine({ params, signer: nodes[i], random: seededRandom(`hostile-${i + 1}`), oldShare: old[i]?.share, verify: nativeVerifyDocument }, snapshot)
   const machines = nodes.map((_, i) => make(i))
   const saved: Array<DkgSnapshot | undefined> = nodes.map(() => undefined)
   const left = nodes.map(() => false)
