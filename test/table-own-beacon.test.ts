@@ -152,5 +152,6 @@ it('table new --beacon own, a join per player, four nodes: the DKG runs, time-lo
     for (const n of nodes) await n.stop()
   }
   // How long the walk takes is not asserted here (a loaded machine stretches it); the test's
-  // timeout bounds it, and the group's speed is measured by `npm run bench`.
-}, 120_000)
+  // timeout bounds it, and the group's speed is measured by `npm run bench`. It takes about 60 s
+  // on an idle machine and took 94 s with both cores kept busy: the timeout leaves room for more.
+}, 180_000)
