@@ -104,21 +104,29 @@ describe('a secured connection, patched: the frames of one tick in one write', (
   const nodes: Libp2p[] = []
   afterEach(async () => { await Promise.all(nodes.splice(0).map(async n => { await n.stop() })) })
 
+  const concat = (list: Uint8Array[]): Uint8Array => Uint8Array.from(list.flatMap(c => [...c]))
+
+  /** What the streams it is given receive, as one array, and when one of them ends. */
+  function collector (): { take: (stream: Stream) => void, received: () => Uint8Array, ended: Promise<void> } {
+    const chunks: Uint8Array[] = []
+    let end!: () => void
+    const ended = new Promise<void>(resolve => { end = resolve })
+    const take = (stream: Stream): void => {
+      stream.addEventListener('message', (evt) => { chunks.push(evt.data.subarray().slice()) })
+      stream.addEventListener('remoteCloseWrite', () => { end() })
+      stream.addEventListener('close', () => { end() })
+    }
+    return { take, received: () => concat(chunks), ended }
+  }
+
   async function pair (): Promise<{ a: Libp2p, b: Libp2p, received: () => Uint8Array, ended: Promise<void> }> {
     const logger = pino({ level: 'silent' })
     const a = await createNode({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logger })
     const b = await createNode({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0'], logger })
     nodes.push(a, b)
-    const chunks: Uint8Array[] = []
-    let ended!: () => void
-    const endedAt = new Promise<void>(resolve => { ended = resolve })
-    await b.handle(PROTOCOL, (stream: Stream) => {
-      stream.addEventListener('message', (evt) => { chunks.push(evt.data.subarray().slice()) })
-      stream.addEventListener('remoteCloseWrite', () => { ended() })
-      stream.addEventListener('close', () => { ended() })
-    })
-    const received = (): Uint8Array => Uint8Array.from(chunks.flatMap(c => [...c]))
-    return { a, b, received, ended: endedAt }
+    const atB = collector()
+    await b.handle(PROTOCOL, atB.take)
+    return { a, b, received: atB.received, ended: atB.ended }
   }
 
   /** Counts the socket writes toward `port` while `run` runs (and the tick it ends in). */
@@ -139,7 +147,6 @@ describe('a secured connection, patched: the frames of one tick in one write', (
   }
 
   const chunk = (i: number): Uint8Array => new Uint8Array(100 + i).fill(i)
-  const concat = (list: Uint8Array[]): Uint8Array => Uint8Array.from(list.flatMap(c => [...c]))
 
   test('40 frames sent in one tick are one socket write, and arrive whole and in order', async () => {
     const { a, b, received } = await pair()
@@ -172,18 +179,14 @@ describe('a secured connection, patched: the frames of one tick in one write', (
   test('frames a node sends in the tick it stops still arrive: its listener destroys the sockets it accepted', async () => {
     const { a, b } = await pair()
     const sent = Array.from({ length: 30 }, (_, i) => chunk(i))
-    const chunks: Uint8Array[] = []
-    let ended!: () => void
-    const endedAt = new Promise<void>(resolve => { ended = resolve })
     await a.handle('/fairdeal-test/tick-back/1', (stream: Stream) => {
       for (const c of sent) stream.send(c)
       void a.stop()
     })
     // b dials a, so a's socket to b is one a's listener accepted (and destroys on stop).
-    const stream = await b.dialProtocol(a.getMultiaddrs()[0], '/fairdeal-test/tick-back/1')
-    stream.addEventListener('message', (evt) => { chunks.push(evt.data.subarray().slice()) })
-    stream.addEventListener('close', () => { ended() })
-    await endedAt
-    expect(concat(chunks)).toEqual(concat(sent))
+    const atB = collector()
+    atB.take(await b.dialProtocol(a.getMultiaddrs()[0], '/fairdeal-test/tick-back/1'))
+    await atB.ended
+    expect(atB.received()).toEqual(concat(sent))
   })
 })
