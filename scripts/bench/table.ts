@@ -21,6 +21,7 @@
 // processes); FAIRDEAL_BENCH_PROCESSES=0 runs the in-process variant only; FAIRDEAL_BENCH_NODE_ARGS
 // are Node's own arguments for the node processes (`--cpu-prof --cpu-prof-dir=DIR` profiles each).
 import { spawn } from 'node:child_process'
+import { createServer, connect, type AddressInfo } from 'node:net'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -217,9 +218,11 @@ interface BenchTable {
 
 /**
  * The bounds measured in this run, in ms: the network's and the disk's at the start, the
- * signatures' from Ed25519's cost as measured beside each figure (cryptoBounds).
+ * signatures' from Ed25519's cost as measured beside each figure (cryptoBounds); and two unit
+ * costs in CPU ms measured with the first, a frame through the messenger (both ends) and a synced
+ * LevelDB batch (the kernel's part included), which price a hand's counts (pricedCounts).
  */
-interface Bounds { network: number, disk: number, viewLeg: number }
+interface Bounds { network: number, disk: number, viewLeg: number, frameCpu: number, syncCpu: number }
 
 type Ed25519Costs = ReturnType<typeof ed25519Costs>
 
@@ -241,14 +244,35 @@ function cryptoBounds (b: Bounds, ed: Ed25519Costs): { onePath: number, corePath
  * machine moves with what else runs on it (measured once at the start, a check cost 82 to 143 µs
  * from one run to the next), so a bound measured minutes away from its figure says little.
  */
-async function withCryptoBeside<T> (b: Bounds, figure: () => Promise<T>): Promise<{ result: T, bounds: ReturnType<typeof cryptoBounds>, text: string }> {
+async function withCryptoBeside<T> (b: Bounds, figure: () => Promise<T>): Promise<{ result: T, bounds: ReturnType<typeof cryptoBounds>, ed: Ed25519Costs, text: string }> {
   const before = ed25519Costs()
   const result = await figure()
   const after = ed25519Costs()
   const ed = { sign: (before.sign + after.sign) / 2, verify: (before.verify + after.verify) / 2 }
   const us = (ms: number): string => (ms * 1000).toFixed(0)
   const text = `Ed25519 beside it: sign ${us(before.sign)}/${us(after.sign)} µs, verify ${us(before.verify)}/${us(after.verify)} µs (before/after)`
-  return { result, bounds: cryptoBounds(b, ed), text }
+  return { result, bounds: cryptoBounds(b, ed), ed, text }
+}
+
+/**
+ * A hand's counts at this run's unit costs: its table frames at the messenger's CPU a frame, its
+ * synced writes (LevelDB's and the files') at a synced batch's, its signatures and checks at
+ * Ed25519's. Each unit is what the thing costs on its own, without the protocol's work around it,
+ * so the sum is about the least a hand with these counts can cost (with hands in flight, less: a
+ * tick's frames to one peer share a socket write there): set beside the signature bound,
+ * it says how much of the CPU goal the counts leave to everything else (parsing, encoding, hashing,
+ * the machines, the driver) and so how far fewer frames or fewer synced writes would have to go.
+ */
+function pricedCounts (counted: HandCounts, hands: number, b: Bounds, ed: Ed25519Costs, bound: number): string {
+  const sum = (m: Record<string, number>): number => Object.values(m).reduce((x, y) => x + y, 0) / hands
+  const frames = sum(counted.wireParses)
+  const syncs = (counted.syncedDbWrites + counted.fileSyncs) / hands
+  const parts = { frames: frames * b.frameCpu, syncs: syncs * b.syncCpu, signatures: sum(counted.signs) * ed.sign + sum(counted.verifies) * ed.verify }
+  const total = parts.frames + parts.syncs + parts.signatures
+  const goal = BOUND_GOALS.cpuTimesSignatures * bound
+  return `its counts at this run's unit costs: ${f1(frames)} table frames × ${(b.frameCpu * 1000).toFixed(0)} µs = ${f2(parts.frames)} ms,` +
+    ` ${f1(syncs)} synced writes × ${(b.syncCpu * 1000).toFixed(0)} µs = ${f2(parts.syncs)} ms, its signatures and checks as counted ${f2(parts.signatures)} ms;` +
+    ` together ${f2(total)} ms, ×${f2(total / bound)} the signature bound, which leaves ${f2(goal - total)} ms of the goal's ${f2(goal)} to all the rest`
 }
 
 /**
@@ -333,7 +357,7 @@ async function warmUp (t: BenchTable): Promise<string> {
 async function measure (t: BenchTable, hands: number, b: Bounds, cores: number): Promise<void> {
   const latencies: number[] = []
   const legs: number[] = []
-  const { result: { cpu, counted }, bounds: c, text: beside } = await withCryptoBeside(b, async () => {
+  const { result: { cpu, counted }, bounds: c, ed, text: beside } = await withCryptoBeside(b, async () => {
     const cpu0 = await t.cpuMs()
     t.counts?.()
     for (let i = 0; i < hands; i++) latencies.push(await playHand(t, legs))
@@ -344,7 +368,10 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
   legs.sort((x, y) => x - y)
   console.log(`  commit → every seat holds its cards (one hand at a time, ${hands} hands; cpu per hand ${cpu.text},` +
     ` ${cpuVersusBound(cpu, c.handCrypto)}; ${beside}):`)
-  if (counted !== undefined) for (const line of formatHandCounts(counted, hands)) console.log(`    per hand: ${line}`)
+  if (counted !== undefined) {
+    for (const line of formatHandCounts(counted, hands)) console.log(`    per hand: ${line}`)
+    console.log(`    priced: ${pricedCounts(counted, hands, b, ed, c.handCrypto)}`)
+  }
   for (const [name, p, goal] of [['p50', 0.5, GOALS.p50], ['p99', 0.99, GOALS.p99]] as const) {
     const value = percentile(latencies, p)
     const leg = percentile(legs, p)
@@ -356,7 +383,7 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
       ` without the leg ≈ ${f2(value - leg)} ms`)
   }
   for (const depth of PIPELINE_DEPTHS) {
-    const { result: { underLoad, seconds, cpu, counted }, bounds: c, text: beside } = await withCryptoBeside(b, async () => {
+    const { result: { underLoad, seconds, cpu, counted }, bounds: c, ed, text: beside } = await withCryptoBeside(b, async () => {
       const t0 = performance.now()
       const cpu0 = await t.cpuMs()
       t.counts?.()
@@ -375,7 +402,10 @@ async function measure (t: BenchTable, hands: number, b: Bounds, cores: number):
       ` commit → cards under load p50 ${f2(percentile(underLoad, 0.5))} ms, p99 ${f2(percentile(underLoad, 0.99))} ms; ${beside}`)
     // Hands in flight share synced batches (src/protocol/persist-join.ts) and socket writes (a
     // connection's frames of one tick, src/net/transport-patches.ts): the counts show how many.
-    if (counted !== undefined) console.log(`    per hand: ${formatHandCounts(counted, hands).filter(line => line.startsWith('socket writes') || line.startsWith('synced writes') || line.startsWith('garbage')).join('; ')}`)
+    if (counted !== undefined) {
+      console.log(`    per hand: ${formatHandCounts(counted, hands).filter(line => line.startsWith('socket writes') || line.startsWith('synced writes') || line.startsWith('garbage')).join('; ')}`)
+      console.log(`    priced: ${pricedCounts(counted, hands, b, ed, c.handCrypto)}`)
+    }
   }
   if (t.watch.aborted.length > 0) console.log(`  aborted hands: ${t.watch.aborted.length} (first: ${t.watch.aborted[0]})`)
   const rejected = await t.rejections()
@@ -439,6 +469,7 @@ async function inProcess (root: string): Promise<Bounds> {
     const warm = await warmUp(t)
 
     const rtt = await messengerRtt(dealer, daemons[1])
+    const raw = await rawTcpCpuPerFrame()
     const sync = await syncedPut(root)
     const ed = ed25519Costs()
     const n = cryptoCounts(SEATS)
@@ -447,11 +478,13 @@ async function inProcess (root: string): Promise<Bounds> {
       network,
       disk: sync.p50 * SYNCED_WRITES,
       // The peer check: a VIEW crosses one leg, then the NONCE is saved (synced) before it leaves.
-      viewLeg: rtt.p50 / 2 + sync.p50
+      viewLeg: rtt.p50 / 2 + sync.p50,
+      frameCpu: rtt.cpuPerFrame,
+      syncCpu: sync.cpu
     }
     const c = cryptoBounds(b, ed)
     console.log(`${SEATS}-node coinche table (atout-v1, no beacon) over loopback TCP; this machine has ${availableParallelism()} cores`)
-    console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}), ${(rtt.cpuPerFrame * 1000).toFixed(0)} µs CPU a frame (both ends); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)});` +
+    console.log(`measured: messenger rtt p50 ${f2(rtt.p50)} ms (p99 ${f2(rtt.p99)}), ${(rtt.cpuPerFrame * 1000).toFixed(0)} µs CPU a frame (both ends; ${(raw * 1000).toFixed(0)} µs over a bare TCP socket); synced LevelDB batch p50 ${f2(sync.p50)} ms (p99 ${f2(sync.p99)}, ${(sync.cpu * 1000).toFixed(0)} µs CPU);` +
       ` Ed25519 sign ${(ed.sign * 1000).toFixed(0)} µs, verify ${(ed.verify * 1000).toFixed(0)} µs (CPU time)`)
     console.log(`bounds, commit → cards: network ${LEGS} legs ${f2(network)} ms; + ${SYNCED_WRITES} synced writes + ${n.pathVerify} verifications and ${n.pathSign} signatures` +
       ` on one thread = ${f2(c.onePath)} ms; with a core per node (${n.coreVerify} + ${n.coreSign} on the path) = ${f2(c.corePath)} ms`)
@@ -577,24 +610,64 @@ async function messengerRtt (a: Daemon, b: Daemon): Promise<{ p50: number, p99: 
   }
 }
 
+/**
+ * CPU ms a frame of the same size costs over a bare loopback TCP socket, both ends, echoed as
+ * messengerRtt echoes: the kernel's and Node's share of a frame, without noise, yamux and the
+ * messenger (the rest of messengerRtt's figure is theirs).
+ */
+async function rawTcpCpuPerFrame (): Promise<number> {
+  const server = createServer(socket => { socket.on('data', data => { socket.write(data) }) })
+  await new Promise<void>(resolve => { server.listen(0, '127.0.0.1', resolve) })
+  const client = connect((server.address() as AddressInfo).port, '127.0.0.1')
+  client.setNoDelay(true)
+  try {
+    await new Promise<void>((resolve, reject) => { client.once('connect', resolve).once('error', reject) })
+    const frame = new Uint8Array(1200).fill(0x61)
+    let want = 0
+    let got = 0
+    let pending: (() => void) | undefined
+    client.on('data', (data: Buffer) => {
+      got += data.length
+      if (got >= want) { const p = pending; pending = undefined; p?.() }
+    })
+    let cpu0 = 0
+    for (let i = 0; i < RTT_SAMPLES + 100; i++) {
+      if (i === 100) cpu0 = ownCpuMs()
+      want += frame.length
+      const back = new Promise<void>(resolve => { pending = resolve })
+      client.write(frame)
+      await back
+    }
+    return (ownCpuMs() - cpu0) / RTT_SAMPLES / 2
+  } finally {
+    client.destroy()
+    await new Promise<void>(resolve => { server.close(() => { resolve() }) })
+  }
+}
+
 /** A synced LevelDB batch of a hand snapshot and the meta record, as the daemon's persist effects do. */
-async function syncedPut (dir: string): Promise<{ p50: number, p99: number }> {
+async function syncedPut (dir: string): Promise<{ p50: number, p99: number, cpu: number }> {
   const db = new Level<string, unknown>(join(dir, 'sync-db'), { valueEncoding: 'json' })
   await db.open()
   const value = { blob: 'x'.repeat(3000) }
   const samples: number[] = []
+  let cpu0 = 0
+  let cpu = 0
   try {
     for (let i = 0; i < SYNC_SAMPLES + 20; i++) {
+      if (i === 20) cpu0 = ownCpuMs()
       const t0 = performance.now()
       const ops: Array<{ type: 'put', key: string, value: unknown }> = [{ type: 'put', key: `k${i % 8}`, value }, { type: 'put', key: 'meta', value: { n: i } }]
       await db.batch(ops, { sync: true } as never)
       if (i >= 20) samples.push(performance.now() - t0)
     }
+    // This process's CPU, LevelDB's writer thread and the kernel's fsync included.
+    cpu = (ownCpuMs() - cpu0) / SYNC_SAMPLES
   } finally {
     await db.close()
   }
   samples.sort((x, y) => x - y)
-  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) }
+  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), cpu }
 }
 
 /**
