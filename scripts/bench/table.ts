@@ -270,10 +270,10 @@ async function withCryptoBeside<T> (b: Bounds, figure: () => Promise<T>): Promis
  * the machines, the driver) and so how far fewer frames or fewer synced writes would have to go.
  */
 function pricedCounts (counted: HandCounts, hands: number, b: Bounds, ed: Ed25519Costs, bound: number): string {
-  const sum = (m: Record<string, number>): number => Object.values(m).reduce((x, y) => x + y, 0) / hands
-  const frames = sum(counted.wireParses)
+  const perHand = (m: Record<string, number>): number => Object.values(m).reduce((x, y) => x + y, 0) / hands
+  const frames = perHand(counted.wireParses)
   const syncs = (counted.syncedDbWrites + counted.fileSyncs) / hands
-  const parts = { frames: frames * b.frameCpu, syncs: syncs * b.syncCpu, signatures: sum(counted.signs) * ed.sign + sum(counted.verifies) * ed.verify }
+  const parts = { frames: frames * b.frameCpu, syncs: syncs * b.syncCpu, signatures: perHand(counted.signs) * ed.sign + perHand(counted.verifies) * ed.verify }
   const total = parts.frames + parts.syncs + parts.signatures
   const goal = BOUND_GOALS.cpuTimesSignatures * bound
   return `its counts at this run's unit costs: ${f1(frames)} table frames × ${(b.frameCpu * 1000).toFixed(0)} µs = ${f2(parts.frames)} ms,` +
@@ -585,6 +585,27 @@ async function inProcesses (root: string, b: Bounds): Promise<void> {
   }
 }
 
+/** The frame the echoes send: about the size of a COMMIT frame. */
+const ECHO_FRAME = new Uint8Array(1200).fill(0x61)
+
+/**
+ * RTT_WARMUP round trips of `echo`, then RTT_SAMPLES timed ones: their ms, sorted, and this
+ * process's CPU ms a frame over the timed ones (a round trip is two frames, each through both ends).
+ */
+async function timedEchoes (echo: () => Promise<void>): Promise<{ sorted: number[], cpuPerFrame: number }> {
+  for (let i = 0; i < RTT_WARMUP; i++) await echo()
+  const sorted: number[] = []
+  const cpu0 = ownCpuMs()
+  for (let i = 0; i < RTT_SAMPLES; i++) {
+    const t0 = performance.now()
+    await echo()
+    sorted.push(performance.now() - t0)
+  }
+  const cpuPerFrame = (ownCpuMs() - cpu0) / RTT_SAMPLES / 2
+  sorted.sort((x, y) => x - y)
+  return { sorted, cpuPerFrame }
+}
+
 /** Raw messenger round trip between the dealer's node and a seat's, on their existing connection. */
 async function messengerRtt (a: Daemon, b: Daemon): Promise<{ p50: number, p99: number, cpuPerFrame: number }> {
   const logger = pino({ level: 'silent' })
@@ -595,21 +616,12 @@ async function messengerRtt (a: Daemon, b: Daemon): Promise<{ p50: number, p99: 
     mb.onFrame(async (from, frame) => { await mb.send(from, frame) })
     let pending: (() => void) | undefined
     ma.onFrame(() => { const p = pending; pending = undefined; p?.() })
-    // About the size of a COMMIT frame.
-    const frame = new Uint8Array(1200).fill(0x61)
-    const samples: number[] = []
-    let cpu0 = 0
-    for (let i = 0; i < RTT_SAMPLES + RTT_WARMUP; i++) {
-      if (i === RTT_WARMUP) cpu0 = ownCpuMs()
-      const t0 = performance.now()
+    const { sorted, cpuPerFrame } = await timedEchoes(async () => {
       const back = new Promise<void>(resolve => { pending = resolve })
-      await ma.send(b.peerId, frame)
+      await ma.send(b.peerId, ECHO_FRAME)
       await back
-      if (i >= RTT_WARMUP) samples.push(performance.now() - t0)
-    }
-    const cpuPerFrame = (ownCpuMs() - cpu0) / RTT_SAMPLES / 2
-    samples.sort((x, y) => x - y)
-    return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), cpuPerFrame }
+    })
+    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), cpuPerFrame }
   } finally {
     await ma.close()
     await mb.close()
@@ -628,7 +640,6 @@ async function rawTcpCpuPerFrame (): Promise<number> {
   client.setNoDelay(true)
   try {
     await new Promise<void>((resolve, reject) => { client.once('connect', resolve).once('error', reject) })
-    const frame = new Uint8Array(1200).fill(0x61)
     let want = 0
     let got = 0
     let pending: (() => void) | undefined
@@ -636,15 +647,13 @@ async function rawTcpCpuPerFrame (): Promise<number> {
       got += data.length
       if (got >= want) { const p = pending; pending = undefined; p?.() }
     })
-    let cpu0 = 0
-    for (let i = 0; i < RTT_SAMPLES + RTT_WARMUP; i++) {
-      if (i === RTT_WARMUP) cpu0 = ownCpuMs()
-      want += frame.length
+    const { cpuPerFrame } = await timedEchoes(async () => {
+      want += ECHO_FRAME.length
       const back = new Promise<void>(resolve => { pending = resolve })
-      client.write(frame)
+      client.write(ECHO_FRAME)
       await back
-    }
-    return (ownCpuMs() - cpu0) / RTT_SAMPLES / 2
+    })
+    return cpuPerFrame
   } finally {
     client.destroy()
     await new Promise<void>(resolve => { server.close(() => { resolve() }) })
@@ -658,7 +667,6 @@ async function syncedPut (dir: string): Promise<{ p50: number, p99: number, cpu:
   const value = { blob: 'x'.repeat(3000) }
   const samples: number[] = []
   let cpu0 = 0
-  let cpu = 0
   try {
     for (let i = 0; i < SYNC_SAMPLES + 20; i++) {
       if (i === 20) cpu0 = ownCpuMs()
@@ -667,13 +675,13 @@ async function syncedPut (dir: string): Promise<{ p50: number, p99: number, cpu:
       await db.batch(ops, { sync: true } as never)
       if (i >= 20) samples.push(performance.now() - t0)
     }
-    // This process's CPU, LevelDB's writer thread and the kernel's fsync included.
-    cpu = (ownCpuMs() - cpu0) / SYNC_SAMPLES
+    // This process's CPU a batch, LevelDB's writer thread and the kernel's fsync included.
+    const cpu = (ownCpuMs() - cpu0) / SYNC_SAMPLES
+    samples.sort((x, y) => x - y)
+    return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), cpu }
   } finally {
     await db.close()
   }
-  samples.sort((x, y) => x - y)
-  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), cpu }
 }
 
 /**
