@@ -29,6 +29,9 @@ const KINDS: Array<[string, (sym: string, dso: string) => boolean]> = [
   ['other (libc, Node, libuv, OpenSSL beside Ed25519)', () => true]
 ]
 
+/** A process's samples are split between these: its main thread's, and all its others'. */
+const THREADS = ['main thread', 'other threads'] as const
+
 function kindOf (sym: string, dso: string): string {
   return (KINDS.find(([, test]) => test(sym, dso)) as [string, unknown])[0]
 }
@@ -39,36 +42,36 @@ async function main (): Promise<void> {
   const freq = Number(values.freq)
   const hands = values.hands === undefined ? 1 : Number(values.hands)
   if (!(freq > 0) || !(hands > 0)) throw new Error('--freq and --hands take positive numbers')
-  // pid → 'main' | 'other threads' → kind → samples
+  // pid → thread (THREADS) → kind → samples
   const byPid = new Map<string, Map<string, Map<string, number>>>()
-  const pidSamples = new Map<string, number>()
   for await (const line of createInterface({ input: process.stdin })) {
     // "  25352/25352      bcbca7 node::AsyncWrap::EmitTraceEventAfter (/usr/bin/node)"
     const m = /^\s*(\d+)\/(\d+)\s+[0-9a-f]+\s+(.*?)\s+\((.*)\)\s*$/.exec(line)
     if (m === null) continue
     const [, pid, tid, sym, dso] = m
     if (pid === '0' || (only !== undefined && !only.has(pid))) continue // 0: the idle task
-    const thread = pid === tid ? 'main thread' : 'other threads'
+    const thread = pid === tid ? THREADS[0] : THREADS[1]
     const threads = byPid.get(pid) ?? new Map<string, Map<string, number>>()
     byPid.set(pid, threads)
     const kinds = threads.get(thread) ?? new Map<string, number>()
     threads.set(thread, kinds)
     const kind = kindOf(sym, dso)
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
-    pidSamples.set(pid, (pidSamples.get(pid) ?? 0) + 1)
   }
   const ms = (samples: number): string => (samples / freq / hands * 1000).toFixed(2).padStart(7)
   const total = (kinds: Map<string, number>): number => [...kinds.values()].reduce((a, b) => a + b, 0)
-  // The busiest processes first: the table's nodes and the driver, ahead of the kernel's threads.
-  const pids = [...byPid].sort(([a], [b]) => (pidSamples.get(b) as number) - (pidSamples.get(a) as number))
+  const samplesOf = (threads: Map<string, Map<string, number>>): number => [...threads.values()].reduce((n, kinds) => n + total(kinds), 0)
+  // The busiest processes first: the table's nodes and the driver, ahead of the kernel's threads
+  // (all of those --pids names, whose sum is printed after them).
+  const pids = [...byPid].sort(([, a], [, b]) => samplesOf(b) - samplesOf(a)).slice(0, only?.size ?? 8)
   console.log(`ms of CPU per hand (${hands} hands, ${freq} samples a second per core)`)
   const print = (title: string, kinds: Map<string, number>): void => {
     console.log(`${title}: ${ms(total(kinds)).trim()}`)
     for (const [kind] of KINDS) if (kinds.has(kind)) console.log(`  ${ms(kinds.get(kind) as number)}  ${kind}`)
   }
   const together = new Map<string, Map<string, number>>()
-  for (const [pid, threads] of pids.slice(0, 8)) {
-    for (const thread of ['main thread', 'other threads']) {
+  for (const [pid, threads] of pids) {
+    for (const thread of THREADS) {
       const kinds = threads.get(thread)
       if (kinds === undefined) continue
       print(`pid ${pid}, ${thread}`, kinds)
@@ -77,7 +80,7 @@ async function main (): Promise<void> {
       for (const [kind, n] of kinds) sum.set(kind, (sum.get(kind) ?? 0) + n)
     }
   }
-  if (only !== undefined) for (const [thread, kinds] of together) print(`${only.size} processes together, ${thread === 'main thread' ? 'main threads' : thread}`, kinds)
+  if (only !== undefined) for (const [thread, kinds] of together) print(`${only.size} processes together, ${thread}`, kinds)
 }
 
 await main()
