@@ -43,9 +43,11 @@ describe('table new: the default for people, and no silent surprises', () => {
     const hash = (quicknet.info as { hash: string }).hash
     await writeFile(beaconFile, JSON.stringify({ ...quicknet, relays: [`http://127.0.0.1:18099/${hash}`] }))
     const alice = join(dir, 'alice')
-    const made = await cliInProcess('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', alice, '--beacon', beaconFile, '--timelock', 'replay', '--hand-length', '45')
+    const made = await cliInProcess('table', 'new', '--answers', '--game', 'duo', '--seats', '2', '--data', alice, '--beacon', beaconFile, '--timelock', 'replay', '--hand-length', '45', '--contribute-seconds', '30')
     expect(made.code, made.stderr).toBe(0)
     const invite = decodeInvite(invitesOf(made.stdout)[0])
+    // The seats' time to contribute travels in the table block: each seat checks the COMMIT's deadline against it.
+    expect(invite.table.timeouts).toEqual({ contributeMs: 30_000 })
     expect([invite.table.scheme, invite.table.timelock, invite.table.timelockHandMs]).toEqual(['blind-v1', 'replay', 2_700_000])
     const joined = await cliInProcess('table', 'join', invitesOf(made.stdout)[0], '--data', join(dir, 'bob'))
     expect(joined.code, joined.stderr).toBe(0)
@@ -57,8 +59,11 @@ describe('table new: the default for people, and no silent surprises', () => {
     expect(line.table.timelock).toBe('replay')
     // The planned length of a hand travels with the timelock: every node opens a walked-away seat's key at the same round.
     expect(line.table.timelockHandMs).toBe(2_700_000)
-    const config = JSON.parse(await readFile(join(alice, 'node.json'), 'utf8')) as { table: { scheme: string, timelock: string, timelockHandMs?: number } }
-    expect([config.table.scheme, config.table.timelock, config.table.timelockHandMs]).toEqual(['blind-v1', 'replay', 2_700_000])
+    expect(line.table.timeouts).toEqual({ contributeMs: 30_000 })
+    const config = JSON.parse(await readFile(join(alice, 'node.json'), 'utf8')) as { table: { scheme: string, timelock: string, timelockHandMs?: number, timeouts?: unknown } }
+    expect([config.table.scheme, config.table.timelock, config.table.timelockHandMs, config.table.timeouts]).toEqual(['blind-v1', 'replay', 2_700_000, { contributeMs: 30_000 }])
+    const noTime = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'notime'), '--contribute-seconds', '0')
+    expect([noTime.code, noTime.stderr]).toEqual([2, 'fairdeal table new: --contribute-seconds must be a whole number from 1 to 3600, got "0"\n'])
     const handLength = await cliInProcess('table', 'new', '--game', 'duo', '--seats', '2', '--data', join(dir, 'nolock'), '--hand-length', '45')
     expect([handLength.code, handLength.stderr]).toEqual([2, 'fairdeal table new: --hand-length goes with --timelock on a blind-v1 table (it sets when a seat that walks away is opened)\n'])
 

@@ -29,6 +29,15 @@ async function connected (page: Page): Promise<void> {
   await page.locator('[data-testid=status]').filter({ hasText: /connected to the dealer's node$/ }).waitFor({ timeout: WAIT_MS })
 }
 
+/** What each page shows of a hand (its phase, its cards, an abort and its reason), for a wait on it that failed. */
+async function handShown (pages: Page[], hand: number): Promise<string> {
+  const shown = await Promise.all(pages.map(async (page, i) => {
+    const text = await page.locator(`section[data-hand="${hand}"]`).innerText({ timeout: 1_000 }).catch(() => `no hand ${hand} shown`)
+    return `page ${i}: ${text.replace(/\s+/g, ' ').slice(0, 400)}`
+  }))
+  return shown.join('\n')
+}
+
 describe.skipIf(skip)('the seat page', () => {
   let dir: string
   let browser: Browser
@@ -45,7 +54,10 @@ describe.skipIf(skip)('the seat page', () => {
 
   it('three pages join from their links, play a blind coinche hand to the shield, resume after a reload, export a log that verifies; a used link is refused', async () => {
     const data = join(dir, 'alice')
-    const made = await cliInProcess('table', 'new', '--game', 'coinche', '--seats', '4', '--data', data,
+    // The three pages shuffle in turn, all within the one deadline of the keys and the shuffles: on a
+    // loaded machine (the whole suite on two cores, three pages in one browser) the default 10 s can
+    // pass with a page still shuffling, which is then named as if silent and the hand aborts.
+    const made = await cliInProcess('table', 'new', '--game', 'coinche', '--seats', '4', '--data', data, '--contribute-seconds', '30',
       '--listen', `/ip4/127.0.0.1/tcp/${TCP}`, '--listen', `/ip4/127.0.0.1/tcp/${WS}/ws`, '--web-port', String(WEB))
     expect(made.code, made.stderr).toBe(0)
     const links = [1, 2, 3].map(i => new RegExp(`^seat ${i}: (http://127\\.0\\.0\\.1:${WEB}/seat#\\S+)$`, 'm').exec(made.stdout)?.[1] as string)
@@ -78,7 +90,10 @@ describe.skipIf(skip)('the seat page', () => {
       return (text ?? '').split(' ').filter(Boolean)
     }
     // Eight card codes each (the page's CSP allows no evaluated script: locators, not waitForFunction).
-    for (const page of pages) await page.locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).filter({ hasText: /^(\S+ ){7}\S+$/ }).waitFor({ timeout: WAIT_MS })
+    for (const page of pages) {
+      await page.locator(`section[data-hand="${hand}"] [data-testid=seat-cards]`).filter({ hasText: /^(\S+ ){7}\S+$/ }).waitFor({ timeout: WAIT_MS })
+        .catch(async (err: Error) => { throw new Error(`${err.message}\n${await handShown(pages, hand)}`) })
+    }
     const dealt = await Promise.all([0, 1, 2].map(codes))
     for (const c of dealt) expect(c.every(x => /^[789TJQKA][CDHS]$/.test(x))).toBe(true)
     expect(new Set(dealt.flat()).size).toBe(24)

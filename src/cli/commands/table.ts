@@ -17,6 +17,7 @@ import { pino } from 'pino'
 import { getScheme } from '../../core/schemes/registry.js'
 import { ROBOT } from '../../core/hand/messages.js'
 import { RECOVERED_RULES, type RecoveredRule } from '../../core/hand/recovered.js'
+import { DEFAULT_TIMEOUTS } from '../../protocol/types.js'
 import { peerIdFromPublicKey } from '../../core/identity.js'
 import { nativePublicKey } from '../../crypto/native-crypto.js'
 import { parseNodeConfig, peerAddress, readNodeConfigJson } from '../../daemon/config.js'
@@ -45,7 +46,7 @@ const BEACON_CHECK_MS = 3_000
 
 const HELP = `usage: fairdeal table new --game GAME --seats N --data DIR [--listen ADDR]... [--announce ADDR]... [--web-port P]
                           [--web-host H] [--page-url URL] [--robots SEATS] [--beacon B] [--timelock RULE [--hand-length MIN]] [--scheme S] [--id ID]
-                          [--relay ADDR] [--answers] [--force] [--json]
+                          [--contribute-seconds S] [--relay ADDR] [--answers] [--force] [--json]
        fairdeal table new --beacon own [--group-threshold T] [--group-period S] [--group-start-in S] [--group-phase-ms MS]
                           [--group-listen ADDR]... [--group-announce ADDR]... [--group-http-port P] [--group-url URL] …
 
@@ -100,6 +101,13 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   that long after the hand's round, so a seat that walks away is opened then, and
                   not before (docs/dealer-blind.md §14): set it above your slowest hand
   --scheme S      blind-v1 (default without robots), atout-v1, atout-drand-v1, tarot-v1
+  --contribute-seconds S
+                  how long the seats have for their part of each hand before a silent one is
+                  named: at a blind-v1 table every seat's key and every seat's shuffle, in turn;
+                  at a commit-reveal table every pledge and nonce (default ${DEFAULT_TIMEOUTS.contributeMs / 1000}). A seat still
+                  working at the end is named as if silent, so give a blind table of seats on slow
+                  devices (old phones in the seat page) more, e.g. 30. Without a beacon it costs
+                  nothing while everyone answers; with one, every hand's round comes after it
   --id ID         the table's name (default: GAME-night)
   --listen ADDR   where this node listens (repeatable). The dealer's default: ${DEFAULT_LISTEN.join(' and ')}
                   (loopback: players on other machines need e.g. /ip4/0.0.0.0/tcp/7400 with --announce).
@@ -211,6 +219,7 @@ const NEW_OPTIONS = {
   scheme: { type: 'string' },
   timelock: { type: 'string' },
   'hand-length': { type: 'string' },
+  'contribute-seconds': { type: 'string' },
   relay: { type: 'string' },
   listen: { type: 'string', multiple: true },
   announce: { type: 'string', multiple: true },
@@ -271,7 +280,7 @@ export const commands = [
   })
 ]
 
-interface NewOptions extends GroupMemberValues { 'group-threshold'?: string, 'group-period'?: string, 'group-start-in'?: string, 'group-phase-ms'?: string, answers?: boolean, 'web-port'?: string, 'web-host'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, 'hand-length'?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
+interface NewOptions extends GroupMemberValues { 'group-threshold'?: string, 'group-period'?: string, 'group-start-in'?: string, 'group-phase-ms'?: string, answers?: boolean, 'web-port'?: string, 'web-host'?: string, 'page-url'?: string, game?: string, seats?: string, robots?: string, beacon?: string, id?: string, scheme?: string, timelock?: string, 'hand-length'?: string, 'contribute-seconds'?: string, relay?: string, listen?: string[], announce?: string[], data: string, force?: boolean, json?: boolean }
 
 /** `--listen` values: addresses, or `none` alone (listen nowhere); `fallback` when not given. */
 function listenAddresses (given: string[] | undefined, fallback: readonly string[]): string[] {
@@ -373,6 +382,7 @@ async function newTable (o: NewOptions): Promise<number> {
   }
   const handMinutes = parseIntOption(o['hand-length'], '--hand-length', 1, 7 * 24 * 60)
   if (handMinutes !== undefined && (timelock === 'off' || scheme !== 'blind-v1')) throw new UsageError('--hand-length goes with --timelock on a blind-v1 table (it sets when a seat that walks away is opened)')
+  const contributeSeconds = parseIntOption(o['contribute-seconds'], '--contribute-seconds', 1, 3_600)
   const listen = listenAddresses(o.listen, DEFAULT_LISTEN)
   // The dealer is the one member everyone dials: it must be reachable somewhere (or through its relay).
   if (listen.length === 0 && o.relay === undefined) throw new UsageError('the dealer must listen somewhere: every player\'s node dials it (give --listen ADDR, or --relay ADDR for a dealer nobody can dial)')
@@ -411,6 +421,8 @@ async function newTable (o: NewOptions): Promise<number> {
     id: o.id ?? `${o.game}-night`, game: o.game as string, scheme, dealer, seats: seatsFor(dealer), beacon: beaconValue,
     ...(timelock !== 'off' ? { timelock: timelock as RecoveredRule } : {}),
     ...(handMinutes !== undefined ? { timelockHandMs: handMinutes * 60_000 } : {}),
+    // In the table block, so the links and the final table carry it: every seat checks the COMMIT's deadline against it.
+    ...(contributeSeconds !== undefined ? { timeouts: { contributeMs: contributeSeconds * 1_000 } } : {}),
     ...(o.relay !== undefined ? { relay: o.relay } : {})
   })
   // Everything a node config checks (game, seat count, scheme against beacon) is checked now, on the

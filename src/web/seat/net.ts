@@ -93,7 +93,8 @@ export async function joinFromPage (node: Libp2p, invite: LinkInvite, self: stri
 
 /**
  * The table protocol with the dealer: frames the dealer's node sends arrive on streams it opens to
- * the page (`onFrame`, one at a time, in order); the page's own go on one stream it opens.
+ * the page (`onFrame`, one at a time, in order); the page's own go on one stream it opens, one
+ * frame after another in the order `send` was called (a dead stream is replaced once per frame).
  */
 export async function connectTable (node: Libp2p, dealer: string, addresses: readonly string[], onFrame: (from: string, frame: Uint8Array) => void, onState: (connected: boolean) => void): Promise<SeatNet> {
   let out: { stream: Stream, lp: LengthPrefixedStream<Stream> } | undefined
@@ -109,7 +110,7 @@ export async function connectTable (node: Libp2p, dealer: string, addresses: rea
   }, { maxInboundStreams: 8 })
   const isConnected = (): boolean => node.getConnections().some(c => c.remotePeer.toString() === dealer && c.status === 'open')
   node.addEventListener('connection:open', () => { onState(isConnected()) })
-  node.addEventListener('connection:close', () => { out = undefined; onState(isConnected()) })
+  node.addEventListener('connection:close', () => { onState(isConnected()) })
   const multiaddrs = (list: readonly string[]): ReturnType<typeof multiaddr>[] => pageAddresses(list).map(a => multiaddr(a))
   // Kept connected: the dealer reaches the page only on a connection the page opened.
   const keep = async (): Promise<void> => {
@@ -125,20 +126,36 @@ export async function connectTable (node: Libp2p, dealer: string, addresses: rea
     }
   }
   void keep()
-  const send = async (frame: Uint8Array): Promise<void> => {
+  /** Lets the stream go (aborted if still open: the dealer admits few streams a connection); the next frame opens another. */
+  const drop = (reason: Error): void => {
+    if (out !== undefined && out.stream.status === 'open') out.stream.abort(reason)
+    out = undefined
+  }
+  const transmit = async (frame: Uint8Array): Promise<void> => {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        if (out === undefined || out.stream.status !== 'open') {
+        // A stream of a connection that closed is closed too: a new one goes on the connection there is now.
+        if (out !== undefined && (out.stream.status !== 'open' || out.stream.writeStatus !== 'writable')) drop(new Error('table stream no longer writable'))
+        if (out === undefined) {
           const stream = await dialStream(node, addresses, TABLE_PROTOCOL)
           out = { stream, lp: lpStream(stream, { maxDataLength: MAX_FRAME_BYTES }) }
         }
         await out.lp.write(frame)
         return
       } catch (err) {
-        out = undefined
+        drop(err as Error)
         if (attempt === 1) throw err
       }
     }
+  }
+  // One send at a time, in call order: the seat machine hands over several frames at once (a BDEAL's
+  // shares, the ASKs after a reload), and sends that overlapped while no stream was open each dialled
+  // their own, so the dealer read them in whichever order their streams opened, not the order sent.
+  let tail: Promise<void> = Promise.resolve()
+  const send = (frame: Uint8Array): Promise<void> => {
+    const result = tail.then(async () => { await transmit(frame) })
+    tail = result.catch(() => {})
+    return result
   }
   onState(isConnected())
   return {
