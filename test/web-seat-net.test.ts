@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import pino from 'pino'
 import { generateKeyPair } from '@libp2p/crypto/keys'
+import type { Libp2p } from '@libp2p/interface'
 import { createNode } from '../src/net/node.js'
 import { createMessenger } from '../src/net/messenger.js'
 import { connectTable, startSeatNode, type SeatNet } from '../src/web/seat/net.js'
@@ -16,7 +17,10 @@ afterEach(async () => { await Promise.all(running.splice(0).map(async stop => { 
 const frameOf = (text: string): Uint8Array => new TextEncoder().encode(text)
 const textOf = (frame: Uint8Array): string => new TextDecoder().decode(frame)
 
-async function dealerAndPage (): Promise<{ dealer: Awaited<ReturnType<typeof createNode>>, received: string[], streams: () => number, page: SeatNet, pageNode: Awaited<ReturnType<typeof startSeatNode>>, states: boolean[] }> {
+/** A dealer's node and messenger, and a page connected to it: what the dealer received, its inbound streams, the page's connection states. */
+interface DealerAndPage { dealer: Libp2p, received: string[], streams: () => number, page: SeatNet, pageNode: Libp2p, states: boolean[] }
+
+async function dealerAndPage (): Promise<DealerAndPage> {
   const logger = pino({ level: 'silent' })
   const dealer = await createNode({ privateKey: await generateKeyPair('Ed25519'), listen: ['/ip4/127.0.0.1/tcp/0/ws'], logger })
   running.push(async () => { await dealer.stop() })
