@@ -49,7 +49,7 @@ function makeWork (): Work {
   const objs: Work['objs'] = []
   for (let i = 0; i < FNS; i++) {
     const key = `p${i}`
-    // Generated, so that each function is code of its own (one source repeated would share its compiled code).
+    // Generated, each from a source of its own: its own compiled code and inline caches, as distinct functions of a daemon have.
     fns.push(new Function('o', `let s = 0; for (const k in o) s += o[k].length; return s + o.${key}.length + ${i}`) as Work['fns'][number])
     objs.push({ [key]: 'x'.repeat(i % 17), [`q${i % 97}`]: 'yy', [`r${i % 89}`]: 'z' })
   }
