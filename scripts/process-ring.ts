@@ -17,7 +17,7 @@
 //   node dist/scripts/process-ring.js --variant copies --fns 2000
 //   node dist/scripts/process-ring.js --variant processes --fns 2000
 import { fork, type ChildProcess } from 'node:child_process'
-import { createServer, connect, type Server, type Socket } from 'node:net'
+import { createServer, connect, type Socket } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -60,11 +60,13 @@ const hex = (n: number): string => randomBytes(n).toString('hex')
 const doc = (): unknown => ({ type: 'pledge', signer: `12D3KooW${hex(22)}`, sig: hex(64), body: { table: 't', hand: 7, commit: hex(32), seat: 2, nonceHash: hex(32) } })
 const MESSAGE = JSON.stringify({ type: 'final', receipt: { commit: doc(), pledges: [doc(), doc(), doc(), doc()], nonces: [doc(), doc(), doc(), doc()], acks: [doc(), doc(), doc(), doc()] } })
 
+/** The members in `x`, at every depth: a walk, as a schema check makes. */
+const walk = (x: unknown): number => x !== null && typeof x === 'object' ? Object.values(x).reduce<number>((n, v) => n + 1 + walk(v), 0) : 0
+
 function runWork (work: Work, text: string): number {
   let total = 0
   for (let i = 0; i < work.fns.length; i++) total += work.fns[i](work.objs[i])
   for (let r = 0; r < JSON_ROUNDS; r++) {
-    const walk = (x: unknown): number => x !== null && typeof x === 'object' ? Object.values(x).reduce<number>((n, v) => n + 1 + walk(v), 0) : 0
     const value = JSON.parse(text) as unknown
     total += walk(value) + JSON.stringify(value).length
   }
@@ -92,7 +94,7 @@ function sendMessage (socket: Socket, text: string): void {
   socket.write(Buffer.concat([head, body]))
 }
 
-interface RingNode { server: Server, connectNext: () => Promise<void>, kick: () => void }
+interface RingNode { connectNext: () => Promise<void>, kick: () => void }
 /** Counts laps at node 0, which calls `lapped` after each and stops passing the message on when it returns false. */
 async function ringNode (index: number, work: Work, lapped: () => boolean): Promise<RingNode> {
   let next: Socket | undefined
@@ -106,7 +108,6 @@ async function ringNode (index: number, work: Work, lapped: () => boolean): Prom
   })
   await new Promise<void>(resolve => server.listen(BASE_PORT + index, '127.0.0.1', resolve))
   return {
-    server,
     connectNext: async () => {
       const socket = connect(BASE_PORT + (index + 1) % K, '127.0.0.1')
       socket.setNoDelay(true)
