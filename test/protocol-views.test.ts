@@ -8,8 +8,10 @@ import { verifyReceipt } from '../src/core/hand/verify.js'
 import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { sha256Hex, toHex } from '../src/core/bytes.js'
 import { docDigest } from '../src/core/hand/digest.js'
-import { signDocument, type Signed } from '../src/core/signed.js'
-import type { PledgeBody, PledgesBody, Receipt, SignedAbort } from '../src/core/hand/messages.js'
+import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
+import type { PledgeBody, PledgesBody, Receipt, SignedAbort, SignedCommit } from '../src/core/hand/messages.js'
+import type { ViewWireBody } from '../src/core/hand/view-messages.js'
+import { wholeView } from '../src/protocol/view-wire.js'
 import { randomBytes } from 'node:crypto'
 import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
 import { Reason } from '../src/core/hand/reasons.js'
@@ -34,6 +36,21 @@ const seatsOf = (t: MemoryTable, record: SignedAbort, type: string): number[] =>
 const peerOf = (t: MemoryTable, seat: number): string => t.signers[seat].peerId
 const docsTo = (t: MemoryTable, to: string, type: string): Array<Signed<unknown>> =>
   (t.frames.get(to) ?? []).map(f => JSON.parse(new TextDecoder().decode(f)) as Signed<unknown>).filter(d => d.type === type)
+
+/**
+ * The VIEWs delivered to `to`, whole: a VIEW goes without the COMMIT and PLEDGES its recipient holds
+ * (docs/protocol.md §3), which are put back from those delivered to `to`, as its seat does.
+ */
+const viewsTo = (t: MemoryTable, to: string): Array<Signed<unknown>> => {
+  const commits = docsTo(t, to, 'commit') as SignedCommit[]
+  const pledges = docsTo(t, to, 'pledges') as Array<Signed<PledgesBody>>
+  return docsTo(t, to, 'view').map(v => {
+    const body = v.body as ViewWireBody
+    const commit = commits.find(c => docDigest(c) === body.commit)
+    if (commit === undefined) return v
+    return wholeView(v as Signed<ViewWireBody>, { commit, commitDigest: body.commit, pledges: pledges.find(p => docDigest(p) === body.pledges) }) ?? v
+  })
+}
 
 function expectFullReceipts (t: MemoryTable, hand: number): void {
   const receipt = (t.appended.get(t.table.dealer) ?? []).find(e => e.hand === hand && e.entry === 'receipt')?.payload as Receipt
@@ -134,9 +151,10 @@ describe('two deals for one hand are caught before any nonce leaves', () => {
     const faker = t.signers[3]
     t.intercept = (from, to, doc) => {
       if (doc.type !== 'view' || from !== faker.peerId || to !== peerOf(t, 1)) return doc
-      // Seat 3 re-signs its view with a PLEDGES document it signed itself.
-      const body = doc.body as { pledgesDoc: Signed<PledgesBody> }
-      const pledgesDoc = signDocument('pledges', { ...body.pledgesDoc.body, pledges: body.pledgesDoc.body.pledges.slice(0, 3) }, faker)
+      // Seat 3 re-signs its view with a PLEDGES document it signed itself (its VIEW goes without the
+      // dealer's, docs/protocol.md §3: the one it was sent is its model).
+      const held = docsTo(t, faker.peerId, 'pledges')[0] as Signed<PledgesBody>
+      const pledgesDoc = signDocument('pledges', { ...held.body, pledges: held.body.pledges.slice(0, 3) }, faker)
       forged = signDocument('view', { ...(doc.body as object), pledgesDoc, pledges: docDigest(pledgesDoc) }, faker)
       return forged
     }
@@ -356,7 +374,81 @@ describe('a VIEW the seats hold refutes a dealer\'s missing-view; a seat that se
     }
     // A released record showing a VIEW of other PLEDGES, or its author's own VIEW, fails.
     const counter = (t.appended.get(peerOf(t, 0)) ?? []).filter(e => e.hand === hand)[1].payload as SignedAbort
-    const own = docsTo(t, peerOf(t, 1), 'view').find(v => v.signer === peerOf(t, 0)) as SignedAbort['body']['evidence'][number]
+    const own = viewsTo(t, peerOf(t, 1)).find(v => v.signer === peerOf(t, 0)) as SignedAbort['body']['evidence'][number]
     expect(checkAbortRecord(signDocument('abort', { ...counter.body, evidence: [counter.body.evidence[0], own] }, t.signers[0])).problems.map(p => p.code)).toEqual([Reason.ABORT_EVIDENCE])
+  })
+})
+
+describe('a VIEW goes without the documents its recipient holds (docs/protocol.md §3)', () => {
+  const viewBody = (v: Signed<unknown>): ViewWireBody => v.body as ViewWireBody
+
+  test('an honest hand: every VIEW frame names the COMMIT and PLEDGES by digest alone, and each is a fraction of the whole VIEW', () => {
+    const t = memoryTable()
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    for (const peer of [t.table.dealer, ...t.seats.keys()]) {
+      const frames = (t.frames.get(peer) ?? []).filter(f => (JSON.parse(new TextDecoder().decode(f)) as Signed<unknown>).type === 'view')
+      for (const v of docsTo(t, peer, 'view')) expect(Object.keys(viewBody(v)).sort(), peer).toEqual(['again', 'commit', 'hand', 'pledges', 'seat', 'table'])
+      // The same VIEWs put back together are what each seat signed (their signatures hold).
+      for (const v of viewsTo(t, peer)) expect(verifyDocument(v), `${peer} view of ${v.signer}`).toBe(true)
+      const whole = viewsTo(t, peer).map(v => JSON.stringify(v).length)
+      frames.forEach((f, i) => expect(f.length * 3, `${peer} view ${i}`).toBeLessThan(whole[i]))
+    }
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    expectFullReceipts(t, hand)
+  })
+
+  test('one COMMIT, two PLEDGES: a seat shown other documents asks each such seat once for its VIEW whole, and both sides end the hand with the two documents', () => {
+    const t = memoryTable()
+    const colluder = t.signers[1]
+    let second: Signed<PledgesBody> | undefined
+    t.intercept = (_from, to, doc) => {
+      if (doc.type !== 'pledges' || (to !== peerOf(t, 2) && to !== peerOf(t, 3))) return doc
+      const body = doc.body as PledgesBody
+      const other = signDocument('pledge', { ...(body.pledges[1].body as PledgeBody), nonceHash: sha256Hex(toHex(randomBytes(32))) }, colluder)
+      second ??= signDocument('pledges', { ...body, pledges: body.pledges.map(p => p.body.seat === 1 ? other : p) }, t.signers[0])
+      return second
+    }
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(second).toBeDefined()
+    // Seat 2 holds the second PLEDGES, seat 0 the first: each asked the other once, whole and
+    // `again`, and each answered the other's ask with its VIEW whole.
+    for (const [from, to, pledgesDoc] of [[2, 0, second], [0, 2, undefined]] as const) {
+      const whole = docsTo(t, peerOf(t, to), 'view').filter(v => v.signer === peerOf(t, from) && viewBody(v).pledgesDoc !== undefined)
+      expect(whole.map(v => viewBody(v).again), `seat ${from} to seat ${to}`).toEqual([true, false])
+      if (pledgesDoc !== undefined) expect(viewBody(whole[0]).pledgesDoc).toEqual(pledgesDoc)
+    }
+    for (const s of [0, 2]) {
+      const record = recordsOf(t, peerOf(t, s), hand).find(r => r.signer === peerOf(t, s))
+      expect(record?.body, `seat ${s}`).toMatchObject({ reason: 'equivocation', blame: [t.table.dealer] })
+      expect(verifyAbort(record as SignedAbort).problems, `seat ${s}`).toEqual([])
+    }
+    for (const peer of [t.table.dealer, ...t.seats.keys()]) expect(docsTo(t, peer, 'nonce'), peer).toEqual([])
+  })
+
+  test('a VIEW without its documents that came before the seat\'s PLEDGES and does not verify is dropped then: that seat\'s VIEW is still missing', () => {
+    const t = memoryTable()
+    const late = peerOf(t, 1)
+    let held: Signed<unknown> | undefined
+    t.intercept = (from, to, doc) => {
+      if (to !== late) return doc
+      if (doc.type === 'pledges') { held = doc; return undefined }
+      if (doc.type !== 'view' || from !== peerOf(t, 3)) return doc
+      // Seat 3's VIEW, its signature spoiled: it cannot be checked before seat 1 holds the PLEDGES.
+      const sig = (doc as Signed<unknown>).sig
+      return { ...doc, sig: (sig[0] === '0' ? '1' : '0') + sig.slice(1) }
+    }
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    expect(t.seats.get(late)?.status()).toEqual([{ hand, phase: 'pledged' }])
+    expect(t.rejections).toEqual([])
+    t.intercept = undefined
+    t.run(t.table.dealer, [{ kind: 'send', to: late, doc: held as Signed<unknown> }])
+    // Seats 0 and 2 agree with it; seat 3's VIEW is missing, so seat 1's NONCE has not left.
+    expect(t.seats.get(late)?.status()).toEqual([{ hand, phase: 'viewing' }])
+    expect(docsTo(t, t.table.dealer, 'nonce').filter(n => n.signer === late)).toEqual([])
+    expect((t.appended.get(late) ?? [])).toEqual([])
   })
 })

@@ -24,7 +24,8 @@ import type { AskBody, LateAckWireBody, RelayBody } from './wire.js'
 import { verifyReceipt } from '../core/hand/verify.js'
 import { acksDue } from '../core/receipt.js'
 import { lateAckProblems } from '../core/log/late-ack.js'
-import type { ViewBody } from '../core/hand/view-messages.js'
+import type { ViewBody, ViewWireBody } from '../core/hand/view-messages.js'
+import { wholeView } from './view-wire.js'
 
 /** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11): the hand book's memo. */
 export { ENDED_HANDS_KEPT as ENDED_KEPT } from './hand-book.js'
@@ -84,6 +85,8 @@ interface DealerHand extends DealerHandSnapshot {
   due?: number
   /** docDigest of the PLEDGES this dealer sent (from `contributing` on): every VIEW must name it. */
   pledgesDigest?: string
+  /** That PLEDGES itself (not saved), which a VIEW without its documents gets back (docs/protocol.md §3). */
+  pledgesDoc?: Signed<PledgesBody>
   /**
    * The seats' VIEWs, by seat (not saved: a dealer restarted before dealing ends the hand). They
    * say who held the hand up at the deadline (#nonceDeadline), and are passed on to seats still
@@ -295,7 +298,7 @@ export class DealerMachine implements DealerSide {
         case 'abort': return this.#onSeatAbort(from, doc as Signed<AbortBody>)
         case 'ask': return this.#onAsk(from, doc as Signed<AskBody>)
         case 'relay': return this.#onRelay(from, doc as Signed<RelayBody>)
-        case 'view': return this.#onView(from, doc as Signed<ViewBody>)
+        case 'view': return this.#onView(from, doc as Signed<ViewWireBody>)
         default: throw new Rejection(`a dealer does not accept ${doc.type} messages`)
       }
     })
@@ -623,20 +626,22 @@ export class DealerMachine implements DealerSide {
 
   /**
    * A seat's VIEW (every seat sends it to the dealer too, docs/protocol.md §6 step 4): kept as
-   * evidence of who could go on. It must name exactly the COMMIT and PLEDGES this dealer sent. A
-   * VIEW that comes once the hand has moved on (its seat's NONCE came first) is no longer needed.
+   * evidence of who could go on. It must name exactly the COMMIT and PLEDGES this dealer sent
+   * (one without them, docs/protocol.md §3, gets them back), and is kept whole. A VIEW that comes
+   * once the hand has moved on (its seat's NONCE came first) is no longer needed.
    */
-  #onView (from: string, doc: Signed<ViewBody>): Effect[] {
+  #onView (from: string, wire: Signed<ViewWireBody>): Effect[] {
     const { table } = this.#init
-    const body = doc.body
+    const body = wire.body
     if (body.table !== table.id) throw new Rejection(`view for another table (${body.table})`)
-    if (doc.signer !== from || table.seats[body.seat] !== from) throw new Rejection(`view for seat ${body.seat}, which is not ${from}'s seat`)
+    if (wire.signer !== from || table.seats[body.seat] !== from) throw new Rejection(`view for seat ${body.seat}, which is not ${from}'s seat`)
     const hand = this.#book.get(body.hand)
     if (hand === undefined || hand.phase !== 'contributing') {
       if (body.hand < this.#meta.nextHand && hand?.phase !== 'pledging') return []
       throw new Rejection(`view for hand ${body.hand}, which is not waiting for nonces`)
     }
-    if (body.commit !== hand.digest || docDigest(body.commitDoc) !== hand.digest || body.pledges !== hand.pledgesDigest || docDigest(body.pledgesDoc) !== hand.pledgesDigest) {
+    const doc = hand.pledgesDoc === undefined ? undefined : wholeView(wire, { commit: hand.commit, commitDigest: hand.digest, pledges: hand.pledgesDoc })
+    if (doc === undefined || body.commit !== hand.digest || docDigest(doc.body.commitDoc) !== hand.digest || body.pledges !== hand.pledgesDigest || docDigest(doc.body.pledgesDoc) !== hand.pledgesDigest) {
       throw new Rejection(`view of seat ${body.seat} for hand ${hand.hand} names documents this dealer did not send`)
     }
     if (!this.#verify(doc)) throw new Rejection(`view of seat ${body.seat}: bad signature`)
@@ -684,6 +689,7 @@ export class DealerMachine implements DealerSide {
     if (hand.pledges.length < this.#humans.length) return []
     const pledges = this.#pledges(hand)
     hand.pledgesDigest = docDigest(pledges)
+    hand.pledgesDoc = pledges
     return [this.#enter(hand, 'contributing'), ...this.#toHumans(pledges)]
   }
 

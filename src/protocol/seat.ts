@@ -2,6 +2,7 @@ import { sha256Hex, toHex } from '../core/bytes.js'
 import { canonicalJson } from '../core/canonical.js'
 import { contributionProblem } from '../core/contribution.js'
 import { signFrozen, verifyDocument, type Signed } from '../core/signed.js'
+import { compactView, wholeView, type HeldDocs } from './view-wire.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { cardSchemeFor, humanSeats } from '../core/hand/recompute.js'
@@ -20,7 +21,7 @@ import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { HandBook, type Transitions } from './hand-book.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
-import type { AskBody, LateAckWireBody, RelayBody, ViewBody } from './wire.js'
+import type { AskBody, LateAckWireBody, RelayBody, ViewBody, ViewWireBody } from './wire.js'
 import { signRecovered } from './recover.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import { checkTimelockFields } from '../core/hand/timelock-checks.js'
@@ -74,6 +75,8 @@ interface SeatHand extends SeatHandSnapshot {
   asked: boolean
   /** Other seats' views that match this seat's own, by seat (not saved: a restart asks for them again). */
   views: Map<number, Signed<ViewBody>>
+  /** Seats asked for their whole VIEW, once each, after theirs named documents other than this seat's (not saved). */
+  askedWhole?: Set<number>
   /** Other seats' NONCEs, as they sent them to this seat. */
   peerNonces: Map<number, SignedNonce>
 }
@@ -119,8 +122,11 @@ export class SeatMachine implements SeatSide {
   readonly #hands: HandBook<Phase, SeatHand, SeatHandSnapshot>
   readonly #verify: (doc: Signed<unknown>) => boolean
   #meta: SeatMeta = { lastHand: 0 }
-  /** Views that came before this seat's own PLEDGES, by hand then seat. */
-  readonly #early = new Map<number, Map<number, Signed<ViewBody>>>()
+  /**
+   * Views that came before this seat's own PLEDGES, by hand then seat: whole ones checked, ones
+   * without their documents (docs/protocol.md §3) checked once this seat holds the documents.
+   */
+  readonly #early = new Map<number, Map<number, Signed<ViewWireBody>>>()
   /** Hands this seat missed (it learnt of a later COMMIT): the next to ask about, the last, and the COMMIT digest the next must link to. */
   #gap: SeatGap | undefined
   /** Digests of the COMMITs this seat recorded as breaking the dealer's chain (each is recorded once). */
@@ -219,7 +225,7 @@ export class SeatMachine implements SeatSide {
 
   receive (from: string, doc: Signed<unknown>): Effect[] {
     // From the other seats: their views, and their nonces (kept: nobody can say a seat withheld a nonce others hold).
-    if (doc.type === 'view') return this.#onView(from, doc as Signed<ViewBody>)
+    if (doc.type === 'view') return this.#onView(from, doc as Signed<ViewWireBody>)
     if (doc.type === 'nonce') return this.#onPeerNonce(from, doc as SignedNonce)
     if (from !== this.#init.table.dealer) throw new Rejection(`${doc.type} from ${from}, who is not the dealer`)
     // Abort records are the one thing the dealer relays: a seat's signed record, checked on its own.
@@ -464,7 +470,7 @@ export class SeatMachine implements SeatSide {
     const early = this.#early.get(hand.hand)
     this.#early.delete(hand.hand)
     for (const view of early?.values() ?? []) {
-      effects.push(...this.#judgeView(hand, view))
+      effects.push(...this.#takeEarlyView(hand, view))
       if ((hand.phase as Phase) !== 'viewing') return effects
     }
     return [...effects, ...this.#releaseIfAgreed(hand)]
@@ -475,26 +481,38 @@ export class SeatMachine implements SeatSide {
     return humanSeats(hand.commit.body.seats).filter(s => s !== this.#seat)
   }
 
-  /** This seat's VIEW to every other human seat (through the dealer to one it cannot reach). */
-  #sendView (hand: SeatHand, again: boolean): Effect[] {
+  /**
+   * This seat's VIEW to every other human seat (through the dealer to one it cannot reach). It goes
+   * without its two documents, which every recipient holds when it sees what this seat saw
+   * (docs/protocol.md §3), unless `whole`; a VIEW asking for theirs again (`again`) goes whole, and
+   * so does one inside a RELAY.
+   */
+  #sendView (hand: SeatHand, again: boolean, whole = again): Effect[] {
     const pledgesDoc = hand.pledgesDoc as Signed<PledgesBody>
     const body: ViewBody = {
       table: hand.commit.body.table, hand: hand.hand, commit: hand.digest, seat: this.#seat,
       pledges: docDigest(pledgesDoc), commitDoc: hand.commit, pledgesDoc, again
     }
     const view = signFrozen('view', body, this.#init.signer)
+    const sent = whole ? view : compactView(view)
     const { seats } = hand.commit.body
     const { dealer } = this.#init.table
     const others = this.#otherHumans(hand)
     const effects: Effect[] = others.map(s => {
       // Signed only if the host finds seat s unreachable: most hands send no RELAY at all.
       const fallback = seats[s] === dealer ? undefined : () => signFrozen('relay', { table: body.table, hand: body.hand, to: seats[s], view } satisfies RelayBody, this.#init.signer)
-      return { kind: 'send', to: seats[s], doc: view, ...(fallback === undefined ? {} : { fallback }) } satisfies Effect
+      return { kind: 'send', to: seats[s], doc: sent, ...(fallback === undefined ? {} : { fallback }) } satisfies Effect
     })
     // And to the dealer, which keeps it as evidence of who could go on and passes it on to a seat
     // still waiting for it (§6 step 4). A dealer that holds a seat already gets it as that seat.
-    if (others.length > 0 && !others.some(s => seats[s] === dealer)) effects.push({ kind: 'send', to: dealer, doc: view })
+    if (others.length > 0 && !others.some(s => seats[s] === dealer)) effects.push({ kind: 'send', to: dealer, doc: sent })
     return effects
+  }
+
+  /** This seat's VIEW, whole, to seat `seat` alone: answering one that asked for it (`again`), or asking for its own (`again`). */
+  #sendViewTo (hand: SeatHand, seat: number, again: boolean): Effect[] {
+    const to = hand.commit.body.seats[seat]
+    return this.#sendView(hand, again, true).filter(e => e.kind === 'send' && e.to === to)
   }
 
   /** Every other human seat's view matched this seat's own: the NONCE goes to the dealer and to those seats. */
@@ -517,9 +535,11 @@ export class SeatMachine implements SeatSide {
    * A VIEW from another human seat. Its two documents must be the dealer's, for this table and hand,
    * and be what the view says (so no seat can make the dealer look as if it equivocated). Then it
    * either matches this seat's own view, or shows that the dealer signed two different COMMITs, or
-   * two different PLEDGES for one COMMIT, for this hand: an `equivocation` record holding both.
+   * two different PLEDGES for one COMMIT, for this hand: an `equivocation` record holding both. A
+   * VIEW without its documents (docs/protocol.md §3) has this seat's own put back first; one that
+   * names others is asked for whole, and judged when it comes so.
    */
-  #onView (from: string, doc: Signed<ViewBody>): Effect[] {
+  #onView (from: string, doc: Signed<ViewWireBody>): Effect[] {
     const { table } = this.#init
     const body = doc.body
     if (body.table !== table.id) throw new Rejection(`view for another table (${body.table})`)
@@ -527,18 +547,7 @@ export class SeatMachine implements SeatSide {
     if ((doc.signer !== from && from !== table.dealer) || table.seats[body.seat] !== doc.signer || body.seat === this.#seat) {
       throw new Rejection(`view for seat ${body.seat}, which is not ${doc.signer}'s seat`)
     }
-    const { commitDoc, pledgesDoc } = body
-    if (commitDoc.body.table !== table.id || commitDoc.body.hand !== body.hand || docDigest(commitDoc) !== body.commit) throw new Rejection(`view of seat ${body.seat}: its COMMIT is not the one it names`)
-    if (pledgesDoc.body.table !== table.id || pledgesDoc.body.hand !== body.hand || pledgesDoc.body.commit !== body.commit || docDigest(pledgesDoc) !== body.pledges) {
-      throw new Rejection(`view of seat ${body.seat}: its PLEDGES are not the ones it names`)
-    }
-    if (commitDoc.signer !== table.dealer || pledgesDoc.signer !== table.dealer) throw new Rejection(`view of seat ${body.seat}: its documents are not signed by the dealer`)
     const hand = this.#hands.get(body.hand)
-    // A document whose digest is that of one this seat holds and checked (its COMMIT, its PLEDGES)
-    // is that document, byte for byte: its signature needs no second check.
-    const heldCommit = hand !== undefined && body.commit === hand.digest
-    const heldPledges = hand?.pledgesDoc !== undefined && body.pledges === docDigest(hand.pledgesDoc)
-    if (!this.#verify(doc) || (!heldCommit && !this.#verify(commitDoc)) || (!heldPledges && !this.#verify(pledgesDoc))) throw new Rejection(`view of seat ${body.seat}: bad signature`)
     if (hand === undefined || hand.phase === 'pledged') {
       // Before this seat's own PLEDGES (or even its COMMIT): kept until it can be compared. A hand
       // in play keeps its early VIEWs however many later hands have been committed since (with
@@ -547,17 +556,82 @@ export class SeatMachine implements SeatSide {
       // bounded by the hands in play and EARLY_HANDS.
       if (hand === undefined && body.hand <= this.#meta.lastHand) throw new Rejection(`view for hand ${body.hand}, which is not in play here`)
       if (hand === undefined && body.hand > this.#meta.lastHand + EARLY_HANDS) throw new Rejection(`view for hand ${body.hand}, too far ahead`)
-      const early = this.#early.get(body.hand) ?? new Map<number, Signed<ViewBody>>()
+      // A whole view is checked now; one without its documents once this seat holds them (#takeEarlyView).
+      if (body.commitDoc !== undefined && body.pledgesDoc !== undefined) this.#checkView(hand, doc as Signed<ViewBody>)
+      const early = this.#early.get(body.hand) ?? new Map<number, Signed<ViewWireBody>>()
       early.set(body.seat, doc)
       this.#early.set(body.hand, early)
       for (const h of this.#early.keys()) if (h <= this.#meta.lastHand && this.#hands.get(h) === undefined) this.#early.delete(h)
       return []
     }
-    const effects = this.#judgeView(hand, doc)
+    const whole = wholeView(doc, this.#heldDocs(hand))
+    if (whole === undefined) return this.#askWhole(hand, body.seat)
+    this.#checkView(hand, whole)
+    // A seat back from a restart, or one shown other documents than these, asks for this seat's
+    // view: it goes whole, and before this view is judged, so that a seat shown other documents
+    // gets them even when this seat ends the hand on seeing its own.
+    const effects = body.again ? this.#sendViewTo(hand, body.seat, false) : []
+    effects.push(...this.#judgeView(hand, whole))
     if (hand.phase === 'aborted') return effects
-    // A seat back from a restart asks for this seat's view again.
-    if (body.again) effects.push(...this.#sendView(hand, false).filter(e => e.kind === 'send' && e.to === doc.signer))
     return [...effects, ...this.#releaseIfAgreed(hand)]
+  }
+
+  /** The documents this seat holds of `hand`, to put a VIEW's back from. */
+  #heldDocs (hand: SeatHand): HeldDocs {
+    return { commit: hand.commit, commitDigest: hand.digest, pledges: hand.pledgesDoc }
+  }
+
+  /**
+   * A VIEW's documents and signatures (a whole one: as it came, or with this seat's own documents
+   * put back). A document whose digest is that of one this seat holds and checked (its COMMIT, its
+   * PLEDGES) is that document, byte for byte: its signature needs no second check.
+   */
+  #checkView (hand: SeatHand | undefined, doc: Signed<ViewBody>): void {
+    const { table } = this.#init
+    const body = doc.body
+    const { commitDoc, pledgesDoc } = body
+    if (commitDoc.body.table !== table.id || commitDoc.body.hand !== body.hand || docDigest(commitDoc) !== body.commit) throw new Rejection(`view of seat ${body.seat}: its COMMIT is not the one it names`)
+    if (pledgesDoc.body.table !== table.id || pledgesDoc.body.hand !== body.hand || pledgesDoc.body.commit !== body.commit || docDigest(pledgesDoc) !== body.pledges) {
+      throw new Rejection(`view of seat ${body.seat}: its PLEDGES are not the ones it names`)
+    }
+    if (commitDoc.signer !== table.dealer || pledgesDoc.signer !== table.dealer) throw new Rejection(`view of seat ${body.seat}: its documents are not signed by the dealer`)
+    const heldCommit = hand !== undefined && body.commit === hand.digest
+    const heldPledges = hand?.pledgesDoc !== undefined && body.pledges === docDigest(hand.pledgesDoc)
+    if (!this.#verify(doc) || (!heldCommit && !this.#verify(commitDoc)) || (!heldPledges && !this.#verify(pledgesDoc))) throw new Rejection(`view of seat ${body.seat}: bad signature`)
+  }
+
+  /**
+   * A VIEW that came before this seat's own PLEDGES, now that it has them. One that came without
+   * its documents is checked now: one that fails is dropped, as it would have been refused had it
+   * come whole (its seat's VIEW is still missing), and one naming other documents is asked for whole.
+   */
+  #takeEarlyView (hand: SeatHand, doc: Signed<ViewWireBody>): Effect[] {
+    const whole = wholeView(doc, this.#heldDocs(hand))
+    if (whole === undefined) return this.#askWhole(hand, doc.body.seat)
+    if (whole !== doc) {
+      try {
+        this.#checkView(hand, whole)
+      } catch (err) {
+        if (err instanceof Rejection) return []
+        throw err
+      }
+    }
+    return this.#judgeView(hand, whole)
+  }
+
+  /**
+   * A VIEW without its documents whose digests are not those of this seat's own: the dealer may
+   * have shown that seat other documents, and only the whole VIEW holds them (the evidence of an
+   * `equivocation`). This seat sends its own VIEW to that seat, whole and asking for theirs
+   * (`again`), once per seat and hand; the answer is judged as any whole VIEW. A seat that never
+   * answers is one whose VIEW never came.
+   */
+  #askWhole (hand: SeatHand, seat: number): Effect[] {
+    const asked = hand.askedWhole ?? new Set<number>()
+    hand.askedWhole = asked
+    if (asked.has(seat)) return []
+    asked.add(seat)
+    return this.#sendViewTo(hand, seat, true)
   }
 
   #judgeView (hand: SeatHand, view: Signed<ViewBody>): Effect[] {

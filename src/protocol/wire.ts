@@ -13,7 +13,7 @@ import {
 } from '../core/hand/blind-messages.js'
 import type { Signed } from '../core/signed.js'
 import { peerIdSchema } from '../core/peer-id-schema.js'
-import { signedViewSchema } from '../core/hand/view-messages.js'
+import { signedViewSchema, signedViewWireSchema } from '../core/hand/view-messages.js'
 import { breceiptBodySchema } from './blind-receipt-parts.js'
 
 /** The libp2p protocol id of the table protocol. */
@@ -64,7 +64,7 @@ export const lateAckWireSchema = z.object({
 export type LateAckWireBody = z.infer<typeof lateAckWireSchema>
 
 /** VIEW (src/core/hand/view-messages.ts): the verifier checks views in abort records, so its schema lives in the core. */
-export { viewBodySchema, type ViewBody } from '../core/hand/view-messages.js'
+export { viewBodySchema, type ViewBody, type ViewWireBody } from '../core/hand/view-messages.js'
 
 /** RELAY, seat → dealer: a VIEW the seat could not deliver to seat `to` directly; the dealer passes it on. */
 export const relayBodySchema = z.object({
@@ -106,7 +106,9 @@ const WIRE_DOCUMENTS = [
   signedBkeySchema, signedBkeysSchema, signedBshuffleSchema, signedBdealSchema, signedBsharesSchema, signedBendSchema,
   signedBsecretSchema, signedBrevealSchema, signedBfinalSchema, signedBunlockSchema,
   signedOf('breceipt', breceiptBodySchema),
-  signedViewSchema,
+  // A VIEW may come without the two documents its recipient holds (docs/protocol.md §3); one
+  // inside a RELAY is whole.
+  signedViewWireSchema,
   signedOf('relay', relayBodySchema),
   signedOf('play', playBodySchema)
 ] as const

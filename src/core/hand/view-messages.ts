@@ -22,3 +22,17 @@ export const viewBodySchema = z.object({
 }).strict()
 export type ViewBody = z.infer<typeof viewBodySchema>
 export const signedViewSchema = signedOf('view', viewBodySchema)
+
+/**
+ * A VIEW as a frame may carry it (docs/protocol.md §3, "A VIEW without its documents"): the same
+ * signed document, with `commitDoc` and `pledgesDoc` left out where its recipient holds them. The
+ * signature is over the whole body: a recipient puts back the documents it holds under the digests
+ * the view names (`commit`, `pledges`) before any check, and a view whose documents it does not
+ * hold is checked only once they are. Abort records carry whole views only (signedViewSchema).
+ */
+export const viewWireBodySchema = viewBodySchema.extend({
+  commitDoc: viewBodySchema.shape.commitDoc.optional(),
+  pledgesDoc: viewBodySchema.shape.pledgesDoc.optional()
+}).strict()
+export type ViewWireBody = z.infer<typeof viewWireBodySchema>
+export const signedViewWireSchema = signedOf('view', viewWireBodySchema)
