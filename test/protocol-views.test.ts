@@ -11,7 +11,7 @@ import { docDigest } from '../src/core/hand/digest.js'
 import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
 import type { PledgeBody, PledgesBody, Receipt, SignedAbort, SignedCommit } from '../src/core/hand/messages.js'
 import type { ViewWireBody } from '../src/core/hand/view-messages.js'
-import { wholeView } from '../src/protocol/view-wire.js'
+import { wholeView } from '../src/protocol/compact-docs.js'
 import { randomBytes } from 'node:crypto'
 import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
 import { Reason } from '../src/core/hand/reasons.js'
@@ -428,6 +428,21 @@ describe('a VIEW goes without the documents its recipient holds (docs/protocol.m
     for (const peer of [t.table.dealer, ...t.seats.keys()]) expect(docsTo(t, peer, 'nonce'), peer).toEqual([])
   })
 
+  test('a VIEW without its documents passed on by the dealer is refused: only its own seat sends one so', () => {
+    const t = memoryTable()
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    const target = peerOf(t, 1)
+    const compact = docsTo(t, target, 'view').find(v => v.signer === peerOf(t, 3)) as Signed<unknown>
+    expect(viewBody(compact).commitDoc).toBeUndefined()
+    t.run(t.table.dealer, [{ kind: 'send', to: target, doc: compact }])
+    expect(t.rejections).toEqual([{ to: target, reason: 'view of seat 3 passed on without its documents' }])
+    t.rejections.length = 0
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    expectFullReceipts(t, hand)
+  })
+
   test('a VIEW without its documents that came before the seat\'s PLEDGES and does not verify is dropped then: that seat\'s VIEW is still missing', () => {
     const t = memoryTable()
     const late = peerOf(t, 1)
@@ -450,5 +465,71 @@ describe('a VIEW goes without the documents its recipient holds (docs/protocol.m
     expect(t.seats.get(late)?.status()).toEqual([{ hand, phase: 'viewing' }])
     expect(docsTo(t, t.table.dealer, 'nonce').filter(n => n.signer === late)).toEqual([])
     expect((t.appended.get(late) ?? [])).toEqual([])
+  })
+})
+
+describe('a FINAL goes without the documents its seat holds (docs/protocol.md §3)', () => {
+  type Final = Signed<{ table: string, hand: number, commit: string, receipt: Record<string, unknown> }>
+  const finalsTo = (t: MemoryTable, to: string): Final[] => docsTo(t, to, 'final') as Final[]
+
+  test('an honest hand: every seat that countersigned gets its FINAL\'s receipt without the COMMIT, pledges and REVEAL, and logs the dealer\'s receipt byte for byte', () => {
+    const t = memoryTable()
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    t.run(t.table.dealer, t.dealer.end(hand))
+    expect(t.rejections).toEqual([])
+    for (let s = 1; s < 4; s++) {
+      const [final] = finalsTo(t, peerOf(t, s))
+      expect(Object.keys(final.body.receipt).sort(), `seat ${s}`).toEqual(['acks', 'v'])
+    }
+    expectFullReceipts(t, hand)
+  })
+
+  test('a seat whose ACK the dealer lacks gets the FINAL whole, and countersigns it late', () => {
+    const t = memoryTable()
+    const away = peerOf(t, 3)
+    t.intercept = (from, to, doc) => (from === away && to === t.table.dealer && doc.type === 'ack' ? undefined : doc)
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    t.run(t.table.dealer, t.dealer.end(hand))
+    // The dealer waits for seat 3's ACK until its time runs out, then sends the FINAL with three.
+    t.clock.now += 5_001
+    t.intercept = undefined
+    t.run(t.table.dealer, t.dealer.tick(t.clock.now))
+    expect(Object.keys(finalsTo(t, away)[0].body.receipt).sort()).toEqual(['acks', 'commit', 'pledges', 'reveal', 'v'])
+    for (const s of [1, 2]) expect(Object.keys(finalsTo(t, peerOf(t, s))[0].body.receipt).sort(), `seat ${s}`).toEqual(['acks', 'v'])
+    expect(t.rejections).toEqual([])
+    // Its ACK, sent again on the whole FINAL, comes back as the dealer's LATEACK, which it logs.
+    expect((t.appended.get(away) ?? []).filter(e => e.hand === hand).map(e => e.entry)).toEqual(['receipt', 'late-ack'])
+  })
+
+  test('a FINAL that leaves out only some of the three, or whose receipt put back is not the one the dealer signed, is refused and changes nothing; the seat\'s ASK then gets it whole', () => {
+    const t = memoryTable()
+    const target = peerOf(t, 2)
+    const spoil = [
+      // The REVEAL back in, the COMMIT and pledges still out.
+      (r: Record<string, unknown>) => ({ ...r, reveal: docsTo(t, target, 'reveal').at(-1) }),
+      (r: Record<string, unknown>) => ({ ...r, acks: (r.acks as unknown[]).slice(1) })
+    ]
+    for (const [i, change] of spoil.entries()) {
+      t.intercept = (_from, to, doc) => {
+        if (doc.type !== 'final' || to !== target) return doc
+        const receipt = JSON.parse(JSON.stringify(change((doc.body as { receipt: Record<string, unknown> }).receipt))) as Record<string, unknown>
+        return { ...doc, body: { ...(doc.body as object), receipt } }
+      }
+      const { hand, effects } = t.dealer.startHand({ dealer: i })
+      t.run(t.table.dealer, effects)
+      t.run(t.table.dealer, t.dealer.end(hand))
+      expect(t.rejections.map(r => r.reason), `spoil ${i}`).toEqual([i === 0 ? 'final: its receipt leaves out some of its COMMIT, pledges and REVEAL but not all' : 'final: bad signature'])
+      expect(t.seats.get(target)?.status(), `spoil ${i}`).toEqual([{ hand, phase: 'acked' }])
+      t.rejections.length = 0
+      t.intercept = undefined
+      // Waiting for the FINAL, the seat asks the dealer, which answers with the whole FINAL.
+      t.clock.now += 10_001
+      t.run(target, t.seats.get(target)?.tick(t.clock.now) ?? [])
+      expect(t.seats.get(target)?.status(), `spoil ${i}`).toEqual([])
+      expect(t.rejections).toEqual([])
+      expectFullReceipts(t, hand)
+    }
   })
 })

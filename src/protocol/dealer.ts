@@ -20,12 +20,12 @@ import { checkAsk, checkSeatDoc } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
-import type { AskBody, LateAckWireBody, RelayBody } from './wire.js'
+import type { AskBody, FinalBody, LateAckWireBody, RelayBody } from './wire.js'
 import { verifyReceipt } from '../core/hand/verify.js'
 import { acksDue } from '../core/receipt.js'
 import { lateAckProblems } from '../core/log/late-ack.js'
 import type { ViewBody, ViewWireBody } from '../core/hand/view-messages.js'
-import { wholeView } from './view-wire.js'
+import { compactFinal, wholeView } from './compact-docs.js'
 
 /** How many ended hands the dealer can still tell a seat about (docs/protocol.md §11): the hand book's memo. */
 export { ENDED_HANDS_KEPT as ENDED_KEPT } from './hand-book.js'
@@ -913,8 +913,8 @@ export class DealerMachine implements DealerSide {
     }
   }
 
-  #final (receipt: Receipt): Signed<unknown> {
-    const body = { table: receipt.commit.body.table, hand: receipt.commit.body.hand, commit: docDigest(receipt.commit), receipt }
+  #final (receipt: Receipt): Signed<FinalBody> {
+    const body: FinalBody = { table: receipt.commit.body.table, hand: receipt.commit.body.hand, commit: docDigest(receipt.commit), receipt }
     return signFrozen('final', body, this.#init.signer)
   }
 
@@ -958,7 +958,9 @@ export class DealerMachine implements DealerSide {
       { kind: 'append', entry: 'receipt', hand: hand.hand, payload: receipt },
       { kind: 'event', hand: hand.hand, event: { type: 'receipt', acked: receipt.acks.map(a => a.body.seat) } },
       gone,
-      ...this.#toHumans(final)
+      // A seat whose ACK is in holds the COMMIT, pledges and REVEAL: its FINAL goes without them
+      // (docs/protocol.md §3); any other seat's whole. (An ASK is answered with the whole FINAL.)
+      ...this.#toHumans(final, hand.acks.size === 0 ? undefined : { doc: compactFinal(final), seats: new Set(hand.acks.keys()) })
     ]
   }
 
@@ -992,8 +994,9 @@ export class DealerMachine implements DealerSide {
     return save
   }
 
-  #toHumans (doc: Signed<unknown>): Effect[] {
-    return this.#humans.map(s => ({ kind: 'send', to: this.#init.table.seats[s], doc }))
+  /** `doc` to every human seat; with `instead`, its `doc` to the seats it names. */
+  #toHumans (doc: Signed<unknown>, instead?: { doc: Signed<unknown>, seats: ReadonlySet<number> }): Effect[] {
+    return this.#humans.map(s => ({ kind: 'send', to: this.#init.table.seats[s], doc: instead?.seats.has(s) === true ? instead.doc : doc }))
   }
 }
 

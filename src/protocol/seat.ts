@@ -2,7 +2,7 @@ import { sha256Hex, toHex } from '../core/bytes.js'
 import { canonicalJson } from '../core/canonical.js'
 import { contributionProblem } from '../core/contribution.js'
 import { signFrozen, verifyDocument, type Signed } from '../core/signed.js'
-import { compactView, wholeView, type HeldDocs } from './view-wire.js'
+import { compactView, wholeFinal, wholeView, type HeldDocs } from './compact-docs.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { cardSchemeFor, humanSeats } from '../core/hand/recompute.js'
@@ -21,7 +21,7 @@ import type { SeatHandStatus, SeatSide } from './contracts.js'
 import { HandBook, type Transitions } from './hand-book.js'
 import { Rejection, type Effect, type HandEvent, type MachineInit } from './types.js'
 import { logAbort, signAbort } from './abort.js'
-import type { AskBody, LateAckWireBody, RelayBody, ViewBody, ViewWireBody } from './wire.js'
+import type { AskBody, FinalWireBody, LateAckWireBody, RelayBody, ViewBody, ViewWireBody } from './wire.js'
 import { signRecovered } from './recover.js'
 import { sealTimelockText } from '../core/timelock/index.js'
 import { checkTimelockFields } from '../core/hand/timelock-checks.js'
@@ -236,7 +236,7 @@ export class SeatMachine implements SeatSide {
       case 'cards': return this.#onCards(doc as Signed<CardsBody>)
       case 'reveal': return this.#onReveal(doc as SignedReveal)
       case 'lateack': return this.#onLateAckDoc(doc as Signed<LateAckWireBody>)
-      case 'final': return this.#onFinal(doc as Signed<{ table: string, hand: number, commit: string, receipt: Receipt }>)
+      case 'final': return this.#onFinal(doc as Signed<FinalWireBody>)
       case 'abort': return this.#onAbort(doc as Signed<AbortBody>)
       default: throw new Rejection(`a seat does not accept ${doc.type} messages`)
     }
@@ -547,6 +547,10 @@ export class SeatMachine implements SeatSide {
     if ((doc.signer !== from && from !== table.dealer) || table.seats[body.seat] !== doc.signer || body.seat === this.#seat) {
       throw new Rejection(`view for seat ${body.seat}, which is not ${doc.signer}'s seat`)
     }
+    // Only its author sends a VIEW without its documents: one the dealer passes on goes whole, so a
+    // dealer cannot put an unchecked VIEW in the place of a seat's own (an early one is checked late).
+    const whole = body.commitDoc !== undefined && body.pledgesDoc !== undefined
+    if (!whole && doc.signer !== from) throw new Rejection(`view of seat ${body.seat} passed on without its documents`)
     const hand = this.#hands.get(body.hand)
     if (hand === undefined || hand.phase === 'pledged') {
       // Before this seat's own PLEDGES (or even its COMMIT): kept until it can be compared. A hand
@@ -557,21 +561,21 @@ export class SeatMachine implements SeatSide {
       if (hand === undefined && body.hand <= this.#meta.lastHand) throw new Rejection(`view for hand ${body.hand}, which is not in play here`)
       if (hand === undefined && body.hand > this.#meta.lastHand + EARLY_HANDS) throw new Rejection(`view for hand ${body.hand}, too far ahead`)
       // A whole view is checked now; one without its documents once this seat holds them (#takeEarlyView).
-      if (body.commitDoc !== undefined && body.pledgesDoc !== undefined) this.#checkView(hand, doc as Signed<ViewBody>)
+      if (whole) this.#checkView(hand, doc as Signed<ViewBody>)
       const early = this.#early.get(body.hand) ?? new Map<number, Signed<ViewWireBody>>()
       early.set(body.seat, doc)
       this.#early.set(body.hand, early)
       for (const h of this.#early.keys()) if (h <= this.#meta.lastHand && this.#hands.get(h) === undefined) this.#early.delete(h)
       return []
     }
-    const whole = wholeView(doc, this.#heldDocs(hand))
-    if (whole === undefined) return this.#askWhole(hand, body.seat)
-    this.#checkView(hand, whole)
+    const full = wholeView(doc, this.#heldDocs(hand))
+    if (full === undefined) return this.#askWhole(hand, body.seat)
+    this.#checkView(hand, full)
     // A seat back from a restart, or one shown other documents than these, asks for this seat's
     // view: it goes whole, and before this view is judged, so that a seat shown other documents
     // gets them even when this seat ends the hand on seeing its own.
     const effects = body.again ? this.#sendViewTo(hand, body.seat, false) : []
-    effects.push(...this.#judgeView(hand, whole))
+    effects.push(...this.#judgeView(hand, full))
     if (hand.phase === 'aborted') return effects
     return [...effects, ...this.#releaseIfAgreed(hand)]
   }
@@ -762,8 +766,12 @@ export class SeatMachine implements SeatSide {
     return seatCardsDigest(deliveries, this.#seat, reveal.stages)
   }
 
-  #onFinal (doc: Signed<{ table: string, hand: number, commit: string, receipt: Receipt }>): Effect[] {
-    if (this.#hands.get(doc.body.hand) === undefined && doc.body.table === this.#init.table.id) return this.#catchUp(doc, doc.body.receipt.commit)
+  #onFinal (wire: Signed<FinalWireBody>): Effect[] {
+    // One without the documents this seat holds (docs/protocol.md §3) has them put back first.
+    const held = this.#hands.get(wire.body.hand)
+    const doc = wholeFinal(wire, held === undefined ? undefined : { commit: held.commit, commitDigest: held.digest, pledges: held.pledges, reveal: held.reveal })
+    if (typeof doc === 'string') throw new Rejection(`final: ${doc}`)
+    if (held === undefined && doc.body.table === this.#init.table.id) return this.#catchUp(doc, doc.body.receipt.commit)
     // A seat that lost its cards or the REVEAL (down, cut off) still takes the receipt: it verifies
     // alone, and it holds this seat's pledge, so its nonce was the one used.
     const hand = this.#handFor(doc.body, 'contributed', 'dealt', 'acked')

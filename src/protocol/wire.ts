@@ -35,6 +35,22 @@ export const finalBodySchema = z.object({
   commit: z.string().regex(/^[0-9a-f]{64}$/),
   receipt: receiptSchema
 }).strict()
+export type FinalBody = z.infer<typeof finalBodySchema>
+
+/**
+ * A FINAL as a frame may carry it to a seat that countersigned the hand (docs/protocol.md §3, "A
+ * FINAL without the documents its seat holds"): the same signed FINAL, its receipt without the
+ * COMMIT, pledges and REVEAL, which that seat holds; it puts them back before any check. The
+ * three are left out together or not at all (src/protocol/compact-docs.ts refuses any other).
+ */
+export const finalWireBodySchema = finalBodySchema.extend({
+  receipt: receiptSchema.extend({
+    commit: receiptSchema.shape.commit.optional(),
+    pledges: receiptSchema.shape.pledges.optional(),
+    reveal: receiptSchema.shape.reveal.optional()
+  }).strict()
+}).strict()
+export type FinalWireBody = z.infer<typeof finalWireBodySchema>
 
 /**
  * ASK, seat → dealer: "what became of this hand?" A seat asks after a restart, for every hand it
@@ -99,7 +115,8 @@ const WIRE_DOCUMENTS = [
   signedRevealSchema,
   signedAckSchema,
   signedAbortSchema,
-  signedOf('final', finalBodySchema),
+  // A FINAL may come without the documents its seat holds (docs/protocol.md §3).
+  signedOf('final', finalWireBodySchema),
   signedOf('ask', askBodySchema),
   signedOf('lateack', lateAckWireSchema),
   // Dealer-blind hands (docs/dealer-blind.md §8).
@@ -152,7 +169,11 @@ export function decodeFrame (frame: Uint8Array, intern?: Interner): WireDoc {
   const doc = freezeDeep(parsed.data)
   markPassed()
   markChecked(doc, documentSchema.get(doc.type) as object)
-  if (doc.type === 'final') markChecked((doc.body as { receipt?: unknown }).receipt, receiptSchema)
+  // A whole receipt only: one without its documents passed only the frame's own schema.
+  if (doc.type === 'final') {
+    const { receipt } = doc.body as FinalWireBody
+    if (receipt.commit !== undefined && receipt.pledges !== undefined && receipt.reveal !== undefined) markChecked(receipt, receiptSchema)
+  }
   return doc
 }
 

@@ -1,0 +1,71 @@
+import { freezeDeep } from '../core/frozen.js'
+import { docDigest } from '../core/hand/digest.js'
+import type { PledgesBody, SignedCommit, SignedPledge, SignedReveal } from '../core/hand/messages.js'
+import type { ViewBody, ViewWireBody } from '../core/hand/view-messages.js'
+import type { Signed } from '../core/signed.js'
+import type { FinalBody, FinalWireBody } from './wire.js'
+
+// A VIEW names the COMMIT and PLEDGES its seat was shown by digest and carries both, so that a seat
+// shown other ones holds the dealer's two signed documents (docs/protocol.md §6 step 4). Nearly
+// always its recipient holds those very documents already: sent whole, the VIEWs were about half of
+// a hand's bytes (issue 24). So a VIEW goes without them (docs/protocol.md §3, "A VIEW without its
+// documents"): the signature is still over the whole body, and the recipient puts back its own
+// documents where the digests name them. Where they name others, it asks for the VIEW whole.
+
+/** What a node holds of a hand to put a VIEW's documents back from: its COMMIT (and that COMMIT's digest), its PLEDGES once it has them. */
+export interface HeldDocs { commit: SignedCommit, commitDigest: string, pledges?: Signed<PledgesBody> }
+
+/** The same signed VIEW without its two documents, for a frame (deep-frozen: one encoding for every recipient). */
+export function compactView (view: Signed<ViewBody>): Signed<ViewWireBody> {
+  const { commitDoc: _commit, pledgesDoc: _pledges, ...body } = view.body
+  return freezeDeep({ type: view.type, signer: view.signer, body, sig: view.sig })
+}
+
+/**
+ * The whole VIEW that a VIEW off the wire stands for: the view itself when it carries both
+ * documents; otherwise the same view with each missing document put back from `held`, where its
+ * digest in the view is that of the held one. Undefined when a missing document is not one held
+ * here: other documents (the dealer may have shown two seats two of them) or none yet. Nothing is
+ * checked here: the whole view is then checked as any VIEW is, on its own signature.
+ */
+export function wholeView (view: Signed<ViewWireBody>, held: HeldDocs): Signed<ViewBody> | undefined {
+  const { commitDoc, pledgesDoc } = view.body
+  if (commitDoc !== undefined && pledgesDoc !== undefined) return view as Signed<ViewBody>
+  const commit = commitDoc ?? (view.body.commit === held.commitDigest ? held.commit : undefined)
+  const pledges = pledgesDoc ?? (held.pledges !== undefined && view.body.pledges === docDigest(held.pledges) ? held.pledges : undefined)
+  if (commit === undefined || pledges === undefined) return undefined
+  return freezeDeep({ type: view.type, signer: view.signer, body: { ...view.body, commitDoc: commit, pledgesDoc: pledges }, sig: view.sig })
+}
+
+// A FINAL's receipt carries the hand's COMMIT, pledges and REVEAL, which a seat that countersigned
+// the hand holds (it saved the REVEAL before its ACK left): sent whole, the FINALs were over 40% of
+// a hand's bytes once VIEWs went without their documents. So the dealer sends a seat whose ACK it
+// holds the FINAL without those three (docs/protocol.md §3, "A FINAL without the documents its seat
+// holds"); the seat puts its own back. Its signature is still over the whole body, so a receipt
+// put back from other documents than the dealer's fails on it.
+
+/** What a seat holds of a hand to put a FINAL's receipt back from: its COMMIT (and digest), the pledges of its PLEDGES, the REVEAL it countersigned. */
+export interface HeldHand { commit: SignedCommit, commitDigest: string, pledges?: SignedPledge[], reveal?: SignedReveal }
+
+/** The same signed FINAL, its receipt without the COMMIT, pledges and REVEAL (deep-frozen: one encoding for every such seat). */
+export function compactFinal (final: Signed<FinalBody>): Signed<FinalWireBody> {
+  const { commit: _commit, pledges: _pledges, reveal: _reveal, ...receipt } = final.body.receipt
+  return freezeDeep({ type: final.type, signer: final.signer, body: { ...final.body, receipt }, sig: final.sig })
+}
+
+/**
+ * The whole FINAL that a FINAL off the wire stands for: itself when its receipt is whole; else
+ * its receipt with the three documents put back from `held`, when the FINAL names `held`'s COMMIT
+ * and the seat holds the pledges and the REVEAL. A string (why not) when the receipt leaves out
+ * some of the three but not all, or `held` lacks what it needs. Nothing is checked here: the whole
+ * FINAL is then checked as any FINAL is, its signature first.
+ */
+export function wholeFinal (final: Signed<FinalWireBody>, held: HeldHand | undefined): Signed<FinalBody> | string {
+  const { commit, pledges, reveal } = final.body.receipt
+  if (commit !== undefined && pledges !== undefined && reveal !== undefined) return final as Signed<FinalBody>
+  if (commit !== undefined || pledges !== undefined || reveal !== undefined) return 'its receipt leaves out some of its COMMIT, pledges and REVEAL but not all'
+  if (held === undefined || final.body.commit !== held.commitDigest) return 'its receipt leaves out a COMMIT this seat does not hold'
+  if (held.pledges === undefined || held.reveal === undefined) return 'its receipt leaves out the pledges or the REVEAL, which this seat does not hold'
+  const receipt = { ...final.body.receipt, commit: held.commit, pledges: held.pledges, reveal: held.reveal }
+  return freezeDeep({ type: final.type, signer: final.signer, body: { ...final.body, receipt }, sig: final.sig })
+}
