@@ -64,3 +64,17 @@ describe.each<Transport>(['tcp', 'ws'])('membership over %s', (transport) => {
     for (const n of nodes) expect((await logEntries(n.dataDir)).map(e => e.body.kind)).toEqual(['receipt'])
   })
 })
+
+describe('the table protocol\'s version', () => {
+  it('a member speaking /fairdeal/table/1.0.0 (whose nodes refuse a VIEW or FINAL without its documents) cannot open a table stream: protocol selection fails', async () => {
+    const t = table = await TestTable.prepare({ game: 'duo', scheme: 'atout-v1', seats: 2, transport: 'tcp' })
+    const nodes = await t.startAll()
+    expect(TABLE_PROTOCOL).toBe('/fairdeal/table/1.1.0')
+    const address = dialAddress(t.local.configs[1].listen[0], nodes[1].peerId)
+    await expect(nodes[0].daemon.node.dialProtocol(address, '/fairdeal/table/1.0.0')).rejects.toThrow(/Protocol selection failed - could not negotiate \/fairdeal\/table\/1\.0\.0/)
+    // The same member, on the version both speak, plays on.
+    await playHand(nodes[0], nodes, { stages: [{ stage: 'faceUp' }] })
+    await t.stopAll()
+    for (const n of nodes) expect((await logEntries(n.dataDir)).map(e => e.body.kind)).toEqual(['receipt'])
+  })
+})

@@ -17,7 +17,10 @@ import { signedViewSchema, signedViewWireSchema } from '../core/hand/view-messag
 import { breceiptBodySchema } from './blind-receipt-parts.js'
 
 /** The libp2p protocol id of the table protocol. */
-export const TABLE_PROTOCOL = '/fairdeal/table/1.0.0'
+// 1.1.0: a VIEW or a FINAL may leave out documents its recipient holds (docs/protocol.md §3), which
+// a 1.0.0 node would refuse frame by frame; with the new id the two cannot open a table stream at
+// all, and the dial says so.
+export const TABLE_PROTOCOL = '/fairdeal/table/1.1.0'
 /**
  * Largest frame accepted: every abort record fits (a dealer-blind record carries up to two 78-card
  * shuffles, ~66 KB, or a stage's decryption shares; docs/dealer-blind.md §13), and a commit-reveal
