@@ -9,9 +9,11 @@ import { verifyAbort } from '../src/core/hand/abort-rules.js'
 import { sha256Hex, toHex } from '../src/core/bytes.js'
 import { docDigest } from '../src/core/hand/digest.js'
 import { signDocument, verifyDocument, type Signed } from '../src/core/signed.js'
-import type { PledgeBody, PledgesBody, Receipt, SignedAbort, SignedCommit } from '../src/core/hand/messages.js'
+import { receiptSchema, type PledgeBody, type PledgesBody, type Receipt, type SignedAbort, type SignedCommit, type SignedReveal } from '../src/core/hand/messages.js'
 import type { ViewWireBody } from '../src/core/hand/view-messages.js'
-import { wholeView } from '../src/protocol/compact-docs.js'
+import { wholeFinal, wholeView } from '../src/protocol/compact-docs.js'
+import { decodeFrame, type FinalWireBody } from '../src/protocol/wire.js'
+import { wasChecked } from '../src/core/frozen.js'
 import { randomBytes } from 'node:crypto'
 import { checkAbortRecord } from '../src/core/hand/abort-rules.js'
 import { Reason } from '../src/core/hand/reasons.js'
@@ -483,6 +485,25 @@ describe('a FINAL goes without the documents its seat holds (docs/protocol.md §
       expect(Object.keys(final.body.receipt).sort(), `seat ${s}`).toEqual(['acks', 'v'])
     }
     expectFullReceipts(t, hand)
+  })
+
+  test('a FINAL put back from documents that each passed their own schema off the wire passes the receipt schema without another pass; one put back from a saved copy does not', () => {
+    const t = memoryTable()
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    t.run(t.table.dealer, t.dealer.end(hand))
+    const seat = peerOf(t, 1)
+    const decoded = (type: string): Signed<unknown> => decodeFrame((t.frames.get(seat) ?? []).find(f => (JSON.parse(new TextDecoder().decode(f)) as Signed<unknown>).type === type) as Uint8Array)
+    const [commit, pledges, reveal, final] = ['commit', 'pledges', 'reveal', 'final'].map(decoded)
+    const held = { commit: commit as SignedCommit, commitDigest: docDigest(commit), pledges: (pledges as Signed<PledgesBody>).body.pledges, reveal: reveal as SignedReveal }
+    const whole = wholeFinal(final as Signed<FinalWireBody>, held)
+    if (typeof whole === 'string') throw new Error(whole)
+    expect(wasChecked(whole.body.receipt, receiptSchema)).toBe(true)
+    expect(verifyDocument(whole)).toBe(true)
+    const fromSave = wholeFinal(final as Signed<FinalWireBody>, { ...held, commit: structuredClone(held.commit) })
+    if (typeof fromSave === 'string') throw new Error(fromSave)
+    expect(wasChecked(fromSave.body.receipt, receiptSchema)).toBe(false)
+    expect(receiptSchema.safeParse(fromSave.body.receipt).success).toBe(true)
   })
 
   test('a seat whose ACK the dealer lacks gets the FINAL whole, and countersigns it late', () => {

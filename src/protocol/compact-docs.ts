@@ -1,9 +1,9 @@
-import { freezeDeep } from '../core/frozen.js'
+import { freezeDeep, markChecked, wasChecked } from '../core/frozen.js'
 import { docDigest } from '../core/hand/digest.js'
-import type { PledgesBody, SignedCommit, SignedPledge, SignedReveal } from '../core/hand/messages.js'
+import { receiptSchema, signedCommitSchema, signedPledgeSchema, signedRevealSchema, type PledgesBody, type SignedCommit, type SignedPledge, type SignedReveal } from '../core/hand/messages.js'
 import type { ViewBody, ViewWireBody } from '../core/hand/view-messages.js'
 import type { Signed } from '../core/signed.js'
-import type { FinalBody, FinalWireBody } from './wire.js'
+import { signedFinalWireSchema, type FinalBody, type FinalWireBody } from './wire.js'
 
 // A VIEW names the COMMIT and PLEDGES its seat was shown by digest and carries both, so that a seat
 // shown other ones holds the dealer's two signed documents (docs/protocol.md §6 step 4). Nearly
@@ -66,6 +66,13 @@ export function wholeFinal (final: Signed<FinalWireBody>, held: HeldHand | undef
   if (commit !== undefined || pledges !== undefined || reveal !== undefined) return 'its receipt leaves out some of its COMMIT, pledges and REVEAL but not all'
   if (held === undefined || final.body.commit !== held.commitDigest) return 'its receipt leaves out a COMMIT this seat does not hold'
   if (held.pledges === undefined || held.reveal === undefined) return 'its receipt leaves out the pledges or the REVEAL, which this seat does not hold'
-  const receipt = { ...final.body.receipt, commit: held.commit, pledges: held.pledges, reveal: held.reveal }
+  const receipt = freezeDeep({ ...final.body.receipt, commit: held.commit, pledges: held.pledges, reveal: held.reveal })
+  // One schema pass per message (issue 24): a receipt whose every part passed its own schema here
+  // (the FINAL's frame, and each held document off its own frame) passes the receipt schema, which
+  // is those parts' schemas in a strict object, so it is recorded as having passed it. Documents
+  // read back from a save after a restart were not: their receipt goes through the schema.
+  const parts = wasChecked(final, signedFinalWireSchema) && wasChecked(held.commit, signedCommitSchema) && wasChecked(held.reveal, signedRevealSchema) &&
+    held.pledges.length <= 8 && held.pledges.every(p => wasChecked(p, signedPledgeSchema))
+  if (parts) markChecked(receipt, receiptSchema)
   return freezeDeep({ type: final.type, signer: final.signer, body: { ...final.body, receipt }, sig: final.sig })
 }

@@ -54,6 +54,7 @@ export const finalWireBodySchema = finalBodySchema.extend({
   }).strict()
 }).strict()
 export type FinalWireBody = z.infer<typeof finalWireBodySchema>
+export const signedFinalWireSchema = signedOf('final', finalWireBodySchema)
 
 /**
  * ASK, seat → dealer: "what became of this hand?" A seat asks after a restart, for every hand it
@@ -119,7 +120,7 @@ const WIRE_DOCUMENTS = [
   signedAckSchema,
   signedAbortSchema,
   // A FINAL may come without the documents its seat holds (docs/protocol.md §3).
-  signedOf('final', finalWireBodySchema),
+  signedFinalWireSchema,
   signedOf('ask', askBodySchema),
   signedOf('lateack', lateAckWireSchema),
   // Dealer-blind hands (docs/dealer-blind.md §8).
