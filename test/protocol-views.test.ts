@@ -50,7 +50,7 @@ const viewsTo = (t: MemoryTable, to: string): Array<Signed<unknown>> => {
     const body = v.body as ViewWireBody
     const commit = commits.find(c => docDigest(c) === body.commit)
     if (commit === undefined) return v
-    return wholeView(v as Signed<ViewWireBody>, { commit, commitDigest: body.commit, pledges: pledges.find(p => docDigest(p) === body.pledges) }) ?? v
+    return wholeView(v as Signed<ViewWireBody>, { commit, commitDigest: body.commit, pledgesDoc: pledges.find(p => docDigest(p) === body.pledges) }) ?? v
   })
 }
 

@@ -3,7 +3,7 @@ import { docDigest } from '../core/hand/digest.js'
 import { receiptSchema, signedCommitSchema, signedPledgeSchema, signedRevealSchema, type PledgesBody, type SignedCommit, type SignedPledge, type SignedReveal } from '../core/hand/messages.js'
 import type { ViewBody, ViewWireBody } from '../core/hand/view-messages.js'
 import type { Signed } from '../core/signed.js'
-import { signedFinalWireSchema, type FinalBody, type FinalWireBody } from './wire.js'
+import { isWholeReceipt, signedFinalWireSchema, type FinalBody, type FinalWireBody } from './wire.js'
 
 // A VIEW names the COMMIT and PLEDGES its seat was shown by digest and carries both, so that a seat
 // shown other ones holds the dealer's two signed documents (docs/protocol.md §6 step 4). Nearly
@@ -12,8 +12,17 @@ import { signedFinalWireSchema, type FinalBody, type FinalWireBody } from './wir
 // documents"): the signature is still over the whole body, and the recipient puts back its own
 // documents where the digests name them. Where they name others, it asks for the VIEW whole.
 
-/** What a node holds of a hand to put a VIEW's documents back from: its COMMIT (and that COMMIT's digest), its PLEDGES once it has them. */
-export interface HeldDocs { commit: SignedCommit, commitDigest: string, pledges?: Signed<PledgesBody> }
+/**
+ * What a node holds of a hand to put a VIEW's or a FINAL's documents back from: its COMMIT (and that
+ * COMMIT's digest); its PLEDGES and their pledges once it has them (a seat keeps both, and after a
+ * restart reads both back from its save); the REVEAL a seat countersigned.
+ */
+export interface HeldDocs { commit: SignedCommit, commitDigest: string, pledgesDoc?: Signed<PledgesBody>, pledges?: SignedPledge[], reveal?: SignedReveal }
+
+/** Whether a VIEW off the wire carries both its documents (else its recipient puts its own back). */
+export function isWholeView (view: Signed<ViewWireBody>): view is Signed<ViewBody> {
+  return view.body.commitDoc !== undefined && view.body.pledgesDoc !== undefined
+}
 
 /** The same signed VIEW without its two documents, for a frame (deep-frozen: one encoding for every recipient). */
 export function compactView (view: Signed<ViewBody>): Signed<ViewWireBody> {
@@ -29,10 +38,10 @@ export function compactView (view: Signed<ViewBody>): Signed<ViewWireBody> {
  * checked here: the whole view is then checked as any VIEW is, on its own signature.
  */
 export function wholeView (view: Signed<ViewWireBody>, held: HeldDocs): Signed<ViewBody> | undefined {
+  if (isWholeView(view)) return view
   const { commitDoc, pledgesDoc } = view.body
-  if (commitDoc !== undefined && pledgesDoc !== undefined) return view as Signed<ViewBody>
   const commit = commitDoc ?? (view.body.commit === held.commitDigest ? held.commit : undefined)
-  const pledges = pledgesDoc ?? (held.pledges !== undefined && view.body.pledges === docDigest(held.pledges) ? held.pledges : undefined)
+  const pledges = pledgesDoc ?? (held.pledgesDoc !== undefined && view.body.pledges === docDigest(held.pledgesDoc) ? held.pledgesDoc : undefined)
   if (commit === undefined || pledges === undefined) return undefined
   return freezeDeep({ type: view.type, signer: view.signer, body: { ...view.body, commitDoc: commit, pledgesDoc: pledges }, sig: view.sig })
 }
@@ -43,9 +52,6 @@ export function wholeView (view: Signed<ViewWireBody>, held: HeldDocs): Signed<V
 // holds the FINAL without those three (docs/protocol.md §3, "A FINAL without the documents its seat
 // holds"); the seat puts its own back. Its signature is still over the whole body, so a receipt
 // put back from other documents than the dealer's fails on it.
-
-/** What a seat holds of a hand to put a FINAL's receipt back from: its COMMIT (and digest), the pledges of its PLEDGES, the REVEAL it countersigned. */
-export interface HeldHand { commit: SignedCommit, commitDigest: string, pledges?: SignedPledge[], reveal?: SignedReveal }
 
 /** The same signed FINAL, its receipt without the COMMIT, pledges and REVEAL (deep-frozen: one encoding for every such seat). */
 export function compactFinal (final: Signed<FinalBody>): Signed<FinalWireBody> {
@@ -60,9 +66,9 @@ export function compactFinal (final: Signed<FinalBody>): Signed<FinalWireBody> {
  * some of the three but not all, or `held` lacks what it needs. Nothing is checked here: the whole
  * FINAL is then checked as any FINAL is, its signature first.
  */
-export function wholeFinal (final: Signed<FinalWireBody>, held: HeldHand | undefined): Signed<FinalBody> | string {
+export function wholeFinal (final: Signed<FinalWireBody>, held: HeldDocs | undefined): Signed<FinalBody> | string {
   const { commit, pledges, reveal } = final.body.receipt
-  if (commit !== undefined && pledges !== undefined && reveal !== undefined) return final as Signed<FinalBody>
+  if (isWholeReceipt(final.body.receipt)) return final as Signed<FinalBody>
   if (commit !== undefined || pledges !== undefined || reveal !== undefined) return 'its receipt leaves out some of its COMMIT, pledges and REVEAL but not all'
   if (held === undefined || final.body.commit !== held.commitDigest) return 'its receipt leaves out a COMMIT this seat does not hold'
   if (held.pledges === undefined || held.reveal === undefined) return 'its receipt leaves out the pledges or the REVEAL, which this seat does not hold'

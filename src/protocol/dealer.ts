@@ -83,9 +83,10 @@ interface DealerHand extends DealerHandSnapshot {
   acks: Map<number, SignedAck>
   /** When the hand's phase stops waiting (the hand book's deadline table). */
   due?: number
-  /** docDigest of the PLEDGES this dealer sent (from `contributing` on): every VIEW must name it. */
-  pledgesDigest?: string
-  /** That PLEDGES itself (not saved), which a VIEW without its documents gets back (docs/protocol.md §3). */
+  /**
+   * The PLEDGES this dealer sent (from `contributing` on; not saved): every VIEW must name it (its
+   * docDigest), and a VIEW without its documents gets it back (docs/protocol.md §3).
+   */
   pledgesDoc?: Signed<PledgesBody>
   /**
    * The seats' VIEWs, by seat (not saved: a dealer restarted before dealing ends the hand). They
@@ -640,8 +641,9 @@ export class DealerMachine implements DealerSide {
       if (body.hand < this.#meta.nextHand && hand?.phase !== 'pledging') return []
       throw new Rejection(`view for hand ${body.hand}, which is not waiting for nonces`)
     }
-    const doc = hand.pledgesDoc === undefined ? undefined : wholeView(wire, { commit: hand.commit, commitDigest: hand.digest, pledges: hand.pledgesDoc })
-    if (doc === undefined || body.commit !== hand.digest || docDigest(doc.body.commitDoc) !== hand.digest || body.pledges !== hand.pledgesDigest || docDigest(doc.body.pledgesDoc) !== hand.pledgesDigest) {
+    const sent = hand.pledgesDoc
+    const doc = sent === undefined ? undefined : wholeView(wire, { commit: hand.commit, commitDigest: hand.digest, pledgesDoc: sent })
+    if (doc === undefined || sent === undefined || body.commit !== hand.digest || docDigest(doc.body.commitDoc) !== hand.digest || body.pledges !== docDigest(sent) || docDigest(doc.body.pledgesDoc) !== body.pledges) {
       throw new Rejection(`view of seat ${body.seat} for hand ${hand.hand} names documents this dealer did not send`)
     }
     if (!this.#verify(doc)) throw new Rejection(`view of seat ${body.seat}: bad signature`)
@@ -688,7 +690,6 @@ export class DealerMachine implements DealerSide {
     hand.pledges.push(doc)
     if (hand.pledges.length < this.#humans.length) return []
     const pledges = this.#pledges(hand)
-    hand.pledgesDigest = docDigest(pledges)
     hand.pledgesDoc = pledges
     return [this.#enter(hand, 'contributing'), ...this.#toHumans(pledges)]
   }

@@ -2,7 +2,7 @@ import { sha256Hex, toHex } from '../core/bytes.js'
 import { canonicalJson } from '../core/canonical.js'
 import { contributionProblem } from '../core/contribution.js'
 import { signFrozen, verifyDocument, type Signed } from '../core/signed.js'
-import { compactView, wholeFinal, wholeView, type HeldDocs } from './compact-docs.js'
+import { compactView, isWholeView, wholeFinal, wholeView, type HeldDocs } from './compact-docs.js'
 import { firstRoundAfter, roundTime, sameChain, parseChainInfo } from '../core/beacon/index.js'
 import { docDigest, seatCardsDigest } from '../core/hand/digest.js'
 import { cardSchemeFor, humanSeats } from '../core/hand/recompute.js'
@@ -549,7 +549,7 @@ export class SeatMachine implements SeatSide {
     }
     // Only its author sends a VIEW without its documents: one the dealer passes on goes whole, so a
     // dealer cannot put an unchecked VIEW in the place of a seat's own (an early one is checked late).
-    const whole = body.commitDoc !== undefined && body.pledgesDoc !== undefined
+    const whole = isWholeView(doc)
     if (!whole && doc.signer !== from) throw new Rejection(`view of seat ${body.seat} passed on without its documents`)
     const hand = this.#hands.get(body.hand)
     if (hand === undefined || hand.phase === 'pledged') {
@@ -561,7 +561,7 @@ export class SeatMachine implements SeatSide {
       if (hand === undefined && body.hand <= this.#meta.lastHand) throw new Rejection(`view for hand ${body.hand}, which is not in play here`)
       if (hand === undefined && body.hand > this.#meta.lastHand + EARLY_HANDS) throw new Rejection(`view for hand ${body.hand}, too far ahead`)
       // A whole view is checked now; one without its documents once this seat holds them (#takeEarlyView).
-      if (whole) this.#checkView(hand, doc as Signed<ViewBody>)
+      if (whole) this.#checkView(hand, doc)
       const early = this.#early.get(body.hand) ?? new Map<number, Signed<ViewWireBody>>()
       early.set(body.seat, doc)
       this.#early.set(body.hand, early)
@@ -580,9 +580,9 @@ export class SeatMachine implements SeatSide {
     return [...effects, ...this.#releaseIfAgreed(hand)]
   }
 
-  /** The documents this seat holds of `hand`, to put a VIEW's back from. */
+  /** The documents this seat holds of `hand`, to put a VIEW's or a FINAL's back from. */
   #heldDocs (hand: SeatHand): HeldDocs {
-    return { commit: hand.commit, commitDigest: hand.digest, pledges: hand.pledgesDoc }
+    return { commit: hand.commit, commitDigest: hand.digest, pledgesDoc: hand.pledgesDoc, pledges: hand.pledges, reveal: hand.reveal }
   }
 
   /**
@@ -769,7 +769,7 @@ export class SeatMachine implements SeatSide {
   #onFinal (wire: Signed<FinalWireBody>): Effect[] {
     // One without the documents this seat holds (docs/protocol.md §3) has them put back first.
     const held = this.#hands.get(wire.body.hand)
-    const doc = wholeFinal(wire, held === undefined ? undefined : { commit: held.commit, commitDigest: held.digest, pledges: held.pledges, reveal: held.reveal })
+    const doc = wholeFinal(wire, held === undefined ? undefined : this.#heldDocs(held))
     if (typeof doc === 'string') throw new Rejection(`final: ${doc}`)
     if (held === undefined && doc.body.table === this.#init.table.id) return this.#catchUp(doc, doc.body.receipt.commit)
     // A seat that lost its cards or the REVEAL (down, cut off) still takes the receipt: it verifies

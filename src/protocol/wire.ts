@@ -56,6 +56,11 @@ export const finalWireBodySchema = finalBodySchema.extend({
 export type FinalWireBody = z.infer<typeof finalWireBodySchema>
 export const signedFinalWireSchema = signedOf('final', finalWireBodySchema)
 
+/** Whether a FINAL's receipt off the wire carries its COMMIT, pledges and REVEAL (else its seat puts its own back). */
+export function isWholeReceipt (receipt: FinalWireBody['receipt']): receipt is FinalBody['receipt'] {
+  return receipt.commit !== undefined && receipt.pledges !== undefined && receipt.reveal !== undefined
+}
+
 /**
  * ASK, seat → dealer: "what became of this hand?" A seat asks after a restart, for every hand it
  * had in play and for the hand after the last one it knows of (`commit: null`: it never saw that
@@ -174,10 +179,7 @@ export function decodeFrame (frame: Uint8Array, intern?: Interner): WireDoc {
   markPassed()
   markChecked(doc, documentSchema.get(doc.type) as object)
   // A whole receipt only: one without its documents passed only the frame's own schema.
-  if (doc.type === 'final') {
-    const { receipt } = doc.body as FinalWireBody
-    if (receipt.commit !== undefined && receipt.pledges !== undefined && receipt.reveal !== undefined) markChecked(receipt, receiptSchema)
-  }
+  if (doc.type === 'final' && isWholeReceipt((doc.body as FinalWireBody).receipt)) markChecked((doc.body as FinalWireBody).receipt, receiptSchema)
   return doc
 }
 
