@@ -60,6 +60,23 @@ function expectFullReceipts (t: MemoryTable, hand: number): void {
   for (let s = 1; s < 4; s++) expect((t.appended.get(peerOf(t, s)) ?? []).find(e => e.hand === hand)?.payload, `seat ${s}`).toEqual(receipt)
 }
 
+function twoPledges (t: MemoryTable): { first?: Signed<PledgesBody>, second?: Signed<PledgesBody> } {
+  const out: { first?: Signed<PledgesBody>, second?: Signed<PledgesBody> } = {}
+  const colluder = t.signers[1]
+  t.intercept = (from, to, doc) => {
+    if (doc.type !== 'pledges') return doc
+    const body = doc.body as PledgesBody
+    out.first = doc as Signed<PledgesBody>
+    if (to !== peerOf(t, 2) && to !== peerOf(t, 3)) return doc
+    if (out.second === undefined) {
+      const other = signDocument('pledge', { ...(body.pledges[1].body as PledgeBody), nonceHash: sha256Hex(toHex(randomBytes(32))) }, colluder)
+      out.second = signDocument('pledges', { ...body, pledges: body.pledges.map(p => p.body.seat === 1 ? other : p) }, t.signers[0])
+    }
+    return out.second
+  }
+  return out
+}
+
 describe('views', () => {
   test('an honest hand: every seat sends its view to the other three, and its NONCE to the dealer and to them', () => {
     const t = memoryTable()
@@ -112,23 +129,6 @@ describe('two deals for one hand are caught before any nonce leaves', () => {
    * shows seats 2 and 3 a PLEDGES document holding it, seats 0 and 1 the first one: one COMMIT,
    * two PLEDGES, and each seat's own checks pass.
    */
-  function twoPledges (t: MemoryTable): { first?: Signed<PledgesBody>, second?: Signed<PledgesBody> } {
-    const out: { first?: Signed<PledgesBody>, second?: Signed<PledgesBody> } = {}
-    const colluder = t.signers[1]
-    t.intercept = (from, to, doc) => {
-      if (doc.type !== 'pledges') return doc
-      const body = doc.body as PledgesBody
-      out.first = doc as Signed<PledgesBody>
-      if (to !== peerOf(t, 2) && to !== peerOf(t, 3)) return doc
-      if (out.second === undefined) {
-        const other = signDocument('pledge', { ...(body.pledges[1].body as PledgeBody), nonceHash: sha256Hex(toHex(randomBytes(32))) }, colluder)
-        out.second = signDocument('pledges', { ...body, pledges: body.pledges.map(p => p.body.seat === 1 ? other : p) }, t.signers[0])
-      }
-      return out.second
-    }
-    return out
-  }
-
   test('one COMMIT, two PLEDGES: no nonce is sent, and each honest seat records equivocation holding both documents', () => {
     const t = memoryTable()
     const docs = twoPledges(t)
@@ -427,6 +427,34 @@ describe('a VIEW goes without the documents its recipient holds (docs/protocol.m
       expect(record?.body, `seat ${s}`).toMatchObject({ reason: 'equivocation', blame: [t.table.dealer] })
       expect(verifyAbort(record as SignedAbort).problems, `seat ${s}`).toEqual([])
     }
+    for (const peer of [t.table.dealer, ...t.seats.keys()]) expect(docsTo(t, peer, 'nonce'), peer).toEqual([])
+  })
+
+  test('one COMMIT, two PLEDGES, and a seat whose PLEDGES come after the seats shown the other ones have ended the hand: each sent it its VIEW whole first, so it records equivocation too (nobody is left to answer its ask)', () => {
+    const t = memoryTable()
+    const docs = twoPledges(t)
+    const shown = t.intercept as NonNullable<MemoryTable['intercept']>
+    // Seat 3's PLEDGES (the second) are held back until every other seat has ended the hand, and
+    // the dealer passes no seat's record on to it.
+    let held: Signed<unknown> | undefined
+    t.intercept = (from, to, doc) => {
+      if (doc.type === 'abort' && to === peerOf(t, 3)) return undefined
+      const out = shown(from, to, doc)
+      if (out?.type !== 'pledges' || to !== peerOf(t, 3) || held !== undefined) return out
+      held = out
+      return undefined
+    }
+    const { hand, effects } = t.dealer.startHand({ dealer: 0 })
+    t.run(t.table.dealer, effects)
+    for (const s of [0, 1, 2]) expect(recordsOf(t, peerOf(t, s), hand).find(r => r.signer === peerOf(t, s))?.body.reason, `seat ${s}`).toBe('equivocation')
+    expect(held).toBeDefined()
+    const both = [docDigest(docs.first!), docDigest(docs.second!)].sort()
+    t.intercept = undefined
+    t.run(t.table.dealer, [{ kind: 'send', to: peerOf(t, 3), doc: held as Signed<unknown> }])
+    const record = recordsOf(t, peerOf(t, 3), hand).find(r => r.signer === peerOf(t, 3))
+    expect(record?.body).toMatchObject({ reason: 'equivocation', blame: [t.table.dealer] })
+    expect((record as SignedAbort).body.evidence.map(e => docDigest(e)).sort()).toEqual(both)
+    expect(verifyAbort(record as SignedAbort).problems).toEqual([])
     for (const peer of [t.table.dealer, ...t.seats.keys()]) expect(docsTo(t, peer, 'nonce'), peer).toEqual([])
   })
 

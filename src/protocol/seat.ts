@@ -77,6 +77,8 @@ interface SeatHand extends SeatHandSnapshot {
   views: Map<number, Signed<ViewBody>>
   /** Seats asked for their whole VIEW, once each, after theirs named documents other than this seat's (not saved). */
   askedWhole?: Set<number>
+  /** Seats this seat's VIEW went to whole, alone (asking or answering `again`, or before an equivocation ends the hand; not saved). */
+  wholeTo?: Set<number>
   /** Other seats' NONCEs, as they sent them to this seat. */
   peerNonces: Map<number, SignedNonce>
 }
@@ -186,7 +188,10 @@ export class SeatMachine implements SeatSide {
       if (hand.phase === 'recovering') hand.due = this.#init.now()
       effects.push(this.#ask(hand.hand, hand.digest))
       // The views it had are gone with the restart: it sends its own again, asking for theirs.
-      if (hand.phase === 'viewing') effects.push(...this.#sendView(hand, true))
+      if (hand.phase === 'viewing') {
+        effects.push(...this.#sendView(hand, true))
+        hand.wholeTo = new Set(this.#otherHumans(hand))
+      }
     }
     effects.push(this.#ask(this.#meta.lastHand + 1, null))
     // A gap still open when it stopped: it goes on asking about the first hand still missing.
@@ -512,6 +517,7 @@ export class SeatMachine implements SeatSide {
   /** This seat's VIEW, whole, to seat `seat` alone: answering one that asked for it (`again`), or asking for its own (`again`). */
   #sendViewTo (hand: SeatHand, seat: number, again: boolean): Effect[] {
     const to = hand.commit.body.seats[seat]
+    hand.wholeTo = (hand.wholeTo ?? new Set<number>()).add(seat)
     return this.#sendView(hand, again, true).filter(e => e.kind === 'send' && e.to === to)
   }
 
@@ -650,9 +656,28 @@ export class SeatMachine implements SeatSide {
     return []
   }
 
-  /** Two documents the dealer signed for this hand that cannot both stand: the hand ends, the dealer named. */
+  /**
+   * Two documents the dealer signed for this hand that cannot both stand: the hand ends, the dealer
+   * named. This seat's VIEW first goes whole to each other human seat whose VIEW has not matched
+   * its own and that has not had it whole (#unansweredViews).
+   */
   #equivocation (hand: SeatHand, mine: Signed<unknown>, theirs: Signed<unknown>, detail: string): Effect[] {
-    return this.#abort(hand, 'equivocation', [this.#init.table.dealer], detail, [mine, theirs])
+    const views = this.#unansweredViews(hand)
+    return [...this.#abort(hand, 'equivocation', [this.#init.table.dealer], detail, [mine, theirs]), ...views]
+  }
+
+  /**
+   * A seat shown other documents than this seat's asks it for its VIEW whole (#askWhole) once it has
+   * its own, which may be after this seat has ended the hand on the equivocation: an ask for a hand
+   * ended here goes unanswered, and that seat would name this one (`missing-view`) for a VIEW it
+   * did send, without its documents. So before the hand ends here, this seat's VIEW goes whole to
+   * each other human seat that may not hold the same documents (its VIEW has not matched this
+   * seat's) and has not had it whole: each can then record the equivocation itself. None before
+   * this seat has its PLEDGES (it has sent no VIEW).
+   */
+  #unansweredViews (hand: SeatHand): Effect[] {
+    if (hand.pledgesDoc === undefined) return []
+    return this.#otherHumans(hand).filter(s => !hand.views.has(s) && hand.wholeTo?.has(s) !== true).flatMap(s => this.#sendViewTo(hand, s, false))
   }
 
   /** Another seat's NONCE: kept once it is well-formed and matches that seat's pledge. */
