@@ -116,6 +116,23 @@ export const blindDealerHandKey = (table: string, hand: number): string => `blin
 /** The hand counter is the table's, whatever its scheme: the same key as DealerMachine's (kept in the head file too). */
 export const blindDealerMetaKey = dealerMetaKey
 
+/**
+ * When turn `turn` of a blind hand ends (docs/dealer-blind.md §3, "Turns"), with `humans` human
+ * seats: of the time the seats have for their part (`contributeMs`, which ends at the COMMIT's
+ * `deadline`), turn 0, the keys (they come in parallel, and a seat's first hand may wait for its
+ * connection or its crypto to load), has the first half; turn 1 + j, the shuffle of the j-th human
+ * seat in seat order, ends (humans − 1 − j) · contributeMs / (2 · humans) before the deadline,
+ * rounded down to the millisecond, so the shuffles split the second half equally and the last ends
+ * at the deadline (robots' turns are the dealer's own and take none). A seat may use whatever the
+ * turns before it left unused and is named only when its own turn ends: so each seat has at least
+ * an equal share of the second half from its input's arrival, and is never named for a slower
+ * seat before it.
+ */
+export function turnEnd (deadline: number, contributeMs: number, humans: number, turn: number): number {
+  if (turn === 0) return deadline - Math.floor(contributeMs / 2)
+  return deadline - Math.floor(Math.max(0, humans - turn) * contributeMs / (2 * Math.max(1, humans)))
+}
+
 const deliveryKey = (stage: string, to: number | null): string => `${stage}|${to === null ? 'table' : to}`
 
 /**
@@ -147,11 +164,12 @@ export class BlindDealerMachine implements DealerSide {
     const { contributeMs, ackMs } = init.timeouts
     this.#book = new HandBook({
       transitions: BLIND_DEALER_MOVES,
-      // When each phase stops waiting: keys and shuffles by the COMMIT's deadline, shares
-      // contributeMs after their BDEAL, hand keys and countersignatures ackMs after their request.
+      // When each phase stops waiting: the keys, and each human seat's shuffle, by the end of
+      // their turn (turnEnd: the last at the COMMIT's deadline); shares contributeMs after their
+      // BDEAL, hand keys and countersignatures ackMs after their request.
       deadlines: {
-        keys: h => h.commit.body.deadline,
-        shuffling: h => h.commit.body.deadline,
+        keys: h => turnEnd(h.commit.body.deadline, contributeMs, this.#humans.length, 0),
+        shuffling: h => turnEnd(h.commit.body.deadline, contributeMs, this.#humans.length, 1 + this.#humans.filter(s => s < h.shuffles.length).length),
         dealt: (_h, now) => now + contributeMs,
         // The key round is fetched again contributeMs after its time (and every contributeMs after) until it is had.
         unlocking: (h, now) => Math.max(now, init.beacon === null || h.commit.body.keyRound === undefined ? now : roundTime(init.beacon.chain, h.commit.body.keyRound)) + contributeMs,
@@ -185,8 +203,9 @@ export class BlindDealerMachine implements DealerSide {
    *   to each human seat whose countersignature is not in;
    * - a snapshot in those phases saved before the deal's documents were (no `deals`): the hand
    *   cannot go on; it is aborted, naming the dealer.
-   * Keys and shuffles are still due by the COMMIT's deadline; shares, hand keys and
-   * countersignatures get their phase's wait again from the restart.
+   * The keys, or the seat whose turn it is to shuffle, are still due by the end of their turn
+   * (turnEnd, fixed by the COMMIT's deadline); shares, hand keys and countersignatures get their
+   * phase's wait again from the restart.
    */
   restore (meta: DealerMeta | undefined, snapshots: BlindDealerSnapshot[], logged: Array<{ kind: string, payload: unknown }> = []): Effect[] {
     if (meta !== undefined) this.#meta = { ...meta }
@@ -599,7 +618,10 @@ export class BlindDealerMachine implements DealerSide {
     hand.shuffles.push(doc)
     // Saved before it is relayed: a restarted dealer goes on from the chain it holds.
     const relay = this.#toHumans(doc).filter(e => e.kind !== 'send' || e.to !== from)
-    return [this.#book.save(hand), ...relay, ...this.#robotShuffles(hand)]
+    const effects = [this.#book.save(hand), ...relay, ...this.#robotShuffles(hand)]
+    // The next human seat's turn: its own end (turnEnd).
+    if (hand.phase === 'shuffling') this.#book.wait(hand)
+    return effects
   }
 
   /** Verifies the chain up to the last shuffle received (each shuffle once). A problem ends the hand. */

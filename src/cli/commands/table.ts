@@ -103,10 +103,11 @@ The table line's 'table join' tries the dealer's address and says whether it ans
   --scheme S      blind-v1 (default without robots), atout-v1, atout-drand-v1, tarot-v1
   --contribute-seconds S
                   how long the seats have for their part of each hand before a silent one is
-                  named: at a blind-v1 table every seat's key and every seat's shuffle, in turn;
-                  at a commit-reveal table every pledge and nonce (default ${DEFAULT_TIMEOUTS.contributeMs / 1000}). A seat still
-                  working at the end is named as if silent, so give a blind table of seats on slow
-                  devices (old phones in the seat page) more, e.g. 30. Without a beacon it costs
+                  named: at a blind-v1 table every seat's key by halfway, then every seat's
+                  shuffle in an equal turn of the second half (a seat may use what the turns
+                  before it left); at a commit-reveal table every pledge and nonce (default ${DEFAULT_TIMEOUTS.contributeMs / 1000}).
+                  A seat still working when its turn ends is named as if silent, so give a blind
+                  table of seats on slow devices (old phones in the seat page) more, e.g. 30. Without a beacon it costs
                   nothing while everyone answers; with one, every hand's round comes after it
   --id ID         the table's name (default: GAME-night)
   --listen ADDR   where this node listens (repeatable). The dealer's default: ${DEFAULT_LISTEN.join(' and ')}
