@@ -94,7 +94,11 @@ export class HandBook<P extends string, H extends BookHand<P>, S, Q extends stri
     return this.save(hand)
   }
 
-  /** Starts the deadline of the hand's phase over, without a move or a save (a request made again). */
+  /**
+   * Sets the deadline of the hand's phase again from the deadline table, without a move or a save:
+   * a wait that starts over (a request made again), or one that moved on within the phase (the
+   * next seat's turn to shuffle, src/protocol/blind-dealer.ts).
+   */
   wait (hand: H): void {
     hand.due = this.#init.deadlines[hand.phase]?.(hand, this.#init.now())
   }
