@@ -107,8 +107,9 @@ The table line's 'table join' tries the dealer's address and says whether it ans
                   shuffle in an equal turn of the second half (a seat may use what the turns
                   before it left); at a commit-reveal table every pledge and nonce (default ${DEFAULT_TIMEOUTS.contributeMs / 1000}).
                   A seat still working when its turn ends is named as if silent, so give a blind
-                  table of seats on slow devices (old phones in the seat page) more, e.g. 30. Without a beacon it costs
-                  nothing while everyone answers; with one, every hand's round comes after it
+                  table of seats on slow devices (old phones in the seat page) more, e.g. 30.
+                  Without a beacon it costs nothing while everyone answers; with one, every hand's
+                  round comes after it
   --id ID         the table's name (default: GAME-night)
   --listen ADDR   where this node listens (repeatable). The dealer's default: ${DEFAULT_LISTEN.join(' and ')}
                   (loopback: players on other machines need e.g. /ip4/0.0.0.0/tcp/7400 with --announce).
