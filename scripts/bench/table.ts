@@ -17,6 +17,8 @@
 // Each variant is measured warm: after 20 hands one at a time (connections up), batches of 100 hands
 // in flight (at least 3, at most 12) until a batch costs less than 5% below the one before (warmUp:
 // V8 compiles hot code with its optimizing compiler only after many runs).
+// Before the table's figures, the same table's machines alone, in memory (machinesAlone: a figure
+// that moves far less from run to run than the table's do).
 // FAIRDEAL_BENCH_HANDS changes the number of hands per figure (default 500 in process, 300 with
 // processes); FAIRDEAL_BENCH_PROCESSES=0 runs the in-process variant only; FAIRDEAL_BENCH_NODE_ARGS
 // are Node's own arguments for the node processes (`--cpu-prof --cpu-prof-dir=DIR` profiles each).
@@ -37,6 +39,7 @@ import { nativeSigner, nativeVerifyDocument } from '../../src/crypto/native-cryp
 import { createMessenger } from '../../src/net/messenger.js'
 import type { EventSource, NodeEvent } from '../../src/daemon/events.js'
 import { countStreams, formatHandCounts, installHandCounts, takeHandCounts, type HandCounts } from './lib/hand-counts.js'
+import { memoryHands } from './lib/memory-hands.js'
 
 const HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 500)
 const PROCESS_HANDS = Number(process.env.FAIRDEAL_BENCH_HANDS ?? 300)
@@ -434,6 +437,46 @@ export async function localTable (root: string, more: Partial<LocalTableInit> = 
 }
 
 const ownCpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+
+const MACHINE_WARMUP = 300
+const MACHINE_BATCHES = 9
+const MACHINE_BATCH = 100
+
+/**
+ * The machines alone: the same table's dealer and seat machines wired in memory, every document
+ * through the real wire encoding and schema check, with the daemon's native Ed25519 and one verify
+ * memo per node (lib/memory-hands.ts): no network, disk, log or libp2p. The table's figures move
+ * 15-30% from run to run on this shared machine, which hides a change of 10-20% in what the
+ * machines do a hand. Batches here vary too (a neighbour's load, a major GC), so the figure is the
+ * fastest batch, the one least disturbed, and its ratio to the signatures and checks those hands
+ * made (no log, so no log or witness signatures) at Ed25519's cost measured just after, which
+ * moves with the machine's speed as the batch does.
+ */
+async function machinesAlone (): Promise<string> {
+  await installHandCounts()
+  const table = memoryHands()
+  for (let i = 0; i < MACHINE_WARMUP; i++) table.play()
+  takeHandCounts()
+  const perHand: number[] = []
+  for (let b = 0; b < MACHINE_BATCHES; b++) {
+    const t0 = ownCpuMs()
+    for (let i = 0; i < MACHINE_BATCH; i++) table.play()
+    perHand.push((ownCpuMs() - t0) / MACHINE_BATCH)
+  }
+  const counted = takeHandCounts()
+  const ed = ed25519Costs()
+  const hands = MACHINE_BATCHES * MACHINE_BATCH
+  const total = (m: Record<string, number>): number => Object.values(m).reduce((x, y) => x + y, 0) / hands
+  const signs = total(counted.signs)
+  const verifies = total(counted.verifies)
+  const bound = signs * ed.sign + verifies * ed.verify
+  perHand.sort((x, y) => x - y)
+  const [fastest, median] = [perHand[0], perHand[Math.floor(perHand.length / 2)]]
+  return `the machines alone (this table's dealer and seat machines in memory, through the wire codec, no network, disk or log; one thread):` +
+    ` ${f2(fastest)} ms CPU a hand in the fastest of ${MACHINE_BATCHES} batches of ${MACHINE_BATCH} hands (after ${MACHINE_WARMUP}; median ${f2(median)}, slowest ${f2(perHand[perHand.length - 1])}),` +
+    ` ×${f2(fastest / bound)} their ${f1(signs)} signatures and ${f1(verifies)} checks at Ed25519's cost measured after them (sign ${(ed.sign * 1000).toFixed(0)} µs,` +
+    ` verify ${(ed.verify * 1000).toFixed(0)} µs: ${f2(bound)} ms)`
+}
 /** CPU ms so far, user and system (the kernel's, on the process's behalf), apart. */
 interface Cpu { user: number, system: number, wakes: number }
 const ownCpu = async (): Promise<Cpu> => { const u = process.cpuUsage(); return { user: u.user / 1000, system: u.system / 1000, wakes: await mainThreadWakes(process.pid) } }
@@ -501,6 +544,7 @@ async function inProcess (root: string): Promise<Bounds> {
       ` a node sends a member at most one head a second, so at this pace the heads of many hands go as one (the per-hand counts below);` +
       ` without witnessing the bound is ${f2(c.handCryptoUnwitnessed)} ms; signatures priced at Node's native Ed25519 as measured above; each figure below` +
       ' is set against these bounds with Ed25519 measured again just before and after it)')
+    console.log(await machinesAlone())
     console.log(`in one process: the four daemons share one JavaScript thread; ${warm}`)
     await measure(t, HANDS, b, 1)
     return b
