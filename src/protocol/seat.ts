@@ -514,11 +514,17 @@ export class SeatMachine implements SeatSide {
     return effects
   }
 
-  /** This seat's VIEW, whole, to seat `seat` alone: answering one that asked for it (`again`), or asking for its own (`again`). */
-  #sendViewTo (hand: SeatHand, seat: number, again: boolean): Effect[] {
-    const to = hand.commit.body.seats[seat]
-    hand.wholeTo = (hand.wholeTo ?? new Set<number>()).add(seat)
-    return this.#sendView(hand, again, true).filter(e => e.kind === 'send' && e.to === to)
+  /**
+   * This seat's VIEW, whole and signed once, to the seats `seats` alone (not to the dealer):
+   * answering one that asked for it, asking for theirs (`again`), or before an equivocation ends
+   * the hand (#unansweredViews).
+   */
+  #sendViewTo (hand: SeatHand, seats: number[], again: boolean): Effect[] {
+    if (seats.length === 0) return []
+    const wholeTo = hand.wholeTo ??= new Set<number>()
+    for (const seat of seats) wholeTo.add(seat)
+    const to = new Set(seats.map(seat => hand.commit.body.seats[seat]))
+    return this.#sendView(hand, again, true).filter(e => e.kind === 'send' && to.has(e.to))
   }
 
   /** Every other human seat's view matched this seat's own: the NONCE goes to the dealer and to those seats. */
@@ -580,7 +586,7 @@ export class SeatMachine implements SeatSide {
     // A seat back from a restart, or one shown other documents than these, asks for this seat's
     // view: it goes whole, and before this view is judged, so that a seat shown other documents
     // gets them even when this seat ends the hand on seeing its own.
-    const effects = body.again ? this.#sendViewTo(hand, body.seat, false) : []
+    const effects = body.again ? this.#sendViewTo(hand, [body.seat], false) : []
     effects.push(...this.#judgeView(hand, full))
     if (hand.phase === 'aborted') return effects
     return [...effects, ...this.#releaseIfAgreed(hand)]
@@ -641,7 +647,7 @@ export class SeatMachine implements SeatSide {
     hand.askedWhole = asked
     if (asked.has(seat)) return []
     asked.add(seat)
-    return this.#sendViewTo(hand, seat, true)
+    return this.#sendViewTo(hand, [seat], true)
   }
 
   #judgeView (hand: SeatHand, view: Signed<ViewBody>): Effect[] {
@@ -677,7 +683,7 @@ export class SeatMachine implements SeatSide {
    */
   #unansweredViews (hand: SeatHand): Effect[] {
     if (hand.pledgesDoc === undefined) return []
-    return this.#otherHumans(hand).filter(s => !hand.views.has(s) && hand.wholeTo?.has(s) !== true).flatMap(s => this.#sendViewTo(hand, s, false))
+    return this.#sendViewTo(hand, this.#otherHumans(hand).filter(s => !hand.views.has(s) && hand.wholeTo?.has(s) !== true), false)
   }
 
   /** Another seat's NONCE: kept once it is well-formed and matches that seat's pledge. */
