@@ -1,6 +1,6 @@
 // What `fairdeal node` says when it starts, as its own process (issues 18 and 23): a dealer whose
-// seats dial in starts without a warning, and the table page's one-time login link, a secret, is
-// nowhere in its log.
+// seats dial in starts without a warning, the table page's one-time login link, a secret, is
+// nowhere in its log, and the control file that says the node is up comes once the page runs.
 import { readFile, writeFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { NodeProcess, requireBuild } from './helpers/node-process.js'
@@ -18,7 +18,7 @@ afterEach(async () => {
 })
 
 describe('fairdeal node at start', () => {
-  it('a dealer whose seats dial in: no warning, and no login link in the log', async () => {
+  it('a dealer whose seats dial in: no warning, no login link in the log, and the page up before the control file', async () => {
     requireBuild()
     const t = table = await TestTable.prepare({ game: 'coinche', scheme: 'atout-v1', seats: 4 })
     // The README's setup: seats join with "listen": [], so the dealer's config has no seat address.
@@ -26,7 +26,12 @@ describe('fairdeal node at start', () => {
     raw.table.peers = {}
     await writeFile(t.local.files[0], JSON.stringify(raw))
     node = await NodeProcess.start(t.local.files[0], t.dataDir(0))
-    await expect.poll(() => node?.lines.some(l => /^table page at /.test(l.msg)), { timeout: 10_000 }).toBe(true)
+    // The control file (what NodeProcess waits for) comes last, once the table page runs: a login
+    // link is there at once, and the log says the page is up before it says the node is ready.
+    expect(await node.client.loginLink()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?code=/)
+    await expect.poll(() => node?.lines.some(l => l.msg === 'control endpoint ready'), { timeout: 10_000 }).toBe(true)
+    const order = node.lines.map(l => l.msg).filter(m => /^table page at |^control endpoint ready$/.test(m)).map(m => m.split(' ')[0])
+    expect(order).toEqual(['table', 'control'])
     expect(node.lines.filter(l => l.level >= 40)).toEqual([])
     expect(node.lines.find(l => /dial in/.test(l.msg))?.msg).toMatch(/^seat 1, 2, 3 of table .* dial in \(no address in table\.peers\): the dealer waits for them$/)
     expect(JSON.stringify(node.lines)).not.toMatch(/login\?code=/)

@@ -32,15 +32,18 @@ export class HttpError extends Error {
   constructor (readonly status: number, message: string) { super(message) }
 }
 
-/**
- * The node's local control endpoint: HTTP on 127.0.0.1 only, every request carrying the bearer
- * token kept (mode 0600) in the data directory, so only someone who can read that directory can
- * drive the node. JSON in, JSON out.
- */
 /** The table page's login links, once the page runs (`fairdeal node` sets `make` after starting it). */
 export interface LoginLinks { make?: () => string }
 
-export async function startControl (daemon: Daemon, options: { port: number, dataDir: string, logger: Logger, idleMs?: number, loginLinks?: LoginLinks }): Promise<{ info: ControlInfo, close: () => Promise<void> }> {
+/**
+ * The node's local control endpoint: HTTP on 127.0.0.1 only, every request carrying the bearer
+ * token kept (mode 0600) in the data directory, so only someone who can read that directory can
+ * drive the node. JSON in, JSON out. Its file (CONTROL_FILE: URL, token and pid) is what says the
+ * node is up: the CLI, the demo and the tests find and wait for the node by it. `publish: false`
+ * leaves the file out until `publish()` is called, for a node that has more to start first
+ * (`fairdeal node`: its table page), so that whoever the file lets in finds all of it.
+ */
+export async function startControl (daemon: Daemon, options: { port: number, dataDir: string, logger: Logger, idleMs?: number, loginLinks?: LoginLinks, publish?: boolean }): Promise<{ info: ControlInfo, publish: () => Promise<void>, close: () => Promise<void> }> {
   const token = randomBytes(32).toString('hex')
   const expected = Buffer.from(`Bearer ${token}`)
   const server: Server = createServer((req, res) => {
@@ -64,10 +67,20 @@ export async function startControl (daemon: Daemon, options: { port: number, dat
   const port = (server.address() as AddressInfo).port
   const info: ControlInfo = { url: `http://127.0.0.1:${port}`, token, pid: process.pid, peerId: daemon.peerId }
   const file = join(options.dataDir, CONTROL_FILE)
-  await writeFile(file + '.tmp', JSON.stringify(info) + '\n', { mode: 0o600 })
-  await rename(file + '.tmp', file)
+  let published: Promise<void> | undefined
+  const publish = async (): Promise<void> => {
+    published ??= (async () => {
+      await writeFile(file + '.tmp', JSON.stringify(info) + '\n', { mode: 0o600 })
+      await rename(file + '.tmp', file)
+    })()
+    await published
+  }
+  if (options.publish !== false) {
+    try { await publish() } catch (err) { server.close(); throw err }
+  }
   return {
     info,
+    publish,
     close: async () => {
       await rm(file, { force: true })
       server.closeAllConnections()

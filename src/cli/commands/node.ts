@@ -111,14 +111,15 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
   const loginLinks: LoginLinks = {}
   let control
   try {
-    control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger, loginLinks })
+    // Its file is written last (below), once the table page runs too: a client that finds it (the
+    // demo dealing, `fairdeal web` asking for a login link) finds the whole node started.
+    control = await startControl(daemon, { port: config.controlPort, dataDir: config.dataDir, logger, loginLinks, publish: false })
   } catch (err) {
     // A running libp2p node would keep the process alive: stop it before saying why.
     await daemon.stop()
     await group?.stop()
     throw new UsageError(`cannot start the control endpoint on 127.0.0.1:${config.controlPort}: ${(err as Error).message}`)
   }
-  logger.info({ control: control.info.url, dataDir: config.dataDir }, 'control endpoint ready')
   let web: Awaited<ReturnType<typeof startTableWeb>> | undefined
   if (config.webPort !== null) {
     try {
@@ -135,6 +136,16 @@ async function run ({ values }: ParsedArgs<typeof OPTIONS>): Promise<number> {
       logger.warn({ err: (err as Error).message }, 'the table page could not start; the node runs without it')
     }
   }
+  try {
+    await control.publish()
+  } catch (err) {
+    await web?.close()
+    await control.close()
+    await daemon.stop()
+    await group?.stop()
+    throw new UsageError(`cannot write the control file in ${config.dataDir}: ${(err as Error).message}`)
+  }
+  logger.info({ control: control.info.url, dataDir: config.dataDir }, 'control endpoint ready')
   await new Promise<void>(resolve => {
     const stop = (signal: string): void => {
       logger.info({ signal }, 'stopping')
