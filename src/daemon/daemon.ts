@@ -267,6 +267,13 @@ export class Daemon {
       daemon.witnessedHeads = async owner => await witnessStore.heldFor(owner)
       await daemon.#restore()
       messenger.onFrame((from, frame) => { daemon.#onFrame(from, frame) })
+      // A seat whose connection came back gets again what may have been lost with the old one.
+      const onConnect = (evt: CustomEvent<{ toString: () => string }>): void => {
+        const peer = evt.detail.toString()
+        for (const t of daemon.tables) t.peerConnected(peer)
+      }
+      node.addEventListener('peer:connect', onConnect)
+      cleanup.unshift(async () => { node.removeEventListener('peer:connect', onConnect) })
       daemon.#timer = setInterval(() => { daemon.#tick() }, options.tickMs ?? 100)
       daemon.#timer.unref()
       logger.info({ peerId: identity.peerId, tables: daemon.tables.map(t => t.id), role: daemon.role, addresses: daemon.addresses() }, 'node started')

@@ -75,6 +75,8 @@ export class TableHost {
   readonly #waiting: QueuedList[] = []
   #lastFrame: { doc: Signed<unknown>, frame: Uint8Array } | undefined
   readonly #warned = new WeakMap<Signed<unknown>, Set<string>>()
+  /** The table's seats that have connected to this node since it started (at most the table's seats): a next connection is one that came back. */
+  readonly #seatsSeen = new Set<string>()
   #stopping = false
   readonly #beaconAborts = new Set<AbortController>()
   readonly #node: NodeServices
@@ -301,6 +303,19 @@ export class TableHost {
     if (this.#stopping) return
     if (this.dealer !== undefined) void this.#enqueue('dealer', this.dealer.tick(now)).catch(() => {})
     if (this.seat !== undefined) void this.#enqueue('seat', this.seat.tick(now)).catch(() => {})
+  }
+
+  /**
+   * A peer's first connection to this node opened. If this node deals and the peer holds a seat that
+   * was connected before (since this node started), its connection came back: what the seat may lack
+   * of each hand in play goes again (DealerSide.resync), since a frame written just before a
+   * connection dies is lost. A seat's first connection needs none of it: a document that did not
+   * reach it then failed to send, and the dealer sends it again (its delivery retry).
+   */
+  peerConnected (peer: string): void {
+    if (this.#stopping || this.dealer === undefined || !this.config.table.seats.includes(peer)) return
+    if (!this.#seatsSeen.has(peer)) { this.#seatsSeen.add(peer); return }
+    void this.#enqueue('dealer', this.dealer.resync(peer)).catch(() => {})
   }
 
   /** The node stops: a dealt hand is revealed (its seats get `graceMs` to countersign), the rest aborted. */

@@ -22,12 +22,12 @@ import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import type { AskBody } from './wire.js'
 import { checkAsk, checkSeatDoc } from './hand-lookup.js'
-import { HandBook, type BookHand, type Transitions } from './hand-book.js'
+import { HandBook, type BookHand, type Transitions, humanSeatOf } from './hand-book.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
 import { href, makeBkey, makeBsecret, makeBshares, makeBshuffle } from './blind-docs.js'
-import { dealerMetaKey, type DealerMeta } from './dealer.js'
+import { RESYNCS_PER_SEAT_HAND, dealerMetaKey, type DealerMeta } from './dealer.js'
 import { DEFAULT_BLIND_HAND_MS, blindKeyRound, checkKeyTimelock, openHandKey } from '../core/hand/blind-timelock.js'
 import type { ChainInfo } from '../core/beacon/index.js'
 import { receiptParts } from './blind-receipt-parts.js'
@@ -95,7 +95,7 @@ const ASKS_PER_SEAT_HAND = 4
  * saw (each holds every seat's shuffle: up to about 0.3 MB at 8 seats).
  */
 export const WHOLE_RECEIPTS_KEPT = 16
-type AskQuota = `ask/${number}`
+type AskQuota = `ask/${number}` | `resync/${number}`
 
 /** The blind dealer's legal moves (docs/dealer-blind.md §9): a hand may be aborted from any phase it is in. */
 export const BLIND_DEALER_MOVES: Transitions<Phase> = Object.freeze({
@@ -576,7 +576,64 @@ export class BlindDealerMachine implements DealerSide {
     hand.keys.sort((a, b) => a.body.seat - b.body.seat)
   }
 
+  /**
+   * Peer `peer`'s connection to this node came back after it was lost (the host says so): a frame
+   * written just before a connection dies can be lost, either way (docs/dealer-blind.md §9 "A
+   * connection that came back"). For each hand in play where the peer holds a human seat, what that
+   * seat may lack goes again (#lacking), at most RESYNCS_PER_SEAT_HAND times a hand.
+   */
+  resync (peer: string): Effect[] {
+    if (peer === this.#init.table.dealer) return []
+    const seatOf = (hand: { commit: SignedCommit }): number => humanSeatOf(hand.commit.body.seats, this.#humans, peer)
+    return this.#book.resync(seatOf, seat => `resync/${seat}`, RESYNCS_PER_SEAT_HAND, (hand, seat) => this.#lacking(hand, seat, peer))
+  }
+
+  /**
+   * What seat `seat` (peer `to`) may lack of a hand in play. Each document is one the seat answers
+   * with its own part when it has sent it already, so what the dealer lacks of the seat comes too:
+   * the COMMIT while its key is missing (its BKEY again); the BKEYS and every shuffle held while
+   * the seats shuffle (its BSHUFFLE again, once made); once dealt, the BDEALs while shares of it are
+   * due (fresh BSHARES), the shares relayed to it and the BUNLOCK; the BEND (its hand key again, if
+   * awaited); the BEND and BREVEAL while its ACK is missing (its ACK again).
+   */
+  #lacking (hand: BlindDealerHand, seat: number, to: string): Effect[] {
+    const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to, doc: d })
+    switch (hand.phase) {
+      case 'keys':
+        return hand.keys.some(k => k.body.seat === seat) ? [] : [send(hand.commit)]
+      case 'shuffling':
+        return [send(this.#bkeys(hand)), ...hand.shuffles.map(send)]
+      case 'dealt':
+      case 'unlocking': {
+        const owes = [...hand.pending].some(k => k.endsWith(`|${seat}`))
+        const layout = this.#layout(hand)
+        // The shares the dealer relays to this seat: others' shares of its own cards, and of public ones.
+        const relayed = hand.sharesIn.filter(x => x.body.seat !== seat && layout.some(d => d.stage === x.body.stage && d.seat === x.body.to && (d.public || d.seat === seat)))
+        return [...(owes ? hand.deals : []), ...relayed, ...(hand.unlock === undefined ? [] : [hand.unlock])].map(send)
+      }
+      case 'ending':
+        return hand.bend === undefined ? [] : [send(hand.bend)]
+      case 'revealed':
+        return hand.acks.has(seat) || hand.bend === undefined || hand.reveal === undefined ? [] : [send(hand.bend), send(hand.reveal)]
+      default:
+        return []
+    }
+  }
+
+  /**
+   * The very document this dealer holds already from its signer, for a hand in play (a seat sending
+   * its part again: it answered a document sent again, #lacking): a duplicate that changes nothing, in
+   * whatever phase the hand is now, not a replay to refuse.
+   */
+  #holds (from: string, doc: Signed<{ hand: number }>, held: (hand: BlindDealerHand) => ReadonlyArray<Signed<unknown>>): boolean {
+    const hand = this.#book.get(doc.body.hand)
+    if (hand === undefined || doc.signer !== from) return false
+    const digest = docDigest(doc)
+    return held(hand).some(d => d.signer === from && docDigest(d) === digest)
+  }
+
   #onKey (from: string, doc: SignedBkey): Effect[] {
+    if (this.#holds(from, doc, h => h.keys)) return []
     const hand = this.#checkSeatDoc(from, doc, 'keys')
     // A key sent again (its seat answers the COMMIT a restarted dealer sent again): held already.
     if (hand.keys.some(k => docDigest(k) === docDigest(doc))) return []
@@ -611,6 +668,7 @@ export class BlindDealerMachine implements DealerSide {
    * or at the end of the chain, so it never deals from a deck it has not verified.
    */
   #onShuffle (from: string, doc: SignedBshuffle): Effect[] {
+    if (this.#holds(from, doc, h => h.shuffles)) return []
     const hand = this.#checkSeatDoc(from, doc, 'shuffling')
     // A shuffle sent again (its seat answers the BKEYS a restarted dealer sent again): held already.
     if (doc.body.seat < hand.shuffles.length && docDigest(doc) === docDigest(hand.shuffles[doc.body.seat])) return []
@@ -782,6 +840,10 @@ export class BlindDealerMachine implements DealerSide {
   }
 
   #onShares (from: string, doc: Signed<BsharesBody>): Effect[] {
+    // Shares of a delivery this dealer holds from that seat already: fresh ones (new proofs) made
+    // for a BDEAL sent again (#lacking), which the first ones answered. They change nothing.
+    const b = doc.body
+    if (doc.signer === from && this.#book.get(b.hand)?.sharesIn.some(x => x.signer === from && x.body.seat === b.seat && x.body.stage === b.stage && x.body.to === b.to) === true) return []
     const hand = this.#checkSeatDoc(from, doc, 'dealt')
     const key = `${deliveryKey(doc.body.stage, doc.body.to)}|${doc.body.seat}`
     if (!hand.pending.has(key)) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage}/${doc.body.to ?? 'table'} were not asked for (or came twice)`)
@@ -872,6 +934,7 @@ export class BlindDealerMachine implements DealerSide {
   }
 
   #onAck (from: string, doc: SignedAck): Effect[] {
+    if (this.#holds(from, doc, h => [...h.acks.values()])) return []
     const hand = this.#checkSeatDoc(from, doc, 'revealed')
     if (hand.acks.has(doc.body.seat)) throw new Rejection(`replayed countersignature of seat ${doc.body.seat} for hand ${hand.hand}`)
     if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection(`countersignature of seat ${doc.body.seat} names another reveal`)

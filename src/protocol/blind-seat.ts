@@ -506,7 +506,12 @@ export class BlindSeatMachine implements SeatSide {
     const hand = this.#handFor(doc.body, 'shuffling', 'dealt')
     if (doc.body.to !== this.#seat && doc.body.to !== null && !this.#isPublic(hand, doc.body.stage, doc.body.to)) throw new Rejection('shares for another seat\'s cards')
     if (doc.body.seat === this.#seat) throw new Rejection('my own shares relayed back')
-    if (hand.shares.some(s => s.body.seat === doc.body.seat && s.body.stage === doc.body.stage && s.body.to === doc.body.to)) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage} came twice`)
+    // Shares of cards this seat has opened already, or the same shares again (the dealer sending what
+    // this seat may lack after a connection came back, docs/dealer-blind.md §9): nothing to do.
+    if (hand.cards.some(c => c.stage === doc.body.stage && c.seat === doc.body.to)) return []
+    const had = hand.shares.find(s => s.body.seat === doc.body.seat && s.body.stage === doc.body.stage && s.body.to === doc.body.to)
+    if (had !== undefined && docDigest(had) === docDigest(doc)) return []
+    if (had !== undefined) throw new Rejection(`shares of seat ${doc.body.seat} for ${doc.body.stage} came twice`)
     if (!this.#verify(doc)) throw new Rejection(`shares of seat ${doc.body.seat}: bad signature`)
     hand.shares.push(doc)
     return [this.#enter(hand, hand.phase), ...this.#openReady(hand)]

@@ -64,6 +64,11 @@ export interface DealerSide extends HandMachine {
   end (hand: number): Effect[]
   /** The node is stopping: closes a hand as far as it can without waiting (see each machine). */
   abortHand (hand: number, detail: string): Effect[]
+  /**
+   * The host's word that peer `peer`'s connection came back after it was lost: what its seat may
+   * lack of each hand in play goes again (docs/protocol.md §7 "A connection that came back").
+   */
+  resync (peer: string): Effect[]
   /** Completes every revealed hand now, with the countersignatures it has. */
   finalizeRevealed (): Effect[]
   status (): DealerHandStatus[]

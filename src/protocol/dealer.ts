@@ -14,7 +14,7 @@ import type {
 } from '../core/hand/messages.js'
 import type { Deal } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
-import { HandBook, type Transitions } from './hand-book.js'
+import { HandBook, type Transitions, humanSeatOf } from './hand-book.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
 import { checkAsk, checkSeatDoc } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
@@ -31,6 +31,8 @@ import { compactFinal, wholeView } from './compact-docs.js'
 export { ENDED_HANDS_KEPT as ENDED_KEPT } from './hand-book.js'
 /** How many times the dealer answers one seat's ASK about one hand. */
 const ANSWERS_PER_SEAT_HAND = 4
+/** How many times a hand's documents go again to a seat whose connection came back (#resync). */
+export const RESYNCS_PER_SEAT_HAND = 4
 
 /** What the table's play needs of a dealt hand (DealerMachine.dealtHand). */
 export interface DealtHand { commit: SignedCommit, digest: string, deal: Deal, key: string, stages: string[] }
@@ -99,7 +101,7 @@ interface DealerHand extends DealerHandSnapshot {
 }
 
 /** What a seat may ask of the dealer a bounded number of times per hand: ASKs, its one record, relays of its VIEW. */
-type Quota = `ask/${number}` | `record/${number}` | `relay/${string}/${string}` | `late-ack/${number}`
+type Quota = `ask/${number}` | `record/${number}` | `relay/${string}/${string}` | `late-ack/${number}` | `resync/${number}`
 
 export interface DealerMeta {
   nextHand: number
@@ -681,6 +683,7 @@ export class DealerMachine implements DealerSide {
   }
 
   #onPledge (from: string, doc: Signed<PledgeBody>): Effect[] {
+    if (this.#holds(from, doc, h => h.pledges)) return []
     const hand = this.#checkSeatDoc(from, doc, 'pledging')
     if (hand.pledges.some(p => p.body.seat === doc.body.seat)) throw new Rejection(`replayed pledge of seat ${doc.body.seat} for hand ${hand.hand}`)
     // Time-locked: a pledge must carry its nonce locked to this COMMIT's chain and round (or none if the table is not).
@@ -695,6 +698,7 @@ export class DealerMachine implements DealerSide {
   }
 
   #onNonce (from: string, doc: Signed<NonceBody>): Effect[] {
+    if (this.#holds(from, doc, h => h.nonces)) return []
     const hand = this.#checkSeatDoc(from, doc, 'contributing')
     if (hand.nonces.some(n => n.body.seat === doc.body.seat)) throw new Rejection(`replayed nonce of seat ${doc.body.seat} for hand ${hand.hand}`)
     // Well-formed before it is hashed or kept (src/core/contribution.ts): a nonce the scheme could
@@ -744,6 +748,18 @@ export class DealerMachine implements DealerSide {
       else if (d.seat !== null && seats[d.seat] !== ROBOT) effects.push({ kind: 'send', to: seats[d.seat], doc })
     }
     return effects
+  }
+
+  /**
+   * The very document this dealer holds already from its signer, for a hand in play (a seat sending
+   * its part again: it answered a document sent again, #lacking): a duplicate that changes nothing,
+   * in whatever phase the hand is now, not a replay to refuse.
+   */
+  #holds (from: string, doc: Signed<{ hand: number, seat: number }>, held: (hand: DealerHand) => Array<Signed<{ seat: number }>>): boolean {
+    const hand = this.#book.get(doc.body.hand)
+    if (hand === undefined || doc.signer !== from) return false
+    const had = held(hand).find(d => d.body.seat === doc.body.seat)
+    return had !== undefined && had.signer === from && docDigest(had) === docDigest(doc)
   }
 
   #onAck (from: string, doc: Signed<AckBody>): Effect[] {
@@ -844,27 +860,51 @@ export class DealerMachine implements DealerSide {
     if (!checkAsk(ctx, from, doc, this.#meta.nextHand, () => live?.digest ?? ended?.digest)) return []
     this.#book.count(body.hand, `ask/${body.seat}`, ANSWERS_PER_SEAT_HAND, `seat ${body.seat} already asked about hand ${body.hand} ${ANSWERS_PER_SEAT_HAND} times`)
     if (ended !== undefined) return ended.docs.map(d => ({ kind: 'send', to: from, doc: d }))
-    const hand = live as DealerHand
-    const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to: from, doc: d })
+    return this.#lacking(live as DealerHand, body.seat, from)
+  }
+
+  /**
+   * What seat `seat` (peer `to`) may lack of a hand in play, to send it again (an ASK's answer, and
+   * #resync's): each document is one the seat answers with its own part when it has sent it
+   * already (docs/protocol.md §7 "A connection that came back"), so what the dealer lacks of the seat
+   * comes too. The COMMIT while the dealer lacks its PLEDGE (its PLEDGE again); the PLEDGES, with the
+   * VIEWs held, while it lacks its NONCE or its VIEW (its VIEW and NONCE again); its cards, and the
+   * REVEAL once out, while it lacks its ACK (its ACK again).
+   */
+  #lacking (hand: DealerHand, seat: number, to: string): Effect[] {
+    const send = (d: Signed<unknown>): Effect => ({ kind: 'send', to, doc: d })
     switch (hand.phase) {
       case 'pledging':
-        return body.commit === null ? [send(hand.commit)] : []
+        return hand.pledges.some(p => p.body.seat === seat) ? [] : [send(hand.commit)]
       case 'contributing': {
-        const pledged = hand.pledges.some(p => p.body.seat === body.seat)
+        const pledged = hand.pledges.some(p => p.body.seat === seat)
+        const contributed = hand.nonces.some(n => n.body.seat === seat)
         // With the VIEWs the dealer holds: a seat back from a restart has lost the ones it had.
         // (Not to the dealer's own node: its seat machine has every VIEW the dealer machine has.)
-        const views = from === table.dealer ? [] : [...hand.views.values()].filter(v => v.body.seat !== body.seat).map(send)
-        return pledged && !hand.nonces.some(n => n.body.seat === body.seat) ? [send(this.#pledges(hand)), ...views] : []
+        const views = to === this.#init.table.dealer ? [] : [...hand.views.values()].filter(v => v.body.seat !== seat).map(send)
+        return pledged && (!contributed || !hand.views.has(seat)) ? [send(this.#pledges(hand)), ...views] : []
       }
       case 'dealt':
       case 'revealed': {
-        if (hand.acks.has(body.seat)) return []
-        const cards = hand.stages.flatMap(stage => this.#sendDeliveries(hand, stage)).filter(e => e.kind === 'send' && e.to === from)
+        if (hand.acks.has(seat)) return []
+        const cards = hand.stages.flatMap(stage => this.#sendDeliveries(hand, stage)).filter(e => e.kind === 'send' && e.to === to)
         return hand.phase === 'revealed' ? [...cards, send(hand.reveal as SignedReveal)] : cards
       }
       default:
         return []
     }
+  }
+
+  /**
+   * Peer `peer`'s connection to this node came back after it was lost (the host says so): a frame
+   * written just before a connection dies can be lost, either way. For each hand in play where the
+   * peer holds a human seat, what that seat may lack goes again (#lacking), at most RESYNCS_PER_SEAT_HAND
+   * times a hand (a peer that reconnects over and over gets no more).
+   */
+  resync (peer: string): Effect[] {
+    if (peer === this.#init.table.dealer) return []
+    const seatOf = (hand: { commit: SignedCommit }): number => humanSeatOf(hand.commit.body.seats, this.#humans, peer)
+    return this.#book.resync(seatOf, seat => `resync/${seat}`, RESYNCS_PER_SEAT_HAND, (hand, seat) => this.#lacking(hand, seat, peer))
   }
 
   /**

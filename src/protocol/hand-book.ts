@@ -19,6 +19,12 @@ export function checkMove<P extends string> (transitions: Transitions<P>, hand: 
 /** Per phase, when a hand entering it stops waiting (`now` is the time of the move); absent: it waits for no deadline of its own. */
 export type Deadlines<P extends string, H> = Readonly<Partial<Record<P, (hand: H, now: number) => number>>>
 
+/** The human seat `peer` holds among `seats` (its index, if listed in `humans`), or -1: what HandBook.resync asks of a hand. */
+export function humanSeatOf (seats: readonly string[], humans: readonly number[], peer: string): number {
+  const seat = seats.indexOf(peer)
+  return humans.includes(seat) ? seat : -1
+}
+
 /** What every machine's hand carries for the book. */
 export interface BookHand<P extends string> {
   hand: number
@@ -122,11 +128,31 @@ export class HandBook<P extends string, H extends BookHand<P>, S, Q extends stri
 
   /** Counts one more `key` for hand `hand`; refused (Rejection `refusal`) once `limit` were counted. */
   count (hand: number, key: Q, limit: number, refusal: string): void {
+    if (!this.take(hand, key, limit)) throw new Rejection(refusal)
+  }
+
+  /** Counts one more `key` for hand `hand` and says so, or says no (counting nothing) once `limit` were counted. */
+  take (hand: number, key: Q, limit: number): boolean {
     const counts = this.#quotas.get(hand) ?? new Map<Q, number>()
     const n = counts.get(key) ?? 0
-    if (n >= limit) throw new Rejection(refusal)
+    if (n >= limit) return false
     counts.set(key, n + 1)
     this.#quotas.set(hand, counts)
+    return true
+  }
+
+  /**
+   * A host's resync (DealerSide.resync): `lacking` of every hand in play where `seatOf` finds the
+   * peer's human seat (not -1), at most `limit` times per seat and hand (counted as `key(seat)`;
+   * past it the hand is left out).
+   */
+  resync (seatOf: (hand: H) => number, key: (seat: number) => Q, limit: number, lacking: (hand: H, seat: number) => Effect[]): Effect[] {
+    const effects: Effect[] = []
+    for (const hand of this.#hands.values()) {
+      const seat = seatOf(hand)
+      if (seat !== -1 && this.take(hand.hand, key(seat), limit)) effects.push(...lacking(hand, seat))
+    }
+    return effects
   }
 
   /** Hands whose deadline has passed by `now`, in hand order. */

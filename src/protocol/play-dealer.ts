@@ -184,6 +184,8 @@ export class PlayingDealer implements DealerSide {
     return this.#inner.abortHand(hand, detail)
   }
   finalizeRevealed (): Effect[] { return this.#inner.finalizeRevealed() }
+  /** The inner machine's documents again; a played hand's chain heals on its own (the quiet seat's resend, tick). */
+  resync (peer: string): Effect[] { return this.#after(this.#inner.resync(peer)) }
   status (): DealerHandStatus[] { return this.#inner.status() }
   robotCards (hand: number): ReturnType<DealerSide['robotCards']> { return this.#inner.robotCards(hand) }
   /**

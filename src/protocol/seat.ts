@@ -332,8 +332,12 @@ export class SeatMachine implements SeatSide {
     const { table } = this.#init
     // The same COMMIT again (the dealer resends what it could not confirm was delivered, §7, or
     // answers an ASK with it): a duplicate, not a replay. The seat answered it the first time.
+    // Still pledged: its PLEDGE may not have reached the dealer (a connection that died, §7), and
+    // goes again; the dealer takes a PLEDGE it holds as a duplicate.
     const known = this.#hands.get(body.hand)
-    if (known !== undefined && body.table === table.id && docDigest(doc) === known.digest) return []
+    if (known !== undefined && body.table === table.id && docDigest(doc) === known.digest) {
+      return known.phase === 'pledged' ? [{ kind: 'send', to: table.dealer, doc: this.#ownPledge(known) }] : []
+    }
     const broken = this.#brokenChain(doc)
     if (broken !== undefined) return broken
     checkCommitForSeat(body, this.#meta, this.#init)
@@ -436,7 +440,11 @@ export class SeatMachine implements SeatSide {
         return this.#equivocation(hand, hand.pledgesDoc, doc, 'the dealer sent this seat two different PLEDGES documents')
       }
       if (canonicalJson(doc.body.pledges) !== canonicalJson(hand.pledges ?? [])) throw new Rejection(`a second, different set of pledges for hand ${hand.hand}`)
-      return hand.phase === 'contributed' ? [{ kind: 'send', to: this.#init.table.dealer, doc: this.#nonce(hand) }] : []
+      // The dealer lacks this seat's NONCE or its VIEW (§7 "A connection that came back"): the VIEW
+      // goes to the dealer again, and the NONCE once it was sent.
+      const { dealer } = this.#init.table
+      const view = this.#sendView(hand, false).filter(e => e.kind === 'send' && e.to === dealer)
+      return hand.phase === 'contributed' ? [...view, { kind: 'send', to: dealer, doc: this.#nonce(hand) }] : view
     }
     const { seats } = hand.commit.body
     const humans = humanSeats(seats)
