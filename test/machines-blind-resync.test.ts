@@ -44,14 +44,15 @@ function endWithOneReceipt (t: T, hand: number): void {
 describe('blind-v1: what a lost frame kept from its recipient comes when the connection comes back', () => {
   // A document lost on its way (from, to by node), then the connection back; the dealer deals.
   it.each([
-    { lost: 'key', type: 'bkey', seats: 2, game: 'duo', from: 1, to: 0, answer: 'the COMMIT goes again, the seat sends its key again' },
-    { lost: 'shuffle', type: 'bshuffle', seats: 4, game: 'coinche', from: 1, to: 0, answer: 'the BKEYS go again, the seat sends its shuffle again' }
-  ])('a $lost lost on the way to the dealer: $answer', ({ type, seats, game, from, to }) => {
+    { lost: 'COMMIT', type: 'commit', seats: 2, game: 'duo', from: 0, to: 1, left: 'keys', answer: 'it goes when the seat connects, and the seat sends its key' },
+    { lost: 'key', type: 'bkey', seats: 2, game: 'duo', from: 1, to: 0, left: 'keys', answer: 'the COMMIT goes again, the seat sends its key again' },
+    { lost: 'shuffle', type: 'bshuffle', seats: 4, game: 'coinche', from: 1, to: 0, left: 'shuffling', answer: 'the BKEYS go again, the seat sends its shuffle again' }
+  ])('a $lost lost on its way: $answer', ({ type, seats, game, from, to, left }) => {
     const { t, lost } = tableLosingOnce(ids.slice(0, seats), game, type, ids[from], ids[to])
     const hand = t.deal()
     expect(lost()).toBe(true)
-    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: type === 'bkey' ? 'keys' : 'shuffling' }])
-    resync(t, ids[from])
+    expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: left }])
+    resync(t, ids[from === 0 ? to : from])
     expect(t.dealerNode.dealer!.status()).toMatchObject([{ hand, phase: 'dealt' }])
     endWithOneReceipt(t, hand)
   })

@@ -75,8 +75,6 @@ export class TableHost {
   readonly #waiting: QueuedList[] = []
   #lastFrame: { doc: Signed<unknown>, frame: Uint8Array } | undefined
   readonly #warned = new WeakMap<Signed<unknown>, Set<string>>()
-  /** The table's seats that have connected to this node since it started (at most the table's seats): a next connection is one that came back. */
-  readonly #seatsSeen = new Set<string>()
   #stopping = false
   readonly #beaconAborts = new Set<AbortController>()
   readonly #node: NodeServices
@@ -306,15 +304,15 @@ export class TableHost {
   }
 
   /**
-   * A peer's first connection to this node opened. If this node deals and the peer holds a seat that
-   * was connected before (since this node started), its connection came back: what the seat may lack
-   * of each hand in play goes again (DealerSide.resync), since a frame written just before a
-   * connection dies is lost. A seat's first connection needs none of it: a document that did not
-   * reach it then failed to send, and the dealer sends it again (its delivery retry).
+   * A peer's first connection to this node opened (again, or for the first time while a hand is in
+   * play). If this node deals and the peer holds a seat, what that seat may lack of each hand in play
+   * goes again (DealerSide.resync): a frame written just before a connection died is lost, and a
+   * document sent while the seat had no connection (a seat that dials in) never left. A document in
+   * flight on the new connection may so go twice: the seat and the dealer take the same one again
+   * as a duplicate.
    */
   peerConnected (peer: string): void {
     if (this.#stopping || this.dealer === undefined || !this.config.table.seats.includes(peer)) return
-    if (!this.#seatsSeen.has(peer)) { this.#seatsSeen.add(peer); return }
     void this.#enqueue('dealer', this.dealer.resync(peer)).catch(() => {})
   }
 
