@@ -628,8 +628,10 @@ export class BlindDealerMachine implements DealerSide {
   #holds (from: string, doc: Signed<{ hand: number }>, held: (hand: BlindDealerHand) => ReadonlyArray<Signed<unknown>>): boolean {
     const hand = this.#book.get(doc.body.hand)
     if (hand === undefined || doc.signer !== from) return false
-    const digest = docDigest(doc)
-    return held(hand).some(d => d.signer === from && docDigest(d) === digest)
+    // Digests only against what that signer sent (nothing, on a document's first arrival: a
+    // shuffle's canonical bytes are tens of kilobytes).
+    const same = held(hand).filter(d => d.signer === from)
+    return same.length > 0 && same.some(d => docDigest(d) === docDigest(doc))
   }
 
   #onKey (from: string, doc: SignedBkey): Effect[] {
