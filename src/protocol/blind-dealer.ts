@@ -21,7 +21,7 @@ import type { Delivery } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { Rejection, type Effect, type MachineInit } from './types.js'
 import type { AskBody } from './wire.js'
-import { checkAsk, checkSeatDoc } from './hand-lookup.js'
+import { checkAsk, checkSeatDoc, sentBefore } from './hand-lookup.js'
 import { HandBook, type BookHand, type Transitions, humanSeatOf } from './hand-book.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
@@ -620,25 +620,10 @@ export class BlindDealerMachine implements DealerSide {
     }
   }
 
-  /**
-   * The very document this dealer holds already from its signer, for a hand in play (a seat sending
-   * its part again: it answered a document sent again, #lacking): a duplicate that changes nothing, in
-   * whatever phase the hand is now, not a replay to refuse.
-   */
-  #holds (from: string, doc: Signed<{ hand: number }>, held: (hand: BlindDealerHand) => ReadonlyArray<Signed<unknown>>): boolean {
-    const hand = this.#book.get(doc.body.hand)
-    if (hand === undefined || doc.signer !== from) return false
-    // Digests only against what that signer sent (nothing, on a document's first arrival: a
-    // shuffle's canonical bytes are tens of kilobytes).
-    const same = held(hand).filter(d => d.signer === from)
-    return same.length > 0 && same.some(d => docDigest(d) === docDigest(doc))
-  }
-
   #onKey (from: string, doc: SignedBkey): Effect[] {
-    if (this.#holds(from, doc, h => h.keys)) return []
+    // A key sent again (its seat answers a COMMIT sent again: a restarted dealer's, a resync's): held already.
+    if (sentBefore(this.#book.get(doc.body.hand)?.keys, from, doc)) return []
     const hand = this.#checkSeatDoc(from, doc, 'keys')
-    // A key sent again (its seat answers the COMMIT a restarted dealer sent again): held already.
-    if (hand.keys.some(k => docDigest(k) === docDigest(doc))) return []
     if (hand.keys.some(k => k.body.seat === doc.body.seat)) throw new Rejection(`replayed key of seat ${doc.body.seat} for hand ${hand.hand}`)
     const r = checkBkey(hand.commit.body, hand.digest, doc)
     if ('problem' in r) return this.#abort(hand, 'invalid-key', [from], `key of seat ${doc.body.seat}: ${r.problem}`, [doc])
@@ -670,10 +655,9 @@ export class BlindDealerMachine implements DealerSide {
    * or at the end of the chain, so it never deals from a deck it has not verified.
    */
   #onShuffle (from: string, doc: SignedBshuffle): Effect[] {
-    if (this.#holds(from, doc, h => h.shuffles)) return []
+    // A shuffle sent again (its seat answers BKEYS sent again: a restarted dealer's, a resync's): held already.
+    if (sentBefore(this.#book.get(doc.body.hand)?.shuffles, from, doc)) return []
     const hand = this.#checkSeatDoc(from, doc, 'shuffling')
-    // A shuffle sent again (its seat answers the BKEYS a restarted dealer sent again): held already.
-    if (doc.body.seat < hand.shuffles.length && docDigest(doc) === docDigest(hand.shuffles[doc.body.seat])) return []
     if (doc.body.seat !== hand.shuffles.length) throw new Rejection(`shuffle of seat ${doc.body.seat} out of turn (seat ${hand.shuffles.length} shuffles next)`)
     hand.shuffles.push(doc)
     // Saved before it is relayed: a restarted dealer goes on from the chain it holds.
@@ -843,7 +827,7 @@ export class BlindDealerMachine implements DealerSide {
 
   #onShares (from: string, doc: Signed<BsharesBody>): Effect[] {
     // Shares of a delivery this dealer holds from that seat already: fresh ones (new proofs) made
-    // for a BDEAL sent again (#lacking), which the first ones answered. They change nothing.
+    // for a BDEAL sent again (#lacking), which the first ones answered. They change nothing (as sentBefore).
     const b = doc.body
     if (doc.signer === from && this.#book.get(b.hand)?.sharesIn.some(x => x.signer === from && x.body.seat === b.seat && x.body.stage === b.stage && x.body.to === b.to) === true) return []
     const hand = this.#checkSeatDoc(from, doc, 'dealt')
@@ -936,7 +920,7 @@ export class BlindDealerMachine implements DealerSide {
   }
 
   #onAck (from: string, doc: SignedAck): Effect[] {
-    if (this.#holds(from, doc, h => [...h.acks.values()])) return []
+    if (sentBefore(this.#book.get(doc.body.hand)?.acks.values(), from, doc)) return []
     const hand = this.#checkSeatDoc(from, doc, 'revealed')
     if (hand.acks.has(doc.body.seat)) throw new Rejection(`replayed countersignature of seat ${doc.body.seat} for hand ${hand.hand}`)
     if (doc.body.reveal !== docDigest(hand.reveal)) throw new Rejection(`countersignature of seat ${doc.body.seat} names another reveal`)

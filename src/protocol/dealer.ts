@@ -16,7 +16,7 @@ import type { Deal } from '../core/schemes/types.js'
 import type { DealerHandStatus, DealerSide } from './contracts.js'
 import { HandBook, type Transitions, humanSeatOf } from './hand-book.js'
 import { MachineFailure, Rejection, type Effect, type MachineInit } from './types.js'
-import { checkAsk, checkSeatDoc } from './hand-lookup.js'
+import { checkAsk, checkSeatDoc, sentBefore } from './hand-lookup.js'
 import { logAbort, signAbort } from './abort.js'
 import { checkAbortRecord } from '../core/hand/abort-rules.js'
 import { INITIAL_STAGES } from './stages.js'
@@ -683,7 +683,7 @@ export class DealerMachine implements DealerSide {
   }
 
   #onPledge (from: string, doc: Signed<PledgeBody>): Effect[] {
-    if (this.#holds(from, doc, h => h.pledges)) return []
+    if (sentBefore(this.#book.get(doc.body.hand)?.pledges, from, doc)) return []
     const hand = this.#checkSeatDoc(from, doc, 'pledging')
     if (hand.pledges.some(p => p.body.seat === doc.body.seat)) throw new Rejection(`replayed pledge of seat ${doc.body.seat} for hand ${hand.hand}`)
     // Time-locked: a pledge must carry its nonce locked to this COMMIT's chain and round (or none if the table is not).
@@ -698,7 +698,7 @@ export class DealerMachine implements DealerSide {
   }
 
   #onNonce (from: string, doc: Signed<NonceBody>): Effect[] {
-    if (this.#holds(from, doc, h => h.nonces)) return []
+    if (sentBefore(this.#book.get(doc.body.hand)?.nonces, from, doc)) return []
     const hand = this.#checkSeatDoc(from, doc, 'contributing')
     if (hand.nonces.some(n => n.body.seat === doc.body.seat)) throw new Rejection(`replayed nonce of seat ${doc.body.seat} for hand ${hand.hand}`)
     // Well-formed before it is hashed or kept (src/core/contribution.ts): a nonce the scheme could
@@ -748,18 +748,6 @@ export class DealerMachine implements DealerSide {
       else if (d.seat !== null && seats[d.seat] !== ROBOT) effects.push({ kind: 'send', to: seats[d.seat], doc })
     }
     return effects
-  }
-
-  /**
-   * The very document this dealer holds already from its signer, for a hand in play (a seat sending
-   * its part again: it answered a document sent again, #lacking): a duplicate that changes nothing,
-   * in whatever phase the hand is now, not a replay to refuse.
-   */
-  #holds (from: string, doc: Signed<{ hand: number, seat: number }>, held: (hand: DealerHand) => Array<Signed<{ seat: number }>>): boolean {
-    const hand = this.#book.get(doc.body.hand)
-    if (hand === undefined || doc.signer !== from) return false
-    const had = held(hand).find(d => d.body.seat === doc.body.seat)
-    return had !== undefined && had.signer === from && docDigest(had) === docDigest(doc)
   }
 
   #onAck (from: string, doc: Signed<AckBody>): Effect[] {

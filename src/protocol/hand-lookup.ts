@@ -1,4 +1,5 @@
 import type { Signed } from '../core/signed.js'
+import { docDigest } from '../core/hand/digest.js'
 import type { SignedCommit } from '../core/hand/messages.js'
 import { Rejection } from './types.js'
 import type { AskBody } from './wire.js'
@@ -17,6 +18,20 @@ export interface SeatDocContext {
   tableId: string
   now: () => number
   verify: (doc: Signed<unknown>) => boolean
+}
+
+/**
+ * Whether `doc` is, byte for byte (its docDigest), a document its signer `from` already sent and the
+ * dealer holds among `held` (a hand's pledges, nonces, keys, shuffles, acks; undefined: no hand in
+ * play): a seat sending its part again, answering a document sent again (docs/protocol.md §7, "A
+ * connection that came back"), which changes nothing in whatever phase the hand is now and is not
+ * a replay to refuse. One rule for both dealer machines. Digests are computed only against what
+ * that signer sent, so a document's first arrival costs none (a shuffle's bytes are tens of KB).
+ */
+export function sentBefore (held: Iterable<Signed<unknown>> | undefined, from: string, doc: Signed<unknown>): boolean {
+  if (held === undefined || doc.signer !== from) return false
+  for (const d of held) if (d.signer === from && docDigest(d) === docDigest(doc)) return true
+  return false
 }
 
 /**
